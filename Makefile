@@ -1,0 +1,30 @@
+# The two commands of the README: `make demo` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup demo test lint schemas bench fuzz
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+setup: $(BIN)/python
+	bash scripts/setup.sh $(BIN)
+
+demo: setup
+	$(BIN)/abw demo
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+schemas: setup
+	$(BIN)/python -m abw.models.registry schemas
+
+bench: setup
+	$(BIN)/python benchmarks/run_all.py

@@ -1,0 +1,144 @@
+"""``abw import <source>``: one subcommand per registered importer, all with the same flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from abw.importers import importer_targets
+
+
+def _write_traces(
+    traces_by_input: list[tuple[Path, list]], out: Path, single_file: bool
+) -> list[Path]:
+    """Write every trace: to ``out`` itself when one trace goes to a ``.json`` path, else a folder.
+
+    Nothing is written until every input has imported, so a bad file leaves no half result.
+    """
+    from abw.traceio import write_trace
+
+    if single_file:
+        (trace,) = traces_by_input[0][1]
+        return [write_trace(trace, out)]
+    written: list[Path] = []
+    for source, traces in traces_by_input:
+        for index, trace in enumerate(traces):
+            stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
+            written.append(write_trace(trace, out / f"{stem}.json"))
+    return written
+
+
+def make_import_command(name: str, help_text: str) -> click.Command:
+    @click.command(name=name, help=help_text)
+    @click.option(
+        "--input",
+        "input_path",
+        required=True,
+        type=click.Path(path_type=Path),
+        help="A raw export file, or a folder holding many.",
+    )
+    @click.option(
+        "--out",
+        "out",
+        required=True,
+        type=click.Path(path_type=Path),
+        help="A .json file for one trace, or a folder for many.",
+    )
+    @click.option(
+        "--redact/--no-redact",
+        default=True,
+        show_default=True,
+        help="Hash all content. Always on: --no-redact is refused.",
+    )
+    @click.option("--scenario-id", default=None, help="Scenario the runs belong to.")
+    @click.option("--environment", default=None, help="Where the runs ran, e.g. ci.")
+    @click.option(
+        "--bash-tool-labels",
+        default=None,
+        help="Comma list: a shell command naming LABEL becomes a span LABEL; "
+        "LABEL:TYPE sets its span type (e.g. policy_check:guardrail).",
+    )
+    @click.option(
+        "--output-fields",
+        default=None,
+        help="Comma list of final-answer JSON fields to keep as canonical_output "
+        "(dots reach into objects); everything else is hashed.",
+    )
+    @click.option(
+        "--exported-at",
+        default=None,
+        help="Timestamp to record as source.exported_at (default: now, UTC).",
+    )
+    @click.option("--quiet", "-q", is_flag=True, help="No warnings or summary on stderr.")
+    def command(
+        input_path: Path,
+        out: Path,
+        redact: bool,
+        scenario_id: str | None,
+        environment: str | None,
+        bash_tool_labels: str | None,
+        output_fields: str | None,
+        exported_at: str | None,
+        quiet: bool,
+    ) -> int:
+        from datetime import UTC, datetime
+
+        from abw.errors import AbwInputError
+        from abw.importers import get_importer
+        from abw.importers.base import ImportOptions
+        from abw.importers.common import parse_labels, parse_output_fields
+
+        if not redact:
+            raise AbwInputError(
+                "abw never stores raw content; --no-redact is not supported", field="--redact"
+            )
+        importer = get_importer(name)
+        options = ImportOptions(
+            scenario_id=scenario_id,
+            environment=environment,
+            labels=parse_labels(bash_tool_labels),
+            output_fields=parse_output_fields(output_fields),
+            exported_at=exported_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        )
+        if input_path.is_dir():
+            files = importer.discover(input_path)
+            if not files:
+                raise AbwInputError(f"no {name} exports found", file=input_path)
+        elif input_path.is_file():
+            files = [input_path]
+        else:
+            raise AbwInputError("no such file or folder", file=input_path)
+        results = [(path, importer.import_file(path, options)) for path in files]
+        total = sum(len(traces) for _, traces in results)
+        single_file = out.suffix == ".json" and total == 1 and not input_path.is_dir()
+        if out.suffix == ".json" and not single_file:
+            raise AbwInputError(f"{total} traces to write: --out must be a folder", field="--out")
+        written = _write_traces(results, out, single_file)
+        if not quiet:
+            for warning in options.warnings:
+                click.echo(f"abw: warning: {warning}", err=True)
+            click.echo(f"abw: wrote {len(written)} trace(s) to {out}", err=True)
+        return 0
+
+    return command
+
+
+class ImportGroup(click.Group):
+    """Lists the built-in importers and every ``abw.importers`` entry point."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(importer_targets())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        from abw.importers import get_importer
+
+        if cmd_name not in importer_targets():
+            return None
+        importer = get_importer(cmd_name)
+        return make_import_command(cmd_name, importer.help)
+
+
+@click.group(name="import", cls=ImportGroup)
+def import_group() -> None:
+    """Import raw agent exports into redacted agent-behavior-trace/v0 traces."""

@@ -1,0 +1,55 @@
+"""Importers turn raw agent exports into ``agent-behavior-trace/v0`` traces.
+
+Built-in importers are listed in :data:`BUILTIN`; third-party adapters register an
+:class:`~abw.importers.base.Importer` subclass under the ``abw.importers`` entry-point group and
+then appear in ``abw import --help``. See docs/adapters.md.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from abw.importers.base import Importer
+
+ENTRY_POINT_GROUP = "abw.importers"
+
+# name -> "module:Class"; imported only when used.
+BUILTIN: dict[str, str] = {
+    "claude": "abw.importers.claude:ClaudeImporter",
+    "codex": "abw.importers.codex:CodexImporter",
+    "otel": "abw.importers.otel:OtelImporter",
+    "openai-agents": "abw.importers.openai_agents:OpenAIAgentsImporter",
+    "langsmith": "abw.importers.langsmith:LangSmithImporter",
+    "gemini": "abw.importers.gemini:GeminiImporter",
+    "openhands": "abw.importers.openhands:OpenHandsImporter",
+    "swe-agent": "abw.importers.swe_agent:SweAgentImporter",
+}
+
+
+def _builtin_available(target: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(target.split(":")[0]) is not None
+
+
+def importer_targets() -> dict[str, str]:
+    """Every registered importer: name -> "module:Class" (entry points cannot shadow built-ins)."""
+    targets = {name: t for name, t in BUILTIN.items() if _builtin_available(t)}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        targets.setdefault(entry.name, entry.value)
+    return dict(sorted(targets.items()))
+
+
+def get_importer(name: str) -> Importer:
+    """Instantiate the importer registered as ``name``."""
+    from abw.errors import AbwInputError
+
+    target = importer_targets().get(name)
+    if target is None:
+        known = ", ".join(importer_targets())
+        raise AbwInputError(f"unknown importer {name!r} (known: {known})")
+    module_name, class_name = target.split(":")
+    return getattr(importlib.import_module(module_name), class_name)()

@@ -1,0 +1,50 @@
+"""The adapter API: what an importer implements, and the options every importer accepts."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from abw.importers.common import Label
+    from abw.models.trace import Trace
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """Options common to every importer (all content is always redacted)."""
+
+    scenario_id: str | None = None
+    environment: str | None = None
+    labels: tuple[Label, ...] = ()
+    output_fields: tuple[str, ...] = ()
+    exported_at: str | None = None
+    warnings: list[str] = field(default_factory=list, compare=False)
+
+    def warn(self, message: str) -> None:
+        """Record a warning for the user (printed on stderr by the CLI)."""
+        self.warnings.append(" ".join(message.split()))
+
+
+class Importer(ABC):
+    """Turns one raw export into one or more traces.
+
+    Subclasses set the class attributes and implement :meth:`import_file`; :meth:`discover`
+    decides which files of a folder are units of import (default: by suffix).
+    """
+
+    name: ClassVar[str]
+    platform: ClassVar[str]
+    export_format: ClassVar[str]
+    help: ClassVar[str]
+    suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The files in ``folder`` to import, sorted."""
+        return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in self.suffixes)
+
+    @abstractmethod
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        """Read one raw file and return its traces; raise AbwInputError on bad input."""

@@ -1,0 +1,219 @@
+"""``gate-report/v0``: the verdict, every check with its evidence, the diff and the statistics.
+
+Every report format (HTML, Markdown, SARIF, JUnit) is a view of this model; none recomputes a
+verdict. The same inputs give a byte-identical report: no wall-clock time unless asked for.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from abw.models import REPORT_SCHEMA
+
+Verdict = Literal["PASS", "WARN", "FAIL", "INCONCLUSIVE"]
+Category = Literal[
+    "output_eval", "behavior_contract", "operational_quality", "diff_shape", "sample_sufficiency"
+]
+Role = Literal["baseline", "candidate"]
+
+#: Worst first; the overall verdict is the first of these that any check has.
+VERDICT_SEVERITY: tuple[Verdict, ...] = ("FAIL", "INCONCLUSIVE", "WARN", "PASS")
+
+
+def worst_verdict(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
+    """FAIL > INCONCLUSIVE > WARN > PASS; an empty list is PASS."""
+    for verdict in VERDICT_SEVERITY:
+        if verdict in verdicts:
+            return verdict
+    return "PASS"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Violation(_Model):
+    """One run that breaks a check, and the spans that prove it."""
+
+    trace_id: str
+    trace_file: str = Field(description="Path of the trace file as given to the gate.")
+    scenario_id: str | None = None
+    span_ordinals: list[int] = Field(default_factory=list)
+    span_lines: list[int] = Field(
+        default_factory=list, description="1-based lines of those spans in trace_file."
+    )
+    message: str
+
+
+class Check(_Model):
+    id: str = Field(description="Stable id, e.g. behavior_contract.required_order[0].")
+    rule: str = Field(description="Check kind, e.g. required_order; the SARIF ruleId.")
+    category: Category
+    verdict: Verdict
+    message: str = Field(description="One plain sentence saying why.")
+    scenario_id: str | None = None
+    hard: bool = Field(description="True for invariants: one counterexample is proof.")
+    runs_checked: int = 0
+    measured: dict[str, Any] = Field(
+        default_factory=dict, description="What was measured (values, k/n, distances)."
+    )
+    limits: dict[str, Any] = Field(
+        default_factory=dict, description="What it was compared with (spec values, thresholds)."
+    )
+    violations: list[Violation] = Field(default_factory=list)
+
+
+class RunDistance(_Model):
+    trace_id: str
+    trace_file: str
+    nearest_baseline_trace_id: str | None
+    path_edit_distance: float
+
+
+class Divergence(_Model):
+    """Where a candidate path first leaves the prefix tree of the baseline paths."""
+
+    trace_id: str
+    trace_file: str
+    step: int = Field(description="0-based index in the path (non-llm spans).")
+    span_ordinal: int | None = Field(description="Ordinal of the diverging span; None past end.")
+    candidate_tool: str | None = Field(description="The candidate's tool there; None: path ended.")
+    baseline_alternatives: list[str] = Field(
+        description="Tools the baseline took at that node; '<end>' where a baseline path ended."
+    )
+    common_prefix: list[str]
+    candidate_path: list[str]
+    baseline_path: list[str] = Field(description="The nearest baseline path sharing the prefix.")
+
+
+class DiffResult(_Model):
+    scenario_id: str | None = None
+    baseline_runs: int
+    candidate_runs: int
+    path_edit_distance_mean: float
+    path_edit_distance_max: float
+    per_run: list[RunDistance] = Field(default_factory=list)
+    fingerprint_distance: float
+    tool_jaccard_distance: float
+    baseline_tool_means: dict[str, float] = Field(default_factory=dict)
+    candidate_tool_means: dict[str, float] = Field(default_factory=dict)
+    tools_new: list[str] = Field(default_factory=list)
+    tools_missing: list[str] = Field(default_factory=list)
+    first_divergence: Divergence | None = Field(
+        default=None, description="The earliest divergence over all candidate runs."
+    )
+    divergences: list[Divergence] = Field(
+        default_factory=list, description="One per diverging candidate run."
+    )
+
+
+class SprtState(_Model):
+    enabled: bool
+    decision: Literal["accept_h0", "accept_h1", "continue", "truncated", "disabled"]
+    llr: float | None = None
+    lower_boundary: float | None = None
+    upper_boundary: float | None = None
+    passes: int = 0
+    failures: int = 0
+    runs_used: int = 0
+    max_runs: int | None = None
+    p0: float | None = None
+    p1: float | None = None
+    alpha: float | None = None
+    beta: float | None = None
+
+
+class SampleStatistics(_Model):
+    scenario_id: str | None = None
+    n: int
+    k: int = Field(description="Candidate runs that passed every per-run hard check.")
+    pass_rate: float | None
+    z: float
+    threshold: float = Field(description="tau = min_wilson_pass_rate.")
+    wilson_lower: float | None
+    wilson_upper: float | None
+    wilson_decision: Literal["pass", "fail", "inconclusive"]
+    min_runs: int
+    sprt: SprtState
+    runs_needed: int | None = Field(
+        default=None,
+        description="More passing runs needed for the Wilson lower bound to reach tau, if any.",
+    )
+
+
+class EvidenceItem(_Model):
+    kind: str
+    description: str
+
+
+class LatentAdvisory(_Model):
+    """Summary numbers from representation trajectories; never change the verdict."""
+
+    model: str | None = None
+    baseline_trajectories: int = 0
+    candidate_trajectories: int = 0
+    baseline_mean_entropy: float | None = None
+    candidate_mean_entropy: float | None = None
+    baseline_velocity_profile: list[float] = Field(default_factory=list)
+    candidate_velocity_profile: list[float] = Field(default_factory=list)
+    velocity_profile_difference: float | None = None
+    projections: dict[str, list[list[list[float]]]] = Field(
+        default_factory=dict, description="role -> trajectories -> [x, y] points, for plots."
+    )
+
+
+class EvidenceLedger(_Model):
+    used: list[EvidenceItem]
+    advisory: list[EvidenceItem]
+    never_used: list[EvidenceItem]
+    latent: LatentAdvisory | None = None
+
+
+class InputFile(_Model):
+    role: Role
+    file: str
+    sha256: str
+    trace_id: str
+    scenario_id: str | None = None
+
+
+class Inputs(_Model):
+    spec_file: str
+    spec_sha256: str
+    traces: list[InputFile]
+    digest: str = Field(description="SHA-256 over the spec hash and every trace hash, sorted.")
+
+
+class RunStatus(_Model):
+    role: Role
+    trace_id: str
+    trace_file: str
+    scenario_id: str | None = None
+    passed: bool | None = Field(description="Per-run hard checks passed; None for baseline runs.")
+    path_length: int
+    errors: int
+    retries: int
+    failed_checks: list[str] = Field(default_factory=list)
+
+
+class ToolInfo(_Model):
+    name: str = "abw"
+    version: str
+    information_uri: str = "https://github.com/abw/gate"
+
+
+class GateReport(_Model):
+    schema_version: Literal["gate-report/v0"] = REPORT_SCHEMA
+    tool: ToolInfo
+    verdict: Verdict
+    summary: str = Field(description="One sentence: the verdict and why.")
+    spec_id: str
+    generated_at: str | None = Field(default=None, description="Only when asked for.")
+    checks: list[Check]
+    diff: list[DiffResult] = Field(description="One per scenario.")
+    statistics: list[SampleStatistics] = Field(description="One per scenario.")
+    runs: list[RunStatus]
+    evidence_ledger: EvidenceLedger
+    inputs: Inputs

@@ -1,0 +1,90 @@
+"""Read ``behavior-spec/v0`` YAML safely: no aliases, no custom tags, unknown keys rejected."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
+
+MAX_SPEC_BYTES = 1 << 20
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """SafeLoader that refuses anchors/aliases (no billion-laughs expansion)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.constructor.ConstructorError(
+                None, None, "YAML aliases are not allowed in abw documents", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+
+def parse_yaml_text(text: str, file: str | Path) -> Any:
+    """Parse one YAML document; any problem becomes an :class:`AbwInputError` with its line."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
+        raise AbwInputError(f"larger than {MAX_SPEC_BYTES} bytes", file=file)
+    try:
+        return yaml.load(text, Loader=_NoAliasLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise AbwInputError(f"invalid YAML: {exc.problem or exc}", file=file, line=line) from None
+    except yaml.YAMLError as exc:
+        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """First line where ``key:`` appears; good enough to point a person at a field."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.lstrip().lstrip("- ").startswith(f"{key}:"):
+            return number
+    return None
+
+
+def load_spec(path: str | Path) -> tuple[Any, str]:
+    """Load and validate a spec file; returns ``(Spec, sha256 of its bytes)``."""
+    from pydantic import ValidationError
+
+    from abw.models.spec import Spec
+
+    spec_path = Path(path)
+    try:
+        raw = spec_path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        raise AbwInputError("spec file not found", file=spec_path) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=spec_path) from None
+    document = parse_yaml_text(text, spec_path)
+    if not isinstance(document, dict):
+        raise AbwInputError("a spec must be a mapping with schema_version", file=spec_path)
+    if document.get("schema_version") != "behavior-spec/v0":
+        found = document.get("schema_version")
+        raise AbwInputError(
+            f"expected schema_version behavior-spec/v0, found {found!r}",
+            file=spec_path,
+            line=_key_line(text, "schema_version"),
+            field="schema_version",
+        )
+    try:
+        spec = Spec.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        last_key = next((str(p) for p in reversed(first["loc"]) if isinstance(p, str)), "")
+        message = (
+            "unknown key (specs fail closed)"
+            if first["type"] == "extra_forbidden"
+            else first["msg"]
+        )
+        raise AbwInputError(
+            message, file=spec_path, line=_key_line(text, last_key), field=field
+        ) from None
+    return spec, sha256_hex(raw)

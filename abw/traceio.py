@@ -1,0 +1,136 @@
+"""Read and write ``agent-behavior-trace/v0`` files.
+
+Traces are written one span per line so that a span can be located by its line: SARIF results
+and check-run annotations point there. Any valid JSON trace reads, however it is laid out.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from abw.atomic import write_atomic
+from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
+from abw.models import TRACE_SCHEMA
+
+_HEAD_KEYS = ("schema_version", "source", "run", "redaction")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+
+
+def render_trace(trace: Any) -> str:
+    """The file text of a trace: head fields one per line, then one span per line."""
+    document = trace.model_dump(mode="json", exclude_none=True)
+    spans = document.pop("spans", [])
+    keys = [k for k in _HEAD_KEYS if k in document] + [k for k in document if k not in _HEAD_KEYS]
+    lines = ["{"]
+    lines += [f"{_dumps(key)}: {_dumps(document[key])}," for key in keys]
+    lines.append('"spans": [')
+    lines += [_dumps(span) + ("," if i < len(spans) - 1 else "") for i, span in enumerate(spans)]
+    lines += ["]", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_trace(trace: Any, path: str | Path) -> Path:
+    """Write a trace atomically in the one-span-per-line layout."""
+    return write_atomic(path, render_trace(trace))
+
+
+@dataclass
+class TraceFile:
+    """A trace as read from disk: the model, where it was, its hash and its span lines."""
+
+    path: str
+    trace: Any  # abw.models.trace.Trace
+    sha256: str
+    span_lines: dict[int, int] = field(default_factory=dict)  # ordinal -> 1-based line
+
+    def line_of(self, ordinal: int) -> int:
+        return self.span_lines.get(ordinal, 1)
+
+
+def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
+    """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
+    lines = text.split(b"\n")
+    try:
+        start = lines.index(b'"spans": [') + 2  # 1-based line of the first span
+    except ValueError:
+        return {}
+    mapping: dict[int, int] = {}
+    for offset in range(span_count):
+        raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
+        try:
+            ordinal = orjson.loads(raw.rstrip(b",")).get("ordinal")
+        except (orjson.JSONDecodeError, AttributeError):
+            return {}
+        if isinstance(ordinal, int):
+            mapping[ordinal] = start + offset
+    return mapping
+
+
+def parse_trace(raw: bytes, path: str) -> TraceFile:
+    """Validate trace bytes; any problem is an :class:`AbwInputError` naming file and field."""
+    from pydantic import ValidationError
+
+    from abw.models.trace import Trace
+
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        line = getattr(exc, "lineno", None)
+        raise AbwInputError(f"invalid JSON: {exc.args[0]}", file=path, line=line) from None
+    if not isinstance(document, dict):
+        raise AbwInputError("a trace must be a JSON object", file=path)
+    version = document.get("schema_version")
+    if version != TRACE_SCHEMA:
+        raise AbwInputError(
+            f"expected schema_version {TRACE_SCHEMA}, found {version!r}",
+            file=path,
+            field="schema_version",
+        )
+    try:
+        trace = Trace.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field_path = ".".join(str(p) for p in first["loc"])
+        raise AbwInputError(first["msg"], file=path, field=field_path) from None
+    ordinals = [s.ordinal for s in trace.spans]
+    if len(set(ordinals)) != len(ordinals):
+        raise AbwInputError("span ordinals repeat", file=path, field="spans.ordinal")
+    return TraceFile(path, trace, sha256_hex(raw), _span_lines(raw, len(trace.spans)))
+
+
+def load_trace(path: str | Path) -> TraceFile:
+    """Read one trace file."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise AbwInputError("trace file not found", file=path) from None
+    except IsADirectoryError:
+        raise AbwInputError("expected a trace file, found a folder", file=path) from None
+    return parse_trace(raw, str(path))
+
+
+def trace_paths(folder: str | Path) -> list[Path]:
+    """The ``*.json`` trace files under a folder (recursively), in a stable order."""
+    root = Path(folder)
+    if not root.exists():
+        raise AbwInputError("no such folder", file=root)
+    if root.is_file():
+        return [root]
+    paths = sorted(p for p in root.rglob("*.json") if p.is_file())
+    if not paths:
+        raise AbwInputError("no trace files (*.json) found", file=root)
+    return paths
+
+
+def load_traces(folder: str | Path) -> list[TraceFile]:
+    """Every trace under a folder (or one file), sorted by path so file order never matters."""
+    return [load_trace(p) for p in trace_paths(folder)]
