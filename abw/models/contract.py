@@ -1,7 +1,8 @@
 """``agent-behavior-contract/v0``: the formal contract C = (P, I, G, R).
 
 P: preconditions, I: invariants, G: governance, R: recovery, with (p, delta, k)-satisfaction.
-``abw contract compile`` turns it into a runnable ``behavior-spec/v0``.
+``abw contract compile`` turns it into a runnable ``behavior-spec/v0``; the mapping of every
+clause kind is in ``docs/contracts.md`` and ``abw/contract.py``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from abw.models import CONTRACT_SCHEMA
+from abw.models.spec import Thresholds
+
+ClauseKind = Literal[
+    "required_tool",
+    "forbidden_tool",
+    "max_path_length",
+    "max_errors",
+    "max_retries",
+    "precedence",
+    "response",
+    "immediately_before",
+    "absence_after",
+    "count",
+    "retry_limit",
+    "arguments",
+    "assertion",
+]
 
 
 class _Closed(BaseModel):
@@ -22,11 +40,17 @@ class Clause(_Closed):
 
     id: str = Field(min_length=1)
     statement: str = Field(description="The rule in one plain sentence.")
-    rule: str = Field(description="Rule kind, e.g. required_tool, precedence, forbidden_tool.")
-    params: dict[str, Any] = Field(default_factory=dict)
+    rule: ClauseKind = Field(description="Clause kind; its parameters are in params.")
+    params: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The parameters of the behavior-spec rule of the same kind "
+        "(required_tool/forbidden_tool: tool; max_*: value; assertion: selector, matcher, ...).",
+    )
 
 
 class HardSoft(_Closed):
+    """Hard clauses must hold in every run; soft ones may be violated within delta and k."""
+
     hard: list[Clause] = Field(default_factory=list)
     soft: list[Clause] = Field(default_factory=list)
 
@@ -37,15 +61,24 @@ class Recovery(_Closed):
     id: str = Field(min_length=1)
     violation: str = Field(description="Id of the soft clause this recovers from.")
     actions: list[str] = Field(min_length=1, description="Tool names (globs) that recover.")
-    within_steps: int = Field(ge=1)
+    within_steps: int | None = Field(
+        default=None, ge=1, description="Recovery window; defaults to satisfaction.k."
+    )
 
 
 class Satisfaction(_Closed):
     """(p, delta, k)-satisfaction."""
 
-    p: float = Field(default=0.95, gt=0, le=1, description="Required compliance probability.")
-    delta: float = Field(default=0.0, ge=0, description="Tolerated soft violations per run.")
-    k: int = Field(default=3, ge=1, description="Recovery window in steps.")
+    p: float = Field(
+        default=0.95,
+        gt=0,
+        le=1,
+        description="Required compliance probability (becomes min_wilson_pass_rate).",
+    )
+    delta: float = Field(
+        default=0.0, ge=0, description="Tolerated soft violations per run (floored)."
+    )
+    k: int = Field(default=3, ge=1, description="Default recovery window in path steps.")
 
 
 class Contract(_Closed):
@@ -58,3 +91,7 @@ class Contract(_Closed):
     governance: HardSoft = Field(default_factory=HardSoft)
     recovery: list[Recovery] = Field(default_factory=list)
     satisfaction: Satisfaction = Field(default_factory=Satisfaction)
+    thresholds: Thresholds | None = Field(
+        default=None,
+        description="Gate thresholds for the compiled spec; min_wilson_pass_rate is set to p.",
+    )

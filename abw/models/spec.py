@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from abw.models import SPEC_SCHEMA
+from abw.models.rules import Assertion, Rule, check_rule_references
 
 
 class _Closed(BaseModel):
@@ -85,3 +86,16 @@ class Spec(_Closed):
     invariants: Invariants = Field(default_factory=Invariants)
     output: OutputEval = Field(default_factory=OutputEval)
     thresholds: Thresholds = Field(default_factory=Thresholds)
+    rules: list[Rule] = Field(
+        default_factory=list,
+        description="Temporal, count, retry and argument rules (docs/contracts.md).",
+    )
+    assertions: list[Assertion] = Field(
+        default_factory=list,
+        description="Value assertions between baseline and candidate runs (docs/contracts.md).",
+    )
+
+    @model_validator(mode="after")
+    def _rule_references(self) -> Spec:
+        check_rule_references(self.rules, self.assertions)
+        return self

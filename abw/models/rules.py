@@ -1,0 +1,282 @@
+"""Rules and value assertions of ``behavior-spec/v0`` (the optional ``rules`` and ``assertions``).
+
+Rules are evaluated on one run's path (its non-``llm`` spans in ordinal order); assertions
+compare a value selected from a candidate run with the same value of the baseline runs.
+Semantics are in ``docs/contracts.md``; every model is closed (unknown keys are an error).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_ID = r"^[A-Za-z0-9_.\-]+$"
+_POINTER = r"^(/([^~]|~[01])*)*$"
+
+Enforcement = Literal["hard", "soft", "precondition"]
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class _Rule(_Closed):
+    id: str | None = Field(
+        default=None, pattern=_ID, description="Stable id; defaults to '<kind>-<index>'."
+    )
+    statement: str | None = Field(default=None, description="The rule in one plain sentence.")
+    enforcement: Enforcement = Field(
+        default="hard",
+        description=(
+            "hard: violated -> FAIL, unknown -> INCONCLUSIVE; soft: violated or unknown -> WARN; "
+            "precondition: violated or unknown -> INCONCLUSIVE (the promise does not apply)."
+        ),
+    )
+    scenarios: list[str] = Field(
+        default_factory=list, description="Globs on scenario_id; empty: every run."
+    )
+
+
+class PrecedenceRule(_Rule):
+    """Every successful ``after`` span has a successful ``before`` span at an earlier ordinal."""
+
+    kind: Literal["precedence"]
+    before: str = Field(min_length=1)
+    after: str = Field(min_length=1)
+
+
+class ResponseRule(_Rule):
+    """Every successful ``trigger`` span is followed by a successful ``response`` span.
+
+    With ``within_steps`` the response must come at most that many path steps later.
+    """
+
+    kind: Literal["response"]
+    trigger: str = Field(min_length=1)
+    response: str = Field(min_length=1)
+    within_steps: int | None = Field(default=None, ge=1)
+
+
+class ImmediatelyBeforeRule(_Rule):
+    """Every successful ``after`` span directly follows (previous path step) a successful
+    ``before`` span."""
+
+    kind: Literal["immediately_before"]
+    before: str = Field(min_length=1)
+    after: str = Field(min_length=1)
+
+
+class AbsenceAfterRule(_Rule):
+    """No path span matching ``forbidden`` after the first successful ``stop`` span."""
+
+    kind: Literal["absence_after"]
+    stop: str = Field(min_length=1)
+    forbidden: str = Field(default="*", min_length=1)
+
+
+class CountRule(_Rule):
+    """Spans matching ``tool`` number between ``min`` and ``max`` (inclusive)."""
+
+    kind: Literal["count"]
+    tool: str = Field(min_length=1)
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+    count_status: Literal["any", "success"] = Field(
+        default="any", description="Count every matching span, or only successful ones."
+    )
+
+    @model_validator(mode="after")
+    def _bounds(self) -> CountRule:
+        if self.min is None and self.max is None:
+            raise ValueError("a count rule needs min, max or both")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("count rule: min must not exceed max")
+        return self
+
+
+class RetryLimitRule(_Rule):
+    """Retries per call signature (or per tool) stay within ``max_retries``.
+
+    A retry is a span whose signature repeats an earlier span of the same run that failed.
+    """
+
+    kind: Literal["retry_limit"]
+    tool: str = Field(default="*", min_length=1)
+    max_retries: int = Field(ge=0)
+    group_by: Literal["call_signature", "tool"] = Field(
+        default="call_signature",
+        description="call_signature: (name, input_hash); tool: name only.",
+    )
+
+
+ArgumentMode = Literal["exact", "observed_subset", "observed_superset", "ignore"]
+
+
+class ArgumentsRule(_Rule):
+    """Constraints on explicitly extracted argument fields (``span.attributes.arguments``).
+
+    exact: observed == expected; observed_subset: every observed field is in ``expected`` with
+    the same value (no extra fields); observed_superset: every expected field is observed with
+    the same value (extra fields allowed); ignore: values are not compared, but the arguments
+    must have been extracted. ``ignore_fields`` are dropped from both sides first.
+    """
+
+    kind: Literal["arguments"]
+    tool: str = Field(min_length=1)
+    mode: ArgumentMode = "observed_superset"
+    expected: dict[str, Any] = Field(default_factory=dict)
+    ignore_fields: list[str] = Field(default_factory=list)
+
+
+class RecoveryRule(_Rule):
+    """Each violation of the rule ``violation`` is followed by a successful ``actions`` span
+    within ``within_steps`` path steps."""
+
+    kind: Literal["recovery"]
+    violation: str = Field(pattern=_ID, description="Id of the (soft) rule recovered from.")
+    actions: list[str] = Field(min_length=1, description="Tool names (globs) that recover.")
+    within_steps: int = Field(ge=1)
+
+
+class SoftBudgetRule(_Rule):
+    """A run's violations of the listed rules, counted by span ordinal, stay within a budget."""
+
+    kind: Literal["soft_budget"]
+    rules: list[str] = Field(min_length=1)
+    max_violations: int = Field(ge=0)
+
+
+Rule = Annotated[
+    PrecedenceRule
+    | ResponseRule
+    | ImmediatelyBeforeRule
+    | AbsenceAfterRule
+    | CountRule
+    | RetryLimitRule
+    | ArgumentsRule
+    | RecoveryRule
+    | SoftBudgetRule,
+    Field(discriminator="kind"),
+]
+
+
+class ExistsMatcher(_Closed):
+    op: Literal["exists"]
+
+
+class EqualsMatcher(_Closed):
+    op: Literal["equals"]
+    value: Any
+
+
+class AllowlistMatcher(_Closed):
+    op: Literal["allowlist"]
+    values: list[Any] = Field(min_length=1)
+
+
+class SameMatcher(_Closed):
+    op: Literal["same"]
+
+
+class ContainsMatcher(_Closed):
+    op: Literal["contains"]
+    value: Any = Field(description="Text for a string value, any JSON value for an array.")
+
+
+class SetSameMatcher(_Closed):
+    op: Literal["set_same"]
+
+
+class SequenceSameMatcher(_Closed):
+    op: Literal["sequence_same"]
+
+
+class NumberDeltaMatcher(_Closed):
+    """|candidate - baseline| <= abs and |candidate - baseline| / |baseline| <= rel (each given
+    budget must hold); ``direction`` limits which way of change is budgeted."""
+
+    op: Literal["number_delta"]
+    abs: float | None = Field(default=None, ge=0)
+    rel: float | None = Field(default=None, ge=0)
+    direction: Literal["both", "increase", "decrease"] = "both"
+
+    @model_validator(mode="after")
+    def _budget(self) -> NumberDeltaMatcher:
+        if self.abs is None and self.rel is None:
+            raise ValueError("number_delta needs abs, rel or both")
+        return self
+
+
+class RankNotLowerMatcher(_Closed):
+    """``order`` lists values from lowest to highest rank (e.g. allow, ask, deny)."""
+
+    op: Literal["rank_not_lower"]
+    order: list[Any] = Field(min_length=2)
+
+
+Matcher = Annotated[
+    ExistsMatcher
+    | EqualsMatcher
+    | AllowlistMatcher
+    | SameMatcher
+    | ContainsMatcher
+    | SetSameMatcher
+    | SequenceSameMatcher
+    | NumberDeltaMatcher
+    | RankNotLowerMatcher,
+    Field(discriminator="op"),
+]
+
+
+class Assertion(_Closed):
+    """A value that must stay compatible between baseline and candidate runs."""
+
+    id: str = Field(pattern=_ID)
+    statement: str = Field(min_length=1, description="What holds, in one plain sentence.")
+    severity: Literal["error", "warn", "info"] = Field(
+        default="error",
+        description="error: drifted -> FAIL, unknown -> INCONCLUSIVE; warn: either -> WARN; "
+        "info: reported only.",
+    )
+    selector: str = Field(
+        pattern=_POINTER,
+        description="RFC 6901 JSON Pointer into the run's observations, e.g. /output/decision.",
+    )
+    matcher: Matcher
+    baseline: Literal["consensus", "median", "min", "max"] = Field(
+        default="consensus",
+        description="consensus: the value every baseline run agrees on (else unknown); "
+        "median/min/max: numbers only.",
+    )
+    scenarios: list[str] = Field(
+        default_factory=list, description="Globs on scenario_id; empty: every scenario."
+    )
+    limitations: list[str] = Field(default_factory=list)
+
+
+def rule_id(rule: Any, index: int) -> str:
+    """The rule's id, or ``<kind>-<index>`` (index in the spec's rule list) when it has none."""
+    return rule.id or f"{rule.kind}-{index}"
+
+
+def check_rule_references(rules: list[Any], assertions: list[Assertion]) -> None:
+    """Ids are unique and every recovery / soft_budget names an existing rule."""
+    ids = [rule_id(rule, i) for i, rule in enumerate(rules)]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"rule ids repeat: {', '.join(repeated)}")
+    assertion_ids = [a.id for a in assertions]
+    repeated = sorted({i for i in assertion_ids if assertion_ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"assertion ids repeat: {', '.join(repeated)}")
+    known = dict(zip(ids, rules, strict=True))
+    for rule in rules:
+        if rule.kind not in ("recovery", "soft_budget"):
+            continue
+        refs = [rule.violation] if rule.kind == "recovery" else list(rule.rules)
+        missing = [r for r in refs if r not in known]
+        if missing:
+            raise ValueError(f"{rule.kind} rule names unknown rule ids: {', '.join(missing)}")
+        if any(known[r].kind in ("recovery", "soft_budget") for r in refs):
+            raise ValueError(f"{rule.kind} rules may refer only to path rules")
