@@ -1,0 +1,118 @@
+"""The gate report's findings as located annotations (trace file + line), worst first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from abw.models.report import VERDICT_SEVERITY, GateReport
+
+#: check verdict -> (workflow-command level, check-run annotation level)
+LEVELS = {
+    "FAIL": ("error", "failure"),
+    "INCONCLUSIVE": ("warning", "warning"),
+    "WARN": ("warning", "warning"),
+}
+MESSAGE_LIMIT = 60_000  # GitHub: an annotation message is at most 64 KB
+TITLE_LIMIT = 255
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One annotation: where, how bad, and the plain sentence why."""
+
+    verdict: str
+    check_id: str
+    path: str
+    line: int
+    title: str
+    message: str
+
+    @property
+    def command_level(self) -> str:
+        return LEVELS[self.verdict][0]
+
+    @property
+    def check_level(self) -> str:
+        return LEVELS[self.verdict][1]
+
+    def as_check_annotation(self) -> dict[str, object]:
+        """The Checks API annotation object."""
+        return {
+            "path": self.path,
+            "start_line": self.line,
+            "end_line": self.line,
+            "annotation_level": self.check_level,
+            "title": self.title,
+            "message": self.message,
+        }
+
+
+def repo_path(path: str, workspace: Path | None = None) -> str:
+    """A path as GitHub wants it in annotations: relative to the repository, ``/``-separated."""
+    candidate = Path(path)
+    if candidate.is_absolute() and workspace is not None:
+        try:
+            candidate = candidate.resolve().relative_to(workspace)
+        except ValueError:
+            return PurePosixPath(path).name
+    text = candidate.as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]:
+    """Every non-passing check as findings: one per violating run, else one at the spec file."""
+    rank = {verdict: index for index, verdict in enumerate(VERDICT_SEVERITY)}
+    spec_path = repo_path(report.inputs.spec_file, workspace)
+    found: list[Finding] = []
+    for check in report.checks:
+        if check.verdict not in LEVELS:
+            continue
+        title = _clip(f"{check.verdict}: {check.id}", TITLE_LIMIT)
+        if not check.violations:
+            found.append(
+                Finding(
+                    check.verdict,
+                    check.id,
+                    spec_path,
+                    1,
+                    title,
+                    _clip(check.message, MESSAGE_LIMIT),
+                )
+            )
+            continue
+        for violation in check.violations:
+            line = min(violation.span_lines) if violation.span_lines else 1
+            ordinals = ", ".join(str(o) for o in violation.span_ordinals)
+            spans = f" (span ordinals {ordinals})" if ordinals else ""
+            message = f"{check.message} Run {violation.trace_id}{spans}: {violation.message}"
+            found.append(
+                Finding(
+                    check.verdict,
+                    check.id,
+                    repo_path(violation.trace_file, workspace),
+                    max(line, 1),
+                    title,
+                    _clip(message, MESSAGE_LIMIT),
+                )
+            )
+    found.sort(key=lambda f: (rank[f.verdict], f.check_id, f.path, f.line))
+    return found
+
+
+def top_for_commands(items: list[Finding], per_level: int) -> list[Finding]:
+    """At most ``per_level`` errors and as many warnings (GitHub shows 10 of each a step)."""
+    counts: dict[str, int] = {}
+    chosen = []
+    for item in items:
+        level = item.command_level
+        if counts.get(level, 0) < per_level:
+            counts[level] = counts.get(level, 0) + 1
+            chosen.append(item)
+    return chosen

@@ -1,0 +1,323 @@
+"""The Action's orchestration: inputs -> gate -> report files -> outputs -> check run -> comment.
+
+The verdict and the exit code are settled before any network call; publishing can only add
+notices. A read-only token (fork PRs) or a missing PR degrades to annotations, the step summary
+and the report files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from abw.errors import AbwInputError
+from abw.github.commands import Console, annotation
+from abw.github.context import RunContext
+from abw.github.findings import Finding, findings, top_for_commands
+from abw.github.inputs import ActionInputs
+from abw.github.outputs import SUMMARY_LIMIT_BYTES, write_outputs, write_summary
+from abw.github.paths import relative_posix, resolve_in_workspace, workspace_root
+from abw.verdicts import EXIT_INVALID, exit_code
+
+REPORT_FILES = {
+    "report-json": "json",
+    "sarif": "sarif",
+    "junit": "junit",
+    "html": "html",
+    "markdown": "markdown",
+}
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+READ_ONLY_HINT = (
+    "the token cannot write here (a pull request from a fork gets a read-only token, or the job "
+    "lacks `checks: write` / `pull-requests: write`). The verdict, step summary, annotations and "
+    "report files are unaffected; see docs/action.md for the two-workflow pattern."
+)
+
+
+def action_exit_code(verdict: str, fail_on: str) -> int:
+    """Exit code for ``verdict`` under the ``fail-on`` input."""
+    if fail_on == "never":
+        return 0
+    return exit_code(verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=fail_on == "fail")
+
+
+def _load_report(path: Path, shown: str) -> Any:
+    """A gate report written earlier (e.g. downloaded from a fork's run): data, validated."""
+    from pydantic import ValidationError
+
+    from abw.models.report import GateReport
+
+    if path.stat().st_size > MAX_REPORT_BYTES:
+        raise AbwInputError("gate report is too large", file=shown, field="report")
+    try:
+        return GateReport.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "report"
+        raise AbwInputError(
+            f"not a gate-report/v0: {first['msg']}", file=shown, field=where
+        ) from None
+
+
+def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
+    """Resolve the path inputs inside the workspace and run the gate on workspace-relative paths."""
+    if inputs.report:
+        path = resolve_in_workspace(inputs.report, workspace, name="report")
+        return _load_report(path, relative_posix(path, workspace))
+    from abw.gate import run_gate
+
+    resolved = {
+        name: resolve_in_workspace(value, workspace, name=name)
+        for name, value in (
+            ("baseline", inputs.baseline),
+            ("candidate", inputs.candidate),
+            ("spec", inputs.spec),
+        )
+    }
+    latent = (
+        resolve_in_workspace(inputs.latent, workspace, name="latent") if inputs.latent else None
+    )
+    os.chdir(workspace)  # report paths are then relative to the repository, as SARIF wants
+    return run_gate(
+        relative_posix(resolved["baseline"], workspace),
+        relative_posix(resolved["candidate"], workspace),
+        relative_posix(resolved["spec"], workspace),
+        latent=relative_posix(latent, workspace) if latent else None,
+    )
+
+
+def _set_sarif_category(path: Path, category: str) -> None:
+    """Stamp ``runs[].automationDetails.id`` so upload-sarif files it under ``category``."""
+    import json
+
+    from abw.atomic import write_atomic
+
+    if not category:
+        return
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for run in document.get("runs", []):
+        run["automationDetails"] = {"id": category.rstrip("/") + "/"}
+    write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+
+
+def _hand_to_workspace_owner(paths: list[Path], workspace: Path) -> None:
+    """Files a container writes belong to root; give them to the workspace's owner if we can."""
+    info = workspace.stat()
+    if not hasattr(os, "chown") or os.geteuid() != 0:
+        return
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.chown(path, info.st_uid, info.st_gid)
+
+
+def _write_report_files(
+    report: Any, out_dir: Path, inputs: ActionInputs, workspace: Path
+) -> dict[str, Path]:
+    from abw.render import write_reports
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = write_reports(report, out_dir)
+    if "sarif" in written:
+        _set_sarif_category(written["sarif"], inputs.sarif_category)
+    _hand_to_workspace_owner([out_dir, *written.values()], workspace)
+    return written
+
+
+def _markdown(report: Any, max_chars: int, details_url: str | None) -> str:
+    from abw.render.markdown import render_markdown
+
+    return render_markdown(report, max_chars=max_chars, details_url=details_url)
+
+
+def _describe_failure(exc: BaseException) -> tuple[bool, str]:
+    """(read_only, one line) for an exception from the GitHub API or the network."""
+    status = getattr(exc, "status", None)
+    data = getattr(exc, "data", None)
+    message = data.get("message") if isinstance(data, dict) else None
+    text = " ".join(str(message or exc).split())[:300] or type(exc).__name__
+    if status == 403 and "rate limit" not in text.lower():
+        return True, f"HTTP 403 {text}"
+    return False, f"HTTP {status} {text}" if status else text
+
+
+class Publisher:
+    """Talks to the GitHub API; every failure becomes a notice or a warning, never an exit code."""
+
+    def __init__(
+        self, inputs: ActionInputs, ctx: RunContext, console: Console, env: Mapping[str, str]
+    ) -> None:
+        self.inputs = inputs
+        self.ctx = ctx
+        self.console = console
+        self.env = env
+        self._repo: Any = None
+
+    def repo(self) -> Any:
+        if self._repo is None:
+            from abw.github.client import ClientSettings, make_client
+
+            client = make_client(
+                self.inputs.github_token, self.ctx.api_url, ClientSettings.from_env(self.env)
+            )
+            self._repo = client.get_repo(self.ctx.repository)
+        return self._repo
+
+    def attempt(self, what: str, action: Any) -> Any:
+        try:
+            return action()
+        except Exception as exc:  # network, HTTP, anything: degrade, keep the verdict
+            read_only, line = _describe_failure(exc)
+            if read_only:
+                self.console.notice(
+                    f"{what} skipped: {line}; {READ_ONLY_HINT}", title="abw: read-only token"
+                )
+            else:
+                self.console.warning(
+                    f"{what} failed: {line}. The verdict and reports are unaffected.",
+                    title="abw: GitHub API",
+                )
+            return None
+
+    def can_publish(self, what: str) -> bool:
+        if not self.inputs.github_token:
+            self.console.notice(f"{what} skipped: no github-token", title="abw")
+            return False
+        if not self.ctx.repository:
+            self.console.notice(f"{what} skipped: GITHUB_REPOSITORY is not set", title="abw")
+            return False
+        return True
+
+    def check_run(self, report: Any, summary: str, items: list[Finding]) -> None:
+        from abw.github.checks import publish_check_run
+
+        if not self.inputs.check_run or not self.can_publish("check run"):
+            return
+        head_sha = self.ctx.head_sha
+        if not head_sha:
+            self.console.notice("check run skipped: no commit SHA in the event or GITHUB_SHA")
+            return
+        conclusion = self.inputs.conclusions[report.verdict]
+        result = self.attempt(
+            "check run",
+            lambda: publish_check_run(
+                self.repo(),
+                name=self.inputs.check_name,
+                head_sha=head_sha,
+                conclusion=conclusion,
+                title=f"{report.verdict}: {report.summary}",
+                summary=summary,
+                findings=items,
+                details_url=self.ctx.run_url,
+                external_id=report.inputs.digest,
+            ),
+        )
+        if result is not None:
+            self.console.info(
+                f"abw: check run {result.check_run_id} '{self.inputs.check_name}' -> {conclusion} "
+                f"({result.annotations} annotations in {result.annotation_requests} requests)"
+            )
+
+    def comment(self, body: str) -> None:
+        from abw.github.comment import upsert_comment
+
+        if self.inputs.comment == "off":
+            return
+        number = self.ctx.pr_number
+        if number is None:
+            self.console.notice("PR comment skipped: this run has no pull request", title="abw")
+            return
+        if not self.can_publish("PR comment"):
+            return
+        result = self.attempt(
+            "PR comment",
+            lambda: upsert_comment(
+                self.repo(), number, self.inputs.check_name, body, self.inputs.comment
+            ),
+        )
+        if result is not None:
+            self.console.info(f"abw: PR #{number} comment {result.action} ({result.comment_id})")
+
+
+def run(env: Mapping[str, str], console: Console) -> int:
+    """The whole Action; returns its exit code."""
+    inputs = ActionInputs.from_env(env)
+    workspace = workspace_root(env.get("GITHUB_WORKSPACE"))
+    event_file = (
+        resolve_in_workspace(inputs.event_file, workspace, name="event-file")
+        if inputs.event_file
+        else None
+    )
+    ctx = RunContext.from_env(env, event_file)
+    out_dir = resolve_in_workspace(
+        inputs.output_dir, workspace, name="output-dir", must_exist=False
+    )
+
+    report = _run_gate(inputs, workspace)
+    code = action_exit_code(report.verdict, inputs.fail_on)
+    conclusion = inputs.conclusions[report.verdict]
+    console.info(f"abw: {report.verdict} — {report.summary}")
+
+    written = _write_report_files(report, out_dir, inputs, workspace)
+    outputs = {"verdict": report.verdict, "conclusion": conclusion, "exit-code": str(code)}
+    for output, fmt in REPORT_FILES.items():
+        if fmt in written:
+            outputs[output] = relative_posix(written[fmt], workspace)
+    write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+    write_summary(
+        env.get("GITHUB_STEP_SUMMARY"),
+        _markdown(report, SUMMARY_LIMIT_BYTES // 2, ctx.run_url),
+        ctx.run_url,
+    )
+
+    items = findings(report, workspace)
+    for item in top_for_commands(items, inputs.annotations):
+        console.emit(
+            annotation(
+                item.command_level, item.message, file=item.path, line=item.line, title=item.title
+            )
+        )
+    if len(items) > inputs.annotations:
+        console.info(
+            f"abw: {len(items)} findings in all; the check run and report files hold them all"
+        )
+
+    publisher = Publisher(inputs, ctx, console, env)
+    from abw.github.checks import OUTPUT_LIMIT
+    from abw.github.comment import COMMENT_LIMIT, build_body
+
+    publisher.check_run(report, _markdown(report, OUTPUT_LIMIT, ctx.run_url), items)
+    if inputs.comment != "off":
+        digest_source = inputs.check_name + "\n" + report.model_dump_json()
+        body = build_body(
+            inputs.check_name,
+            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url),
+            digest_source,
+            ctx.run_url,
+        )
+        publisher.comment(body)
+    console.info(f"abw: exit code {code} (verdict {report.verdict}, fail-on {inputs.fail_on})")
+    return code
+
+
+def main(env: Mapping[str, str] | None = None, stdout: TextIO | None = None) -> int:
+    """Entry point of the container: never a traceback, exit 2 for bad input."""
+    environ = dict(os.environ) if env is None else dict(env)
+    console = Console(stdout)
+    console.mask(environ.get("INPUT_GITHUB-TOKEN", "").strip())
+    try:
+        return run(environ, console)
+    except AbwInputError as exc:
+        console.error(exc.one_line(), title="abw: invalid input")
+        print(f"abw: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_INVALID
+    except Exception as exc:
+        if environ.get("ABW_DEBUG"):
+            raise
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        console.error(f"internal error: {reason} (set ABW_DEBUG=1 for details)", title="abw")
+        print(f"abw: internal error: {reason}", file=sys.stderr)
+        return EXIT_INVALID
