@@ -37,6 +37,8 @@ def parse_yaml_text(text: str, file: str | Path) -> Any:
         raise AbwInputError(f"invalid YAML: {exc.problem or exc}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
+    except RecursionError:
+        raise AbwInputError("invalid YAML: nested too deeply", file=file) from None
 
 
 def _key_line(text: str, key: str) -> int | None:

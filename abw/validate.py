@@ -45,6 +45,8 @@ def load_document(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+    except RecursionError:
+        raise AbwInputError("invalid JSON: nested too deeply", file=path) from None
 
 
 def validate_document(document: Any, file: str) -> list[Problem]:
