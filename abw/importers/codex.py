@@ -1,0 +1,570 @@
+"""OpenAI Codex CLI rollouts (``~/.codex/sessions/**/rollout-*.jsonl``), every version seen.
+
+Spans come from the model-visible ``response_item`` records only: consecutive model output
+(reasoning, assistant text, tool calls) between two inputs is one ``llm`` span; each tool call is
+a ``tool`` span paired with its output by ``call_id``; a web search is a ``retriever`` span.
+``event_msg`` records only refine statuses and durations (``exec_command_end``,
+``patch_apply_end``, ``mcp_tool_call_end``) and mark interrupted turns (``turn_aborted``).
+
+One logical command: an ``exec_command`` whose output says ``Process running with session ID N``
+keeps running across the ``write_stdin`` calls that poll session N; they fold into its span
+(``attributes.polls``) and its exit code is the one the last poll or ``exec_command_end`` reports.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import decode_json_string, jsonl_records, load_json, read_raw
+from abw.importers.spans import SHELL_TOOLS, Draft, finish, make_trace, ms_between, parse_time
+from abw.models.trace import Trace
+
+_RUNNING = re.compile(r"Process running with session ID (\d+)")
+_EXITED = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_WALL = re.compile(r"Wall time:\s*([0-9.]+)\s*seconds")
+_SANDBOX_EXIT = re.compile(r"exit code:\s*(-?\d+)")
+_TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
+
+_RECORD_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+_LEGACY_ITEMS = {
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "local_shell_call_output",
+    "web_search_call",
+}
+_CALLS = {"function_call", "custom_tool_call", "local_shell_call"}
+_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+_MODEL_ITEMS = {"reasoning", "web_search_call", *_CALLS}
+_HANDOFF_TOOLS = {"spawn_agent", "wait_agent"}
+
+REMOVED_FIELDS = (
+    "session_meta.cwd",
+    "session_meta.git",
+    "session_meta.instructions",
+    "turn_context.cwd",
+    "message.content",
+    "reasoning.summary",
+    "reasoning.encrypted_content",
+    "function_call.arguments",
+    "function_call_output.output",
+    "custom_tool_call.input",
+    "custom_tool_call_output.output",
+    "web_search_call.action",
+    "event_msg",
+)
+
+
+@dataclass
+class Verdict:
+    """What one tool output says about its call."""
+
+    outcome: str | None = None
+    exit_code: int | None = None
+    seconds: float | None = None
+    running_session: str | None = None
+
+
+def classify_output(output: Any) -> Verdict:
+    """Read a call's output: exit code, sandbox/rejection texts, wall time, a running session."""
+    value = decode_json_string(output)
+    if isinstance(value, dict):
+        if value.get("isError") is True:
+            return Verdict("error")
+        metadata = value.get("metadata")
+        if isinstance(metadata, dict) and "exit_code" in metadata:
+            code = _int(metadata.get("exit_code"))
+            seconds = _float(metadata.get("duration_seconds"))
+            text = value.get("output") if isinstance(value.get("output"), str) else ""
+            return Verdict(_exit_outcome(code, text), code, seconds)
+        return Verdict("ok")
+    if not isinstance(value, str):
+        return Verdict("ok")
+    text = value.strip()
+    head = text[:400]
+    wall = _WALL.search(head)
+    seconds = float(wall.group(1)) if wall else None
+    running = _RUNNING.search(head)
+    exited = _EXITED.search(head)
+    if exited:
+        code = int(exited.group(1))
+        return Verdict(_exit_outcome(code, head), code, seconds)
+    if running:
+        return Verdict(None, None, seconds, running.group(1))
+    lowered = head.lower()
+    if lowered.startswith("failed in sandbox") or "sandbox denied" in lowered:
+        code = _SANDBOX_EXIT.search(head)
+        return Verdict("denied", int(code.group(1)) if code else None, seconds)
+    if "rejected by user" in lowered or lowered.startswith("user rejected"):
+        return Verdict("rejected")
+    if lowered in {"aborted", "aborted by user"} or lowered.startswith("aborted"):
+        return Verdict("interrupted")
+    if _TIMED_OUT.search(lowered):
+        return Verdict("timeout", None, seconds)
+    if lowered.startswith(("execution error", "error", "write_stdin failed", "failed to")):
+        return Verdict("error", None, seconds)
+    return Verdict("ok", None, seconds)
+
+
+def _exit_outcome(code: int | None, text: str) -> str:
+    if code == 0:
+        return "ok"
+    if code == 124 or _TIMED_OUT.search(text[:400] if text else ""):
+        return "timeout"
+    return "error"
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        return int(value)
+    return None
+
+
+def _float(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    return None
+
+
+def shell_command_text(name: str, args: Any) -> str | None:
+    """The command a shell-like call runs (``bash -lc X`` -> ``X``), for semantic labels."""
+    if not isinstance(args, dict):
+        return args if isinstance(args, str) and name in SHELL_TOOLS else None
+    command = args.get("cmd", args.get("command"))
+    if isinstance(args.get("action"), dict):
+        command = args["action"].get("command", command)
+    if isinstance(command, list):
+        parts = [str(p) for p in command]
+        if len(parts) >= 3 and parts[1] in {"-lc", "-c"}:
+            return parts[2]
+        return " ".join(parts)
+    return command if isinstance(command, str) else None
+
+
+@dataclass
+class _Call:
+    draft: Draft
+    is_shell: bool
+    line: int
+    outputs: list[Any] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    saw_wall: bool = False
+    exit_code: int | None = None
+    explicit_ms: float | None = None
+    duration_source: str | None = None
+    last_output_at: datetime | None = None
+    session: str | None = None
+    polls: int = 0
+    poll_errors: int = 0
+    ended: bool = False
+
+
+@dataclass
+class _State:
+    options: ImportOptions
+    path: Path
+    drafts: list[Draft] = field(default_factory=list)
+    calls: dict[str, _Call] = field(default_factory=dict)
+    order: list[_Call] = field(default_factory=list)
+    sessions: dict[str, _Call] = field(default_factory=dict)
+    polls: dict[str, _Call] = field(default_factory=dict)
+    llm: Draft | None = None
+    llm_items: list[Any] = field(default_factory=list)
+    model: str | None = None
+    trace_id: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    turn_starts: list[int] = field(default_factory=list)
+    turn_events: bool = False
+    aborts: list[int] = field(default_factory=list)
+    final_status: str = "unknown"
+    cancelled_turn: bool = False
+    final_text: str | None = None
+    recognised: int = 0
+    unknown_types: set[str] = field(default_factory=set)
+
+
+class CodexImporter(Importer):
+    name: ClassVar[str] = "codex"
+    platform: ClassVar[str] = "codex_cli"
+    export_format: ClassVar[str] = "jsonl"
+    help: ClassVar[str] = (
+        "Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl): shell, exec_command/"
+        "write_stdin, apply_patch, web search and MCP tools, any version."
+    )
+    suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        state = _State(options, path)
+        for line, record in _records(raw, path, options):
+            _step(state, line, record)
+        if state.recognised == 0:
+            raise AbwInputError(
+                "not a Codex rollout: no session_meta, response_item or event_msg records",
+                file=path,
+            )
+        _close_llm(state)
+        _settle(state)
+        spans = finish(state.drafts, path)
+        trace_id = state.trace_id or f"codex-{path.stem}"
+        extra = {k: v for k, v in state.meta.items() if v is not None}
+        return [
+            make_trace(
+                platform=self.platform,
+                export_format=self.export_format,
+                raw=raw,
+                trace_id=trace_id,
+                spans=spans,
+                options=options,
+                final_status=state.final_status,
+                final_output=state.final_text,
+                final_text=state.final_text,
+                removed_fields=REMOVED_FIELDS,
+                extra_run=extra,
+            )
+        ]
+
+
+def _records(raw: bytes, path: Path, options: ImportOptions):
+    """``(line, record)`` in the envelope form; legacy bare items and 0.1.x JSON are wrapped."""
+    stripped = raw.lstrip()
+    if path.suffix == ".json" and stripped[:1] == b"{":
+        document = load_json(raw, path)
+        if isinstance(document, dict) and isinstance(document.get("items"), list):
+            session = document.get("session") if isinstance(document.get("session"), dict) else {}
+            yield 1, {"type": "session_meta", "payload": session}
+            for item in document["items"]:
+                if isinstance(item, dict):
+                    yield 1, {"type": "response_item", "payload": item}
+            return
+        raise AbwInputError("not a Codex rollout (expected JSON Lines)", file=path)
+    for line, record in jsonl_records(raw, path, options.warnings):
+        if not isinstance(record, dict):
+            raise AbwInputError("expected a JSON object on each line", file=path, line=line)
+        if record.get("type") in _RECORD_TYPES and isinstance(record.get("payload"), dict):
+            yield line, record
+        elif record.get("record_type") == "state":
+            continue
+        elif record.get("type") in _LEGACY_ITEMS:
+            yield line, {"type": "response_item", "payload": record}
+        elif line == 1 and "id" in record and "type" not in record:
+            yield line, {"type": "session_meta", "payload": record}
+        else:
+            yield line, record
+
+
+def _step(state: _State, line: int, record: dict[str, Any]) -> None:
+    kind = record.get("type")
+    payload = record.get("payload")
+    if kind not in _RECORD_TYPES or not isinstance(payload, dict):
+        state.unknown_types.add(str(kind))
+        return
+    state.recognised += 1
+    when = parse_time(record.get("timestamp"))
+    if kind == "session_meta":
+        state.trace_id = state.trace_id or _str(payload.get("id"))
+        state.meta.setdefault("agent_version", _str(payload.get("cli_version")))
+        state.meta.setdefault("originator", _str(payload.get("originator")))
+    elif kind == "turn_context":
+        _close_llm(state)
+        state.model = _str(payload.get("model")) or state.model
+    elif kind == "compacted":
+        _close_llm(state)
+        state.drafts.append(
+            Draft((line,), "memory", "compaction", "ok", payload.get("message"), line=line)
+        )
+        state.drafts[-1].started_at = when
+    elif kind == "event_msg":
+        _event(state, line, payload, when)
+    else:
+        _item(state, line, payload, when)
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _turn_start(state: _State, line: int) -> None:
+    _close_llm(state)
+    state.turn_starts.append(line)
+    state.cancelled_turn = False
+    state.final_status = "unknown"
+
+
+def _set_final(state: _State, status: str) -> None:
+    if not state.cancelled_turn:
+        state.final_status = status
+
+
+def _event(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
+    kind = payload.get("type")
+    if kind in {"task_started", "user_message"}:
+        state.turn_events = True
+        _turn_start(state, line)
+    elif kind == "task_complete":
+        _set_final(state, "success")
+        message = payload.get("last_agent_message")
+        if isinstance(message, str):
+            state.final_text = message
+    elif kind == "turn_aborted":
+        state.aborts.append(line)
+        state.final_status = "cancelled"
+        state.cancelled_turn = True
+    elif kind == "error":
+        _set_final(state, "error")
+    elif kind == "exec_command_end":
+        call = state.calls.get(str(payload.get("call_id")))
+        if call is not None:
+            code = _int(payload.get("exit_code"))
+            call.exit_code = code if code is not None else call.exit_code
+            call.ended = True
+            duration = payload.get("duration")
+            if isinstance(duration, dict):
+                secs, nanos = _float(duration.get("secs")), _float(duration.get("nanos"))
+                if secs is not None:
+                    call.explicit_ms = round(secs * 1000 + (nanos or 0) / 1e6, 3)
+                    call.duration_source = "exec_command_end"
+            if code is not None:
+                call.draft.outcome = _exit_outcome(code, "")
+            elif payload.get("status") == "failed":
+                call.draft.outcome = "error"
+    elif kind == "patch_apply_end":
+        call = state.calls.get(str(payload.get("call_id")))
+        if call is not None and isinstance(payload.get("success"), bool):
+            call.draft.outcome = "ok" if payload["success"] else "error"
+            call.ended = True
+    elif kind == "mcp_tool_call_end":
+        call = state.calls.get(str(payload.get("call_id")))
+        if call is not None:
+            result = payload.get("result")
+            failed = isinstance(result, dict) and (
+                "Err" in result
+                or (isinstance(result.get("Ok"), dict) and result["Ok"].get("isError"))
+            )
+            call.draft.outcome = "error" if failed else "ok"
+            call.ended = True
+
+
+def _open_llm(state: _State, line: int, when: datetime | None) -> Draft:
+    if state.llm is None:
+        state.llm = Draft((line,), "llm", state.model or "model", "ok", line=line)
+        state.llm.started_at = when
+        state.llm_items = []
+        state.drafts.append(state.llm)
+    return state.llm
+
+
+def _close_llm(state: _State) -> None:
+    if state.llm is not None:
+        state.llm.output = state.llm_items
+        state.llm = None
+        state.llm_items = []
+
+
+def _item(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
+    kind = payload.get("type")
+    if kind == "message":
+        role = payload.get("role")
+        if role == "assistant":
+            _open_llm(state, line, when)
+            state.llm_items.append(payload.get("content"))
+            text = _message_text(payload.get("content"))
+            if text is not None:
+                state.final_text = text
+            _set_final(state, "success")
+        else:
+            _close_llm(state)
+            if role == "user" and not state.turn_events and not _injected(payload):
+                _turn_start(state, line)
+        return
+    if kind in _MODEL_ITEMS:
+        _open_llm(state, line, when)
+        state.llm_items.append(payload)
+        _set_final(state, "unknown")
+        if kind == "web_search_call":
+            _web_search(state, line, payload, when)
+        elif kind in _CALLS:
+            _call(state, line, kind, payload, when)
+        return
+    if kind in _OUTPUTS:
+        _close_llm(state)
+        _output(state, payload, when)
+        return
+    if kind in {"compaction", "compacted"}:
+        _close_llm(state)
+        draft = Draft((line,), "memory", "compaction", "ok", payload, line=line)
+        draft.started_at = when
+        state.drafts.append(draft)
+
+
+_INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
+
+
+def _injected(payload: dict[str, Any]) -> bool:
+    """Context Codex adds to the history (environment, AGENTS.md), not a person's prompt."""
+    text = _message_text(payload.get("content")) or ""
+    return text.lstrip().startswith(_INJECTED)
+
+
+def _message_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        c.get("text") for c in content if isinstance(c, dict) and isinstance(c.get("text"), str)
+    ]
+    return "\n".join(texts) if texts else None
+
+
+def _tool_name(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    name = _str(payload.get("name")) or "local_shell"
+    attributes: dict[str, Any] = {}
+    namespace = _str(payload.get("namespace"))
+    if namespace:
+        attributes["namespace"] = namespace
+        if namespace.startswith("mcp__"):
+            server = namespace[len("mcp__") :].strip("_")
+            attributes["mcp_server"] = server
+            attributes["mcp_tool"] = name
+            name = f"mcp__{server}__{name}"
+    elif name.startswith("mcp__") and name.count("__") >= 2:
+        _, server, tool = name.split("__", 2)
+        attributes["mcp_server"], attributes["mcp_tool"] = server, tool
+    return name, attributes
+
+
+def _call(
+    state: _State, line: int, kind: str, payload: dict[str, Any], when: datetime | None
+) -> None:
+    if kind == "local_shell_call":
+        name, attributes = "local_shell", {}
+        args: Any = payload.get("action")
+        call_id = _str(payload.get("call_id")) or _str(payload.get("id"))
+    else:
+        name, attributes = _tool_name(payload)
+        args = payload.get("arguments") if kind == "function_call" else payload.get("input")
+        args = decode_json_string(args) if kind == "function_call" else args
+        call_id = _str(payload.get("call_id"))
+    if name == "write_stdin" and isinstance(args, dict):
+        target = state.sessions.get(str(args.get("session_id")))
+        if target is not None and call_id:
+            target.polls += 1
+            state.polls[call_id] = target
+            return
+    is_shell = name in SHELL_TOOLS
+    span_type = "handoff" if name in _HANDOFF_TOOLS else "tool"
+    draft = Draft((line,), span_type, name, None, args, span_id=call_id, line=line)
+    draft.started_at = when
+    draft.attributes.update(attributes)
+    if is_shell:
+        draft.attributes["tool_alias"] = "shell"
+        draft.apply_label(state.options.labels, shell_command_text(name, args))
+    if kind == "local_shell_call" and payload.get("status") == "completed":
+        draft.outcome = "ok"
+    call = _Call(draft, is_shell, line)
+    state.drafts.append(draft)
+    state.order.append(call)
+    if call_id:
+        state.calls[call_id] = call
+
+
+def _output(state: _State, payload: dict[str, Any], when: datetime | None) -> None:
+    call_id = str(payload.get("call_id"))
+    output = payload.get("output")
+    verdict = classify_output(output)
+    poll_target = state.polls.get(call_id)
+    if poll_target is not None:
+        call = poll_target
+        if verdict.outcome == "error" and verdict.exit_code is None:
+            call.poll_errors += 1  # a failed poll does not end the command
+            return
+    else:
+        call = state.calls.get(call_id)
+        if call is None:
+            state.options.warn(f"{state.path.name}: an output has no matching call ({call_id})")
+            return
+    call.outputs.append(output)
+    call.last_output_at = when
+    if verdict.seconds is not None:
+        call.wall_seconds += verdict.seconds
+        call.saw_wall = True
+    if verdict.running_session is not None:
+        call.session = verdict.running_session
+        state.sessions[verdict.running_session] = call
+        return
+    if verdict.exit_code is not None:
+        call.exit_code = verdict.exit_code
+    single = call.polls == 0 and len(call.outputs) == 1
+    if verdict.seconds is not None and verdict.exit_code is not None and single:
+        call.explicit_ms = call.explicit_ms or round(verdict.seconds * 1000, 3)
+        call.duration_source = call.duration_source or "metadata"
+    if not call.ended or call.draft.outcome is None:
+        call.draft.outcome = verdict.outcome
+    if call.session is not None and verdict.outcome is not None:
+        state.sessions.pop(call.session, None)
+
+
+def _web_search(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
+    status = payload.get("status")
+    outcome = {"completed": "ok", "failed": "error"}.get(str(status))
+    draft = Draft((line,), "retriever", "web_search", outcome, payload.get("action"), line=line)
+    draft.started_at = when
+    draft.span_id = _str(payload.get("id"))
+    state.drafts.append(draft)
+
+
+def _settle(state: _State) -> None:
+    """Outcomes of calls never answered, durations, and poll counts, once the file is read."""
+    starts = sorted(state.turn_starts)
+    for call in state.order:
+        draft = call.draft
+        if draft.outcome is None:
+            draft.outcome = "interrupted" if _aborted(state, call.line, starts) else "incomplete"
+            if call.session is not None and draft.outcome == "incomplete":
+                draft.attributes["still_running"] = True
+        if call.exit_code is not None:
+            draft.attributes["exit_code"] = call.exit_code
+        if call.polls:
+            draft.attributes["polls"] = call.polls
+        if call.poll_errors:
+            draft.attributes["poll_errors"] = call.poll_errors
+        if call.outputs:
+            draft.output = call.outputs[0] if len(call.outputs) == 1 else call.outputs
+        if call.explicit_ms is not None:
+            draft.duration_ms = call.explicit_ms
+            draft.attributes["duration_source"] = call.duration_source or "metadata"
+        elif call.saw_wall:
+            draft.duration_ms = round(call.wall_seconds * 1000, 3)
+            draft.attributes["duration_source"] = "wall_time"
+        else:
+            elapsed = ms_between(draft.started_at, call.last_output_at)
+            if elapsed:
+                draft.duration_ms = elapsed
+                draft.attributes["duration_source"] = "timestamps"
+    if state.unknown_types:
+        kinds = ", ".join(sorted(state.unknown_types))
+        state.options.warn(f"{state.path.name}: skipped unknown record types: {kinds}")
+
+
+def _aborted(state: _State, line: int, starts: list[int]) -> bool:
+    """Whether a ``turn_aborted`` falls in the same turn as ``line``."""
+    turn_begin = max((s for s in starts if s <= line), default=0)
+    turn_end = min((s for s in starts if s > line), default=1 << 60)
+    return any(turn_begin <= a < turn_end for a in state.aborts)

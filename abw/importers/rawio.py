@@ -1,0 +1,75 @@
+"""Read raw exports: bytes, one JSON document, or JSON Lines, with one-line errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from abw.errors import AbwInputError
+
+
+def read_raw(path: Path) -> bytes:
+    """The bytes of a raw export; a missing or unreadable file is an input error."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise AbwInputError("no such file", file=path) from None
+    except IsADirectoryError:
+        raise AbwInputError("expected a file, found a folder", file=path) from None
+    except OSError as exc:
+        raise AbwInputError(f"cannot read: {exc.strerror}", file=path) from None
+
+
+def _line_of(raw: bytes, position: int | None) -> int | None:
+    return None if position is None else raw.count(b"\n", 0, position) + 1
+
+
+def load_json(raw: bytes, path: Path) -> Any:
+    """One JSON document; invalid JSON is an input error naming its line."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        raise AbwInputError("the file is empty", file=path)
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise AbwInputError(
+            f"invalid JSON: {exc.msg}", file=path, line=_line_of(raw, exc.pos)
+        ) from None
+
+
+def jsonl_records(
+    raw: bytes, path: Path, warnings: list[str] | None = None
+) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for every non-blank line of a JSON Lines file.
+
+    A cut-off last line (a file still being written) is skipped with a warning; invalid JSON
+    anywhere else is an input error.
+    """
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    lines = raw.split(b"\n")
+    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            yield index + 1, orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            if index == last and index > 0 and warnings is not None:
+                warnings.append(f"{path.name}:{index + 1}: skipped a cut-off last line")
+                continue
+            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=index + 1) from None
+
+
+def decode_json_string(value: Any) -> Any:
+    """``value`` parsed when it is a string holding JSON, else ``value`` unchanged."""
+    if isinstance(value, str) and value[:1] in ("{", "["):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value

@@ -1,0 +1,204 @@
+"""Build spans the same way in every importer: outcomes, statuses, hashes, times and ordinals.
+
+An importer collects :class:`Draft` spans in any order, each with a *sort key* that says where it
+belongs in the trajectory (a raw line number, or a tree position), then :func:`finish` sorts
+them, numbers them from 0 and turns them into :class:`~abw.models.trace.Span` objects. Content is
+only ever stored as :func:`~abw.hashing.content_hash` of the raw value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from abw.hashing import content_hash
+
+if TYPE_CHECKING:
+    from abw.importers.common import Label
+    from abw.models.trace import Span, Trace
+
+#: Marks a value that the raw export did not record (distinct from an empty value).
+ABSENT: Any = object()
+
+#: The coarse status behind each outcome: a person's refusal or an interrupt cancels a call; a
+#: policy/sandbox denial or a timeout is a failed call; a call with no result is unknown.
+OUTCOME_STATUS: dict[str, str] = {
+    "ok": "success",
+    "error": "error",
+    "denied": "error",
+    "timeout": "error",
+    "rejected": "cancelled",
+    "interrupted": "cancelled",
+    "incomplete": "unknown",
+}
+
+#: Tool names that run a shell command: ``--bash-tool-labels`` applies to them.
+SHELL_TOOLS = frozenset(
+    {"shell", "shell_command", "exec_command", "local_shell", "local_shell_call", "bash", "Bash"}
+)
+
+
+def status_of(outcome: str | None) -> str:
+    """The span status for an outcome (``None`` -> ``unknown``)."""
+    return OUTCOME_STATUS.get(outcome or "", "unknown")
+
+
+def hash_or_none(value: Any) -> str | None:
+    """SHA-256 of the canonical JSON of ``value``; ``None`` when it was :data:`ABSENT`."""
+    return None if value is ABSENT else content_hash(value)
+
+
+def parse_time(value: Any) -> datetime | None:
+    """An ISO 8601 string (``Z`` or offset; naive means UTC) or epoch seconds -> aware datetime."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        try:
+            return datetime.fromtimestamp(float(value), UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip()
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def iso(moment: datetime | None) -> str | None:
+    """``2025-09-25T01:22:20.083000Z`` (UTC, microseconds) or ``None``."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def ms_between(start: datetime | None, end: datetime | None) -> float | None:
+    """Milliseconds from ``start`` to ``end``; ``None`` if either is missing or time ran back."""
+    if start is None or end is None or end < start:
+        return None
+    return round((end - start).total_seconds() * 1000, 3)
+
+
+@dataclass
+class Draft:
+    """A span before its ordinal is known."""
+
+    sort_key: tuple[Any, ...]
+    type: str
+    name: str
+    outcome: str | None = None
+    input: Any = ABSENT
+    output: Any = ABSENT
+    attributes: dict[str, Any] = field(default_factory=dict)
+    span_id: str | None = None
+    parent_span_id: str | None = None
+    started_at: datetime | None = None
+    duration_ms: float | None = None
+    line: int | None = None
+    status: str | None = None  # overrides the status derived from ``outcome``
+
+    def apply_label(self, labels: tuple[Label, ...], command: str | None) -> None:
+        """Rename a shell call to the first ``--bash-tool-labels`` label its command names."""
+        from abw.importers.common import match_label
+
+        if not labels or not command:
+            return
+        label = match_label(labels, command)
+        if label is not None:
+            self.attributes.setdefault("tool", self.name)
+            self.attributes["label"] = label.name
+            self.name = label.name
+            self.type = label.span_type
+
+
+def finish(drafts: list[Draft], source_file: str | Path | None = None) -> list[Span]:
+    """Sort drafts by their sort key, number them from 0 and build the spans.
+
+    Span ids default to ``span-<ordinal>``; ids given by the export are kept when unique.
+    """
+    from abw.models.trace import SourceRef, Span
+
+    ordered = sorted(drafts, key=lambda d: d.sort_key)
+    seen: set[str] = set()
+    spans: list[Span] = []
+    base = Path(source_file).name if source_file is not None else None
+    for ordinal, draft in enumerate(ordered):
+        span_id = draft.span_id if draft.span_id and draft.span_id not in seen else None
+        span_id = span_id or f"span-{ordinal:04d}"
+        seen.add(span_id)
+        ref = SourceRef(file=base, line=draft.line) if (base or draft.line) else None
+        spans.append(
+            Span(
+                span_id=span_id,
+                ordinal=ordinal,
+                type=draft.type,
+                name=draft.name,
+                status=draft.status or status_of(draft.outcome),
+                input_hash=hash_or_none(draft.input),
+                output_hash=hash_or_none(draft.output),
+                attributes=dict(sorted(draft.attributes.items())),
+                parent_span_id=draft.parent_span_id,
+                outcome=draft.outcome,
+                started_at=iso(draft.started_at),
+                duration_ms=draft.duration_ms,
+                source_ref=ref,
+            )
+        )
+    known = {s.span_id for s in spans}
+    for span in spans:
+        if span.parent_span_id is not None and span.parent_span_id not in known:
+            span.parent_span_id = None
+    return spans
+
+
+def make_trace(
+    *,
+    platform: str,
+    export_format: str,
+    raw: bytes,
+    trace_id: str,
+    spans: list[Span],
+    options: Any,
+    final_status: str = "unknown",
+    final_output: Any = None,
+    final_text: str | None = None,
+    removed_fields: list[str] | tuple[str, ...] = (),
+    extra_run: dict[str, Any] | None = None,
+) -> Trace:
+    """Assemble a redacted trace: source hash, run metadata, spans and the redaction record.
+
+    ``final_output`` is hashed into ``final_output_hash``; ``final_text`` (the final answer as
+    text) is where ``--output-fields`` are looked for.
+    """
+    from abw.hashing import sha256_hex
+    from abw.importers.common import extract_canonical_output, final_output_hash
+    from abw.models.trace import Redaction, Run, Source, Trace
+
+    run = Run(
+        trace_id=trace_id,
+        scenario_id=options.scenario_id,
+        environment=options.environment,
+        final_status=final_status,
+        final_output_hash=final_output_hash(final_output),
+        canonical_output=extract_canonical_output(final_text, options.output_fields),
+        **(extra_run or {}),
+    )
+    return Trace(
+        source=Source(
+            platform=platform,
+            export_format=export_format,
+            exported_at=options.exported_at,
+            source_hash=sha256_hex(raw),
+        ),
+        run=run,
+        spans=spans,
+        redaction=Redaction(
+            applied=True, method="hash-only", removed_fields=sorted(set(removed_fields))
+        ),
+    )
