@@ -39,6 +39,8 @@ def parse_yaml_text(text: str, file: str | Path) -> Any:
         raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
     except RecursionError:
         raise AbwInputError("invalid YAML: nested too deeply", file=file) from None
+    except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
+        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
 
 
 def _key_line(text: str, key: str) -> int | None:

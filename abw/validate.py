@@ -47,6 +47,8 @@ def load_document(path: Path) -> Any:
         raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
     except RecursionError:
         raise AbwInputError("invalid JSON: nested too deeply", file=path) from None
+    except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
+        raise AbwInputError(f"invalid JSON: {exc}", file=path) from None
 
 
 def validate_document(document: Any, file: str) -> list[Problem]:
