@@ -1,0 +1,309 @@
+"""Shared by the property tests and the long fuzz runs (fuzz/run.py): seeds, mutations, targets.
+
+The contract every target obeys: an input either loads/imports, or ends with one
+:class:`~abw.errors.AbwInputError` whose message is a single line. Anything else is a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from abw.errors import AbwInputError
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+EXAMPLES = REPO / "examples"
+
+# importer name -> corpus sub-folder holding its real exports
+CORPUS_DIRS: dict[str, str] = {
+    "claude": "claude-code",
+    "codex": "codex",
+    "otel": "otel",
+    "openai-agents": "openai-agents",
+    "langsmith": "langsmith",
+    "gemini": "gemini-cli",
+    "openhands": "openhands",
+    "swe-agent": "swe-agent",
+}
+
+MAX_SEED_BYTES = 64 * 1024  # seeds are cut to this so one execution stays fast
+
+
+# ---------------------------------------------------------------- seeds
+
+
+def corpus_seeds(importer: str, limit: int = 8) -> list[tuple[str, bytes]]:
+    """Real exports for ``importer``: (file name, first MAX_SEED_BYTES cut at a line end)."""
+    folder = CORPUS / CORPUS_DIRS.get(importer, importer)
+    seeds: list[tuple[str, bytes]] = []
+    if not folder.is_dir():
+        return seeds
+    files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+    files.sort(key=lambda p: p.stat().st_size)  # small first: whole documents
+    for path in files[:limit]:
+        data = path.read_bytes()
+        if len(data) > MAX_SEED_BYTES:
+            cut = data.rfind(b"\n", 0, MAX_SEED_BYTES)
+            data = data[: cut + 1] if cut > 0 else data[:MAX_SEED_BYTES]
+        seeds.append((path.name, data))
+    return seeds
+
+
+def minimal_trace_doc(n_spans: int = 3, trace_id: str = "run-1") -> dict:
+    """A small valid ``agent-behavior-trace/v0`` document."""
+    names = ["lookup_order", "check_fraud_policy", "issue_refund", "notify"]
+    return {
+        "schema_version": "agent-behavior-trace/v0",
+        "source": {"platform": "fuzz", "export_format": "json", "source_hash": "0" * 64},
+        "run": {"trace_id": trace_id, "scenario_id": "s1", "final_status": "success"},
+        "spans": [
+            {
+                "span_id": f"s{i}",
+                "ordinal": i,
+                "type": "tool" if i % 3 else "llm",
+                "name": names[i % len(names)],
+                "status": "success" if i % 5 else "error",
+                "input_hash": f"{i:064x}",
+                "attributes": {},
+            }
+            for i in range(n_spans)
+        ],
+        "redaction": {"applied": True, "method": "hash-only", "removed_fields": []},
+    }
+
+
+def trace_seeds() -> list[tuple[str, bytes]]:
+    """Valid traces: one-span-per-line layout via write_trace, plus a compact one."""
+    from abw.models.trace import Trace
+    from abw.traceio import render_trace
+
+    seeds = []
+    for n in (0, 1, 4, 12):
+        doc = minimal_trace_doc(n, trace_id=f"seed-{n}")
+        seeds.append((f"seed-{n}.json", render_trace(Trace.model_validate(doc)).encode()))
+    seeds.append(("compact.json", json.dumps(minimal_trace_doc(5)).encode()))
+    for path in sorted(EXAMPLES.rglob("*.json"))[:6]:
+        seeds.append((path.name, path.read_bytes()[:MAX_SEED_BYTES]))
+    return seeds
+
+
+SPEC_SEED = b"""schema_version: behavior-spec/v0
+id: refund-policy
+name: Refund policy
+invariants:
+  required_tools: [lookup_order, check_fraud_policy]
+  forbidden_tools: [delete_account]
+  required_order:
+    - {before: check_fraud_policy, after: issue_refund}
+    - {before: "lookup_*", after: "refund_*"}
+  max_path_length: 10
+  max_errors: 1
+  max_retries: 0
+output:
+  required_fields: [decision]
+  expected: {decision: approved}
+thresholds:
+  min_runs: 5
+  min_wilson_pass_rate: 0.75
+  sprt: {enabled: true, p0: 0.95, p1: 0.8}
+"""
+
+
+def spec_seeds() -> list[tuple[str, bytes]]:
+    """A full hand-written spec plus the example specs once they exist."""
+    seeds = [("spec.yaml", SPEC_SEED)]
+    seeds += [(p.name, p.read_bytes()) for p in sorted(EXAMPLES.rglob("*.y*ml"))][:4]
+    return seeds
+
+
+# ---------------------------------------------------------------- mutations
+
+HUGE_VALUES: list[object] = [
+    10**400,
+    -(10**30),
+    1e308,
+    "x" * 100_000,
+    "\u202e\x00\x1b[31m<script>alert(1)</script>",
+    [],
+    {},
+    None,
+    True,
+    -1,
+    0,
+    2**63,
+    "",
+]
+
+
+def _swap_value(value: object, rng: random.Random) -> object:
+    """Replace a JSON value by one of another type (or a huge/odd one)."""
+    return rng.choice(HUGE_VALUES)
+
+
+def _walk(doc: object, rng: random.Random, depth: int = 0) -> object:
+    """Mutate one random node of a parsed JSON document (type swap, drop, duplicate)."""
+    if isinstance(doc, dict) and doc:
+        key = rng.choice(sorted(doc, key=str))
+        roll = rng.random()
+        if roll < 0.25:
+            doc[key] = _swap_value(doc[key], rng)
+        elif roll < 0.35:
+            del doc[key]
+        elif roll < 0.45:
+            doc[str(key) + "_"] = doc[key]
+        else:
+            doc[key] = _walk(doc[key], rng, depth + 1)
+        return doc
+    if isinstance(doc, list) and doc:
+        index = rng.randrange(len(doc))
+        roll = rng.random()
+        if roll < 0.2:
+            doc[index] = _swap_value(doc[index], rng)
+        elif roll < 0.35:
+            doc.append(doc[index])  # duplicate element: duplicate ids, ordinals
+        elif roll < 0.45:
+            del doc[index]
+        else:
+            doc[index] = _walk(doc[index], rng, depth + 1)
+        return doc
+    if rng.random() < 0.5:
+        return _swap_value(doc, rng)
+    return doc
+
+
+def mutate(data: bytes, rng: random.Random) -> bytes:
+    """One random structural or byte-level mutation of ``data``."""
+    kind = rng.randrange(10)
+    if kind == 0 and data:  # truncate
+        return data[: rng.randrange(len(data))]
+    if kind == 1 and data:  # flip bytes
+        buf = bytearray(data)
+        for _ in range(rng.randint(1, 8)):
+            buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
+        return bytes(buf)
+    if kind == 2:  # deep nesting
+        depth = rng.choice([100, 1_000, 5_000, 100_000])
+        nest = b"[" * depth + b"]" * depth
+        return nest if rng.random() < 0.5 else data + b"\n" + nest + b"\n"
+    if kind == 3:  # NaN / Infinity in place of numbers
+        token = rng.choice([b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-0"])
+        buf = bytearray(data)
+        digits = [i for i, c in enumerate(buf) if 48 <= c <= 57]
+        if digits:
+            at = rng.choice(digits)
+            return bytes(buf[:at] + token + buf[at + 1 :])
+        return data + token
+    if kind == 4 and data:  # duplicate a line (duplicate ids, repeated records)
+        lines = data.split(b"\n")
+        at = rng.randrange(len(lines))
+        lines.insert(at, lines[at])
+        return b"\n".join(lines)
+    if kind == 5:  # invalid UTF-8 / BOM / NUL
+        junk = rng.choice([b"\xff\xfe", b"\xef\xbb\xbf", b"\x00", b"\xc3\x28", b"\r\n"])
+        at = rng.randrange(len(data) + 1)
+        return data[:at] + junk + data[at:]
+    # JSON-aware: mutate a whole document, or one JSON line of a JSONL file
+    lines = data.split(b"\n")
+    candidates = [i for i, line in enumerate(lines) if line.strip()[:1] in (b"{", b"[")]
+    try:
+        doc = json.loads(data)
+        return json.dumps(_walk(doc, rng)).encode()
+    except (ValueError, RecursionError):
+        pass
+    if candidates:
+        at = rng.choice(candidates)
+        try:
+            doc = json.loads(lines[at])
+        except (ValueError, RecursionError):
+            return data
+        lines[at] = json.dumps(_walk(doc, rng)).encode()
+        return b"\n".join(lines)
+    return data[::-1]
+
+
+# ---------------------------------------------------------------- targets
+
+
+@dataclass
+class Target:
+    """A function of one input file; ``suffix`` is the name the file gets."""
+
+    name: str
+    suffix: str
+    run: Callable[[Path], object]
+    seeds: list[tuple[str, bytes]]
+
+
+def _trace_target(path: Path) -> object:
+    from abw.traceio import load_trace
+
+    return load_trace(path)
+
+
+def _spec_target(path: Path) -> object:
+    from abw.specio import load_spec
+
+    return load_spec(path)
+
+
+def _importer_target(name: str) -> Callable[[Path], object]:
+    from abw.importers import get_importer
+    from abw.importers.base import ImportOptions
+
+    cache: list = []
+
+    def run(path: Path) -> object:
+        if not cache:  # resolved on first use, so collecting tests never imports importers
+            cache.append(get_importer(name))
+        return cache[0].import_file(path, ImportOptions(exported_at="2026-01-01T00:00:00Z"))
+
+    return run
+
+
+def available_importers() -> list[str]:
+    from abw.importers import importer_targets
+
+    return [name for name in importer_targets() if name in CORPUS_DIRS]
+
+
+def targets() -> list[Target]:
+    """Every fuzz target available in this checkout."""
+    found = [
+        Target("trace", ".json", _trace_target, trace_seeds()),
+        Target("spec", ".yaml", _spec_target, spec_seeds()),
+    ]
+    for name in available_importers():
+        seeds = corpus_seeds(name)
+        suffix = Path(seeds[0][0]).suffix if seeds else ".jsonl"
+        found.append(Target(f"import:{name}", suffix, _importer_target(name), seeds))
+    return found
+
+
+class Crash(Exception):
+    """The contract was broken: an exception other than AbwInputError, or a multi-line error."""
+
+
+def check_contract(target: Target, data: bytes, suffix: str | None = None) -> str:
+    """Run ``target`` on ``data`` in a fresh temp file; 'ok' or 'error', else raise Crash."""
+    fd, name = tempfile.mkstemp(suffix=suffix or target.suffix, prefix="abw-fuzz-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        try:
+            target.run(Path(name))
+        except AbwInputError as exc:
+            text = exc.one_line()
+            if "\n" in text or "\r" in text:
+                raise Crash(f"multi-line error: {text!r}") from exc
+            return "error"
+        except Exception as exc:  # RecursionError, KeyError, TypeError, ...
+            raise Crash(f"{type(exc).__name__}: {exc}"[:500]) from exc
+        return "ok"
+    finally:
+        os.unlink(name)
