@@ -1,0 +1,126 @@
+"""``abw import claude``: Claude Code session transcripts (``~/.claude/projects/…/*.jsonl``).
+
+One trace per session. Subagent transcripts (inline sidechains, top-level ``agent-*.jsonl``,
+``<session>/subagents/*.jsonl``) are folded into their parent session's trace; warm-up and
+compaction sidechains are left out. See docs/traces.md for the full mapping.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+import orjson
+
+from abw.importers.base import Importer, ImportOptions
+from abw.models.trace import Trace
+
+_PEEK_LINES = 50
+
+
+class _Peek:
+    """What the first lines of a file say about it (sidechain or not, session and agent ids)."""
+
+    __slots__ = ("agent_id", "session_id", "sidechain")
+
+    def __init__(self, sidechain: bool, session_id: str | None, agent_id: str | None) -> None:
+        self.sidechain, self.session_id, self.agent_id = sidechain, session_id, agent_id
+
+
+def peek(path: Path) -> _Peek:
+    """Read at most a few lines: enough to tell a subagent transcript from a session."""
+    session_id = agent_id = None
+    try:
+        with open(path, "rb") as handle:
+            for _, raw in zip(range(_PEEK_LINES), handle, strict=False):
+                try:
+                    record = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue
+                if not isinstance(record, dict):
+                    continue
+                if session_id is None and isinstance(record.get("sessionId"), str):
+                    session_id = record["sessionId"]
+                if isinstance(record.get("agentId"), str):
+                    agent_id = record["agentId"]
+                if "isSidechain" in record:
+                    return _Peek(record["isSidechain"] is True, session_id, agent_id)
+    except OSError:
+        pass
+    return _Peek(False, session_id, agent_id)
+
+
+def _in_subagents_dir(path: Path) -> bool:
+    return "subagents" in path.parent.parts[-3:]
+
+
+class ClaudeImporter(Importer):
+    """Claude Code session JSONL -> one trace per session, subagents folded in."""
+
+    name: ClassVar[str] = "claude"
+    platform: ClassVar[str] = "claude_code"
+    export_format: ClassVar[str] = "claude-code-jsonl"
+    help: ClassVar[str] = (
+        "Claude Code session transcripts (.jsonl): a session file or a project folder. "
+        "One trace per session; subagent transcripts are folded into their session."
+    )
+    suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
+
+    def __init__(self) -> None:
+        self._peeks: dict[Path, _Peek] = {}
+        self._siblings: dict[Path, dict[str, list[Path]]] = {}
+
+    def _peek(self, path: Path) -> _Peek:
+        if path not in self._peeks:
+            self._peeks[path] = peek(path)
+        return self._peeks[path]
+
+    def is_subagent_file(self, path: Path) -> bool:
+        """A subagent/compaction/warm-up transcript rather than a session."""
+        if _in_subagents_dir(path) or path.name.startswith("agent-"):
+            return True
+        return self._peek(path).sidechain
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The main session files under ``folder`` (subagent files are read with them)."""
+        files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file())
+        return [p for p in files if not self.is_subagent_file(p)]
+
+    def subagent_files(self, session: Path, session_id: str | None) -> list[Path]:
+        """Subagent transcripts of a session: same-folder sidechain files with its session id,
+        and ``<folder>/<session id>/subagents/**/*.jsonl``."""
+        folder = session.parent
+        if folder not in self._siblings:
+            index: dict[str, list[Path]] = {}
+            for path in sorted(folder.glob("*.jsonl")):
+                if path.is_file() and self.is_subagent_file(path):
+                    info = self._peek(path)
+                    if info.session_id:
+                        index.setdefault(info.session_id, []).append(path)
+            self._siblings[folder] = index
+        found = list(self._siblings[folder].get(session_id or "", ()))
+        for name in dict.fromkeys(n for n in (session_id, session.stem) if n):
+            nested = folder / name / "subagents"
+            if nested.is_dir():
+                found += sorted(p for p in nested.rglob("*.jsonl") if p.is_file())
+        unique = dict.fromkeys(p for p in found if p.resolve() != session.resolve())
+        return sorted(unique, key=lambda p: (p.name, str(p)))
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        from abw.importers.claude.assemble import build_trace, is_helper_agent
+        from abw.importers.claude.parser import FileParser
+
+        sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
+        main = FileParser(path, options, sidechain_file=sidechain).parse()
+        if sidechain:
+            kind = "compaction" if is_helper_agent(main.agent_id) else "subagent"
+            options.warn(
+                f"{path.name}: a {kind} transcript (agent {main.agent_id} of session "
+                f"{main.session_id}), imported on its own"
+            )
+            return [build_trace(main, [], options)]
+        subs = [
+            FileParser(p, options, sidechain_file=True).parse()
+            for p in self.subagent_files(path, main.session_id)
+        ]
+        return [build_trace(main, subs, options)]

@@ -1,0 +1,176 @@
+"""Put a session and its subagents together: link, order, number, and build the trace.
+
+Order: the session's spans in file order; each subagent's spans directly after the handoff span
+of the ``Task``/``Agent`` call that spawned it (depth first), with ``parent_span_id`` = that
+handoff span. Ordinals and span ids (``span-0000``) follow this order.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from abw.hashing import content_hash
+from abw.importers.base import ImportOptions
+from abw.importers.claude.outcomes import OUTCOME_STATUS
+from abw.importers.claude.parser import FILE, MAIN, Draft, FileParser
+from abw.importers.common import extract_canonical_output, final_output_hash
+
+PLATFORM = "claude_code"
+EXPORT_FORMAT = "claude-code-jsonl"
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}")
+_HELPER_AGENT = re.compile(r"a?(?:compact|prompt_suggestion|side_question)[-_]?", re.IGNORECASE)
+
+
+def is_helper_agent(agent_id: str | None) -> bool:
+    """Claude Code's own helper agents (``acompact-…`` and kin): not agent work."""
+    return bool(agent_id) and bool(_HELPER_AGENT.match(agent_id or ""))
+
+
+def is_warmup(parser: FileParser, agent: str = FILE) -> bool:
+    """A cache warm-up sidechain: its first user message is just ``Warmup``."""
+    state = parser.agents.get(agent)
+    return state is not None and (state.first_user_text or "").strip() == "Warmup"
+
+
+def safe_id(value: str | None, fallback: str) -> str:
+    """An identifier as written when it is a plain id; otherwise a hash of it."""
+    for candidate in (value, fallback):
+        if candidate and _SAFE_ID.fullmatch(candidate):
+            return candidate
+    return "claude-" + content_hash(value or fallback)[:32]
+
+
+def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOptions) -> list:
+    """Attach each subagent file to its handoff span; return the unlinked ones (top level)."""
+    unlinked: list[FileParser] = []
+    found = set()
+    for sub in subs:
+        agent_id = sub.agent_id
+        tool_id = main.agent_links.get(agent_id or "")
+        handoff = main.tools.get(tool_id or "")
+        if handoff is not None:
+            handoff.children.append((sub, FILE))
+            found.add(agent_id)
+        elif is_helper_agent(agent_id) or is_warmup(sub):
+            continue
+        elif sub.drafts.get(FILE):
+            options.warn(
+                f"{sub.name}: subagent {agent_id} is not linked to any Task call of "
+                f"{main.name}; its spans are kept at the end of the trace"
+            )
+            unlinked.append(sub)
+    for agent_id, tool_id in sorted(main.agent_links.items()):
+        handoff = main.tools.get(tool_id)
+        if agent_id not in found and handoff is not None and not is_helper_agent(agent_id):
+            options.warn(
+                f"{main.name}:{handoff.line}: no transcript found for subagent {agent_id}; "
+                "its spans are missing"
+            )
+    return unlinked
+
+
+def _ordered(main: FileParser, unlinked: list[FileParser]) -> list[tuple[Draft, Draft | None]]:
+    """Every draft with its parent handoff, depth first."""
+    out: list[tuple[Draft, Draft | None]] = []
+
+    def emit(parser: FileParser, agent: str, parent: Draft | None) -> None:
+        for draft in parser.drafts.get(agent, ()):
+            out.append((draft, parent))
+            for child_parser, child_agent in draft.children:
+                emit(child_parser, child_agent, draft)
+
+    top = MAIN if not main.sidechain_file else FILE
+    keys = [top, *(k for k in main.unlinked_inline if k not in main.excluded_inline)]
+    if len(keys) > 1:  # unlinked inline sidechains stay where they appear in the file
+        merged = sorted(
+            (d for k in keys for d in main.drafts.get(k, ())), key=lambda d: (d.line, d.block)
+        )
+        main.drafts["__top__"] = merged
+        top = "__top__"
+    emit(main, top, None)
+    for sub in unlinked:
+        emit(sub, FILE, None)
+    return out
+
+
+def _final_status(main: FileParser) -> str:
+    agent = FILE if main.sidechain_file else MAIN
+    state = main.agents.get(agent)
+    if state is None:
+        return "unknown"
+    if any(d.outcome == "incomplete" for d in main.drafts.get(agent, ()) if d.type != "llm"):
+        return "unknown"
+    return {"text": "success", "interrupt": "cancelled", "api_error": "error"}.get(
+        state.last_event or "", "unknown"
+    )
+
+
+def _span(draft: Draft, ordinal: int, parent: Draft | None, main: FileParser) -> dict[str, Any]:
+    attributes = dict(draft.attributes)
+    attributes["agent"] = "main" if draft.agent == MAIN else "subagent"
+    if draft.agent_id and _SAFE_ID.fullmatch(draft.agent_id):
+        attributes["agent_id"] = draft.agent_id
+    if draft.type == "llm":
+        draft.output_hash = content_hash(draft.block_hashes)
+    span: dict[str, Any] = {
+        "span_id": draft.span_id,
+        "ordinal": ordinal,
+        "type": draft.type,
+        "name": draft.name,
+        "status": OUTCOME_STATUS.get(draft.outcome or "", "unknown"),
+        "input_hash": draft.input_hash,
+        "output_hash": draft.output_hash,
+        "attributes": dict(sorted(attributes.items())),
+        "parent_span_id": parent.span_id if parent is not None else None,
+        "outcome": draft.outcome,
+        "started_at": (draft.started.strftime("%Y-%m-%dT%H:%M:%S.%fZ") if draft.started else None),
+        "duration_ms": draft.duration_ms,
+        "source_ref": {"file": draft.file, "line": draft.line},
+    }
+    return span
+
+
+def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions) -> Any:
+    """The redacted trace of one session (with its subagents)."""
+    from abw.models.trace import Trace
+
+    unlinked = [] if main.sidechain_file else link_subagents(main, subs, options)
+    ordered = _ordered(main, unlinked)
+    for ordinal, (draft, _) in enumerate(ordered):
+        draft.span_id = f"span-{ordinal:04d}"
+    spans = [_span(draft, i, parent, main) for i, (draft, parent) in enumerate(ordered)]
+    agent = FILE if main.sidechain_file else MAIN
+    final_text = main.agents[agent].final_text if agent in main.agents else None
+    included = {main.name: main} | {
+        p.name: p for d, _ in ordered for p, _ in d.children if p is not main
+    }
+    included |= {sub.name: sub for sub in unlinked}
+    removed = set().union(*(p.removed for p in included.values()))
+    fallback = main.path.stem
+    trace_id = safe_id(main.session_id, fallback)
+    if main.sidechain_file:
+        trace_id = safe_id(f"{main.session_id}/agent-{main.agent_id}", fallback)
+    source: dict[str, Any] = {
+        "platform": PLATFORM,
+        "export_format": EXPORT_FORMAT,
+        "exported_at": options.exported_at,
+        "source_hash": main.sha256,
+    }
+    extra = sorted((p.name, p.sha256) for p in included.values() if p is not main)
+    if extra:
+        source["subagent_files"] = [{"file": name, "sha256": digest} for name, digest in extra]
+    document = {
+        "source": source,
+        "run": {
+            "trace_id": trace_id,
+            "scenario_id": options.scenario_id,
+            "environment": options.environment,
+            "final_status": _final_status(main),
+            "final_output_hash": final_output_hash(final_text),
+            "canonical_output": extract_canonical_output(final_text, options.output_fields),
+        },
+        "spans": spans,
+        "redaction": {"applied": True, "method": "hash-only", "removed_fields": sorted(removed)},
+    }
+    return Trace.model_validate(document)

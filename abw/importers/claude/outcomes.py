@@ -1,0 +1,116 @@
+"""How a Claude Code tool call is typed and how its result is classified.
+
+Only fixed marker strings written by Claude Code itself are matched; the content they are
+found in is never stored.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: Tools that fetch information without changing anything.
+RETRIEVER_TOOLS = frozenset(
+    {"Read", "Grep", "Glob", "LS", "WebSearch", "WebFetch", "NotebookRead", "ToolSearch"}
+)
+#: Tools that keep the agent's own working memory (to-do lists).
+MEMORY_TOOLS = frozenset(
+    {"TodoWrite", "TodoRead", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"}
+)
+#: Tools that hand work to a subagent.
+HANDOFF_TOOLS = frozenset({"Task", "Agent"})
+#: Tools that run a shell command (``--bash-tool-labels`` applies to them).
+SHELL_TOOLS = frozenset({"Bash"})
+
+#: The coarse status behind each outcome (the same table every importer uses).
+OUTCOME_STATUS = {
+    "ok": "success",
+    "error": "error",
+    "denied": "error",
+    "timeout": "error",
+    "rejected": "cancelled",
+    "interrupted": "cancelled",
+    "incomplete": "unknown",
+}
+
+_REJECTED = (
+    "The user doesn't want to proceed with this tool use",
+    "The user doesn't want to take this action right now",
+)
+_REJECTED_RESULT = "User rejected tool use"
+INTERRUPT_MARKER = "[Request interrupted by user"
+_DENIED = re.compile(
+    r"requested permissions? to .* but you haven't granted it yet"
+    r"|^Permission to use \S+.* (?:has been|was) denied",
+    re.DOTALL,
+)
+
+
+def span_type(tool: str) -> str:
+    """The span type of a tool call (before any label)."""
+    if tool in HANDOFF_TOOLS:
+        return "handoff"
+    if tool in RETRIEVER_TOOLS:
+        return "retriever"
+    if tool in MEMORY_TOOLS:
+        return "memory"
+    return "tool"
+
+
+def mcp_parts(tool: str) -> tuple[str, str] | None:
+    """``mcp__server__tool`` -> ``(server, tool)``; the server may hold ``-`` or single ``_``."""
+    if not tool.startswith("mcp__"):
+        return None
+    server, sep, name = tool[5:].partition("__")
+    if not sep or not server or not name:
+        return None
+    return server, name
+
+
+def result_text(content: Any) -> str:
+    """The text of a ``tool_result`` content (a string or a list of text blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        )
+    return ""
+
+
+def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
+    """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``.
+
+    ``is_error`` is optional in the format: absent means false. Order matters: a rejection is
+    also flagged as an error, and must stay a rejection.
+    """
+    text = result_text(content)
+    tur = tool_use_result
+    if tur == _REJECTED_RESULT or any(marker in text for marker in _REJECTED):
+        return "rejected"
+    if text.lstrip().startswith(INTERRUPT_MARKER) or (
+        isinstance(tur, dict) and tur.get("interrupted") is True
+    ):
+        return "interrupted"
+    if _DENIED.search(text):
+        return "denied"
+    if is_error is True or (isinstance(tur, str) and tur.startswith("Error")):
+        return "error"
+    if text.lstrip().startswith("<tool_use_error>"):
+        return "error"
+    if isinstance(tur, dict) and tur.get("status") in ("error", "failed"):
+        return "error"
+    return "ok"
+
+
+def reported_duration_ms(tool_use_result: Any) -> float | None:
+    """A duration the tool reported itself (Glob, WebFetch, WebSearch, Task), in ms."""
+    if not isinstance(tool_use_result, dict):
+        return None
+    for key, scale in (("durationMs", 1.0), ("totalDurationMs", 1.0), ("durationSeconds", 1000.0)):
+        value = tool_use_result.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            return round(float(value) * scale, 3)
+    return None

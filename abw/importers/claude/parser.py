@@ -1,0 +1,484 @@
+"""Read one Claude Code file (a session or a subagent transcript) into span drafts.
+
+Spans are kept per *agent*: ``main`` for the session's own lines, the root ``uuid`` of each
+inline sidechain (1.0.x layout), or ``file`` for every line of a subagent file. Linking agents to
+the ``Task`` calls that spawned them, ordering and numbering happen in :mod:`.assemble`.
+Nothing raw is kept: content is reduced to hashes as soon as it is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from abw.errors import AbwInputError
+from abw.hashing import content_hash
+from abw.importers.base import ImportOptions
+from abw.importers.claude.outcomes import (
+    INTERRUPT_MARKER,
+    SHELL_TOOLS,
+    classify_result,
+    mcp_parts,
+    reported_duration_ms,
+    result_text,
+    span_type,
+)
+from abw.importers.claude.reader import JsonlReader
+from abw.importers.common import match_label
+
+#: Record types Claude Code writes; anything else is skipped (newer versions add types).
+KNOWN_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "progress",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "last-prompt",
+        "custom-title",
+        "ai-title",
+    }
+)
+_PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
+_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-", "Caveat: ")
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+MAIN = "main"
+FILE = "file"
+
+
+def parse_ts(value: Any) -> datetime | None:
+    """An ISO 8601 timestamp (``Z`` or offset) -> aware UTC datetime, else ``None``."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value[:-1] + "+00:00" if value.endswith("Z") else value
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def ms_between(start: datetime | None, end: datetime | None) -> float | None:
+    """Milliseconds from start to end, never negative (clock skew reads as 0)."""
+    if start is None or end is None:
+        return None
+    return max(0.0, round((end - start).total_seconds() * 1000, 3))
+
+
+@dataclass(eq=False)
+class Draft:
+    """A span before its ordinal is known."""
+
+    file: str
+    line: int
+    block: int
+    agent: str
+    type: str
+    name: str
+    outcome: str | None = "ok"
+    input_hash: str | None = None
+    output_hash: str | None = None
+    attributes: dict[str, Any] = field(default_factory=dict)
+    started: datetime | None = None
+    duration_ms: float | None = None
+    block_hashes: list[str] = field(default_factory=list)
+    children: list[tuple[Any, str]] = field(default_factory=list)  # (FileParser, agent key)
+    agent_id: str | None = None
+    span_id: str = ""
+
+
+@dataclass
+class AgentState:
+    """What is known about one agent while its lines are read."""
+
+    pending: dict[str, Draft] = field(default_factory=dict)  # tool_use_id -> open call
+    last_event: str | None = None
+    last_text_message: str | None = None
+    final_text: str | None = None
+    first_user_text: str | None = None
+    root_line: int | None = None
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return result_text(content)
+    return None
+
+
+class FileParser:
+    """Spans and facts of one Claude Code JSONL file."""
+
+    def __init__(self, path: Path, options: ImportOptions, *, sidechain_file: bool = False):
+        self.path = path
+        self.name = path.name
+        self.options = options
+        self.sidechain_file = sidechain_file
+        self.drafts: dict[str, list[Draft]] = {}
+        self.agents: dict[str, AgentState] = {}
+        self.tools: dict[str, Draft] = {}
+        self.messages: dict[tuple[str, str], Draft] = {}
+        self.inline_root: dict[str, str] = {}  # sidechain line uuid -> agent key
+        self.task_prompts: list[tuple[str, Draft]] = []  # unclaimed Task calls (inline linking)
+        self.agent_links: dict[str, str] = {}  # subagent agentId -> Task tool_use_id
+        self.excluded_inline: set[str] = set()
+        self.unlinked_inline: list[str] = []
+        self.removed: set[str] = set()
+        self.session_id: str | None = None
+        self.agent_id: str | None = None
+        self.known_records = 0
+        self.first_record_line: int | None = None
+        self.sha256 = ""
+
+    # ---------------------------------------------------------------- reading
+    def parse(self) -> FileParser:
+        reader = JsonlReader(self.path, self.options.warn)
+        for line, record in reader:
+            if self.first_record_line is None:
+                self.first_record_line = line
+            kind = record.get("type")
+            if kind not in KNOWN_TYPES:
+                continue
+            self.known_records += 1
+            self._record(line, kind, record)
+        self.sha256 = reader.sha256
+        if reader.records == 0:
+            raise AbwInputError("empty file: not a Claude Code transcript", file=self.path)
+        if self.known_records == 0:
+            raise AbwInputError(
+                "not a Claude Code transcript: no user, assistant or other Claude Code record",
+                file=self.path,
+                line=self.first_record_line,
+                field="type",
+            )
+        return self
+
+    def _record(self, line: int, kind: str, record: dict[str, Any]) -> None:
+        if self.session_id is None and isinstance(record.get("sessionId"), str):
+            self.session_id = record["sessionId"]
+        if self.agent_id is None and isinstance(record.get("agentId"), str):
+            self.agent_id = record["agentId"]
+        if record.get("cwd"):
+            self.removed.add("cwd")
+        if record.get("gitBranch"):
+            self.removed.add("git_branch")
+        if kind == "assistant":
+            self._assistant(line, record, self._agent_key(record))
+        elif kind == "user":
+            self._user(line, record, self._agent_key(record))
+        elif kind == "system":
+            self._system(line, record, self._agent_key(record))
+        elif kind == "progress":
+            self._progress(record)
+        elif kind == "summary" or kind.endswith("-title"):
+            self.removed.add("session_summary")
+        elif kind == "file-history-snapshot":
+            self.removed.add("file_history")
+        elif kind in ("queue-operation", "last-prompt") and (
+            "content" in record or "lastPrompt" in record
+        ):
+            self.removed.add("user_prompt")
+
+    def _agent_key(self, record: dict[str, Any]) -> str:
+        if self.sidechain_file:
+            return FILE
+        if record.get("isSidechain") is not True:
+            return MAIN
+        uuid = record.get("uuid")
+        parent = record.get("parentUuid")
+        key = self.inline_root.get(parent) if isinstance(parent, str) else None
+        if key is None:
+            key = uuid if isinstance(uuid, str) else f"sidechain-{len(self.agents)}"
+            self.agents.setdefault(key, AgentState())
+        if isinstance(uuid, str):
+            self.inline_root[uuid] = key
+        return key
+
+    def _state(self, agent: str) -> AgentState:
+        state = self.agents.get(agent)
+        if state is None:
+            state = self.agents[agent] = AgentState()
+        return state
+
+    # ---------------------------------------------------------------- assistant
+    def _assistant(self, line: int, record: dict[str, Any], agent: str) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            raise AbwInputError("expected an object", file=self.path, line=line, field="message")
+        content = message.get("content")
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            raise AbwInputError(
+                "expected a list of blocks", file=self.path, line=line, field="message.content"
+            )
+        state = self._state(agent)
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or not message_id:
+            message_id = record.get("uuid") if isinstance(record.get("uuid"), str) else str(line)
+        llm = self.messages.get((agent, message_id))
+        if llm is None:
+            model = message.get("model")
+            llm = Draft(
+                self.name,
+                line,
+                0,
+                agent,
+                "llm",
+                model if isinstance(model, str) and model else "unknown",
+                started=parse_ts(record.get("timestamp")),
+            )
+            llm.agent_id = self.agent_id if agent == FILE else None
+            self.messages[(agent, message_id)] = llm
+            self.drafts.setdefault(agent, []).append(llm)
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            for key in _USAGE_KEYS:
+                value = usage.get(key)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    llm.attributes[key] = max(value, llm.attributes.get(key, 0))
+        if record.get("isApiErrorMessage") is True:
+            llm.outcome = "error"
+            state.last_event = "api_error"
+        texts: list[str] = []
+        for index, block in enumerate(content):
+            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                raise AbwInputError(
+                    "expected a content block object with a type",
+                    file=self.path,
+                    line=line,
+                    field=f"message.content[{index}]",
+                )
+            llm.block_hashes.append(content_hash(block))
+            block_type = block["type"]
+            if block_type == "text":
+                self.removed.add("assistant_text")
+                if isinstance(block.get("text"), str):
+                    texts.append(block["text"])
+            elif block_type in ("thinking", "redacted_thinking"):
+                self.removed.add("thinking")
+            elif block_type == "tool_use":
+                self._tool_use(line, index, block, record, agent, state)
+            else:
+                self.removed.add("assistant_content")
+        if texts:
+            if state.last_text_message == message_id and state.final_text is not None:
+                state.final_text = "\n".join([state.final_text, *texts])
+            else:
+                state.final_text = "\n".join(texts)
+            state.last_text_message = message_id
+            if record.get("isApiErrorMessage") is not True:
+                state.last_event = "text"
+
+    def _tool_use(
+        self,
+        line: int,
+        index: int,
+        block: dict[str, Any],
+        record: dict[str, Any],
+        agent: str,
+        state: AgentState,
+    ) -> None:
+        tool_id, tool = block.get("id"), block.get("name")
+        where = f"message.content[{index}]"
+        if not isinstance(tool_id, str) or not tool_id:
+            raise AbwInputError("tool_use without an id", file=self.path, line=line, field=where)
+        if not isinstance(tool, str) or not tool:
+            raise AbwInputError("tool_use without a name", file=self.path, line=line, field=where)
+        state.last_event = "tool_use"
+        if tool_id in self.tools:  # the same call logged again (resumed or forked session)
+            return
+        tool_input = block.get("input")
+        self.removed.add("tool_input")
+        draft = Draft(
+            self.name,
+            line,
+            index,
+            agent,
+            span_type(tool),
+            tool,
+            outcome="incomplete",
+            input_hash=content_hash(tool_input),
+            attributes={"tool": tool},
+            started=parse_ts(record.get("timestamp")),
+        )
+        if isinstance(tool_input, dict):
+            if any(key in tool_input for key in _PATH_KEYS):
+                self.removed.add("file_path")
+            command = tool_input.get("command")
+            if tool in SHELL_TOOLS and isinstance(command, str):
+                self.removed.add("shell_command")
+                draft.attributes["command_hash"] = content_hash(command)
+                label = match_label(self.options.labels, command)
+                if label is not None:
+                    draft.name, draft.type = label.name, label.span_type
+                    draft.attributes["label"] = label.name
+            if draft.type == "handoff" and "prompt" in tool_input:
+                self.removed.add("subagent_prompt")
+                self.task_prompts.append((content_hash(_text_of(tool_input["prompt"])), draft))
+        draft.agent_id = self.agent_id if agent == FILE else None
+        mcp = mcp_parts(tool)
+        if mcp is not None:
+            draft.attributes["mcp_server"], draft.attributes["mcp_tool"] = mcp
+        self.tools[tool_id] = draft
+        state.pending[tool_id] = draft
+        self.drafts.setdefault(agent, []).append(draft)
+
+    # ---------------------------------------------------------------- user
+    def _user(self, line: int, record: dict[str, Any], agent: str) -> None:
+        message = record.get("message")
+        if not isinstance(message, dict):
+            raise AbwInputError("expected an object", file=self.path, line=line, field="message")
+        content = message.get("content")
+        state = self._state(agent)
+        if state.first_user_text is None and state.root_line is None:
+            state.root_line = line
+            state.first_user_text = _text_of(content) or ""
+            if agent not in (MAIN, FILE):
+                self._new_inline_root(agent, state.first_user_text)
+        if "toolUseResult" in record:
+            self.removed.add("tool_output")
+        if isinstance(content, str):
+            self._user_text(content, record, state)
+            return
+        if not isinstance(content, list):
+            raise AbwInputError(
+                "expected a string or a list of blocks",
+                file=self.path,
+                line=line,
+                field="message.content",
+            )
+        for index, block in enumerate(content):
+            if not isinstance(block, dict):
+                raise AbwInputError(
+                    "expected a content block object",
+                    file=self.path,
+                    line=line,
+                    field=f"message.content[{index}]",
+                )
+            block_type = block.get("type")
+            if block_type == "tool_result":
+                self._tool_result(line, index, block, record)
+            elif block_type == "text" and isinstance(block.get("text"), str):
+                self._user_text(block["text"], record, state)
+            elif block_type == "image":
+                self.removed.add("image")
+            else:
+                self.removed.add("user_content")
+
+    def _user_text(self, text: str, record: dict[str, Any], state: AgentState) -> None:
+        if text.startswith(INTERRUPT_MARKER):
+            self._interrupt(state, record)
+            return
+        if record.get("isCompactSummary") is True:
+            self.removed.add("compaction_summary")
+            return
+        self.removed.add("user_prompt")
+        if record.get("isMeta") is True or text.lstrip().startswith(_COMMAND_PREFIXES):
+            return
+        state.last_event = "prompt"
+
+    def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
+        moment = parse_ts(record.get("timestamp"))
+        for draft in state.pending.values():
+            draft.outcome = "interrupted"
+            draft.duration_ms = ms_between(draft.started, moment)
+            draft.attributes["duration_source"] = "timestamps"
+        state.pending.clear()
+        state.last_event = "interrupt"
+
+    def _tool_result(self, line: int, index: int, block: dict[str, Any], record: dict) -> None:
+        tool_id = block.get("tool_use_id")
+        if not isinstance(tool_id, str):
+            raise AbwInputError(
+                "tool_result without a tool_use_id",
+                file=self.path,
+                line=line,
+                field=f"message.content[{index}].tool_use_id",
+            )
+        self.removed.add("tool_output")
+        draft = self.tools.get(tool_id)
+        state = self.agents.get(draft.agent) if draft is not None else None
+        if draft is None or state is None or tool_id not in state.pending:
+            return  # a result for an unknown call, or one logged twice: nothing to add
+        del state.pending[tool_id]
+        state.last_event = "tool_result"
+        content = block.get("content")
+        tool_use_result = record.get("toolUseResult")
+        draft.outcome = classify_result(block.get("is_error"), content, tool_use_result)
+        draft.output_hash = content_hash(content) if "content" in block else None
+        reported = reported_duration_ms(tool_use_result)
+        if reported is not None:
+            draft.duration_ms = reported
+            draft.attributes["duration_source"] = "reported"
+        else:
+            draft.duration_ms = ms_between(draft.started, parse_ts(record.get("timestamp")))
+            if draft.duration_ms is not None:
+                draft.attributes["duration_source"] = "timestamps"
+        if draft.type == "handoff" and isinstance(tool_use_result, dict):
+            agent_id = tool_use_result.get("agentId")
+            if isinstance(agent_id, str) and agent_id:
+                self.agent_links.setdefault(agent_id, tool_id)
+
+    def _new_inline_root(self, agent: str, text: str) -> None:
+        """Link an inline sidechain to the first unclaimed Task call with the same prompt."""
+        if text.strip() == "Warmup":
+            self.excluded_inline.add(agent)
+            return
+        wanted = content_hash(text)
+        for position, (prompt_hash, draft) in enumerate(self.task_prompts):
+            if prompt_hash == wanted:
+                draft.children.append((self, agent))
+                del self.task_prompts[position]
+                return
+        self.unlinked_inline.append(agent)
+
+    # ---------------------------------------------------------------- system, progress
+    def _system(self, line: int, record: dict[str, Any], agent: str) -> None:
+        subtype = record.get("subtype")
+        if subtype == "compact_boundary":
+            metadata = record.get("compactMetadata")
+            metadata = metadata if isinstance(metadata, dict) else {}
+            trigger = metadata.get("trigger")
+            attributes: dict[str, Any] = {
+                "trigger": trigger if trigger in ("auto", "manual") else "other"
+            }
+            pre_tokens = metadata.get("preTokens")
+            if isinstance(pre_tokens, int) and not isinstance(pre_tokens, bool):
+                attributes["pre_tokens"] = pre_tokens
+            draft = Draft(
+                self.name,
+                line,
+                0,
+                agent,
+                "memory",
+                "compaction",
+                attributes=attributes,
+                started=parse_ts(record.get("timestamp")),
+            )
+            self.drafts.setdefault(agent, []).append(draft)
+            return
+        if subtype == "api_error":
+            self._state(agent).last_event = "api_error"
+        if any(key in record for key in ("content", "hookInfos", "hookErrors", "error")):
+            self.removed.add("system_message")
+
+    def _progress(self, record: dict[str, Any]) -> None:
+        data = record.get("data")
+        if not isinstance(data, dict):
+            return
+        self.removed.add("progress_output")
+        if data.get("type") == "agent_progress":
+            agent_id, tool_id = data.get("agentId"), record.get("parentToolUseID")
+            if isinstance(agent_id, str) and isinstance(tool_id, str) and agent_id and tool_id:
+                self.agent_links.setdefault(agent_id, tool_id)
