@@ -1,0 +1,79 @@
+"""``abw diff``: how candidate paths moved from the baseline, for people or machines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+def format_text(results: list) -> str:  # list[DiffResult]
+    """A short plain-text account of each scenario's diff."""
+    lines: list[str] = []
+    for r in results:
+        lines.append(
+            f"scenario {r.scenario_id or '(none)'}: {r.baseline_runs} baseline run(s), "
+            f"{r.candidate_runs} candidate run(s)"
+        )
+        lines.append(
+            f"  path edit distance    mean {r.path_edit_distance_mean:.3f}  "
+            f"max {r.path_edit_distance_max:.3f}"
+        )
+        lines.append(f"  fingerprint distance  {r.fingerprint_distance:.3f}")
+        lines.append(f"  tool Jaccard distance {r.tool_jaccard_distance:.3f}")
+        if r.tools_new:
+            lines.append(f"  tools new             {', '.join(r.tools_new)}")
+        if r.tools_missing:
+            lines.append(f"  tools missing         {', '.join(r.tools_missing)}")
+        d = r.first_divergence
+        if d is None:
+            lines.append("  every candidate path is a baseline path")
+        else:
+            lines.append(
+                f"  first divergence      step {d.step} in {d.trace_id}: "
+                f"{d.candidate_tool or '<end>'} where the baseline had "
+                f"{', '.join(d.baseline_alternatives) or 'nothing'}"
+            )
+            lines.append(f"    after               {' > '.join(d.common_prefix) or '(start)'}")
+            lines.append(f"    candidate path      {' > '.join(d.candidate_path) or '(empty)'}")
+            lines.append(f"    nearest baseline    {' > '.join(d.baseline_path) or '(empty)'}")
+            lines.append(f"  diverging runs        {len(r.divergences)} of {r.candidate_runs}")
+        far = sorted(r.per_run, key=lambda x: (-x.path_edit_distance, x.trace_id))[:5]
+        for run in far:
+            if run.path_edit_distance > 0:
+                lines.append(
+                    f"    {run.trace_id}: {run.path_edit_distance:.3f} "
+                    f"(nearest {run.nearest_baseline_trace_id or '-'})"
+                )
+    return "\n".join(lines) + "\n"
+
+
+@click.command("diff")
+@click.option("--baseline", required=True, type=click.Path(path_type=Path))
+@click.option("--candidate", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="Write here.")
+def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) -> int:
+    """Compare candidate paths with the baseline: edit distance, fingerprint, Jaccard,
+    first divergent step, tools new and missing."""
+    from abw.atomic import write_atomic
+    from abw.diff import diff
+    from abw.traceio import load_traces
+
+    results = diff(load_traces(baseline), load_traces(candidate))
+    if fmt == "json":
+        text = (
+            json.dumps([r.model_dump(mode="json") for r in results], indent=2, sort_keys=True)
+            + "\n"
+        )
+    else:
+        text = format_text(results)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        click.echo(f"wrote {out}", err=True)
+    return 0

@@ -1,0 +1,32 @@
+"""``abw explain CHECK_ID --report gate-report.json``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("check_id")
+@click.option(
+    "--report",
+    "report_path",
+    default="gate-report.json",
+    show_default=True,
+    type=click.Path(path_type=Path),
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def explain(check_id: str, report_path: Path, fmt: str) -> int:
+    """Explain one check of a gate report: its inputs, violating spans and why."""
+    from abw.explain import explain as explain_text
+    from abw.explain import find_check, load_report
+
+    report = load_report(report_path)
+    if fmt == "json":
+        check = find_check(report, check_id)
+        click.echo(json.dumps(check.model_dump(mode="json"), indent=2, sort_keys=True))
+    else:
+        click.echo(explain_text(report, check_id), nl=False)
+    return 0

@@ -1,0 +1,98 @@
+"""``abw gate``: the verdict, the report, and the exit code."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import click
+
+
+def format_summary(report) -> str:  # GateReport
+    """What a person reads in a terminal: the verdict, then each check that is not PASS."""
+    lines = [report.summary]
+    for check in report.checks:
+        if check.verdict != "PASS":
+            lines.append(f"  {check.verdict:<12} {check.id}: {check.message}")
+    passed = sum(c.verdict == "PASS" for c in report.checks)
+    lines.append(f"  {passed} of {len(report.checks)} checks passed.")
+    return "\n".join(lines) + "\n"
+
+
+@click.command("gate")
+@click.option("--baseline", required=True, type=click.Path(path_type=Path))
+@click.option("--candidate", required=True, type=click.Path(path_type=Path))
+@click.option("--spec", "spec_path", required=True, type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None, help="gate-report.json.")
+@click.option(
+    "--report-dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write every report format (json, html, markdown, sarif, junit) here.",
+)
+@click.option(
+    "--latent",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder with baseline/ and candidate/ representation trajectories (advisory only).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="warn: a WARN verdict exits 1.",
+)
+@click.option("--fail-on-warn", is_flag=True, help="Same as --fail-on warn.")
+@click.option("--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3.")
+@click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line.")
+def gate_command(
+    baseline: Path,
+    candidate: Path,
+    spec_path: Path,
+    out: Path | None,
+    report_dir: Path | None,
+    latent: Path | None,
+    fail_on: str,
+    fail_on_warn: bool,
+    allow_inconclusive: bool,
+    timestamp: bool,
+    quiet: bool,
+) -> int:
+    """Gate CANDIDATE traces against BASELINE traces under a behavior spec.
+
+    Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --fail-on warn), 3 INCONCLUSIVE
+    (0 with --allow-inconclusive), 2 invalid input.
+    """
+    from abw.atomic import write_atomic
+    from abw.errors import AbwInputError
+    from abw.gate import report_json, run_gate
+    from abw.verdicts import exit_code
+
+    report = run_gate(baseline, candidate, spec_path, latent=latent)
+    if timestamp:
+        from datetime import UTC, datetime
+
+        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        report = report.model_copy(update={"generated_at": stamp})
+    if out is not None:
+        write_atomic(out, report_json(report))
+    written = {}
+    if report_dir is not None:
+        if importlib.util.find_spec("abw.render") is None:
+            raise AbwInputError("report rendering is not available", field="--report-dir")
+        from abw.render import write_reports
+
+        written = write_reports(report, report_dir)
+    click.echo(report.summary if quiet else format_summary(report), nl=quiet)
+    if not quiet:
+        if out is not None:
+            click.echo(f"report: {out}")
+        for fmt, path in sorted(written.items()):
+            click.echo(f"{fmt}: {path}")
+    return exit_code(
+        report.verdict,
+        fail_on_warn=fail_on_warn or fail_on == "warn",
+        allow_inconclusive=allow_inconclusive,
+    )

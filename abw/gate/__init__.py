@@ -1,0 +1,212 @@
+"""``abw gate``: candidate traces against baseline traces under a locked spec -> GateReport.
+
+One module per check category (output_eval, behavior_contract, operational_quality,
+diff_shape, sample_sufficiency); this module groups runs by scenario, applies them and takes
+the worst verdict. Semantics: docs/semantics.md. The result is deterministic: runs are sorted
+by what they are, never by the order they were passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from abw.errors import AbwInputError
+from abw.gate.ledger import inputs_digest
+
+if TYPE_CHECKING:
+    from abw.models.report import GateReport, LatentAdvisory
+    from abw.models.spec import Spec
+    from abw.traceio import TraceFile
+
+__all__ = ["gate", "inputs_digest", "report_json", "run_gate"]
+
+CATEGORY_ORDER = (
+    "output_eval",
+    "behavior_contract",
+    "operational_quality",
+    "diff_shape",
+    "sample_sufficiency",
+)
+
+
+def _check_unique(traces: list[TraceFile], role: str) -> None:
+    if not traces:
+        raise AbwInputError(f"no {role} traces were given", field=role)
+    seen: set[str] = set()
+    for trace_file in traces:
+        if trace_file.path in seen:
+            raise AbwInputError(f"the same file is given twice as {role}", file=trace_file.path)
+        seen.add(trace_file.path)
+
+
+def gate(
+    baseline: list[TraceFile],
+    candidate: list[TraceFile],
+    spec: Spec,
+    *,
+    spec_file: str,
+    spec_sha256: str,
+    latent: LatentAdvisory | None = None,
+) -> GateReport:
+    """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence."""
+    from abw import __version__
+    from abw.diff import diff, group_by_scenario, run_sort_key, scenario_key
+    from abw.gate import (
+        behavior_contract,
+        diff_shape,
+        ledger,
+        operational_quality,
+        output_eval,
+        sample_sufficiency,
+    )
+    from abw.gate.common import evaluate_rule
+    from abw.gate.spans import error_spans, retry_spans
+    from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
+
+    _check_unique(baseline, "baseline")
+    _check_unique(candidate, "candidate")
+    baseline = sorted(baseline, key=run_sort_key)
+    candidate = sorted(candidate, key=run_sort_key)
+
+    # Hard, per-run checks over every candidate run (the spec applies to every scenario).
+    rules = [
+        *output_eval.rules(spec.output),
+        *behavior_contract.rules(spec.invariants),
+        *operational_quality.rules(spec.invariants),
+    ]
+    checks = []
+    failed: dict[str, list[str]] = {t.path: [] for t in candidate}
+    for rule in rules:
+        check, outcome = evaluate_rule(rule, candidate)
+        checks.append(check)
+        for path, ok in outcome.items():
+            if not ok:
+                failed[path].append(check.id)
+
+    # Per scenario: shape against the baseline, and sample statistics on per-run passes.
+    diffs = diff(baseline, candidate)
+    base_groups = group_by_scenario(baseline)
+    cand_groups = group_by_scenario(candidate)
+    statistics = []
+    for result in diffs:
+        sid = result.scenario_id
+        runs = cand_groups.get(sid, [])
+        if runs and not base_groups.get(sid):
+            checks.append(diff_shape.coverage_check(sid, len(runs)))
+        elif runs:
+            checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
+        stats = sample_sufficiency.statistics(
+            sid, [not failed[t.path] for t in runs], spec.thresholds
+        )
+        statistics.append(stats)
+        checks += sample_sufficiency.checks(stats, runs, failed, len(base_groups.get(sid, [])))
+
+    checks.sort(key=lambda c: CATEGORY_ORDER.index(c.category))  # stable: spec order within
+    verdict = worst_verdict([c.verdict for c in checks])
+
+    def status(role: str, trace_file: TraceFile) -> RunStatus:
+        trace = trace_file.trace
+        return RunStatus(
+            role=role,  # type: ignore[arg-type]
+            trace_id=trace.run.trace_id,
+            trace_file=trace_file.path,
+            scenario_id=trace.run.scenario_id,
+            passed=None if role == "baseline" else not failed[trace_file.path],
+            path_length=len(trace.path()),
+            errors=len(error_spans(trace)),
+            retries=len(retry_spans(trace)),
+            failed_checks=[] if role == "baseline" else failed[trace_file.path],
+        )
+
+    runs_out = [
+        status(role, t)
+        for role, group in (("baseline", baseline), ("candidate", candidate))
+        for t in sorted(
+            group, key=lambda t: (scenario_key(t.trace.run.scenario_id), run_sort_key(t))
+        )
+    ]
+    return GateReport(
+        tool=ToolInfo(version=__version__),
+        verdict=verdict,
+        summary=ledger.summary(verdict, checks, len(candidate)),
+        spec_id=spec.id,
+        checks=checks,
+        diff=diffs,
+        statistics=statistics,
+        runs=runs_out,
+        evidence_ledger=ledger.evidence_ledger(
+            latent, bool(spec.output.required_fields or spec.output.expected)
+        ),
+        inputs=ledger.inputs(
+            spec_file, spec_sha256, [("baseline", baseline), ("candidate", candidate)]
+        ),
+    )
+
+
+def run_gate(
+    baseline: str | Path,
+    candidate: str | Path,
+    spec: str | Path,
+    *,
+    latent: str | Path | None = None,
+) -> GateReport:
+    """Load the baseline and candidate folders (or files) and the spec, then :func:`gate`."""
+    from abw.specio import load_spec
+    from abw.traceio import load_traces
+
+    loaded_spec, spec_sha256 = load_spec(spec)
+    baseline_traces = load_traces(baseline)
+    candidate_traces = load_traces(candidate)
+    advisory = load_latent(latent) if latent is not None else None
+    return gate(
+        baseline_traces,
+        candidate_traces,
+        loaded_spec,
+        spec_file=str(spec),
+        spec_sha256=spec_sha256,
+        latent=advisory,
+    )
+
+
+def load_latent(folder: str | Path) -> LatentAdvisory:
+    """Summarize representation trajectories (advisory only) via ``abw.latent_summary``."""
+    import importlib
+
+    try:
+        module = importlib.import_module("abw.latent_summary")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("abw.latent_summary",):
+            raise
+        raise AbwInputError(
+            "latent summaries are not available in this installation", field="--latent"
+        ) from None
+    return module.summarize_latent(Path(folder))
+
+
+def report_document(report: GateReport) -> dict[str, Any]:
+    """The report as plain JSON data (what ``gate-report.json`` holds)."""
+    return report.model_dump(mode="json")
+
+
+def report_json(report: GateReport) -> str:
+    """Byte-stable JSON text of a report: sorted keys, two-space indent, trailing newline."""
+    return (
+        json.dumps(
+            report_document(report), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
+        )
+        + "\n"
+    )
+
+
+class _CallableModule(types.ModuleType):
+    """``from abw import gate`` may find this package (once imported) instead of the function."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> GateReport:
+        return gate(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,108 @@
+"""``behavior_contract``: required tools, forbidden tools and order constraints (hard, per run)."""
+
+from __future__ import annotations
+
+from abw.gate.common import Finding, RunRule, ordinals_text, runs_word
+from abw.gate.spans import order_violations, ordered, successful
+from abw.models.spec import Invariants
+from abw.traceio import TraceFile
+
+
+def _required_tool(index: int, tool: str) -> RunRule:
+    def evaluate(trace_file: TraceFile) -> Finding | None:
+        trace = trace_file.trace
+        if successful(trace, tool):
+            return None
+        attempts = [s.ordinal for s in ordered(trace) if s.name == tool]
+        if attempts:
+            return Finding(
+                f"{tool} was called {len(attempts)} time(s) but never succeeded "
+                f"(ordinals {ordinals_text(attempts)})",
+                tuple(attempts),
+            )
+        return Finding(f"no {tool} span at all")
+
+    return RunRule(
+        id=f"behavior_contract.required_tools[{index}]",
+        rule="required_tools",
+        category="behavior_contract",
+        limits={"tool": tool, "requires": "at least one successful span in every run"},
+        evaluate=evaluate,
+        passed_message=lambda n: f"Every one of {runs_word(n)} called {tool} successfully.",
+        failed_message=lambda bad, n: (
+            f"{bad} of {runs_word(n)} never called the required tool {tool} successfully."
+        ),
+    )
+
+
+def _forbidden_tool(index: int, tool: str) -> RunRule:
+    def evaluate(trace_file: TraceFile) -> Finding | None:
+        hits = [s.ordinal for s in ordered(trace_file.trace) if s.name == tool]
+        if not hits:
+            return None
+        return Finding(
+            f"forbidden tool {tool} called at ordinal(s) {ordinals_text(hits)}", tuple(hits)
+        )
+
+    return RunRule(
+        id=f"behavior_contract.forbidden_tools[{index}]",
+        rule="forbidden_tools",
+        category="behavior_contract",
+        limits={"tool": tool, "forbids": "any span of this name, whatever its status"},
+        evaluate=evaluate,
+        passed_message=lambda n: f"None of {runs_word(n)} called the forbidden tool {tool}.",
+        failed_message=lambda bad, n: f"{bad} of {runs_word(n)} called the forbidden tool {tool}.",
+    )
+
+
+def _required_order(index: int, before: str, after: str) -> RunRule:
+    def evaluate(trace_file: TraceFile) -> Finding | None:
+        trace = trace_file.trace
+        early = order_violations(trace, before, after)
+        if not early:
+            return None
+        first_before = next(iter(successful(trace, before, glob=True)), None)
+        where = (
+            f"the first successful {before} is at ordinal {first_before.ordinal}"
+            if first_before is not None
+            else f"there is no successful {before} at all"
+        )
+        names = sorted({s.name for s in early})
+        ordinals = [s.ordinal for s in early]
+        message = (
+            f"{'/'.join(names)} succeeded at ordinal(s) {ordinals_text(ordinals)} before any "
+            f"successful {before}; {where}"
+        )
+        shown = [*ordinals, *([first_before.ordinal] if first_before is not None else [])]
+        return Finding(message, tuple(shown))
+
+    return RunRule(
+        id=f"behavior_contract.required_order[{index}]",
+        rule="required_order",
+        category="behavior_contract",
+        limits={
+            "before": before,
+            "after": after,
+            "requires": "every successful `after` span has a successful `before` span "
+            "at an earlier ordinal",
+        },
+        evaluate=evaluate,
+        passed_message=lambda n: (
+            f"In every one of {runs_word(n)}, each successful {after} came after a "
+            f"successful {before}."
+        ),
+        failed_message=lambda bad, n: (
+            f"In {bad} of {runs_word(n)}, {after} succeeded before any successful {before}."
+        ),
+    )
+
+
+def rules(invariants: Invariants) -> list[RunRule]:
+    """The behavior-contract rules of a spec, in spec order."""
+    found: list[RunRule] = []
+    found += [_required_tool(i, t) for i, t in enumerate(invariants.required_tools)]
+    found += [_forbidden_tool(i, t) for i, t in enumerate(invariants.forbidden_tools)]
+    found += [
+        _required_order(i, c.before, c.after) for i, c in enumerate(invariants.required_order)
+    ]
+    return found

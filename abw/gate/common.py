@@ -1,0 +1,93 @@
+"""What every check category shares: per-run rules, findings and how a check is assembled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from abw.models.report import Category, Check, Verdict, Violation
+from abw.traceio import TraceFile
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why one run breaks a rule, and the spans (ordinals) that show it."""
+
+    message: str
+    ordinals: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunRule:
+    """A hard, per-run rule: a run either satisfies it or is a counterexample."""
+
+    id: str
+    rule: str
+    category: Category
+    limits: dict[str, Any]
+    evaluate: Callable[[TraceFile], Finding | None]
+    passed_message: Callable[[int], str]  # runs checked -> sentence
+    failed_message: Callable[[int, int], str]  # (violating runs, runs checked) -> sentence
+    measured: dict[str, Any] = field(default_factory=dict)
+
+
+def violation(trace_file: TraceFile, finding: Finding) -> Violation:
+    """A report violation pointing at the run's file and the lines of its spans."""
+    ordinals = sorted(set(finding.ordinals))
+    return Violation(
+        trace_id=trace_file.trace.run.trace_id,
+        trace_file=trace_file.path,
+        scenario_id=trace_file.trace.run.scenario_id,
+        span_ordinals=ordinals,
+        span_lines=[trace_file.line_of(o) for o in ordinals],
+        message=finding.message,
+    )
+
+
+def evaluate_rule(rule: RunRule, runs: list[TraceFile]) -> tuple[Check, dict[str, bool]]:
+    """Apply a hard rule to every candidate run: FAIL on any counterexample.
+
+    Returns the check and, per trace file path, whether that run satisfied the rule.
+    """
+    violations: list[Violation] = []
+    outcome: dict[str, bool] = {}
+    for trace_file in runs:
+        finding = rule.evaluate(trace_file)
+        outcome[trace_file.path] = finding is None
+        if finding is not None:
+            violations.append(violation(trace_file, finding))
+    bad = len(violations)
+    verdict: Verdict = "FAIL" if bad else "PASS"
+    message = rule.failed_message(bad, len(runs)) if bad else rule.passed_message(len(runs))
+    check = Check(
+        id=rule.id,
+        rule=rule.rule,
+        category=rule.category,
+        verdict=verdict,
+        message=message,
+        hard=True,
+        runs_checked=len(runs),
+        measured={**rule.measured, "violating_runs": bad, "runs": len(runs)},
+        limits=rule.limits,
+        violations=violations,
+    )
+    return check, outcome
+
+
+def runs_word(count: int) -> str:
+    return f"{count} candidate run" + ("" if count == 1 else "s")
+
+
+def ordinals_text(ordinals: list[int] | tuple[int, ...]) -> str:
+    shown = ", ".join(str(o) for o in ordinals[:8])
+    return shown + (f" and {len(ordinals) - 8} more" if len(ordinals) > 8 else "")
+
+
+def scenario_suffix(scenario_id: str | None) -> str:
+    """Per-scenario checks carry ``@scenario`` in their id (nothing for runs without one)."""
+    return "" if scenario_id is None else f"@{scenario_id}"
+
+
+def scenario_text(scenario_id: str | None) -> str:
+    return "runs without a scenario id" if scenario_id is None else f"scenario {scenario_id}"

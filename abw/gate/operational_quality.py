@@ -1,0 +1,67 @@
+"""``operational_quality``: path length, errors and retries against the spec's budgets."""
+
+from __future__ import annotations
+
+from abw.gate.common import Finding, RunRule, ordinals_text, runs_word
+from abw.gate.spans import error_spans, retry_spans
+from abw.models.spec import Invariants
+from abw.traceio import TraceFile
+
+
+def _max_path_length(limit: int) -> RunRule:
+    def evaluate(trace_file: TraceFile) -> Finding | None:
+        path = trace_file.trace.path()
+        if len(path) <= limit:
+            return None
+        extra = [s.ordinal for s in path[limit:]]
+        return Finding(
+            f"path length {len(path)} exceeds {limit}; the spans past the budget are at "
+            f"ordinal(s) {ordinals_text(extra)}",
+            tuple(extra),
+        )
+
+    return RunRule(
+        id="operational_quality.max_path_length",
+        rule="max_path_length",
+        category="operational_quality",
+        limits={"max_path_length": limit},
+        evaluate=evaluate,
+        passed_message=lambda n: f"Every one of {runs_word(n)} kept its path within {limit} steps.",
+        failed_message=lambda bad, n: (
+            f"{bad} of {runs_word(n)} took more than {limit} steps (non-llm spans)."
+        ),
+    )
+
+
+def _max_count(rule: str, limit: int, noun: str, spans_of) -> RunRule:  # type: ignore[no-untyped-def]
+    def evaluate(trace_file: TraceFile) -> Finding | None:
+        spans = spans_of(trace_file.trace)
+        if len(spans) <= limit:
+            return None
+        ordinals = [s.ordinal for s in spans]
+        return Finding(
+            f"{len(spans)} {noun} (limit {limit}) at ordinal(s) {ordinals_text(ordinals)}",
+            tuple(ordinals),
+        )
+
+    return RunRule(
+        id=f"operational_quality.{rule}",
+        rule=rule,
+        category="operational_quality",
+        limits={rule: limit},
+        evaluate=evaluate,
+        passed_message=lambda n: f"Every one of {runs_word(n)} had at most {limit} {noun}.",
+        failed_message=lambda bad, n: f"{bad} of {runs_word(n)} had more than {limit} {noun}.",
+    )
+
+
+def rules(invariants: Invariants) -> list[RunRule]:
+    """The operational budgets the spec sets (unset budgets are not checked)."""
+    found: list[RunRule] = []
+    if invariants.max_path_length is not None:
+        found.append(_max_path_length(invariants.max_path_length))
+    if invariants.max_errors is not None:
+        found.append(_max_count("max_errors", invariants.max_errors, "error spans", error_spans))
+    if invariants.max_retries is not None:
+        found.append(_max_count("max_retries", invariants.max_retries, "retries", retry_spans))
+    return found

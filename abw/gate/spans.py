@@ -1,0 +1,53 @@
+"""Span-level facts the checks are built from (DESIGN.md §3)."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from abw.models.trace import Span, Trace
+
+
+def ordered(trace: Trace) -> list[Span]:
+    """All spans in ordinal order."""
+    return sorted(trace.spans, key=lambda s: s.ordinal)
+
+
+def successful(trace: Trace, pattern: str, *, glob: bool = False) -> list[Span]:
+    """Successful spans whose name is ``pattern`` (or matches it as a glob), in ordinal order."""
+    return [
+        s
+        for s in ordered(trace)
+        if s.status == "success" and (fnmatchcase(s.name, pattern) if glob else s.name == pattern)
+    ]
+
+
+def error_spans(trace: Trace) -> list[Span]:
+    """Spans with status ``error`` (any type)."""
+    return [s for s in ordered(trace) if s.status == "error"]
+
+
+def retry_spans(trace: Trace) -> list[Span]:
+    """Spans whose (name, input_hash) repeats an earlier span of the trace that failed.
+
+    "Failed" means status ``error``; a span without an input hash is never a retry, since
+    nothing shows that it repeated the same input.
+    """
+    failed: set[tuple[str, str]] = set()
+    retries: list[Span] = []
+    for span in ordered(trace):
+        key = (span.name, span.input_hash) if span.input_hash is not None else None
+        if key is not None and key in failed:
+            retries.append(span)
+        if key is not None and span.status == "error":
+            failed.add(key)
+    return retries
+
+
+def order_violations(trace: Trace, before: str, after: str) -> list[Span]:
+    """Successful ``after`` spans with no successful ``before`` span at an earlier ordinal."""
+    first_before = next(iter(successful(trace, before, glob=True)), None)
+    return [
+        s
+        for s in successful(trace, after, glob=True)
+        if first_before is None or first_before.ordinal >= s.ordinal
+    ]

@@ -1,0 +1,232 @@
+"""Sample statistics for the per-run pass indicator: Wilson bounds and an exact-lattice SPRT.
+
+Everything here is pure and deterministic. The SPRT never compares floating-point log-likelihood
+ratios with a boundary: for every sample size it precomputes, with exact rational arithmetic,
+how many failures accept H1 and how many accept H0, and then decides on integer counts. (In
+doubles ``2*log(4) < log(16)``, so a float SPRT with p0=0.95, p1=0.80, alpha=0.05, beta=0.20
+would not stop after two initial failures; the exact one does.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Literal
+
+WilsonDecision = Literal["pass", "fail", "inconclusive"]
+SprtDecision = Literal["accept_h0", "accept_h1", "continue", "truncated"]
+
+#: Largest number of extra runs :func:`runs_needed` searches before giving up.
+RUNS_NEEDED_LIMIT = 10_000_000
+
+
+def wilson_bounds(k: int, n: int, z: float) -> tuple[float, float] | None:
+    """Wilson score interval (lower, upper) for k successes in n trials; None when n == 0."""
+    if n <= 0:
+        return None
+    if not 0 <= k <= n:
+        raise ValueError(f"k={k} must lie in [0, n={n}]")
+    phat = k / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    center = (phat + z2 / (2 * n)) / denom
+    half = z * math.sqrt(phat * (1 - phat) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, center - half), min(1.0, center + half)
+
+
+def wilson_decision(k: int, n: int, z: float, tau: float) -> WilsonDecision:
+    """Three-way rule: lower >= tau -> pass, upper < tau -> fail, otherwise inconclusive."""
+    bounds = wilson_bounds(k, n, z)
+    if bounds is None:
+        return "inconclusive"
+    lower, upper = bounds
+    if lower >= tau:
+        return "pass"
+    if upper < tau:
+        return "fail"
+    return "inconclusive"
+
+
+def runs_needed(k: int, n: int, z: float, tau: float) -> int | None:
+    """Fewest additional all-pass runs m with Wilson lower(k+m, n+m) >= tau.
+
+    0 when the bound already reaches tau; None when no number of runs can (tau >= 1).
+    The lower bound grows with every added pass, so a doubling then bisection search is exact.
+    """
+
+    def reaches(m: int) -> bool:
+        bounds = wilson_bounds(k + m, n + m, z)
+        return bounds is not None and bounds[0] >= tau
+
+    if reaches(0):
+        return 0
+    if tau >= 1:
+        return None
+    high = 1
+    while not reaches(high):
+        high *= 2
+        if high > RUNS_NEEDED_LIMIT:
+            return None
+    low = high // 2  # reaches(low) is False (or low == 0, already checked)
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def _exact(value: float) -> Fraction:
+    """The decimal a person wrote (0.95 -> 19/20), not the binary double nearest to it."""
+    return Fraction(repr(value))
+
+
+@dataclass(frozen=True)
+class SprtPlan:
+    """Wald's SPRT for H0: p = p0 against H1: p = p1 < p0 on the pass indicator.
+
+    ``boundaries="wald"`` uses A = (1-beta)/alpha, B = beta/(1-alpha); ``"ville"`` uses
+    A = 1/alpha, B = beta (error bounds that hold for any stopping rule).
+    """
+
+    p0: float
+    p1: float
+    alpha: float
+    beta: float
+    max_runs: int
+    boundaries: Literal["wald", "ville"] = "wald"
+
+    def _ratios(self) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+        p0, p1 = _exact(self.p0), _exact(self.p1)
+        alpha, beta = _exact(self.alpha), _exact(self.beta)
+        if self.boundaries == "ville":
+            upper, lower = 1 / alpha, beta
+        else:
+            upper, lower = (1 - beta) / alpha, beta / (1 - alpha)
+        return p1 / p0, (1 - p1) / (1 - p0), upper, lower
+
+    @property
+    def log_boundaries(self) -> tuple[float, float]:
+        """(ln B, ln A) for display only; decisions never use these floats."""
+        _, _, upper, lower = self._ratios()
+        return math.log(lower), math.log(upper)
+
+    def llr(self, passes: int, failures: int) -> float:
+        """Log-likelihood ratio for display only."""
+        return passes * math.log(self.p1 / self.p0) + failures * math.log(
+            (1 - self.p1) / (1 - self.p0)
+        )
+
+    def thresholds(self, n: int) -> tuple[int, int]:
+        """For n runs: (most failures that still accept H0, fewest failures that accept H1).
+
+        The likelihood ratio grows with every failure, so both are single integers; -1 means no
+        failure count accepts H0 at this n, and n+1 that none accepts H1.
+        """
+        return _thresholds(self, n)
+
+    def decide(self, passes: int, failures: int) -> SprtDecision | None:
+        """The boundary (if any) crossed at exactly these counts."""
+        accept_h0_max, accept_h1_min = self.thresholds(passes + failures)
+        if failures >= accept_h1_min:
+            return "accept_h1"
+        if failures <= accept_h0_max:
+            return "accept_h0"
+        return None
+
+
+@lru_cache(maxsize=65536)
+def _thresholds(plan: SprtPlan, n: int) -> tuple[int, int]:
+    pass_ratio, fail_ratio, upper, lower = plan._ratios()
+
+    def ratio(failures: int) -> Fraction:
+        return pass_ratio ** (n - failures) * fail_ratio**failures
+
+    accept_h1_min = n + 1
+    low, high = 0, n + 1  # smallest f in [0, n] with ratio(f) >= upper, else n + 1
+    while low < high:
+        middle = (low + high) // 2
+        if ratio(middle) >= upper:
+            high = middle
+        else:
+            low = middle + 1
+    accept_h1_min = low
+    low, high = -1, n  # largest f in [0, n] with ratio(f) <= lower, else -1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if ratio(middle) <= lower:
+            low = middle
+        else:
+            high = middle - 1
+    return low, accept_h1_min
+
+
+@dataclass(frozen=True)
+class SprtResult:
+    decision: SprtDecision
+    passes: int
+    failures: int
+    runs_used: int
+
+
+def run_sprt(plan: SprtPlan, outcomes: list[bool]) -> SprtResult:
+    """Walk the outcomes in order and stop at the first boundary crossed.
+
+    Past ``plan.max_runs`` runs without a decision the test is truncated (INCONCLUSIVE); when
+    the outcomes run out first it is ``continue`` (collect more runs).
+    """
+    passes = failures = 0
+    for outcome in outcomes[: plan.max_runs]:
+        if outcome:
+            passes += 1
+        else:
+            failures += 1
+        decision = plan.decide(passes, failures)
+        if decision is not None:
+            return SprtResult(decision, passes, failures, passes + failures)
+    used = passes + failures
+    decision: SprtDecision = "truncated" if used >= plan.max_runs else "continue"
+    return SprtResult(decision, passes, failures, used)
+
+
+@dataclass(frozen=True)
+class OperatingCharacteristics:
+    p: float
+    accept_h1: float
+    accept_h0: float
+    undecided: float
+    expected_runs: float
+
+
+def operating_characteristics(plan: SprtPlan, p: float) -> OperatingCharacteristics:
+    """Exact probabilities of each decision when the true pass rate is p (dynamic program).
+
+    Runs up to ``plan.max_runs``; the undecided mass is what truncation turns INCONCLUSIVE.
+    """
+    alive = {0: 1.0}  # failures so far -> probability of being undecided with them
+    accept_h0 = accept_h1 = expected = 0.0
+    for n in range(1, plan.max_runs + 1):
+        step: dict[int, float] = {}
+        for failures, mass in alive.items():
+            step[failures] = step.get(failures, 0.0) + mass * p
+            step[failures + 1] = step.get(failures + 1, 0.0) + mass * (1 - p)
+        h0_max, h1_min = plan.thresholds(n)
+        alive = {}
+        for failures in sorted(step):
+            mass = step[failures]
+            if failures >= h1_min:
+                accept_h1 += mass
+                expected += n * mass
+            elif failures <= h0_max:
+                accept_h0 += mass
+                expected += n * mass
+            else:
+                alive[failures] = mass
+        if not alive:
+            break
+    undecided = sum(alive.values())
+    expected += plan.max_runs * undecided
+    return OperatingCharacteristics(p, accept_h1, accept_h0, undecided, expected)
