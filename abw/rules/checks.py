@@ -1,0 +1,210 @@
+"""Rule and assertion results as gate-report checks.
+
+Categories: temporal, argument, recovery and soft-budget rules -> ``behavior_contract``;
+count and retry rules -> ``operational_quality``; assertions -> ``output_eval``.
+
+Verdicts: a hard rule FAILs on any violating run and is INCONCLUSIVE when some run cannot be
+decided; a soft rule WARNs on either; a precondition rule is INCONCLUSIVE on either (the
+contract's promise does not apply to that run). An assertion of severity ``error`` FAILs when
+any candidate run drifted and is INCONCLUSIVE when one is unknown; ``warn`` WARNs on either;
+``info`` is reported and always PASSes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from abw.models.report import Check, Verdict, Violation, worst_verdict
+from abw.models.rules import rule_id
+from abw.rules import applies, evaluate_rules
+from abw.rules.assertions import assert_run
+from abw.rules.jsonvalue import MISSING, show
+
+CATEGORY = {
+    "count": "operational_quality",
+    "retry_limit": "operational_quality",
+}
+ON_VIOLATED: dict[str, Verdict] = {"hard": "FAIL", "soft": "WARN", "precondition": "INCONCLUSIVE"}
+ON_UNKNOWN: dict[str, Verdict] = {
+    "hard": "INCONCLUSIVE",
+    "soft": "WARN",
+    "precondition": "INCONCLUSIVE",
+}
+SEVERITY_DRIFTED: dict[str, Verdict] = {"error": "FAIL", "warn": "WARN", "info": "PASS"}
+SEVERITY_UNKNOWN: dict[str, Verdict] = {"error": "INCONCLUSIVE", "warn": "WARN", "info": "PASS"}
+
+
+@dataclass
+class RuleChecks:
+    """The checks, and per candidate trace file whether it broke a hard rule or assertion."""
+
+    checks: list[Check] = field(default_factory=list)
+    run_failed: dict[str, list[str]] = field(default_factory=dict)
+
+
+def _violation(trace_file: Any, ordinals: tuple[int, ...] | list[int], message: str) -> Violation:
+    ordered = sorted(set(ordinals))
+    run = trace_file.trace.run
+    return Violation(
+        trace_id=run.trace_id,
+        trace_file=trace_file.path,
+        scenario_id=run.scenario_id,
+        span_ordinals=ordered,
+        span_lines=[trace_file.line_of(o) for o in ordered],
+        message=message,
+    )
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def rule_checks(rules: list[Any], candidate: list[Any]) -> RuleChecks:
+    """One check per rule over every candidate run it covers."""
+    result = RuleChecks()
+    per_run = [(tf, evaluate_rules(rules, tf.trace)) for tf in candidate]
+    for index, rule in enumerate(rules):
+        rid = rule_id(rule, index)
+        category = CATEGORY.get(rule.kind, "behavior_contract")
+        check_id = f"{category}.rules.{rid}"
+        violations: list[Violation] = []
+        counts = {"satisfied": 0, "violated": 0, "unknown": 0}
+        for tf, outcomes in per_run:
+            outcome = outcomes[rid]
+            if outcome is None:
+                continue
+            counts[outcome.status] += 1
+            if outcome.status != "satisfied":
+                prefix = "" if outcome.status == "violated" else "unknown: "
+                violations.append(_violation(tf, outcome.ordinals, prefix + outcome.message))
+                if outcome.status == "violated" and rule.enforcement == "hard":
+                    result.run_failed.setdefault(tf.path, []).append(check_id)
+        checked = sum(counts.values())
+        verdicts: list[Verdict] = []
+        if counts["violated"]:
+            verdicts.append(ON_VIOLATED[rule.enforcement])
+        if counts["unknown"]:
+            verdicts.append(ON_UNKNOWN[rule.enforcement])
+        verdict = worst_verdict(verdicts)
+        label = rule.statement or _describe(rule)
+        if counts["violated"]:
+            message = f"{counts['violated']} of {checked} candidate runs break: {label}"
+        elif counts["unknown"]:
+            message = f"{counts['unknown']} of {checked} candidate runs cannot be decided: {label}"
+        else:
+            message = f"All {checked} candidate runs satisfy: {label}"
+        result.checks.append(
+            Check(
+                id=check_id,
+                rule=rule.kind,
+                category=category,
+                verdict=verdict,
+                message=_sentence(message),
+                hard=rule.enforcement != "soft",
+                runs_checked=checked,
+                measured={**counts, "runs": checked},
+                limits=rule.model_dump(mode="json", exclude_none=True),
+                violations=violations,
+            )
+        )
+    return result
+
+
+def _describe(rule: Any) -> str:
+    kind = rule.kind
+    if kind == "precedence":
+        return f"every successful {rule.after} needs an earlier successful {rule.before}"
+    if kind == "response":
+        within = f" within {rule.within_steps} steps" if rule.within_steps else ""
+        return (
+            f"every successful {rule.trigger} is followed by a successful {rule.response}{within}"
+        )
+    if kind == "immediately_before":
+        return f"every successful {rule.after} directly follows a successful {rule.before}"
+    if kind == "absence_after":
+        return f"nothing matching {rule.forbidden} runs after {rule.stop}"
+    if kind == "count":
+        low = "0" if rule.min is None else str(rule.min)
+        high = "any" if rule.max is None else str(rule.max)
+        return f"{rule.tool} is called between {low} and {high} times"
+    if kind == "retry_limit":
+        return f"at most {rule.max_retries} retries per {rule.group_by} of {rule.tool}"
+    if kind == "arguments":
+        return f"{rule.tool} arguments meet the {rule.mode} constraint"
+    if kind == "recovery":
+        return f"violations of {rule.violation} are recovered within {rule.within_steps} steps"
+    return f"at most {rule.max_violations} violations of {', '.join(rule.rules)} per run"
+
+
+def assertion_checks(
+    assertions: list[Any], baseline: list[Any], candidate: list[Any]
+) -> RuleChecks:
+    """One check per assertion; each candidate run is compared with its scenario's baseline."""
+    result = RuleChecks()
+    by_scenario: dict[str | None, list[Any]] = {}
+    for tf in baseline:
+        by_scenario.setdefault(tf.trace.run.scenario_id, []).append(tf.trace)
+    for assertion in assertions:
+        check_id = f"output_eval.assertions.{assertion.id}"
+        counts = {"compatible": 0, "drifted": 0, "unknown": 0}
+        violations: list[Violation] = []
+        values: dict[str, Any] = {}
+        for tf in candidate:
+            scenario = tf.trace.run.scenario_id
+            if not applies(assertion, scenario):
+                continue
+            outcome = assert_run(assertion, tf.trace, by_scenario.get(scenario, []))
+            counts[outcome.status] += 1
+            key = "<none>" if scenario is None else scenario
+            if outcome.baseline_value is not MISSING:
+                values.setdefault(key, outcome.baseline_value)
+            if outcome.status != "compatible":
+                text = (
+                    f"{outcome.status}: {outcome.reason} (candidate {show(outcome.candidate_value)}"
+                    f", baseline {show(outcome.baseline_value)})"
+                )
+                violations.append(_violation(tf, [], text))
+                if outcome.status == "drifted" and assertion.severity == "error":
+                    result.run_failed.setdefault(tf.path, []).append(check_id)
+        checked = sum(counts.values())
+        statement = assertion.statement
+        verdicts: list[Verdict] = []
+        if counts["drifted"]:
+            verdicts.append(SEVERITY_DRIFTED[assertion.severity])
+        if counts["unknown"] or not checked:
+            verdicts.append(SEVERITY_UNKNOWN[assertion.severity])
+        if not checked:
+            message = f"No candidate run to check: {assertion.statement}"
+        elif counts["drifted"]:
+            message = f"{counts['drifted']} of {checked} candidate runs drifted: {statement}"
+        elif counts["unknown"]:
+            message = f"{counts['unknown']} of {checked} candidate runs unknown: {statement}"
+        else:
+            message = f"Compatible in all {checked} candidate runs: {assertion.statement}"
+        result.checks.append(
+            Check(
+                id=check_id,
+                rule=f"assertion.{assertion.matcher.op}",
+                category="output_eval",
+                verdict=worst_verdict(verdicts),
+                message=_sentence(message),
+                hard=assertion.severity == "error",
+                runs_checked=checked,
+                measured={**counts, "runs": checked, "baseline_values": values},
+                limits=assertion.model_dump(mode="json", exclude_none=True),
+                violations=violations,
+            )
+        )
+    return result
+
+
+def spec_rule_checks(spec: Any, baseline: list[Any], candidate: list[Any]) -> RuleChecks:
+    """The checks of ``spec.rules`` and ``spec.assertions`` (empty when the spec has none)."""
+    rules = rule_checks(spec.rules, candidate)
+    values = assertion_checks(spec.assertions, baseline, candidate)
+    merged = RuleChecks(rules.checks + values.checks, dict(rules.run_failed))
+    for path, failed in values.run_failed.items():
+        merged.run_failed.setdefault(path, []).extend(failed)
+    return merged
