@@ -257,11 +257,11 @@ def _records(raw: bytes, path: Path, options: ImportOptions):
     for line, record in jsonl_records(raw, path, options.warnings):
         if not isinstance(record, dict):
             raise AbwInputError("expected a JSON object on each line", file=path, line=line)
-        if record.get("type") in _RECORD_TYPES and isinstance(record.get("payload"), dict):
+        if _str(record.get("type")) in _RECORD_TYPES and isinstance(record.get("payload"), dict):
             yield line, record
         elif record.get("record_type") == "state":
             continue
-        elif record.get("type") in _LEGACY_ITEMS:
+        elif _str(record.get("type")) in _LEGACY_ITEMS:
             yield line, {"type": "response_item", "payload": record}
         elif line == 1 and "id" in record and "type" not in record:
             yield line, {"type": "session_meta", "payload": record}
@@ -270,7 +270,7 @@ def _records(raw: bytes, path: Path, options: ImportOptions):
 
 
 def _step(state: _State, line: int, record: dict[str, Any]) -> None:
-    kind = record.get("type")
+    kind = _str(record.get("type"))
     payload = record.get("payload")
     if kind not in _RECORD_TYPES or not isinstance(payload, dict):
         state.unknown_types.add(str(kind))
@@ -313,7 +313,7 @@ def _set_final(state: _State, status: str) -> None:
 
 
 def _event(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
-    kind = payload.get("type")
+    kind = _str(payload.get("type"))
     if kind in {"task_started", "user_message"}:
         state.turn_events = True
         _turn_start(state, line)
@@ -378,7 +378,7 @@ def _close_llm(state: _State) -> None:
 
 
 def _item(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
-    kind = payload.get("type")
+    kind = _str(payload.get("type"))
     if kind == "message":
         role = payload.get("role")
         if role == "assistant":

@@ -8,6 +8,7 @@ only ever stored as :func:`~abw.hashing.content_hash` of the raw value.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -117,6 +118,11 @@ class Draft:
             self.type = label.span_type
 
 
+def _duration(value: float | None) -> float | None:
+    """A duration a span can hold: finite and not negative (clock skew in exports), else None."""
+    return value if value is not None and math.isfinite(value) and value >= 0 else None
+
+
 def finish(drafts: list[Draft], source_file: str | Path | None = None) -> list[Span]:
     """Sort drafts by their sort key, number them from 0 and build the spans.
 
@@ -146,7 +152,7 @@ def finish(drafts: list[Draft], source_file: str | Path | None = None) -> list[S
                 parent_span_id=draft.parent_span_id,
                 outcome=draft.outcome,
                 started_at=iso(draft.started_at),
-                duration_ms=draft.duration_ms,
+                duration_ms=_duration(draft.duration_ms),
                 source_ref=ref,
             )
         )
