@@ -255,13 +255,17 @@ def _spec_target(path: Path) -> object:
 def _importer_target(name: str) -> Callable[[Path], object]:
     from abw.importers import get_importer
     from abw.importers.base import ImportOptions
+    from abw.traceio import render_trace
 
     cache: list = []
 
     def run(path: Path) -> object:
         if not cache:  # resolved on first use, so collecting tests never imports importers
             cache.append(get_importer(name))
-        return cache[0].import_file(path, ImportOptions(exported_at="2026-01-01T00:00:00Z"))
+        traces = cache[0].import_file(path, ImportOptions(exported_at="2026-01-01T00:00:00Z"))
+        for trace in traces:  # what `abw import` writes must serialise too
+            render_trace(trace)
+        return traces
 
     return run
 
