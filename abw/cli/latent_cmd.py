@@ -1,0 +1,235 @@
+"""``abw latent`` / ``abw-latent``: representation trajectories of an open-weight model.
+
+``demo`` reads step texts given on the command line or in a file; ``trace`` builds the steps
+from raw Claude Code transcripts, one per path span of the trace ``abw import claude`` would
+write. Only hashes of the texts are written. torch and transformers load only when a
+subcommand runs; without them the command says how to install them and exits 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from abw.errors import AbwInputError
+
+DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+
+
+def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    options = [
+        click.option(
+            "--model",
+            default=DEFAULT_MODEL,
+            show_default=True,
+            help="Hugging Face hub id (from the local cache, else downloaded) or a local folder.",
+        ),
+        click.option(
+            "--layer",
+            default=-1,
+            show_default=True,
+            type=int,
+            help="Hidden-state layer: 0 = embeddings, -1 = final; negative counts from the end.",
+        ),
+        click.option(
+            "--device",
+            default="auto",
+            show_default=True,
+            type=click.Choice(["auto", "cpu", "cuda"]),
+        ),
+        click.option(
+            "--dtype",
+            default="auto",
+            show_default=True,
+            type=click.Choice(["auto", "float32", "bfloat16", "float16"]),
+            help="auto: bfloat16 on CUDA, float32 on the CPU. Entropy is always float32.",
+        ),
+        click.option(
+            "--keep-vectors",
+            default="none",
+            show_default=True,
+            type=click.Choice(["none", "full", "f16"]),
+            help="Also store each hidden state: full floats, or base64 float16 (vector_b64).",
+        ),
+        click.option(
+            "--context",
+            default="cumulative",
+            show_default=True,
+            type=click.Choice(["cumulative", "step"]),
+            help="cumulative: step t is read after steps 0..t; step: every step alone.",
+        ),
+        click.option(
+            "--method",
+            default="batched",
+            show_default=True,
+            type=click.Choice(["batched", "naive"]),
+            help="batched: one forward pass per trajectory, many per batch; naive: one per step.",
+        ),
+        click.option("--max-step-tokens", default=256, show_default=True, type=click.IntRange(1)),
+        click.option(
+            "--max-context-tokens",
+            default=4096,
+            show_default=True,
+            type=click.IntRange(2),
+            help="Longer contexts are cut into segments that start afresh.",
+        ),
+        click.option(
+            "--batch-tokens",
+            default=16384,
+            show_default=True,
+            type=click.IntRange(1),
+            help="Padded tokens per forward pass.",
+        ),
+        click.option(
+            "--offline", is_flag=True, help="Never contact the hub (cache or folder only)."
+        ),
+        click.option("--quiet", "-q", is_flag=True, help="No summary on stderr."),
+    ]
+    return functools.reduce(lambda f, option: option(f), reversed(options), func)
+
+
+def _load(options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Load the model named in ``options``; return it and the extraction options."""
+    from abw.latent import require_extras
+
+    require_extras()
+    from abw.latent.model import load_model
+
+    lm = load_model(
+        options["model"],
+        device=options["device"],
+        dtype=options["dtype"],
+        offline=options["offline"],
+    )
+    lm.resolve_layer(options["layer"])
+    extraction = {
+        "layer": options["layer"],
+        "keep_vectors": options["keep_vectors"],
+        "context": options["context"],
+        "method": options["method"],
+        "max_step_tokens": options["max_step_tokens"],
+        "max_context_tokens": options["max_context_tokens"],
+        "batch_tokens": options["batch_tokens"],
+    }
+    return lm, extraction
+
+
+def read_steps_file(path: Path) -> list[str]:
+    """A JSON list of strings, or one step per non-empty line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise AbwInputError("no such file", file=path, field="--steps-file") from None
+    except UnicodeDecodeError as exc:
+        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+    if text.lstrip().startswith("["):
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise AbwInputError("expected a JSON list of strings", file=path)
+        return value
+    return [line for line in text.splitlines() if line.strip()]
+
+
+@click.group(name="latent")
+def latent() -> None:
+    """Hidden-state trajectories of an open-weight model (advisory evidence).
+
+    Needs the latent extra: pip install 'agent-behavior-workbench[latent]'.
+    """
+
+
+@latent.command()
+@click.option(
+    "--out",
+    default="representation-trajectory.json",
+    show_default=True,
+    type=click.Path(path_type=Path),
+)
+@click.option("--step", "steps", multiple=True, help="One step's text; repeat in order.")
+@click.option(
+    "--steps-file",
+    type=click.Path(path_type=Path),
+    help="Steps after any --step: a JSON list of strings, or one step per line.",
+)
+@_model_options
+def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: Any) -> int:
+    """Representation trajectory of step texts given here (written hashed, never raw)."""
+    from abw.hashing import sha256_hex
+
+    texts = list(steps) + (read_steps_file(steps_file) if steps_file else [])
+    if not texts:
+        raise AbwInputError("give at least one --step or a --steps-file", field="--step")
+    for index, text in enumerate(texts):
+        if not text.strip():
+            raise AbwInputError(f"step {index} is empty", field="--step")
+    lm, extraction = _load(options)
+    from abw.latent.build import StepRef, write_trajectory
+    from abw.latent.run import TrajectoryInput, compute
+    from abw.models.trajectory import TrajectorySource
+
+    source = TrajectorySource(kind="steps", source_hash=sha256_hex("\n".join(texts)))
+    refs = [StepRef.of_text(text) for text in texts]
+    (trajectory,) = compute(lm, [TrajectoryInput(texts, refs, source)], **extraction)
+    write_trajectory(trajectory, out)
+    if not options["quiet"]:
+        click.echo(f"abw-latent: wrote {trajectory.step_count} step(s) to {out}", err=True)
+    return 0
+
+
+@latent.command()
+@click.option(
+    "--input",
+    "input_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A Claude Code session .jsonl, or a folder of them.",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="A .json file for one trajectory, or a folder for many.",
+)
+@click.option("--scenario-id", default=None, help="As for abw import claude.")
+@click.option("--bash-tool-labels", default=None, help="As for abw import claude.")
+@_model_options
+def trace(
+    input_path: Path,
+    out: Path,
+    scenario_id: str | None,
+    bash_tool_labels: str | None,
+    **options: Any,
+) -> int:
+    """Representation trajectories of raw Claude Code transcripts: one step per path span.
+
+    Steps carry the span ids and ordinals of the trace `abw import claude` writes for the same
+    file and options; the step texts (tool name and input) are never written.
+    """
+    from abw.latent.transcript import transcript_inputs
+
+    inputs = transcript_inputs(input_path, scenario_id=scenario_id, labels=bash_tool_labels)
+    single = out.suffix == ".json" and len(inputs) == 1 and not input_path.is_dir()
+    if out.suffix == ".json" and not single:
+        raise AbwInputError(f"{len(inputs)} trajectories to write: --out must be a folder")
+    lm, extraction = _load(options)
+    from abw.latent.build import write_trajectory
+    from abw.latent.run import compute
+
+    trajectories = compute(lm, [item for _, item in inputs], **extraction)
+    for (name, _), trajectory in zip(inputs, trajectories, strict=True):
+        write_trajectory(trajectory, out if single else out / f"{name}.json")
+    if not options["quiet"]:
+        steps = sum(t.step_count for t in trajectories)
+        click.echo(
+            f"abw-latent: wrote {len(trajectories)} trajectory(ies), {steps} step(s), to {out}",
+            err=True,
+        )
+    return 0

@@ -1,0 +1,273 @@
+"""Hidden states and next-token entropy at the end of each step, for many trajectories at once.
+
+Contexts (``context``):
+
+- ``cumulative`` (default): step ``t`` is read at its last token with steps ``0..t`` before it,
+  as the agent's context grows. Each step after the first is tokenized as ``"\\n" + text``.
+- ``step``: every step alone.
+
+Methods (``method``):
+
+- ``batched`` (default): for a causal model, ONE forward pass over the whole concatenated
+  trajectory gives every step's vector, because causal attention makes position ``p`` depend
+  only on tokens ``<= p`` — the same numbers as a KV-cache step-after-step loop, in one call.
+  Sequences of many trajectories are padded on the right into batches of about
+  ``batch_tokens`` tokens; each step is read at its own last real token. An encoder sees the
+  whole sequence, so each cumulative prefix is its own (batched) sequence.
+- ``naive``: one forward pass per step over exactly the tokens that step sees, with the model's
+  full logits; the reference the batched path is tested and benchmarked against.
+
+A context longer than ``max_context_tokens`` is cut into consecutive segments; each segment
+starts a fresh context (velocity across the cut still compares the two vectors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from abw.errors import AbwInputError
+from abw.latent.model import LoadedModel
+
+CONTEXTS = ("cumulative", "step")
+METHODS = ("batched", "naive")
+
+
+@dataclass
+class Extracted:
+    """Per-step results of one trajectory."""
+
+    vectors: np.ndarray  # (steps, hidden) float32
+    entropies: list[float | None]
+    token_counts: list[int]
+
+
+@dataclass
+class _Sequence:
+    ids: list[int]
+    targets: list[tuple[int, int, int]]  # (trajectory, step, position in ids)
+
+
+def tokenize_steps(
+    lm: LoadedModel, texts: list[str], *, context: str, max_step_tokens: int, label: str = ""
+) -> list[list[int]]:
+    """Token ids of each step (no special tokens), cut to their first ``max_step_tokens``."""
+    out = []
+    for index, text in enumerate(texts):
+        shown = "\n" + text if context == "cumulative" and index > 0 else text
+        ids = list(lm.tokenizer(shown, add_special_tokens=False)["input_ids"])[:max_step_tokens]
+        if not text.strip() or not ids:
+            raise AbwInputError(f"{label}step {index} is empty", field="step")
+        out.append(ids)
+    return out
+
+
+def _segments(steps: list[list[int]], budget: int) -> list[list[int]]:
+    """Split step indices into consecutive groups whose tokens fit ``budget``."""
+    groups: list[list[int]] = [[]]
+    used = 0
+    for index, ids in enumerate(steps):
+        if groups[-1] and used + len(ids) > budget:
+            groups.append([])
+            used = 0
+        groups[-1].append(index)
+        used += len(ids)
+    return groups
+
+
+def plan_sequences(
+    lm: LoadedModel,
+    trajectories: list[list[list[int]]],
+    *,
+    context: str,
+    method: str,
+    max_context_tokens: int,
+) -> list[_Sequence]:
+    """The sequences to run and, for each, which step ends at which position."""
+    prefix, suffix = lm.prefix_ids, ([] if lm.has_lm_head else lm.suffix_ids)
+    budget = max(1, max_context_tokens - len(prefix) - len(suffix))
+    sequences: list[_Sequence] = []
+    for traj, steps in enumerate(trajectories):
+        steps = [ids[:budget] for ids in steps]
+        if context == "step":
+            for index, ids in enumerate(steps):
+                end = len(prefix) + len(ids) - 1
+                sequences.append(_Sequence(prefix + ids + suffix, [(traj, index, end)]))
+            continue
+        for group in _segments(steps, budget):
+            one_pass = lm.has_lm_head and method == "batched"
+            body: list[int] = []
+            targets = []
+            for index in group:
+                body += steps[index]
+                end = len(prefix) + len(body) - 1
+                if one_pass:
+                    targets.append((traj, index, end))
+                else:
+                    sequences.append(_Sequence(prefix + body + suffix, [(traj, index, end)]))
+            if one_pass:
+                sequences.append(_Sequence(prefix + body, targets))
+    return sequences
+
+
+def _batches(sequences: list[_Sequence], batch_tokens: int) -> list[list[_Sequence]]:
+    """Longest first, as many per batch as fit ``batch_tokens`` padded tokens."""
+    ordered = sorted(sequences, key=lambda s: -len(s.ids))
+    batches: list[list[_Sequence]] = []
+    for seq in ordered:
+        if batches and (len(batches[-1]) + 1) * len(batches[-1][0].ids) <= batch_tokens:
+            batches[-1].append(seq)
+        else:
+            batches.append([seq])
+    return batches
+
+
+def _logits(lm: LoadedModel, hidden: Any) -> Any:
+    """Next-token logits from final hidden states, as the model's own head computes them."""
+    logits = lm.model.get_output_embeddings()(hidden).float()
+    scale = getattr(lm.config, "logit_scale", None)
+    if isinstance(scale, int | float):
+        logits = logits * scale
+    cap = getattr(lm.config, "final_logit_softcapping", None)
+    if cap:
+        logits = (logits / cap).tanh() * cap
+    return logits
+
+
+def _entropy(torch: Any, logits: Any) -> Any:
+    log_p = torch.log_softmax(logits.float(), dim=-1)
+    return -(log_p.exp() * log_p).sum(dim=-1)
+
+
+def _forward(lm: LoadedModel, ids: Any, mask: Any, keep: Any) -> Any:
+    kwargs: dict[str, Any] = {
+        "input_ids": ids,
+        "attention_mask": mask,
+        "output_hidden_states": True,
+    }
+    if lm.has_lm_head and keep is not None:
+        try:
+            return lm.model(**kwargs, logits_to_keep=keep)
+        except TypeError:
+            pass
+    return lm.model(**kwargs)
+
+
+def _run_batch(
+    lm: LoadedModel, batch: list[_Sequence], layer: int, method: str
+) -> list[tuple[int, int, np.ndarray, float | None]]:
+    import torch
+
+    width = len(batch[0].ids)
+    pad = lm.tokenizer.pad_token_id
+    pad = pad if pad is not None else (lm.tokenizer.eos_token_id or 0)
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for row, seq in enumerate(batch):
+        ids[row, : len(seq.ids)] = torch.tensor(seq.ids, dtype=torch.long)
+        mask[row, : len(seq.ids)] = 1
+    ids, mask = ids.to(lm.device), mask.to(lm.device)
+    rows = [row for row, seq in enumerate(batch) for _ in seq.targets]
+    positions = [pos for seq in batch for (_, _, pos) in seq.targets]
+    naive = method == "naive"
+    out = _forward(lm, ids, mask, None if naive else 1)
+    hidden = out.hidden_states
+    row_t = torch.tensor(rows, device=lm.device)
+    pos_t = torch.tensor(positions, device=lm.device)
+    vectors = hidden[layer][row_t, pos_t].float().cpu().numpy()
+    entropies: list[float | None] = [None] * len(rows)
+    if lm.has_lm_head:
+        if naive:  # the model's own full logits: the reference
+            logits = out.logits[row_t, pos_t]
+        else:
+            logits = _logits(lm, hidden[-1][row_t, pos_t])
+            if not lm.lm_head_checked:
+                _check_head(lm, batch, hidden[-1], out.logits)
+            if not lm.lm_head_ok:
+                logits = _full_logits(lm, batch)
+        entropies = [float(e) for e in _entropy(torch, logits).cpu().numpy()]
+    keys = [(traj, step) for seq in batch for (traj, step, _) in seq.targets]
+    return [(t, s, vectors[i], entropies[i]) for i, (t, s) in enumerate(keys)]
+
+
+def _check_head(lm: LoadedModel, batch: list[_Sequence], final: Any, kept: Any) -> None:
+    """Once per model: the head applied to hidden_states[-1] must equal the model's logits."""
+    import torch
+
+    lm.lm_head_checked = True
+    width = len(batch[0].ids)
+    if kept is None or kept.shape[1] < 1:
+        lm.lm_head_ok = False
+        return
+    mine = _logits(lm, final[0, width - 1])
+    theirs = kept[0, -1].float()
+    tol = 1e-2 * max(1.0, float(theirs.abs().max()))
+    lm.lm_head_ok = bool(torch.allclose(mine, theirs, atol=tol, rtol=1e-2))
+
+
+def _full_logits(lm: LoadedModel, batch: list[_Sequence]) -> Any:
+    """Fallback when the head cannot be applied to hidden states: one sequence at a time."""
+    import torch
+
+    parts = []
+    for seq in batch:
+        ids = torch.tensor([seq.ids], device=lm.device)
+        keep = torch.tensor([pos for (_, _, pos) in seq.targets], device=lm.device)
+        out = _forward(lm, ids, torch.ones_like(ids), keep)
+        logits = out.logits[0]
+        parts.append(logits if logits.shape[0] == len(keep) else logits[keep])
+    return torch.cat(parts, dim=0).float()
+
+
+def extract(
+    lm: LoadedModel,
+    trajectories: list[list[str]],
+    *,
+    layer: int = -1,
+    context: str = "cumulative",
+    method: str = "batched",
+    max_step_tokens: int = 256,
+    max_context_tokens: int = 4096,
+    batch_tokens: int = 16384,
+) -> list[Extracted]:
+    """Per-step vectors (layer ``layer``), entropies and token counts of every trajectory."""
+    import torch
+
+    if context not in CONTEXTS:
+        raise AbwInputError(f"context {context!r} is not one of {', '.join(CONTEXTS)}")
+    if method not in METHODS:
+        raise AbwInputError(f"method {method!r} is not one of {', '.join(METHODS)}")
+    if lm.max_positions:
+        max_context_tokens = min(max_context_tokens, int(lm.max_positions))
+    index = lm.resolve_layer(layer)
+    tokenized = [
+        tokenize_steps(
+            lm, texts, context=context, max_step_tokens=max_step_tokens, label=f"trajectory {t}: "
+        )
+        for t, texts in enumerate(trajectories)
+    ]
+    sequences = plan_sequences(
+        lm, tokenized, context=context, method=method, max_context_tokens=max_context_tokens
+    )
+    budget = 1 if method == "naive" else batch_tokens
+    found: dict[tuple[int, int], tuple[np.ndarray, float | None]] = {}
+    with torch.inference_mode():
+        for batch in _batches(sequences, budget):
+            for traj, step, vector, entropy in _run_batch(lm, batch, index, method):
+                found[(traj, step)] = (vector, entropy)
+    results = []
+    for traj, steps in enumerate(tokenized):
+        cut = max(1, max_context_tokens - len(lm.prefix_ids) - len(lm.suffix_ids))
+        pairs = [found[(traj, step)] for step in range(len(steps))]
+        results.append(
+            Extracted(
+                vectors=np.stack([v for v, _ in pairs]).astype(np.float32)
+                if pairs
+                else np.zeros((0, lm.hidden_size), dtype=np.float32),
+                entropies=[e for _, e in pairs],
+                token_counts=[min(len(ids), cut) for ids in steps],
+            )
+        )
+    return results
