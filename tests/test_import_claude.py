@@ -1,0 +1,422 @@
+"""``abw import claude`` on every real Claude Code transcript of the corpus.
+
+The expected tool calls are counted here straight from the raw JSONL with a small parser of
+its own (``expected_calls``), not with the importer's code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from abw.importers.base import ImportOptions
+from abw.importers.claude import ClaudeImporter
+from abw.traceio import render_trace
+from abw.validate import validate_document
+from tests.conftest import CORPUS
+
+CLAUDE = CORPUS / "claude-code"
+FILES = sorted(CLAUDE.glob("*.jsonl"))
+PINNED = "2026-01-01T00:00:00.000000Z"
+
+
+# ----------------------------------------------------------------- independent raw reading
+def raw_lines(path: Path) -> list[tuple[int, dict]]:
+    return [
+        (number, json.loads(text))
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if text.strip()
+    ]
+
+
+def expected_status(block: dict, line: dict) -> str:
+    """Status of a tool call from its raw tool_result, by the format's documented markers."""
+    content = block.get("content")
+    if isinstance(content, list):
+        content = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+    content = content or ""
+    result = line.get("toolUseResult")
+    if result == "User rejected tool use" or "doesn't want to proceed" in content:
+        return "cancelled"
+    if content.startswith("[Request interrupted") or (
+        isinstance(result, dict) and result.get("interrupted") is True
+    ):
+        return "cancelled"
+    if block.get("is_error") is True or (isinstance(result, str) and result.startswith("Error")):
+        return "error"
+    return "success"
+
+
+def expected_calls(path: Path) -> dict[str, list[tuple[str, str, int]]]:
+    """Tool calls per agent: ``main``, or the root uuid of an inline sidechain.
+
+    Each call is (tool name, status, raw line); calls never answered are ``cancelled`` when an
+    interrupt marker follows in their agent, else ``unknown``.
+    """
+    calls: dict[str, list[list]] = defaultdict(list)
+    by_id: dict[str, list] = {}
+    root_of: dict[str, str] = {}
+    for number, line in raw_lines(path):
+        if line.get("type") not in ("user", "assistant"):
+            continue
+        agent = "main"
+        if line.get("isSidechain") and not line.get("agentId"):
+            agent = root_of.get(line.get("parentUuid"), line["uuid"])
+            root_of[line["uuid"]] = agent
+        content = line["message"]["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        for block in content:
+            if block.get("type") == "tool_use" and block["id"] not in by_id:
+                call = [block["name"], "unknown", number, agent]
+                by_id[block["id"]] = call
+                calls[agent].append(call)
+            elif block.get("type") == "tool_result":
+                call = by_id.get(block["tool_use_id"])
+                if call is not None and call[1] == "unknown":
+                    call[1] = expected_status(block, line)
+            elif block.get("type") == "text" and block["text"].startswith("[Request interrupted"):
+                for call in calls[agent]:
+                    if call[1] == "unknown":
+                        call[1] = "cancelled"
+    return {agent: [tuple(c[:3]) for c in agent_calls] for agent, agent_calls in calls.items()}
+
+
+def first_user_text(path: Path, root: str) -> str:
+    for _, line in raw_lines(path):
+        if line.get("uuid") == root:
+            return line["message"]["content"] if isinstance(line["message"]["content"], str) else ""
+    return ""
+
+
+def import_one(path: Path, **options) -> tuple[object, ImportOptions]:
+    opts = ImportOptions(exported_at=PINNED, **options)
+    traces = ClaudeImporter().import_file(path, opts)
+    assert len(traces) == 1
+    return traces[0], opts
+
+
+def tool_spans(trace) -> list:
+    return [s for s in trace.spans if "tool" in s.attributes]
+
+
+# ----------------------------------------------------------------- every corpus file
+def test_corpus_is_there():
+    assert len(FILES) >= 19
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_tool_spans_match_raw_file(path: Path):
+    trace, _ = import_one(path)
+    expected = expected_calls(path)
+    spans = tool_spans(trace)
+    sidechain_file = raw_lines(path)[0][1].get("isSidechain") is True
+
+    # the session's own calls: same count, order, names and statuses
+    own = [s for s in spans if s.parent_span_id is None]
+    want_own = expected.get("main", [])
+    if sidechain_file:
+        assert all(s.attributes["agent"] == "subagent" for s in spans)
+    assert [(s.attributes["tool"], s.status, s.source_ref.line) for s in own] == want_own
+    assert all(s.name == s.attributes["tool"] for s in spans)  # no labels given
+
+    # inline sidechains (1.0.x): one group of spans per sidechain, under its Task handoff
+    groups: dict[str, list] = defaultdict(list)
+    for span in spans:
+        if span.parent_span_id is not None and span.source_ref.file == path.name:
+            groups[span.parent_span_id].append(
+                (span.attributes["tool"], span.status, span.source_ref.line)
+            )
+    want_inline = [
+        calls
+        for agent, calls in expected.items()
+        if agent != "main" and first_user_text(path, agent) != "Warmup"
+    ]
+    assert sorted(groups.values()) == sorted(want_inline)
+
+    # never success for a call without a result; every span is located in the raw file
+    by_line = dict(raw_lines(path))
+    for span in trace.spans:
+        assert span.source_ref.line >= 1
+        if span.source_ref.file == path.name and "tool" in span.attributes:
+            line = by_line[span.source_ref.line]
+            names = [b.get("name") for b in line["message"]["content"] if isinstance(b, dict)]
+            assert span.attributes["tool"] in names
+    assert [s.ordinal for s in trace.spans] == list(range(len(trace.spans)))
+    assert validate_document(json.loads(render_trace(trace)), path.name) == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_reimport_is_byte_identical(path: Path):
+    first, _ = import_one(path)
+    second, _ = import_one(path)
+    assert render_trace(first) == render_trace(second)
+    other = ClaudeImporter().import_file(path, ImportOptions(exported_at="2030-01-01T00:00:00Z"))
+    assert render_trace(other[0]).replace("2030-01-01T00:00:00Z", PINNED) == render_trace(first)
+
+
+def test_subagent_spans_follow_their_handoff():
+    """Every subagent group sits right after its handoff span, with parent_span_id set."""
+    for path in FILES:
+        trace, _ = import_one(path)
+        by_id = {s.span_id: s for s in trace.spans}
+        for index, span in enumerate(trace.spans):
+            if span.parent_span_id is None:
+                continue
+            parent = by_id[span.parent_span_id]
+            assert parent.type == "handoff" and parent.ordinal < span.ordinal
+            before = trace.spans[index - 1]
+            assert before.span_id in (parent.span_id,) or before.parent_span_id in (
+                parent.span_id,
+            ), f"{path.name}: span {span.ordinal} does not follow its handoff"
+            assert span.attributes["agent"] == "subagent"
+
+
+# ----------------------------------------------------------------- specific facts of the corpus
+def spans_named(trace, name):
+    return [s for s in trace.spans if s.name == name]
+
+
+def test_outcomes_are_distinct():
+    short, _ = import_one(CLAUDE / "spotter__short.jsonl")
+    assert [(s.name, s.status, s.outcome) for s in tool_spans(short)] == [
+        ("Bash", "cancelled", "rejected"),
+        ("Glob", "cancelled", "rejected"),
+    ]
+    assert short.run.final_status == "cancelled"
+    denied, _ = import_one(CLAUDE / "ccviewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    assert [(s.name, s.outcome) for s in tool_spans(denied) if s.outcome != "ok"] == [
+        ("Write", "denied")
+    ]
+    errors, _ = import_one(CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    outcomes = [s.outcome for s in tool_spans(errors)]
+    assert outcomes.count("error") == 6 and outcomes.count("rejected") == 1
+
+
+def test_cut_off_call_is_incomplete_never_success():
+    trace, _ = import_one(CLAUDE / "agentcmd__06381696-0074-49f8-863e-6ad4fac507f9.jsonl")
+    last = tool_spans(trace)[-1]
+    assert (last.name, last.status, last.outcome) == ("ExitPlanMode", "unknown", "incomplete")
+    assert last.duration_ms is None
+    assert trace.run.final_status == "unknown"
+
+
+def test_mcp_tool_keeps_name_and_server():
+    trace, _ = import_one(CLAUDE / "agentcmd__individual__tool-mcp__happy__change_title.jsonl")
+    (span,) = tool_spans(trace)
+    assert span.name == "mcp__happy__change_title"
+    assert span.attributes["mcp_server"] == "happy"
+    assert span.attributes["mcp_tool"] == "change_title"
+    assert span.outcome == "incomplete"
+
+
+def test_one_llm_span_per_api_response():
+    path = CLAUDE / "codemie__session-196820da.jsonl"
+    trace, _ = import_one(path)
+    ids = {line["message"]["id"] for _, line in raw_lines(path) if line.get("type") == "assistant"}
+    assert len([s for s in trace.spans if s.type == "llm"]) == len(ids)
+
+
+def test_span_types():
+    trace, _ = import_one(CLAUDE / "spotter__subagent.jsonl")
+    types = {s.name: s.type for s in tool_spans(trace)}
+    assert types["Task"] == "handoff"
+    assert types["WebSearch"] == "retriever" and types["WebFetch"] == "retriever"
+    heavy, _ = import_one(CLAUDE / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    assert {s.type for s in heavy.spans if s.name == "TodoWrite"} == {"memory"}
+    assert {s.type for s in heavy.spans if s.name == "Bash"} == {"tool"}
+
+
+def test_compaction_is_a_memory_span_and_acompact_is_left_out():
+    trace, _ = import_one(CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    (compaction,) = spans_named(trace, "compaction")
+    assert compaction.type == "memory" and compaction.attributes["trigger"] == "auto"
+    files = {s.source_ref.file for s in trace.spans}
+    assert "spotter__258c7280__subagents__agent-acompact-fffbd0.jsonl" not in files
+    assert "spotter__258c7280__subagents__agent-a881341.jsonl" in files
+
+
+def test_durations_never_negative_and_timestamps_going_back(tmp_path: Path):
+    source = CLAUDE / "spotter__tool_heavy.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    rewound = []
+    for text in lines:  # every tool result now claims to come before its call
+        line = json.loads(text)
+        if line.get("type") == "user" and "toolUseResult" in line:
+            line["timestamp"] = "2000-01-01T00:00:00.000Z"
+        rewound.append(json.dumps(line))
+    path = tmp_path / "rewound.jsonl"
+    path.write_text("\n".join(rewound) + "\n", encoding="utf-8")
+    original, _ = import_one(source)
+    trace, _ = import_one(path)
+    assert [(s.name, s.status) for s in trace.spans] == [(s.name, s.status) for s in original.spans]
+    for span in trace.spans:
+        assert span.duration_ms is None or span.duration_ms >= 0
+
+
+def test_unknown_record_types_are_skipped(tmp_path: Path):
+    source = CLAUDE / "spotter__short.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    strange = [json.dumps({"type": "brand-new-record", "payload": {"x": 1}}), json.dumps({"a": 1})]
+    path = tmp_path / "strange.jsonl"
+    path.write_text("\n".join([lines[0], *strange, *lines[1:]]) + "\n", encoding="utf-8")
+    trace, _ = import_one(path)
+    original, _ = import_one(source)
+    assert [(s.name, s.status) for s in trace.spans] == [(s.name, s.status) for s in original.spans]
+
+
+def test_trailing_partial_line_is_a_warning(tmp_path: Path):
+    source = CLAUDE / "spotter__tool_heavy.jsonl"
+    text = source.read_text(encoding="utf-8")
+    path = tmp_path / "live.jsonl"
+    path.write_text(text + text.splitlines()[5][:40], encoding="utf-8")
+    trace, options = import_one(path)
+    original, _ = import_one(source)
+    assert len(trace.spans) == len(original.spans)
+    assert any("cut-off last line" in w for w in options.warnings)
+
+
+def test_cut_off_file_mid_session(tmp_path: Path):
+    """A file cut right after a tool call: the call is incomplete, the run unknown."""
+    source = CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    cut = next(
+        i
+        for i, text in enumerate(lines)
+        if '"tool_use"' in text and json.loads(text).get("type") == "assistant"
+    )
+    path = tmp_path / "cut.jsonl"
+    path.write_text("\n".join(lines[: cut + 1]) + "\n", encoding="utf-8")
+    trace, _ = import_one(path)
+    last = tool_spans(trace)[-1]
+    assert (last.status, last.outcome) == ("unknown", "incomplete")
+    assert trace.run.final_status == "unknown"
+
+
+# ----------------------------------------------------------------- labels and canonical output
+def test_bash_labels_name_and_type_spans():
+    path = CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    commands = [
+        block["input"]["command"]
+        for _, line in raw_lines(path)
+        if line.get("type") == "assistant"
+        for block in line["message"]["content"]
+        if block.get("type") == "tool_use" and block["name"] == "Bash"
+    ]
+    git_calls = sum(1 for c in commands if "git" in c.replace("-", " ").split())
+    from abw.importers.common import parse_labels
+
+    trace, _ = import_one(path, labels=parse_labels("git:guardrail"))
+    labelled = spans_named(trace, "git")
+    assert len(labelled) == git_calls > 0
+    assert {(s.type, s.attributes["tool"], s.attributes["label"]) for s in labelled} == {
+        ("guardrail", "Bash", "git")
+    }
+    rendered = render_trace(trace)
+    assert all(command not in rendered for command in commands)
+
+
+def _session_with_final_answer(tmp_path: Path, answer: str) -> Path:
+    source = CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    lines = [json.loads(t) for t in source.read_text(encoding="utf-8").splitlines()]
+    last = next(line for line in reversed(lines) if line.get("type") == "assistant")
+    final = json.loads(json.dumps(last))
+    final["uuid"] = "final-answer"
+    final["message"]["id"] = "msg_final"
+    final["message"]["content"] = [{"type": "text", "text": answer}]
+    path = tmp_path / "final.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in [*lines, final]) + "\n", encoding="utf-8")
+    return path
+
+
+def test_output_fields_and_final_output_hash(tmp_path: Path):
+    from abw.hashing import content_hash
+
+    answer = 'Done.\n```json\n{"refund": {"amount": 12}, "approved": true, "note": "SECRET"}\n```'
+    path = _session_with_final_answer(tmp_path, answer)
+    trace, _ = import_one(path, output_fields=("approved", "refund.amount", "missing"))
+    assert trace.run.canonical_output == {"approved": True, "refund.amount": 12}
+    assert trace.run.final_output_hash == content_hash(answer)
+    assert trace.run.final_status == "success"
+    assert "SECRET" not in render_trace(trace)
+
+
+# ----------------------------------------------------------------- project folders
+def _project(tmp_path: Path) -> Path:
+    """A ~/.claude/projects/<dir> with both subagent layouts, built from corpus files."""
+    project = tmp_path / "-home-user-project"
+    sub = project / "258c7280-ae70-4798-800f-63464d01a85d" / "subagents"
+    sub.mkdir(parents=True)
+    copies = {
+        "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl": project
+        / "258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+        "spotter__258c7280__subagents__agent-a881341.jsonl": sub / "agent-a881341.jsonl",
+        "spotter__258c7280__subagents__agent-acompact-fffbd0.jsonl": sub
+        / "agent-acompact-fffbd0.jsonl",
+        "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl": project
+        / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+        "codemie__agent-36541525.jsonl": project / "agent-36541525.jsonl",
+        "codemie__agent-50243ee8.jsonl": project / "agent-50243ee8.jsonl",
+        "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl": project
+        / "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    }
+    for name, target in copies.items():
+        target.write_bytes((CLAUDE / name).read_bytes())
+    return project
+
+
+def test_discover_returns_only_sessions(tmp_path: Path):
+    project = _project(tmp_path)
+    found = [p.name for p in ClaudeImporter().discover(project)]
+    assert found == [
+        "258c7280-ae70-4798-800f-63464d01a85d.jsonl",
+        "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+        "fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+    ]
+    # the flattened corpus folder works the same way: sidechain files are recognised by content
+    corpus_found = {p.name for p in ClaudeImporter().discover(CLAUDE)}
+    assert "codemie__agent-36541525.jsonl" not in corpus_found
+    assert "spotter__258c7280__subagents__agent-a881341.jsonl" not in corpus_found
+    assert "spotter__short.jsonl" in corpus_found
+
+
+def test_subagents_folder_layout(tmp_path: Path):
+    project = _project(tmp_path)
+    trace, options = import_one(project / "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+    (task,) = [s for s in trace.spans if s.type == "handoff"]
+    children = [s for s in trace.spans if s.parent_span_id == task.span_id]
+    raw = expected_calls(CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl")["main"]
+    assert [(s.name, s.status) for s in children if "tool" in s.attributes] == [
+        (name, status) for name, status, _ in raw
+    ]
+    assert {s.source_ref.file for s in children} == {"agent-a881341.jsonl"}
+    assert {s.attributes["agent_id"] for s in children} == {"a881341"}
+    assert children[0].ordinal == task.ordinal + 1
+    assert [f["file"] for f in trace.source.subagent_files] == ["agent-a881341.jsonl"]
+    assert options.warnings == []
+
+
+def test_warmup_agents_are_left_out(tmp_path: Path):
+    project = _project(tmp_path)
+    trace, _ = import_one(project / "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
+    alone, _ = import_one(CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl")
+    assert all(s.attributes["agent"] == "main" for s in trace.spans)
+    assert {s.source_ref.file for s in trace.spans} == {
+        "4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    }
+    assert len(trace.spans) == len(alone.spans)
+
+
+def test_subagent_file_alone_imports_with_a_warning():
+    trace, options = import_one(CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl")
+    assert trace.run.trace_id == "258c7280-ae70-4798-800f-63464d01a85d/agent-a881341"
+    assert {s.attributes["agent"] for s in trace.spans} == {"subagent"}
+    assert any("subagent transcript" in w for w in options.warnings)
+
+
+def test_missing_subagent_transcript_is_a_warning():
+    _, options = import_one(CLAUDE / "spotter__subagent.jsonl")
+    assert any("no transcript found for subagent afb92ff" in w for w in options.warnings)
