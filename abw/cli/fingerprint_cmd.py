@@ -1,0 +1,43 @@
+"""``abw fingerprint TRACE...``: one stable behavior hash per trace file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--with-content",
+    is_flag=True,
+    help="Also hash span input/output hashes (content; differs across machines and reruns).",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
+def fingerprint(traces: tuple[Path, ...], with_content: bool, fmt: str) -> int:
+    """Print a SHA-256 of each trace's behavior (span types, names, statuses, order, output).
+
+    Ids, times, durations, export metadata and (by default) content hashes are left out;
+    see docs/fingerprint.md.
+    """
+    from abw.fingerprint import fingerprint as behavior_hash
+    from abw.traceio import load_trace
+
+    rows = []
+    for path in traces:
+        trace_file = load_trace(path)
+        rows.append(
+            {
+                "file": str(path),
+                "trace_id": trace_file.trace.run.trace_id,
+                "fingerprint": behavior_hash(trace_file.trace, with_content=with_content),
+            }
+        )
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2, sort_keys=True))
+    else:
+        for row in rows:
+            click.echo(f"{row['fingerprint']}  {row['file']}")
+    return 0
