@@ -23,15 +23,19 @@ def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None)
     if len(text) <= limit:
         return text
     where = f" Full report: {link}" if link else " The full report is in the job's files."
-    note = f"\n\n> **Truncated** to fit GitHub's {limit:,}-character limit.{where}\n"
-    head = text[: max(limit - len(note), 0)]
-    cut = head.rfind("\n")
-    if cut > 0:
-        head = head[:cut]
-    if head.count("```") % 2:
-        head += "\n```"
-    if head.count("<details") > head.count("</details>"):
-        head += "\n</details>" * (head.count("<details") - head.count("</details>"))
+    note = f"\n\n> **Truncated** to fit GitHub's size limit here.{where}\n"
+    room = max(limit - len(note), 0)
+    while True:
+        head = text[:room]
+        cut = head.rfind("\n")
+        if cut > 0:
+            head = head[:cut]
+        closers = "\n```" if head.count("```") % 2 else ""
+        closers += "\n</details>" * max(head.count("<details") - head.count("</details>"), 0)
+        if len(head) + len(closers) + len(note) <= limit or room == 0:
+            break
+        room = max(room - len(closers) - 1, 0)
+    head += closers
     return (head + note)[:limit]
 
 

@@ -81,7 +81,7 @@ class ActionInputs:
     check_run: bool = True
     check_name: str = "abw gate"
     github_token: str = ""
-    sarif_category: str = "abw-gate"
+    sarif_category: str = ""
     annotations: int = 10
     conclusions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CONCLUSIONS))
 
@@ -126,7 +126,7 @@ class ActionInputs:
             check_run=_boolean(env, "check-run", True),
             check_name=check_name,
             github_token=get_input(env, "github-token"),
-            sarif_category=get_input(env, "sarif-category", "abw-gate"),
+            sarif_category=get_input(env, "sarif-category"),
             annotations=int(annotations_text),
             conclusions=conclusions,
         )

@@ -90,20 +90,6 @@ def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
     )
 
 
-def _set_sarif_category(path: Path, category: str) -> None:
-    """Stamp ``runs[].automationDetails.id`` so upload-sarif files it under ``category``."""
-    import json
-
-    from abw.atomic import write_atomic
-
-    if not category:
-        return
-    document = json.loads(path.read_text(encoding="utf-8"))
-    for run in document.get("runs", []):
-        run["automationDetails"] = {"id": category.rstrip("/") + "/"}
-    write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-
-
 def _hand_to_workspace_owner(paths: list[Path], workspace: Path) -> None:
     """Files a container writes belong to root; give them to the workspace's owner if we can."""
     info = workspace.stat()
@@ -115,22 +101,44 @@ def _hand_to_workspace_owner(paths: list[Path], workspace: Path) -> None:
 
 
 def _write_report_files(
-    report: Any, out_dir: Path, inputs: ActionInputs, workspace: Path
+    report: Any,
+    out_dir: Path,
+    inputs: ActionInputs,
+    workspace: Path,
+    ctx: RunContext,
+    console: Console,
 ) -> dict[str, Path]:
-    from abw.render import write_reports
+    """Every report format into ``out_dir``; one format failing never loses the others."""
+    from abw.render import FORMATS, write_reports
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = write_reports(report, out_dir)
-    if "sarif" in written:
-        _set_sarif_category(written["sarif"], inputs.sarif_category)
+    options = {
+        "category": inputs.sarif_category or None,
+        "base_dir": str(workspace),
+        "details_url": ctx.run_url,
+    }
+    written: dict[str, Path] = {}
+    for fmt in FORMATS:
+        try:
+            written.update(write_reports(report, out_dir, formats=(fmt,), **options))
+        except Exception as exc:
+            if fmt == "json":
+                raise
+            console.warning(f"could not write the {fmt} report: {exc}", title="abw")
     _hand_to_workspace_owner([out_dir, *written.values()], workspace)
     return written
 
 
-def _markdown(report: Any, max_chars: int, details_url: str | None) -> str:
-    from abw.render.markdown import render_markdown
+def _markdown(report: Any, max_chars: int, details_url: str | None, console: Console) -> str:
+    """The Markdown report; a plain verdict line if the renderer fails (with a warning)."""
+    try:
+        from abw.render.markdown import render_markdown
 
-    return render_markdown(report, max_chars=max_chars, details_url=details_url)
+        return render_markdown(report, max_chars=max_chars, details_url=details_url)
+    except Exception as exc:
+        console.warning(f"could not render the Markdown report: {exc}", title="abw")
+        link = f"\n\n[Run]({details_url})" if details_url else ""
+        return f"## abw gate: {report.verdict}\n\n{report.summary}{link}\n"
 
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
@@ -172,6 +180,8 @@ class Publisher:
         except Exception as exc:  # network, HTTP, anything: degrade, keep the verdict
             read_only, line = _describe_failure(exc)
             if read_only:
+                if self.ctx.is_fork:
+                    line += " (this pull request comes from a fork)"
                 self.console.notice(
                     f"{what} skipped: {line}; {READ_ONLY_HINT}", title="abw: read-only token"
                 )
@@ -261,7 +271,7 @@ def run(env: Mapping[str, str], console: Console) -> int:
     conclusion = inputs.conclusions[report.verdict]
     console.info(f"abw: {report.verdict} — {report.summary}")
 
-    written = _write_report_files(report, out_dir, inputs, workspace)
+    written = _write_report_files(report, out_dir, inputs, workspace, ctx, console)
     outputs = {"verdict": report.verdict, "conclusion": conclusion, "exit-code": str(code)}
     for output, fmt in REPORT_FILES.items():
         if fmt in written:
@@ -269,7 +279,7 @@ def run(env: Mapping[str, str], console: Console) -> int:
     write_outputs(env.get("GITHUB_OUTPUT"), outputs)
     write_summary(
         env.get("GITHUB_STEP_SUMMARY"),
-        _markdown(report, SUMMARY_LIMIT_BYTES // 2, ctx.run_url),
+        _markdown(report, SUMMARY_LIMIT_BYTES // 2, ctx.run_url, console),
         ctx.run_url,
     )
 
@@ -289,12 +299,12 @@ def run(env: Mapping[str, str], console: Console) -> int:
     from abw.github.checks import OUTPUT_LIMIT
     from abw.github.comment import COMMENT_LIMIT, build_body
 
-    publisher.check_run(report, _markdown(report, OUTPUT_LIMIT, ctx.run_url), items)
+    publisher.check_run(report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console), items)
     if inputs.comment != "off":
         digest_source = inputs.check_name + "\n" + report.model_dump_json()
         body = build_body(
             inputs.check_name,
-            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url),
+            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console),
             digest_source,
             ctx.run_url,
         )
