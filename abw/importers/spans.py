@@ -208,3 +208,29 @@ def make_trace(
             applied=True, method="hash-only", removed_fields=sorted(set(removed_fields))
         ),
     )
+
+
+def assistant_text(value: Any) -> str | None:
+    """The last assistant text in a model output: a string, or a list of messages (OpenAI
+    ``content`` strings, GenAI semconv ``parts`` of type text), possibly JSON-encoded."""
+    from abw.importers.rawio import decode_json_string
+
+    value = decode_json_string(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        return None
+    texts: list[str] = []
+    for message in value:
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        for part in message.get("parts") or []:
+            is_text = isinstance(part, dict) and part.get("type", "text") == "text"
+            if is_text and isinstance(part.get("content"), str):
+                texts.append(part["content"])
+    return texts[-1] if texts else None

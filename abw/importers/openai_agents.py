@@ -1,0 +1,219 @@
+"""OpenAI Agents SDK native trace export (``Trace.export()`` / ``Span.export()`` objects).
+
+Accepts the ``{"data": [...]}`` body the SDK's ``BackendSpanExporter`` uploads, a bare JSON list,
+or JSON Lines with one exported object per line. ``function`` spans are tools (an ``error``
+makes them errors), ``generation``/``response`` are llm spans, ``handoff`` is a handoff to
+``to_agent``, ``guardrail`` is a guardrail (``triggered`` -> denied); ``agent``, ``custom``
+(turn/task) and ``mcp_tools`` spans only scope and order their children. Spans are ordered
+pre-order by start time, like the same run exported over OpenTelemetry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import jsonl_records, read_raw
+from abw.importers.spans import (
+    ABSENT,
+    Draft,
+    assistant_text,
+    finish,
+    make_trace,
+    ms_between,
+    parse_time,
+)
+from abw.importers.tree import Node, preorder
+from abw.models.trace import Trace
+
+REMOVED_FIELDS = (
+    "span_data.input",
+    "span_data.output",
+    "span_data.data",
+    "span_data.model_config",
+    "error.message",
+    "error.data",
+    "trace.metadata",
+    "trace.group_id",
+)
+
+
+def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
+    try:
+        document = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+    except orjson.JSONDecodeError:
+        return list(jsonl_records(raw, path, options.warnings))
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        return [(None, item) for item in document["data"]]
+    if isinstance(document, list):
+        return [(None, item) for item in document]
+    if isinstance(document, dict):
+        return [(1, document)]
+    raise AbwInputError("expected {'data': [...]} of exported traces and spans", file=path)
+
+
+def _epoch(value: Any) -> float | None:
+    moment = parse_time(value)
+    return moment.timestamp() if moment is not None else None
+
+
+class OpenAIAgentsImporter(Importer):
+    name: ClassVar[str] = "openai-agents"
+    platform: ClassVar[str] = "openai_agents"
+    export_format: ClassVar[str] = "agents-sdk-export"
+    help: ClassVar[str] = (
+        "OpenAI Agents SDK native trace export ({'data': [trace, spans...]} as uploaded by "
+        "BackendSpanExporter, or JSON Lines). One trace per trace id."
+    )
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        if not raw.strip():
+            raise AbwInputError("the file is empty", file=path)
+        traces: dict[str, dict[str, Any]] = {}
+        spans: dict[str, list[tuple[int | None, dict[str, Any]]]] = {}
+        for line, item in _objects(raw, path, options):
+            if not isinstance(item, dict):
+                raise AbwInputError("an exported item is not an object", file=path, line=line)
+            kind = item.get("object")
+            if kind == "trace":
+                traces[str(item.get("id"))] = item
+            elif kind == "trace.span":
+                if not isinstance(item.get("span_data"), dict) or not item.get("id"):
+                    raise AbwInputError(
+                        "a span has no id or span_data", file=path, line=line, field="span_data"
+                    )
+                spans.setdefault(str(item.get("trace_id")), []).append((line, item))
+        if not spans and not traces:
+            raise AbwInputError(
+                "not an OpenAI Agents SDK export: no 'trace' or 'trace.span' objects", file=path
+            )
+        ids = sorted(
+            set(spans) | set(traces),
+            key=lambda t: (
+                min((_epoch(s.get("started_at")) or 0) for _, s in spans.get(t, []))
+                if spans.get(t)
+                else 0,
+                t,
+            ),
+        )
+        return [self._trace(t, spans.get(t, []), traces.get(t), raw, path, options) for t in ids]
+
+    def _trace(
+        self,
+        trace_id: str,
+        members: list[tuple[int | None, dict[str, Any]]],
+        header: dict[str, Any] | None,
+        raw: bytes,
+        path: Path,
+        options: ImportOptions,
+    ) -> Trace:
+        lines = {str(s["id"]): line for line, s in members}
+        nodes = [
+            Node(
+                str(s["id"]),
+                s.get("parent_id"),
+                _epoch(s.get("started_at")),
+                _epoch(s.get("ended_at")),
+                s,
+            )
+            for _, s in members
+        ]
+        walk = preorder(nodes)
+        drafts: list[Draft] = []
+        emitted: set[str] = set()
+        last_output: Any = ABSENT
+        root_error = False
+        for position, (node, ancestors) in enumerate(walk):
+            span = node.payload
+            data = span["span_data"]
+            kind = data.get("type")
+            failed = span.get("error") is not None
+            if not ancestors and failed:
+                root_error = True
+            emitted_type, name = _kind(data)
+            if emitted_type is None:
+                continue
+            outcome = "error" if failed else "ok"
+            if span.get("ended_at") is None and not failed:
+                outcome = "incomplete"
+            if kind == "guardrail" and data.get("triggered") is True:
+                outcome = "denied"
+            draft = Draft(
+                (position,),
+                emitted_type,
+                name,
+                outcome,
+                data.get("input", ABSENT),
+                data.get("output", ABSENT),
+                span_id=node.key,
+                line=lines.get(node.key),
+            )
+            draft.started_at = parse_time(span.get("started_at"))
+            draft.duration_ms = ms_between(draft.started_at, parse_time(span.get("ended_at")))
+            draft.parent_span_id = next(
+                (a.key for a in reversed(ancestors) if a.key in emitted), None
+            )
+            agent = next(
+                (
+                    a.payload["span_data"].get("name")
+                    for a in reversed(ancestors)
+                    if a.payload["span_data"].get("type") == "agent"
+                ),
+                None,
+            )
+            if isinstance(agent, str):
+                draft.attributes["agent"] = agent
+            if kind == "function" and isinstance(data.get("mcp_data"), dict):
+                server = data["mcp_data"].get("server")
+                if isinstance(server, str):
+                    draft.attributes["mcp_server"] = server
+            if kind == "generation":
+                usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+                for key in ("input_tokens", "output_tokens"):
+                    if isinstance(usage.get(key), int):
+                        draft.attributes[key] = usage[key]
+                last_output = data.get("output", ABSENT)
+            if kind == "guardrail" and isinstance(data.get("triggered"), bool):
+                draft.attributes["triggered"] = data["triggered"]
+            drafts.append(draft)
+            emitted.add(node.key)
+        ended = all(s.get("ended_at") for _, s in members)
+        final_status = "error" if root_error else ("success" if ended and members else "unknown")
+        final = None if last_output is ABSENT else last_output
+        final_text = assistant_text(final) if final is not None else None
+        extra = {}
+        if header and isinstance(header.get("workflow_name"), str):
+            extra["workflow_name"] = header["workflow_name"]
+        return make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            raw=raw,
+            trace_id=trace_id,
+            spans=finish(drafts, path),
+            options=options,
+            final_status=final_status,
+            final_output=final_text if final_text is not None else final,
+            final_text=final_text,
+            removed_fields=REMOVED_FIELDS,
+            extra_run=extra,
+        )
+
+
+def _kind(data: dict[str, Any]) -> tuple[str | None, str]:
+    kind = data.get("type")
+    if kind == "function":
+        return "tool", str(data.get("name") or "function")
+    if kind == "generation":
+        return "llm", str(data.get("model") or "generation")
+    if kind == "response":
+        return "llm", "response"
+    if kind == "handoff":
+        return "handoff", str(data.get("to_agent") or "handoff")
+    if kind == "guardrail":
+        return "guardrail", str(data.get("name") or "guardrail")
+    return None, str(kind)

@@ -1,0 +1,701 @@
+"""OpenTelemetry traces of agents: OTLP/JSON, Jaeger JSON, and the Python console exporter.
+
+Accepted encodings (detected from the content):
+
+* OTLP/JSON: one ``ExportTraceServiceRequest`` per line (or one per file); hex or base64 ids;
+  ``intValue`` as a string or a number; spans in any order (children before parents).
+* Jaeger UI "Download JSON": ``{"data": [{"traceID", "spans", "processes"}]}``.
+* Python ``ConsoleSpanExporter`` / ``ReadableSpan.to_json()``: pretty-printed objects one after
+  another; a span written twice (start snapshot, then ended) is kept once, ended.
+
+Span types come from semantics, in this order: ``openinference.span.kind`` >
+``gen_ai.operation.name`` (standard and the non-standard ``agent_handoff``/``guardrail_check``)
+> framework keys (``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix. Agent, chain
+and infrastructure spans are not emitted; they only order and scope their children. Every
+``traceId`` becomes its own trace. See docs/importers.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import read_raw
+from abw.importers.spans import Draft, assistant_text, finish, make_trace
+from abw.importers.tree import Node, preorder
+from abw.models.trace import Trace
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate"}
+TOOL_OPS = {"execute_tool"}
+RETRIEVER_OPS = {"retrieval", "embeddings", "rerank"}
+AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
+HANDOFF_OPS = {"agent_handoff", "handoff"}
+GUARDRAIL_OPS = {"guardrail_check", "guardrail", "apply_guardrail"}
+VERCEL_LLM = {
+    "ai.generateText.doGenerate",
+    "ai.streamText.doStream",
+    "ai.generateObject.doGenerate",
+    "ai.streamObject.doStream",
+}
+
+INPUT_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "ai.toolCall.args",
+    "input.value",
+    "gen_ai.input.messages",
+    "traceloop.entity.input",
+    "ai.prompt.messages",
+    "ai.prompt",
+    "gen_ai.prompt",
+)
+OUTPUT_KEYS = (
+    "gen_ai.tool.call.result",
+    "ai.toolCall.result",
+    "output.value",
+    "gen_ai.output.messages",
+    "traceloop.entity.output",
+    "ai.response.text",
+    "ai.response.toolCalls",
+    "gen_ai.completion",
+)
+_FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
+_FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
+_MODEL_KEYS = (
+    "gen_ai.request.model",
+    "gen_ai.response.model",
+    "llm.model_name",
+    "ai.model.id",
+    "traceloop.association.properties.ls_model_name",
+    "ioa_observe.association.properties.ls_model_name",
+)
+_HANDOFF_TARGET_KEYS = (
+    "gen_ai.handoff.to_agent",
+    "gen_ai.handoff.target_agent",
+    "gen_ai.agent.to",
+    "handoff.to_agent",
+    "to_agent",
+)
+
+REMOVED_FIELDS = (
+    "span.attributes",
+    "span.events",
+    "span.status.message",
+    "span.name",
+    "resource.attributes",
+)
+
+
+@dataclass
+class OSpan:
+    """One span in a format-neutral shape."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int | None
+    end_ns: int | None
+    status: str  # UNSET | OK | ERROR
+    status_message: str | None
+    attributes: dict[str, Any]
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    line: int | None = None
+
+
+# ---------------------------------------------------------------- value decoding
+
+
+def any_value(value: Any) -> Any:
+    """Decode an OTLP ``AnyValue`` (``{}`` -> ``None``; ``intValue`` string or number -> int)."""
+    if not isinstance(value, dict):
+        return value
+    for key, inner in value.items():
+        if key == "stringValue":
+            return inner
+        if key == "boolValue":
+            return bool(inner)
+        if key == "intValue":
+            try:
+                return int(inner)
+            except (TypeError, ValueError):
+                return inner
+        if key == "doubleValue":
+            try:
+                return float(inner)
+            except (TypeError, ValueError):
+                return inner
+        if key == "arrayValue":
+            values = inner.get("values", []) if isinstance(inner, dict) else []
+            return [any_value(v) for v in values]
+        if key == "kvlistValue":
+            values = inner.get("values", []) if isinstance(inner, dict) else []
+            return key_values(values)
+        if key == "bytesValue":
+            return inner
+    return None
+
+
+def key_values(items: Any) -> dict[str, Any]:
+    """``[{"key", "value": AnyValue}]`` -> a flat dict."""
+    if isinstance(items, dict):
+        return dict(items)
+    out: dict[str, Any] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = any_value(item.get("value"))
+    return out
+
+
+def norm_id(value: Any, size: int) -> str | None:
+    """A trace id (16 bytes) or span id (8 bytes) as lower-case hex, from hex or base64."""
+    if value is None or value == "":
+        return None
+    text = str(value)
+    if text.startswith("0x"):
+        text = text[2:]
+    if len(text) == size * 2 and _HEX.fullmatch(text):
+        return text.lower()
+    if len(text) == (size + 2) // 3 * 4:  # base64 of ``size`` bytes
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == size:
+            return raw.hex()
+    if _HEX.fullmatch(text):
+        return text.lower().rjust(size * 2, "0")
+    return text
+
+
+def _ns(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+def _status(value: Any) -> tuple[str, str | None]:
+    if not isinstance(value, dict):
+        return "UNSET", None
+    code = value.get("code", value.get("status_code"))
+    message = value.get("message", value.get("description"))
+    text = str(code).upper() if code is not None else ""
+    if text in {"2", "STATUS_CODE_ERROR", "ERROR"}:
+        status = "ERROR"
+    elif text in {"1", "STATUS_CODE_OK", "OK"}:
+        status = "OK"
+    else:
+        status = "UNSET"
+    return status, message if isinstance(message, str) and message else None
+
+
+# ---------------------------------------------------------------- the three encodings
+
+
+def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) -> None:
+    for resource_spans in document.get("resourceSpans") or []:
+        if not isinstance(resource_spans, dict):
+            continue
+        scopes = resource_spans.get("scopeSpans") or resource_spans.get(
+            "instrumentationLibrarySpans"
+        )
+        for scope in scopes or []:
+            for span in (scope or {}).get("spans") or []:
+                if not isinstance(span, dict):
+                    continue
+                trace_id = norm_id(span.get("traceId"), 16)
+                span_id = norm_id(span.get("spanId"), 8)
+                if not trace_id or not span_id:
+                    raise AbwInputError(
+                        "a span has no traceId/spanId", line=line, field="spans.spanId"
+                    )
+                status, message = _status(span.get("status"))
+                out.append(
+                    OSpan(
+                        trace_id=trace_id,
+                        span_id=span_id,
+                        parent_id=norm_id(span.get("parentSpanId"), 8),
+                        name=str(span.get("name") or ""),
+                        start_ns=_ns(span.get("startTimeUnixNano")),
+                        end_ns=_ns(span.get("endTimeUnixNano")),
+                        status=status,
+                        status_message=message,
+                        attributes=key_values(span.get("attributes")),
+                        events=[
+                            (str(e.get("name")), key_values(e.get("attributes")))
+                            for e in span.get("events") or []
+                            if isinstance(e, dict)
+                        ],
+                        line=line,
+                    )
+                )
+
+
+def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
+    for trace in document.get("data") or []:
+        for span in (trace or {}).get("spans") or []:
+            tags = {
+                t.get("key"): t.get("value") for t in span.get("tags") or [] if isinstance(t, dict)
+            }
+            parent = next(
+                (
+                    r.get("spanID")
+                    for r in span.get("references") or []
+                    if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
+                ),
+                None,
+            ) or span.get("parentSpanID")
+            start_us = _ns(span.get("startTime"))
+            duration_us = span.get("duration")
+            end_us = (
+                start_us + int(duration_us)
+                if start_us is not None and isinstance(duration_us, int | float)
+                else None
+            )
+            code = str(tags.get("otel.status_code", "")).upper()
+            status = "ERROR" if code == "ERROR" or tags.get("error") in (True, "true") else "UNSET"
+            status = "OK" if code == "OK" and status != "ERROR" else status
+            events = []
+            for log in span.get("logs") or []:
+                fields = {f.get("key"): f.get("value") for f in log.get("fields") or []}
+                events.append((str(fields.get("event", "log")), fields))
+            out.append(
+                OSpan(
+                    trace_id=norm_id(span.get("traceID") or trace.get("traceID"), 16) or "",
+                    span_id=norm_id(span.get("spanID"), 8) or "",
+                    parent_id=norm_id(parent, 8),
+                    name=str(span.get("operationName") or ""),
+                    start_ns=start_us * 1000 if start_us is not None else None,
+                    end_ns=end_us * 1000 if end_us is not None else None,
+                    status=status,
+                    status_message=tags.get("otel.status_description"),
+                    attributes=tags,
+                    events=events,
+                )
+            )
+
+
+def _iso_ns(value: Any) -> int | None:
+    from abw.importers.spans import parse_time
+
+    moment = parse_time(value)
+    if moment is None:
+        return None
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+
+
+def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
+    kept: dict[tuple[str, str], OSpan] = {}
+    for document in documents:
+        context = document.get("context") or {}
+        status = document.get("status") or {}
+        span = OSpan(
+            trace_id=norm_id(context.get("trace_id"), 16) or "",
+            span_id=norm_id(context.get("span_id"), 8) or "",
+            parent_id=norm_id(document.get("parent_id"), 8),
+            name=str(document.get("name") or ""),
+            start_ns=_iso_ns(document.get("start_time")),
+            end_ns=_iso_ns(document.get("end_time")),
+            status=_status({"code": status.get("status_code")})[0],
+            status_message=status.get("description"),
+            attributes=dict(document.get("attributes") or {}),
+            events=[
+                (str(e.get("name")), dict(e.get("attributes") or {}))
+                for e in document.get("events") or []
+                if isinstance(e, dict)
+            ],
+        )
+        key = (span.trace_id, span.span_id)
+        if key not in kept or span.end_ns is not None:
+            kept[key] = span
+    out.extend(kept.values())
+
+
+def _concatenated(text: str) -> list[Any] | None:
+    decoder = json.JSONDecoder()
+    values, index = [], 0
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return values
+        try:
+            value, index = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        values.append(value)
+
+
+def _is_console(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("context"), dict) and "name" in value
+
+
+def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
+    """Every span of the file and the encoding it used (otlp-json, jaeger-json, otel-console)."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    if not raw.strip():
+        raise AbwInputError("the file is empty", file=path)
+    spans: list[OSpan] = []
+    try:
+        whole: Any = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        whole = None
+    else:
+        documents = whole if isinstance(whole, list) else [whole]
+        if all(isinstance(d, dict) and "resourceSpans" in d for d in documents) and documents:
+            for document in documents:
+                _wrap(lambda d=document: _otlp_request(d, None, spans), path)
+            return spans, "otlp-json"
+        if isinstance(whole, dict) and isinstance(whole.get("data"), list):
+            first = whole["data"][0] if whole["data"] else {}
+            if isinstance(first, dict) and "spans" in first:
+                _jaeger(whole, spans)
+                return spans, "jaeger-json"
+        if all(_is_console(d) for d in documents) and documents:
+            _console(documents, spans)
+            return spans, "otel-console"
+        raise AbwInputError(
+            "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON), "
+            "data[].spans (Jaeger) or console-exporter spans",
+            file=path,
+        )
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            document = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            values = _concatenated(raw.decode("utf-8", "replace"))
+            if values and all(_is_console(v) for v in values):
+                _console(values, spans)
+                return spans, "otel-console"
+            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=number) from None
+        if not isinstance(document, dict) or "resourceSpans" not in document:
+            raise AbwInputError(
+                "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",
+                file=path,
+                line=number,
+            )
+        _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
+    return spans, "otlp-json"
+
+
+def _wrap(action: Any, path: Path) -> None:
+    try:
+        action()
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=path, line=exc.line, field=exc.field) from None
+
+
+# ---------------------------------------------------------------- semantics
+
+
+@dataclass
+class Kind:
+    """What a span is: an emitted span type and name, or a scope (agent) / container."""
+
+    type: str  # llm|tool|retriever|guardrail|handoff|memory|agent|container
+    name: str
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _model(attributes: dict[str, Any], fallback: str) -> str:
+    for key in _MODEL_KEYS:
+        value = _text(attributes.get(key))
+        if value and value.lower() not in {"unknown", "none", "null"}:
+            return value
+    return fallback
+
+
+def _after(prefix: str, name: str) -> str | None:
+    return name[len(prefix) :].strip() or None if name.startswith(prefix) else None
+
+
+def _handoff_target(span: OSpan) -> str:
+    for key in _HANDOFF_TARGET_KEYS:
+        value = _text(span.attributes.get(key))
+        if value:
+            return value
+    for prefix in ("handoff to ", "agent_handoff ", "handoff ", "transfer_to_"):
+        target = _after(prefix, span.name)
+        if target:
+            return target.split(" -> ")[-1]
+    return span.name or "handoff"
+
+
+def classify(span: OSpan) -> Kind:
+    """The span's type and name, from its semantic attributes first and its name last."""
+    a = span.attributes
+    name = span.name
+    tool_name = (
+        _text(a.get("gen_ai.tool.name"))
+        or _text(a.get("tool.name"))
+        or _text(a.get("ai.toolCall.name"))
+        or _after("execute_tool ", name)
+    )
+    oi = str(a.get("openinference.span.kind") or "").upper()
+    if oi:
+        if oi == "LLM":
+            return Kind("llm", _model(a, name or "llm"))
+        if oi == "TOOL":
+            if name.startswith("handoff to ") or name.startswith("transfer_to_"):
+                return Kind("handoff", _handoff_target(span))
+            return Kind("tool", tool_name or name)
+        if oi in {"RETRIEVER", "RERANKER", "EMBEDDING"}:
+            return Kind("retriever", tool_name or name)
+        if oi == "GUARDRAIL":
+            return Kind("guardrail", name or "guardrail")
+        if oi == "AGENT":
+            return Kind("agent", _text(a.get("agent.name")) or name)
+        return Kind("container", name)
+    op = str(a.get("gen_ai.operation.name") or "")
+    if op in LLM_OPS:
+        return Kind("llm", _model(a, name or op))
+    if op in TOOL_OPS:
+        return Kind("tool", tool_name or name)
+    if op in RETRIEVER_OPS:
+        return Kind("retriever", tool_name or _after(f"{op} ", name) or op)
+    if op in HANDOFF_OPS:
+        return Kind("handoff", _handoff_target(span))
+    if op in GUARDRAIL_OPS:
+        guard = _text(a.get("gen_ai.guardrail.name")) or _after(f"{op} ", name) or name
+        return Kind("guardrail", guard or "guardrail")
+    if op in AGENT_OPS:
+        return Kind("agent", _text(a.get("gen_ai.agent.name")) or _after(f"{op} ", name) or op)
+    if op:
+        return Kind("container", name)
+    framework = str(a.get("traceloop.span.kind") or "")
+    if framework == "tool":
+        return Kind("tool", tool_name or _text(a.get("traceloop.entity.name")) or name)
+    if framework == "llm":
+        return Kind("llm", _model(a, name))
+    if framework in {"agent", "workflow"}:
+        return Kind("agent", _text(a.get("traceloop.entity.name")) or name)
+    if name == "ai.toolCall" or "ai.toolCall.name" in a:
+        return Kind("tool", tool_name or name)
+    if name in VERCEL_LLM:
+        return Kind("llm", _model(a, name))
+    if tool_name:
+        return Kind("tool", tool_name)
+    if name.startswith("chat "):
+        return Kind("llm", _model(a, name[5:].strip() or name))
+    if name.startswith("invoke_agent "):
+        return Kind("agent", name[len("invoke_agent ") :].strip())
+    return Kind("container", name)
+
+
+def _own_failure(span: OSpan) -> bool:
+    """The span carries its own evidence of failing: an exception event or ``error.type``."""
+    return "error.type" in span.attributes or any(name == "exception" for name, _ in span.events)
+
+
+def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str, ...]) -> Any:
+    from abw.importers.spans import ABSENT
+
+    for key in keys:
+        if key in attributes and attributes[key] is not None:
+            return attributes[key]
+    flattened = {k: v for k, v in attributes.items() if k.startswith(flat)}
+    return dict(sorted(flattened.items())) if flattened else ABSENT
+
+
+def _error_type(span: OSpan) -> str | None:
+    value = _text(span.attributes.get("error.type"))
+    if value:
+        return value
+    for name, attributes in span.events:
+        if name == "exception" and _text(attributes.get("exception.type")):
+            return attributes["exception.type"]
+    return None
+
+
+# ---------------------------------------------------------------- importer
+
+
+class OtelImporter(Importer):
+    name: ClassVar[str] = "otel"
+    platform: ClassVar[str] = "otel"
+    export_format: ClassVar[str] = "otlp-json"
+    help: ClassVar[str] = (
+        "OpenTelemetry agent traces: OTLP/JSON lines (GenAI semconv, OpenInference), Jaeger "
+        "JSON, console-exporter spans. One trace per traceId."
+    )
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        spans, encoding = read_spans(raw, path)
+        if not spans:
+            raise AbwInputError("the export holds no spans", file=path)
+        by_trace: dict[str, list[OSpan]] = {}
+        for span in spans:
+            by_trace.setdefault(span.trace_id, []).append(span)
+        ordered = sorted(
+            by_trace.items(),
+            key=lambda item: (min((s.start_ns or 0) for s in item[1]), item[0]),
+        )
+        return [
+            build_trace(trace_id, members, raw, path, options, self.platform, encoding)
+            for trace_id, members in ordered
+        ]
+
+
+def build_trace(
+    trace_id: str,
+    members: list[OSpan],
+    raw: bytes,
+    path: Path,
+    options: ImportOptions,
+    platform: str,
+    encoding: str,
+) -> Trace:
+    """One trace from the spans sharing a trace id."""
+    unique: dict[str, OSpan] = {}
+    for span in members:
+        if span.span_id not in unique or span.end_ns is not None:
+            unique[span.span_id] = span
+    nodes = [Node(s.span_id, s.parent_id, s.start_ns, s.end_ns, s) for s in unique.values()]
+    walk = preorder(nodes)
+    kinds = {node.key: classify(node.payload) for node, _ in walk}
+    failing_messages = {
+        s.status_message for s in unique.values() if s.status == "ERROR" and _own_failure(s)
+    }
+    failing_below: dict[str, bool] = {}
+    for node, ancestors in walk:
+        if node.payload.status == "ERROR":
+            for ancestor in ancestors:
+                failing_below[ancestor.key] = True
+    drafts: list[Draft] = []
+    llm_outputs: list[Any] = []
+    emitted: set[str] = set()
+    for position, (node, ancestors) in enumerate(walk):
+        span: OSpan = node.payload
+        kind = kinds[node.key]
+        if kind.type in {"agent", "container"}:
+            continue
+        outcome, propagated = _outcome(span, kind, failing_messages, failing_below)
+        draft = Draft(
+            (position,),
+            kind.type,
+            kind.name,
+            outcome,
+            _content(span.attributes, INPUT_KEYS, _FLAT_INPUT),
+            _content(span.attributes, OUTPUT_KEYS, _FLAT_OUTPUT),
+            span_id=span.span_id,
+            line=span.line,
+        )
+        if span.start_ns is not None:
+            draft.started_at = datetime.fromtimestamp(span.start_ns / 1e9, UTC)
+        if span.start_ns is not None and span.end_ns is not None and span.end_ns >= span.start_ns:
+            draft.duration_ms = round((span.end_ns - span.start_ns) / 1e6, 3)
+        parent = next((a.key for a in reversed(ancestors) if a.key in emitted), None)
+        draft.parent_span_id = parent
+        agent = next(
+            (kinds[a.key].name for a in reversed(ancestors) if kinds[a.key].type == "agent"), None
+        )
+        _attributes(draft, span, agent, propagated)
+        drafts.append(draft)
+        emitted.add(node.key)
+        if kind.type == "llm":
+            llm_outputs.append(draft.output)
+    root: OSpan | None = walk[0][0].payload if walk else None
+    final_status = "unknown"
+    final_output: Any = None
+    if root is not None:
+        if root.end_ns is None:
+            final_status = "unknown"
+        else:
+            final_status = "error" if root.status == "ERROR" else "success"
+        from abw.importers.spans import ABSENT
+
+        root_output = _content(root.attributes, OUTPUT_KEYS, _FLAT_OUTPUT)
+        if root_output is ABSENT and llm_outputs:
+            root_output = llm_outputs[-1]
+        final_output = None if root_output is ABSENT else root_output
+    final_text = assistant_text(final_output) if final_output is not None else None
+    if final_text is not None:
+        final_output = final_text
+    return make_trace(
+        platform=platform,
+        export_format=encoding,
+        raw=raw,
+        trace_id=trace_id,
+        spans=finish(drafts, path),
+        options=options,
+        final_status=final_status,
+        final_output=final_output,
+        final_text=final_text,
+        removed_fields=REMOVED_FIELDS,
+    )
+
+
+def _outcome(
+    span: OSpan, kind: Kind, failing_messages: set[str | None], failing_below: dict[str, bool]
+) -> tuple[str, bool]:
+    """The span's own outcome, and whether an ERROR status on it was only propagated."""
+    if span.status == "ERROR":
+        if _own_failure(span):
+            return "error", False
+        if span.status_message and span.status_message in failing_messages:
+            return "ok", True  # leaked from the span that really failed
+        if not span.status_message and failing_below.get(span.span_id):
+            return "ok", True  # an ancestor marked by its failing child
+        return "error", False
+    if span.end_ns is None:
+        return "incomplete", False
+    if kind.type == "guardrail" and any(
+        k.endswith("triggered") and v is True for k, v in span.attributes.items()
+    ):
+        return "denied", False
+    return "ok", False
+
+
+def _attributes(draft: Draft, span: OSpan, agent: str | None, propagated: bool) -> None:
+    a = span.attributes
+    out = draft.attributes
+    if agent:
+        out["agent"] = agent
+    call_id = (
+        _text(a.get("gen_ai.tool.call.id"))
+        or _text(a.get("tool.id"))
+        or _text(a.get("ai.toolCall.id"))
+    )
+    if call_id and draft.type == "tool":
+        out["tool_call_id"] = call_id
+    for key, name in (
+        ("pydantic_ai.tool.retry.attempt", "retry_attempt"),
+        ("gen_ai.usage.input_tokens", "input_tokens"),
+        ("gen_ai.usage.output_tokens", "output_tokens"),
+        ("llm.token_count.prompt", "input_tokens"),
+        ("llm.token_count.completion", "output_tokens"),
+    ):
+        value = a.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.setdefault(name, value)
+    error_type = _error_type(span)
+    if error_type and draft.outcome == "error":
+        out["error_type"] = error_type
+    if propagated:
+        out["error_propagated"] = True
+    if span.status != "UNSET":
+        out["otel_status"] = span.status

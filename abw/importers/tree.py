@@ -1,0 +1,63 @@
+"""Order the spans of a span tree (OTel, OpenAI Agents SDK, Jaeger): pre-order, by start time.
+
+Siblings are sorted by start time, then end time, then id (JS exporters have ms resolution, so
+ties are common). A span whose parent is missing from the export is a root. The order never
+depends on the order the raw file lists the spans in (children often come before parents).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Node:
+    key: str
+    parent: str | None
+    start: float | None
+    end: float | None
+    payload: Any = None
+    children: list[Node] = field(default_factory=list)
+
+    def sort_key(self) -> tuple[Hashable, ...]:
+        start = self.start if self.start is not None else float("inf")
+        end = self.end if self.end is not None else float("inf")
+        return (start, end, self.key)
+
+
+def preorder(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
+    """Every node once, in pre-order, each with its ancestors (root first)."""
+    by_key = {node.key: node for node in nodes}
+    for node in nodes:
+        node.children = []
+    roots: list[Node] = []
+    for node in nodes:
+        parent = by_key.get(node.parent) if node.parent else None
+        if parent is None or parent is node:
+            roots.append(node)
+        else:
+            parent.children.append(node)
+    out: list[tuple[Node, list[Node]]] = []
+    seen: set[str] = set()
+
+    def walk(node: Node, ancestors: list[Node]) -> None:
+        stack = [(node, ancestors)]
+        while stack:
+            current, above = stack.pop()
+            if current.key in seen:
+                continue
+            seen.add(current.key)
+            out.append((current, above))
+            below = [*above, current]
+            for child in sorted(current.children, key=Node.sort_key, reverse=True):
+                stack.append((child, below))
+
+    for root in sorted(roots, key=Node.sort_key):
+        walk(root, [])
+    # nodes caught in a parent cycle have no root: take them in start order
+    for node in sorted(nodes, key=Node.sort_key):
+        if node.key not in seen:
+            walk(node, [])
+    return out

@@ -1,0 +1,454 @@
+"""``abw import otel`` on the corpus (OTLP/JSON GenAI + OpenInference, Jaeger) and on variants."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from abw.importers import get_importer
+from abw.importers.base import ImportOptions
+from abw.traceio import render_trace
+from tests.conftest import CORPUS
+
+OTEL = CORPUS / "otel"
+OI = OTEL / "gen__otlp-json__openai-agents__openinference.jsonl"
+PYDANTIC = OTEL / "gen__otlp-json__pydantic-ai__genai-semconv.jsonl"
+JAEGER = OTEL / "packetpanic__jaeger_get-inventory.json"
+NATIVE = CORPUS / "openai-agents" / "gen__openai-agents-sdk__native-trace-export.json"
+
+
+def _import(path: Path, name: str = "otel") -> list:
+    return get_importer(name).import_file(path, ImportOptions())
+
+
+def _raw_otlp_spans(path: Path) -> list[dict]:
+    """Independent reader: every span of every export request, attributes flattened."""
+    spans = []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        for rs in json.loads(line)["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for s in ss["spans"]:
+                    attrs = {
+                        a["key"]: next(iter(a["value"].values()), None) for a in s["attributes"]
+                    }
+                    spans.append({**s, "attrs": attrs})
+    return spans
+
+
+def _dfs_order(spans: list[dict]) -> list[dict]:
+    """Pre-order walk of the span tree, siblings by start time (an independent implementation)."""
+    ids = {s["spanId"] for s in spans}
+    children: dict[str | None, list[dict]] = {}
+    for s in spans:
+        parent = s.get("parentSpanId") if s.get("parentSpanId") in ids else None
+        children.setdefault(parent, []).append(s)
+    out: list[dict] = []
+
+    def visit(parent):
+        for s in sorted(children.get(parent, []), key=lambda s: int(s["startTimeUnixNano"])):
+            out.append(s)
+            visit(s["spanId"])
+
+    visit(None)
+    return out
+
+
+def test_openinference_tool_path_and_statuses_match_the_raw_file():
+    (trace,) = _import(OI)
+    expected = []
+    for s in _dfs_order(_raw_otlp_spans(OI)):
+        kind = s["attrs"].get("openinference.span.kind")
+        status = "error" if s.get("status", {}).get("code") == 2 else "success"
+        if kind == "TOOL" and s["name"].startswith("handoff to "):
+            expected.append(("handoff", s["name"][len("handoff to ") :], status))
+        elif kind == "TOOL":
+            expected.append(("tool", s["attrs"]["tool.name"], status))
+        elif kind == "GUARDRAIL":
+            expected.append(("guardrail", s["name"], status))
+    assert [(s.type, s.name, s.status) for s in trace.path()] == expected
+    assert expected == [
+        ("guardrail", "no_card_numbers", "success"),
+        ("tool", "get_order_status", "success"),
+        ("handoff", "Refunds agent", "success"),
+        ("tool", "issue_refund", "error"),
+        ("tool", "issue_refund", "success"),
+    ]
+    raw_llm = sum(
+        1 for s in _raw_otlp_spans(OI) if s["attrs"].get("openinference.span.kind") == "LLM"
+    )
+    assert sum(s.type == "llm" for s in trace.spans) == raw_llm == 5
+    assert trace.run.trace_id == "8f21b1dade4f7d89726abcf6de6d11f0"
+
+
+def test_genai_semconv_retry_is_a_separate_span():
+    (trace,) = _import(PYDANTIC)
+    raw = _dfs_order(_raw_otlp_spans(PYDANTIC))
+    expected = [
+        (
+            s["attrs"]["gen_ai.tool.name"],
+            "error" if s.get("status", {}).get("code") == 2 else "success",
+        )
+        for s in raw
+        if s["attrs"].get("gen_ai.operation.name") == "execute_tool"
+    ]
+    assert [(s.name, s.status) for s in trace.path()] == expected
+    assert expected == [
+        ("search_docs", "success"),
+        ("fetch_page", "error"),
+        ("fetch_page", "success"),
+    ]
+    failed = trace.path()[1]
+    assert failed.attributes["retry_attempt"] == 1
+    assert failed.attributes["error_type"] == "pydantic_ai.exceptions.ToolRetryError"
+    # the retry repeats the same call: same name, same input hash, the first one failed
+    assert failed.input_hash == trace.path()[2].input_hash
+    assert [s.name for s in trace.spans if s.type == "llm"] == ["gpt-4o-mini"] * 4
+    assert all(s.duration_ms is not None and s.duration_ms >= 0 for s in trace.spans)
+
+
+def test_jaeger_export():
+    (trace,) = _import(JAEGER)
+    raw = json.loads(JAEGER.read_text())["data"][0]["spans"]
+    tags = [{t["key"]: t["value"] for t in s["tags"]} for s in raw]
+    assert sum(t.get("gen_ai.operation.name") == "chat" for t in tags) == 4
+    assert [s.name for s in trace.path()] == ["pyats_list_devices"]
+    assert [s.name for s in trace.spans if s.type == "llm"] == [
+        "anthropic/claude-opus-4-5-20251101"
+    ] * 4
+    assert trace.source.export_format == "jaeger-json"
+    assert trace.run.final_status == "success"
+
+
+def test_native_agents_export_and_its_otlp_export_give_the_same_tool_path():
+    (native,) = _import(NATIVE, "openai-agents")
+    (otlp,) = _import(OI)
+
+    def path(t):
+        return [(s.type, s.name, s.status) for s in t.path()]
+
+    assert path(native) == path(otlp)
+    # the tool calls carry the same arguments and results, so their hashes agree too
+    assert [s.input_hash for s in native.path() if s.type == "tool"] == [
+        s.input_hash for s in otlp.path() if s.type == "tool"
+    ]
+    assert native.run.final_output_hash == otlp.run.final_output_hash
+
+
+# ----------------------------------------------------------------- hand-built variants
+
+
+def _span(trace: str, span: str, parent: str | None, name: str, start: int, **extra) -> dict:
+    out = {
+        "traceId": trace,
+        "spanId": span,
+        "name": name,
+        "kind": 1,
+        "startTimeUnixNano": str(start),
+        "endTimeUnixNano": str(start + 1000),
+        "attributes": extra.pop("attributes", []),
+        "status": extra.pop("status", {}),
+    }
+    if parent:
+        out["parentSpanId"] = parent
+    out.update(extra)
+    return out
+
+
+def _attr(key: str, value) -> dict:
+    if isinstance(value, bool):
+        return {"key": key, "value": {"boolValue": value}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": value}}
+    return {"key": key, "value": {"stringValue": value}}
+
+
+def _request(*spans: dict) -> str:
+    return json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": list(spans)}]}]})
+
+
+def _b64(hexid: str) -> str:
+    return base64.b64encode(bytes.fromhex(hexid)).decode()
+
+
+def test_base64_ids_numeric_ints_children_first_and_two_traces(tmp_path):
+    t1, t2 = "11" * 16, "22" * 16
+    root, tool, llm = "a1" * 8, "b2" * 8, "c3" * 8
+    lines = [
+        _request(
+            _span(
+                _b64(t1),
+                _b64(tool),
+                _b64(root),
+                "execute_tool lookup",
+                300,
+                attributes=[
+                    _attr("gen_ai.operation.name", "execute_tool"),
+                    _attr("gen_ai.tool.name", "lookup"),
+                    _attr("gen_ai.usage.input_tokens", 7),
+                ],
+            ),
+        ),
+        _request(
+            _span(
+                _b64(t1),
+                _b64(llm),
+                _b64(root),
+                "chat m",
+                200,
+                attributes=[
+                    _attr("gen_ai.operation.name", "chat"),
+                    _attr("gen_ai.request.model", "m-1"),
+                ],
+            ),
+            _span(
+                _b64(t1),
+                _b64(root),
+                None,
+                "invoke_agent a",
+                100,
+                attributes=[_attr("gen_ai.operation.name", "invoke_agent")],
+            ),
+        ),
+        _request(
+            _span(
+                t2,
+                "d4" * 8,
+                None,
+                "execute_tool other",
+                50,
+                attributes=[
+                    _attr("gen_ai.operation.name", "execute_tool"),
+                    _attr("gen_ai.tool.name", "other"),
+                ],
+            ),
+        ),
+    ]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    first, second = _import(path)
+    assert second.run.trace_id == t1 and first.run.trace_id == t2  # ordered by start time
+    assert [(s.type, s.name) for s in second.spans] == [("llm", "m-1"), ("tool", "lookup")]
+    assert second.spans[1].span_id == tool
+    assert second.spans[1].attributes["agent"] == "a"
+    assert [s.name for s in first.path()] == ["other"]
+
+
+def test_error_status_only_where_the_span_itself_failed(tmp_path):
+    """A tool throws; the SDK copies its ERROR status onto a later tool that has a result and
+    onto the root (seen with the Vercel AI SDK); only the thrower is an error."""
+    t = "ab" * 16
+    message = "Tool broke"
+    err = {"code": 2, "message": message}
+    exc = [
+        {"name": "exception", "timeUnixNano": "1", "attributes": [_attr("exception.type", "Boom")]}
+    ]
+    spans = [
+        _span(
+            t,
+            "01" * 8,
+            None,
+            "ai.generateText",
+            100,
+            status=err,
+            attributes=[_attr("openinference.span.kind", "CHAIN")],
+        ),
+        _span(
+            t,
+            "02" * 8,
+            "01" * 8,
+            "ai.toolCall",
+            200,
+            status=err,
+            events=exc,
+            attributes=[_attr("openinference.span.kind", "TOOL"), _attr("tool.name", "charge")],
+        ),
+        _span(
+            t,
+            "03" * 8,
+            "01" * 8,
+            "ai.toolCall",
+            300,
+            status=err,
+            attributes=[
+                _attr("openinference.span.kind", "TOOL"),
+                _attr("tool.name", "notify"),
+                _attr("output.value", "sent"),
+            ],
+        ),
+        _span(
+            t,
+            "04" * 8,
+            "01" * 8,
+            "ai.toolCall",
+            400,
+            status={"code": 2, "message": "own"},
+            attributes=[_attr("ai.toolCall.name", "refund")],
+        ),
+    ]
+    path = tmp_path / "leak.jsonl"
+    path.write_text(_request(*spans) + "\n")
+    (trace,) = _import(path)
+    assert [(s.name, s.status) for s in trace.path()] == [
+        ("charge", "error"),
+        ("notify", "success"),
+        ("refund", "error"),
+    ]
+    assert trace.path()[1].attributes["error_propagated"] is True
+    assert trace.run.final_status == "error"
+
+
+def test_unended_span_is_unknown_and_enum_status_strings(tmp_path):
+    t = "cd" * 16
+    tool = _span(
+        t,
+        "05" * 8,
+        None,
+        "execute_tool x",
+        1,
+        status={"code": "STATUS_CODE_ERROR"},
+        attributes=[
+            _attr("gen_ai.operation.name", "execute_tool"),
+            _attr("gen_ai.tool.name", "x"),
+            _attr("error.type", "Timeout"),
+        ],
+    )
+    open_span = _span(
+        t,
+        "06" * 8,
+        None,
+        "execute_tool y",
+        5,
+        attributes=[_attr("gen_ai.operation.name", "execute_tool"), _attr("gen_ai.tool.name", "y")],
+    )
+    del open_span["endTimeUnixNano"]
+    path = tmp_path / "enum.jsonl"
+    path.write_text(_request(tool, open_span) + "\n")
+    (trace,) = _import(path)
+    assert [(s.name, s.status, s.outcome) for s in trace.path()] == [
+        ("x", "error", "error"),
+        ("y", "unknown", "incomplete"),
+    ]
+
+
+def test_nonstandard_operation_names(tmp_path):
+    t = "ef" * 16
+    spans = [
+        _span(
+            t,
+            "10" * 8,
+            None,
+            "invoke_agent Triage agent",
+            1,
+            attributes=[_attr("gen_ai.operation.name", "invoke_agent")],
+        ),
+        _span(
+            t,
+            "11" * 8,
+            "10" * 8,
+            "guardrail_check no_pii",
+            2,
+            attributes=[_attr("gen_ai.operation.name", "guardrail_check")],
+        ),
+        _span(
+            t,
+            "12" * 8,
+            "10" * 8,
+            "agent_handoff Triage agent -> Refunds agent",
+            3,
+            attributes=[_attr("gen_ai.operation.name", "agent_handoff")],
+        ),
+        _span(
+            t,
+            "13" * 8,
+            "10" * 8,
+            "unknown",
+            4,
+            attributes=[_attr("gen_ai.operation.name", "unknown")],
+        ),
+    ]
+    path = tmp_path / "contrib.jsonl"
+    path.write_text(_request(*spans) + "\n")
+    (trace,) = _import(path)
+    assert [(s.type, s.name) for s in trace.path()] == [
+        ("guardrail", "no_pii"),
+        ("handoff", "Refunds agent"),
+    ]
+
+
+def test_console_exporter_spans_written_twice(tmp_path):
+    def span(end):
+        return {
+            "name": "execute_tool get_weather",
+            "context": {
+                "trace_id": "0x" + "12" * 16,
+                "span_id": "0x" + "34" * 8,
+                "trace_state": "[]",
+            },
+            "kind": "SpanKind.INTERNAL",
+            "parent_id": None,
+            "start_time": "2026-03-01T20:47:18.716835Z",
+            "end_time": end,
+            "status": {"status_code": "UNSET"},
+            "attributes": {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+            },
+            "events": [],
+            "links": [],
+            "resource": {"attributes": {}, "schema_url": ""},
+        }
+
+    path = tmp_path / "console.jsonl"
+    path.write_text(
+        json.dumps(span(None), indent=4)
+        + "\n\n"
+        + json.dumps(span("2026-03-01T20:47:19Z"), indent=4)
+    )
+    (trace,) = _import(path)
+    assert [(s.name, s.status, s.duration_ms) for s in trace.path()] == [
+        ("get_weather", "success", 283.165)
+    ]
+    assert trace.source.export_format == "otel-console"
+
+
+def test_content_is_hashed_never_copied():
+    for path in (OI, PYDANTIC, JAEGER):
+        for trace in _import(path):
+            text = render_trace(trace)
+            for needle in (
+                "A123",
+                "refunded",
+                "Eres el Agente",
+                "input_str",
+                "research_assistant ",
+            ):
+                assert needle not in text
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("{not json\n", "invalid JSON"),
+        ('{"spans": []}\n', "not an OpenTelemetry export"),
+        ('{"resourceSpans": []}\n', "no spans"),
+        ("", "empty"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(run_cli, tmp_path, content, needle):
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    code, _, err = run_cli("import", "otel", "--input", bad, "--out", tmp_path / "o")
+    assert code == 2, err
+    assert needle in err and "bad.json" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_writes_one_file_per_trace(run_cli, tmp_path):
+    code, _, err = run_cli("import", "otel", "--input", OTEL, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 3
