@@ -1,0 +1,165 @@
+"""``abw import claude`` CLI: bad input, exit codes, atomic writes, determinism."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import CORPUS
+
+CLAUDE = CORPUS / "claude-code"
+SHORT = CLAUDE / "spotter__short.jsonl"
+PINNED = "2026-01-01T00:00:00Z"
+
+
+def _lines(path: Path) -> list[bytes]:
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def _write(path: Path, lines: list[bytes]) -> Path:
+    path.write_bytes(b"".join(lines))
+    return path
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def _fails(run_cli, source: Path, out: Path, *needles: str) -> str:
+    code, _, err = run_cli("import", "claude", "--input", source, "--out", out)
+    assert code == 2, err
+    line = _one_error_line(err)
+    for needle in needles:
+        assert needle in line, line
+    assert not out.exists(), "nothing may be written on bad input"
+    return line
+
+
+def test_malformed_line_mid_file(run_cli, tmp_path: Path):
+    lines = _lines(SHORT)
+    lines[4] = b'{"type": "user", "message": {oops\n'
+    bad = _write(tmp_path / "bad.jsonl", lines)
+    _fails(run_cli, bad, tmp_path / "out.json", "bad.jsonl:5", "invalid JSON")
+
+
+def test_invalid_utf8(run_cli, tmp_path: Path):
+    lines = _lines(SHORT)
+    lines[2] = lines[2].replace(b'"external"', b'"ext\xff\xfernal"', 1)
+    assert b"\xff" in lines[2]
+    bad = _write(tmp_path / "latin.jsonl", lines)
+    _fails(run_cli, bad, tmp_path / "out.json", "latin.jsonl:3", "invalid UTF-8")
+
+
+def test_not_a_claude_transcript(run_cli, tmp_path: Path):
+    codex = sorted((CORPUS / "codex").glob("*.jsonl"))[0]
+    _fails(
+        run_cli, codex, tmp_path / "out.json", codex.name, "not a Claude Code transcript", "type"
+    )
+    pretty = tmp_path / "pretty.jsonl"
+    pretty.write_text(json.dumps({"type": "user", "x": 1}, indent=2), encoding="utf-8")
+    _fails(run_cli, pretty, tmp_path / "out.json", "pretty.jsonl:1")
+    array = _write(tmp_path / "array.jsonl", [b"[1, 2]\n", *_lines(SHORT)])
+    _fails(run_cli, array, tmp_path / "out.json", "array.jsonl:1", "not a JSON object")
+
+
+def test_empty_file(run_cli, tmp_path: Path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    _fails(run_cli, empty, tmp_path / "out.json", "empty.jsonl", "empty")
+    blank = _write(tmp_path / "blank.jsonl", [b"\n", b"   \n"])
+    _fails(run_cli, blank, tmp_path / "out.json", "blank.jsonl", "empty")
+
+
+@pytest.mark.parametrize(
+    ("bad_block", "field"),
+    [
+        ({"type": "tool_use", "name": "Bash", "input": {}}, "message.content[0]"),
+        ("just a string", "message.content[0]"),
+    ],
+)
+def test_bad_field_is_named(run_cli, tmp_path: Path, bad_block, field: str):
+    lines = _lines(SHORT)
+    index = next(i for i, raw in enumerate(lines) if json.loads(raw).get("type") == "assistant")
+    record = json.loads(lines[index])
+    record["message"]["content"] = [bad_block]
+    lines[index] = json.dumps(record).encode() + b"\n"
+    bad = _write(tmp_path / "field.jsonl", lines)
+    _fails(run_cli, bad, tmp_path / "out.json", f"field.jsonl:{index + 1}", field)
+
+
+def test_bad_file_in_a_folder_writes_nothing(run_cli, tmp_path: Path):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "good.jsonl").write_bytes(SHORT.read_bytes())
+    lines = _lines(SHORT)
+    lines[3] = b"{broken\n"
+    _write(folder / "zz-bad.jsonl", lines)
+    _fails(run_cli, folder, tmp_path / "traces", "zz-bad.jsonl:4")
+
+
+def test_trailing_partial_line_is_tolerated(run_cli, tmp_path: Path):
+    lines = _lines(SHORT)
+    live = _write(tmp_path / "live.jsonl", [*lines, lines[3][:50]])
+    out = tmp_path / "live.json"
+    code, _, err = run_cli("import", "claude", "--input", live, "--out", out)
+    assert code == 0, err
+    assert "warning" in err and "live.jsonl:16" in err
+    assert out.exists()
+
+
+def test_usage_errors(run_cli, tmp_path: Path):
+    out = tmp_path / "o.json"
+    code, _, err = run_cli("import", "claude", "--input", SHORT, "--out", out, "--no-redact")
+    assert code == 2 and "--no-redact" in _one_error_line(err)
+    code, _, err = run_cli("import", "claude", "--input", tmp_path / "nope.jsonl", "--out", out)
+    assert code == 2 and "nope.jsonl" in _one_error_line(err)
+    code, _, err = run_cli(
+        "import", "claude", "--input", SHORT, "--out", out, "--bash-tool-labels", "x:weird"
+    )
+    assert code == 2 and "--bash-tool-labels" in _one_error_line(err)
+    code, _, err = run_cli("import", "claude", "--input", CLAUDE, "--out", out)
+    assert code == 2 and "--out" in _one_error_line(err)
+    assert not out.exists()
+
+
+def test_cli_output_is_deterministic_and_valid(run_cli, tmp_path: Path):
+    source = CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    outs = []
+    for name in ("a.json", "b.json"):
+        out = tmp_path / name
+        code, _, err = run_cli(
+            "import", "claude", "--input", source, "--out", out, "--exported-at", PINNED
+        )
+        assert code == 0, err
+        outs.append(out.read_bytes())
+    assert outs[0] == outs[1]
+    code, _, err = run_cli("validate", tmp_path / "a.json")
+    assert code == 0, err
+    # one span per line: the span with ordinal N is on line (first span line + N)
+    text = outs[0].decode().splitlines()
+    start = text.index('"spans": [') + 1
+    assert json.loads(text[start + 3].rstrip(","))["ordinal"] == 3
+
+
+def test_folder_import_writes_one_trace_per_session(run_cli, tmp_path: Path):
+    project = tmp_path / "project"
+    (project / "4c2ddfdc-b619-4525-8d03-1950fb1b0257").mkdir(parents=True)
+    for name in (
+        "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+        "codemie__agent-36541525.jsonl",
+        "codemie__agent-50243ee8.jsonl",
+        "spotter__short.jsonl",
+    ):
+        (project / name.split("__", 1)[1]).write_bytes((CLAUDE / name).read_bytes())
+    out = tmp_path / "traces"
+    code, _, err = run_cli("import", "claude", "--input", project, "--out", out, "-q")
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == [
+        "4c2ddfdc-b619-4525-8d03-1950fb1b0257.json",
+        "short.json",
+    ]
