@@ -22,7 +22,14 @@ def format_summary(report) -> str:  # GateReport
 @click.command("gate")
 @click.option("--baseline", required=True, type=click.Path(path_type=Path))
 @click.option("--candidate", required=True, type=click.Path(path_type=Path))
-@click.option("--spec", "spec_path", required=True, type=click.Path(path_type=Path))
+@click.option("--spec", "spec_path", default=None, type=click.Path(path_type=Path))
+@click.option(
+    "--contract",
+    "contract_path",
+    default=None,
+    type=click.Path(path_type=Path),
+    help="An agent-behavior-contract/v0 file, compiled in place of --spec.",
+)
 @click.option("--out", type=click.Path(path_type=Path), default=None, help="gate-report.json.")
 @click.option(
     "--report-dir",
@@ -50,7 +57,8 @@ def format_summary(report) -> str:  # GateReport
 def gate_command(
     baseline: Path,
     candidate: Path,
-    spec_path: Path,
+    spec_path: Path | None,
+    contract_path: Path | None,
     out: Path | None,
     report_dir: Path | None,
     latent: Path | None,
@@ -70,7 +78,14 @@ def gate_command(
     from abw.gate import report_json, run_gate
     from abw.verdicts import exit_code
 
-    report = run_gate(baseline, candidate, spec_path, latent=latent)
+    if (spec_path is None) == (contract_path is None):
+        raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
+    if contract_path is not None:
+        from abw.contract import run_contract_gate
+
+        report = run_contract_gate(baseline, candidate, contract_path, latent=latent)
+    else:
+        report = run_gate(baseline, candidate, spec_path, latent=latent)
     if timestamp:
         from datetime import UTC, datetime
 

@@ -75,8 +75,11 @@ class Satisfaction(_Closed):
         le=1,
         description="Required compliance probability (becomes min_wilson_pass_rate).",
     )
-    delta: float = Field(
-        default=0.0, ge=0, description="Tolerated soft violations per run (floored)."
+    delta: float | None = Field(
+        default=None,
+        ge=0,
+        description="Tolerated soft violations per run (floored); none: no budget, soft "
+        "violations only WARN.",
     )
     k: int = Field(default=3, ge=1, description="Default recovery window in path steps.")
 

@@ -1,0 +1,37 @@
+"""``abw contract compile CONTRACT --out behavior.yaml``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.group()
+def contract() -> None:
+    """Formal behavior contracts (agent-behavior-contract/v0)."""
+
+
+@contract.command("compile")
+@click.argument("contract_path", type=click.Path(path_type=Path))
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="behavior-spec/v0 YAML file."
+)
+def compile_command(contract_path: Path, out: Path | None) -> int:
+    """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""
+    from abw.atomic import write_atomic
+    from abw.contract import compile_contract, load_contract, spec_yaml
+    from abw.errors import AbwInputError
+
+    loaded, digest = load_contract(contract_path)
+    try:
+        spec = compile_contract(loaded)
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
+    text = spec_yaml(spec, source=contract_path.name, source_sha256=digest)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        click.echo(f"abw: wrote {out}", err=True)
+    return 0

@@ -1,0 +1,282 @@
+"""Compile an ``agent-behavior-contract/v0`` C = (P, I, G, R) into a runnable ``behavior-spec/v0``.
+
+The mapping (also in docs/contracts.md):
+
+* **I** invariants and **G** governance: a *hard* ``required_tool``, ``forbidden_tool``,
+  ``precedence`` or ``max_path_length`` / ``max_errors`` / ``max_retries`` clause becomes the
+  spec's built-in invariant of the same meaning; every other hard clause becomes a rule with
+  ``enforcement: hard``; a *soft* clause becomes a rule with ``enforcement: soft`` (WARN)
+  (``required_tool`` -> ``count`` min 1 successful, ``forbidden_tool`` -> ``count`` max 0,
+  ``max_path_length`` -> ``count`` of ``*`` max n). An ``assertion`` clause becomes a value
+  assertion with severity ``error`` (hard) or ``warn`` (soft).
+* **P** preconditions: rules with ``enforcement: precondition`` — a run that breaks one is
+  outside the contract's promise, so its check is INCONCLUSIVE, never PASS or FAIL.
+* **R** recovery: a hard ``recovery`` rule; the window is ``within_steps`` or ``k``.
+* (p, delta, k): ``p`` -> ``thresholds.min_wilson_pass_rate``; ``delta`` (when given) -> a
+  hard ``soft_budget`` rule over every soft rule with ``max_violations = floor(delta)``;
+  ``k`` -> the default recovery window.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
+
+BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
+RULE_KINDS = (
+    "precedence",
+    "response",
+    "immediately_before",
+    "absence_after",
+    "count",
+    "retry_limit",
+    "arguments",
+)
+
+
+def load_contract(path: str | Path) -> tuple[Any, str]:
+    """Read and validate a contract file (JSON, or YAML for .yaml/.yml) -> (Contract, sha256)."""
+    from pydantic import ValidationError
+
+    from abw.models.contract import Contract
+    from abw.validate import load_document
+
+    contract_path = Path(path)
+    if contract_path.is_dir():
+        raise AbwInputError("expected a contract file, found a folder", file=contract_path)
+    document = load_document(contract_path)
+    if not isinstance(document, dict):
+        raise AbwInputError("a contract must be a JSON object", file=contract_path)
+    if document.get("schema_version") != "agent-behavior-contract/v0":
+        found = document.get("schema_version")
+        raise AbwInputError(
+            f"expected schema_version agent-behavior-contract/v0, found {found!r}",
+            file=contract_path,
+            field="schema_version",
+        )
+    try:
+        contract = Contract.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise AbwInputError(message, file=contract_path, field=field) from None
+    return contract, sha256_hex(contract_path.read_bytes())
+
+
+def _params(clause: Any, where: str, required: tuple[str, ...]) -> dict[str, Any]:
+    missing = [name for name in required if name not in clause.params]
+    if missing:
+        raise AbwInputError(f"clause {clause.id} needs {', '.join(missing)}", field=where)
+    return dict(clause.params)
+
+
+class _Compiler:
+    def __init__(self, contract: Any) -> None:
+        self.contract = contract
+        self.invariants: dict[str, Any] = {
+            "required_tools": [],
+            "forbidden_tools": [],
+            "required_order": [],
+        }
+        self.rules: list[dict[str, Any]] = []
+        self.assertions: list[dict[str, Any]] = []
+        self.soft_rules: list[str] = []
+        self.origins: dict[tuple[str, int], str] = {}  # (rules|assertions, index) -> clause
+        self.where = ""
+
+    def rule(self, clause: Any, enforcement: str, kind: str, params: dict[str, Any]) -> None:
+        self.origins[("rules", len(self.rules))] = self.where
+        self.rules.append(
+            {
+                "id": clause.id,
+                "kind": kind,
+                "statement": clause.statement,
+                "enforcement": enforcement,
+                **params,
+            }
+        )
+        if enforcement == "soft":
+            self.soft_rules.append(clause.id)
+
+    def clause(self, clause: Any, enforcement: str, where: str) -> None:
+        self.where = where
+        kind = clause.rule
+        hard = enforcement == "hard"
+        if kind == "required_tool":
+            params = _params(clause, where, ("tool",))
+            if hard and set(params) == {"tool"}:
+                self.invariants["required_tools"].append(params["tool"])
+            else:
+                count = {"tool": params.pop("tool"), "min": 1, "count_status": "success"}
+                self.rule(clause, enforcement, "count", {**count, **params})
+        elif kind == "forbidden_tool":
+            params = _params(clause, where, ("tool",))
+            if hard and set(params) == {"tool"}:
+                self.invariants["forbidden_tools"].append(params["tool"])
+            else:
+                self.rule(
+                    clause, enforcement, "count", {"tool": params.pop("tool"), "max": 0, **params}
+                )
+        elif kind == "precedence" and hard and set(clause.params) == {"before", "after"}:
+            self.invariants["required_order"].append(dict(clause.params))
+        elif kind in BUILTIN_LIMITS:
+            value = _params(clause, where, ("value",))["value"]
+            if hard:
+                current = self.invariants.get(kind)
+                self.invariants[kind] = value if current is None else min(current, value)
+            elif kind == "max_path_length":
+                self.rule(clause, enforcement, "count", {"tool": "*", "max": value})
+            else:
+                raise AbwInputError(f"{kind} can only be a hard clause", field=where)
+        elif kind in RULE_KINDS:
+            self.rule(clause, enforcement, kind, dict(clause.params))
+        elif kind == "assertion":
+            if enforcement == "precondition":
+                raise AbwInputError("an assertion cannot be a precondition", field=where)
+            severity = "error" if hard else "warn"
+            self.origins[("assertions", len(self.assertions))] = where
+            self.assertions.append(
+                {
+                    "id": clause.id,
+                    "statement": clause.statement,
+                    "severity": severity,
+                    **clause.params,
+                }
+            )
+        else:  # pragma: no cover - the model's Literal rejects anything else
+            raise AbwInputError(f"unknown clause kind {kind}", field=where)
+
+    def compile(self) -> dict[str, Any]:
+        contract = self.contract
+        for i, clause in enumerate(contract.preconditions):
+            self.clause(clause, "precondition", f"preconditions[{i}]")
+        for section in ("invariants", "governance"):
+            group = getattr(contract, section)
+            for strength in ("hard", "soft"):
+                for i, clause in enumerate(getattr(group, strength)):
+                    self.clause(clause, strength, f"{section}.{strength}[{i}]")
+        soft_assertions = {a["id"] for a in self.assertions if a["severity"] == "warn"}
+        satisfaction = contract.satisfaction
+        for i, recovery in enumerate(contract.recovery):
+            if recovery.violation not in self.soft_rules:
+                why = "an assertion" if recovery.violation in soft_assertions else "not a soft rule"
+                raise AbwInputError(
+                    f"recovery {recovery.id} names {recovery.violation}: {why}",
+                    field=f"recovery[{i}].violation",
+                )
+            self.origins[("rules", len(self.rules))] = f"recovery[{i}]"
+            self.rules.append(
+                {
+                    "id": recovery.id,
+                    "kind": "recovery",
+                    "statement": f"Violations of {recovery.violation} are recovered from.",
+                    "violation": recovery.violation,
+                    "actions": list(recovery.actions),
+                    "within_steps": recovery.within_steps or satisfaction.k,
+                }
+            )
+        if satisfaction.delta is not None and self.soft_rules:
+            budget = math.floor(satisfaction.delta)
+            self.rules.append(
+                {
+                    "id": "soft-violation-budget",
+                    "kind": "soft_budget",
+                    "statement": f"At most {budget} soft violations per run (delta).",
+                    "rules": list(self.soft_rules),
+                    "max_violations": budget,
+                }
+            )
+        thresholds = (
+            contract.thresholds.model_dump(mode="json") if contract.thresholds is not None else {}
+        )
+        thresholds["min_wilson_pass_rate"] = satisfaction.p
+        document: dict[str, Any] = {"schema_version": "behavior-spec/v0", "id": contract.id}
+        if contract.name is not None:
+            document["name"] = contract.name
+        if contract.description is not None:
+            document["description"] = contract.description
+        document["invariants"] = {k: v for k, v in self.invariants.items() if v not in (None, [])}
+        document["thresholds"] = thresholds
+        if self.rules:
+            document["rules"] = self.rules
+        if self.assertions:
+            document["assertions"] = self.assertions
+        return document
+
+
+def compile_contract(contract: Any) -> Any:
+    """The :class:`~abw.models.spec.Spec` a contract compiles to (validated)."""
+    from pydantic import ValidationError
+
+    from abw.models.spec import Spec
+
+    compiler = _Compiler(contract)
+    document = compiler.compile()
+    try:
+        return Spec.model_validate(document)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = list(first["loc"])
+        field = ".".join(str(p) for p in loc)
+        origin = compiler.origins.get((str(loc[0]), loc[1])) if len(loc) > 1 else None
+        if origin is not None:
+            # rules.3.count.min -> invariants.soft[0].params.min (the tag after the index
+            # is the union member pydantic tried; drop it)
+            rest = [str(p) for p in loc[2:] if str(p) not in (*RULE_KINDS, "recovery")]
+            field = ".".join([origin, "params", *rest]) if rest else origin
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+        raise AbwInputError(message, field=field) from None
+
+
+def spec_yaml(spec: Any, *, source: str | None = None, source_sha256: str | None = None) -> str:
+    """The spec as YAML text (a header names the contract it came from)."""
+    import yaml
+
+    document = json.loads(spec.model_dump_json(exclude_none=True))
+    document = {"schema_version": document.pop("schema_version"), **document}
+    header = ""
+    if source is not None:
+        header = f"# Compiled by `abw contract compile` from {source}"
+        header += f" (sha256 {source_sha256}).\n" if source_sha256 else ".\n"
+        header += "# Edit the contract, not this file.\n"
+    return header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+def load_contract_as_spec(path: str | Path) -> tuple[Any, str]:
+    """Load a contract and compile it -> (Spec, sha256 of the contract file)."""
+    contract, digest = load_contract(path)
+    try:
+        return compile_contract(contract), digest
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=path, field=exc.field) from None
+
+
+def run_contract_gate(
+    baseline: str | Path,
+    candidate: str | Path,
+    contract: str | Path,
+    *,
+    latent: str | Path | None = None,
+) -> Any:
+    """Like :func:`abw.gate.run_gate`, with a contract compiled in memory in place of a spec.
+
+    The report's ``inputs.spec_file`` / ``spec_sha256`` name the contract file.
+    """
+    from abw.gate import gate, load_latent
+    from abw.traceio import load_traces
+
+    spec, digest = load_contract_as_spec(contract)
+    return gate(
+        load_traces(baseline),
+        load_traces(candidate),
+        spec,
+        spec_file=str(contract),
+        spec_sha256=digest,
+        latent=load_latent(latent) if latent is not None else None,
+    )
