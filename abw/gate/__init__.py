@@ -86,6 +86,10 @@ def gate(
         for path, ok in outcome.items():
             if not ok:
                 failed[path].append(check.id)
+    for extra in _rule_checks(spec, baseline, candidate):
+        checks += extra.checks
+        for path, ids in extra.run_failed.items():
+            failed[path] += ids
 
     # Per scenario: shape against the baseline, and sample statistics on per-run passes.
     diffs = diff(baseline, candidate)
@@ -139,12 +143,29 @@ def gate(
         statistics=statistics,
         runs=runs_out,
         evidence_ledger=ledger.evidence_ledger(
-            latent, bool(spec.output.required_fields or spec.output.expected)
+            latent, bool(spec.output.required_fields or spec.output.expected or spec.assertions)
         ),
         inputs=ledger.inputs(
             spec_file, spec_sha256, [("baseline", baseline), ("candidate", candidate)]
         ),
     )
+
+
+def _rule_checks(spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]) -> list[Any]:
+    """Checks for ``spec.rules`` and ``spec.assertions`` (abw.rules); fail closed without it."""
+    if not spec.rules and not spec.assertions:
+        return []
+    try:
+        from abw.rules.checks import assertion_checks, rule_checks
+    except ModuleNotFoundError:
+        raise AbwInputError(
+            "the spec has rules or assertions but this installation cannot evaluate them",
+            field="rules",
+        ) from None
+    return [
+        rule_checks(list(spec.rules), candidate),
+        assertion_checks(list(spec.assertions), baseline, candidate),
+    ]
 
 
 def run_gate(

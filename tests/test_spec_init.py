@@ -1,0 +1,135 @@
+"""``abw spec init``: the inference rules and the invariant "a generated spec passes its own
+baseline" as a property over random baselines, including its commented order suggestions."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_gate_factory import REFUND, make_trace, runs, trace_file, write_runs
+
+from abw.gate import gate
+from abw.spec_init import infer, render_yaml
+from abw.specio import load_spec, parse_yaml_text
+
+TOOLS = ["classify", "lookup_order", "policy_check", "refund_commit", "notify"]
+
+step = st.tuples(
+    st.sampled_from(TOOLS),
+    st.sampled_from(["success", "success", "success", "error"]),
+    st.sampled_from(["k1", "k2"]),
+)
+baselines = st.lists(st.lists(step, max_size=7), min_size=1, max_size=8)
+
+
+def uncomment_all(text: str) -> str:
+    return re.sub(r"^(\s*)# (\{before: .*\},)$", r"\1\2", text, flags=re.MULTILINE)
+
+
+def gate_text(text: str, baseline, tmp_path, name="spec.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    spec, digest = load_spec(path)
+    return spec, gate(baseline, baseline, spec, spec_file=str(path), spec_sha256=digest)
+
+
+def test_rules_on_a_small_baseline():
+    baseline = runs(
+        "b",
+        [
+            REFUND,
+            [("classify", "error", "k"), ("classify", "success", "k"), *REFUND[1:], "notify"],
+            [*REFUND, ("notify", "error")],
+        ],
+    )
+    inferred = infer(baseline)
+    assert inferred.required_tools == REFUND  # notify is not in every run (successfully)
+    assert inferred.max_path_length == 8  # ceil(1.25 * 6) = ceil(7.5)
+    assert inferred.max_errors == 1 and inferred.max_retries == 1
+    assert inferred.order_suggestions == [
+        ("classify", "lookup_order"),
+        ("lookup_order", "policy_check"),
+        ("policy_check", "refund_commit"),
+    ]
+
+
+def test_ceil_is_exact_on_multiples_of_four():
+    baseline = runs("b", [["a"] * 4])
+    assert infer(baseline).max_path_length == 5
+    assert infer(runs("b", [[]])).max_path_length == 0
+
+
+def test_yaml_uncommented_suggestions_still_pass_the_baseline(tmp_path):
+    baseline = runs("b", [REFUND] * 12)
+    text = render_yaml(infer(baseline), "refund", "Refund agent")
+    spec, report = gate_text(text, baseline, tmp_path)
+    assert spec.invariants.required_order == [] and report.verdict == "PASS"
+    accepted = uncomment_all(text)
+    assert accepted != text
+    spec, report = gate_text(accepted, baseline, tmp_path, "accepted.yaml")
+    assert len(spec.invariants.required_order) == 3
+    assert report.verdict == "PASS", report.summary
+    # Accepting only one of them is a valid YAML edit too.
+    one = text.replace(
+        "# {before: policy_check, after: refund_commit},",
+        "{before: policy_check, after: refund_commit},",
+    )
+    spec, _ = gate_text(one, baseline, tmp_path, "one.yaml")
+    assert [(c.before, c.after) for c in spec.invariants.required_order] == [
+        ("policy_check", "refund_commit")
+    ]
+
+
+def test_odd_tool_names_are_quoted(tmp_path):
+    baseline = runs("b", [["mcp__srv__do", "true", "1x", "a b", "x:y"]])
+    text = render_yaml(infer(baseline), "odd")
+    document = parse_yaml_text(text, "odd.yaml")
+    assert document["invariants"]["required_tools"] == sorted(
+        ["mcp__srv__do", "true", "1x", "a b", "x:y"]
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(paths=baselines, data=st.data())
+def test_generated_spec_passes_its_own_baseline(tmp_path_factory, paths, data):
+    tmp_path = tmp_path_factory.mktemp("prop")
+    scenarios = data.draw(
+        st.lists(st.sampled_from(["s1", "s2"]), min_size=len(paths), max_size=len(paths))
+    )
+    baseline = [
+        trace_file(make_trace(f"b-{i:02d}", p, scenario=s), "b")
+        for i, (p, s) in enumerate(zip(paths, scenarios, strict=True))
+    ]
+    text = render_yaml(infer(baseline), "prop")
+    for variant in (text, uncomment_all(text)):
+        _, report = gate_text(variant, baseline, tmp_path)
+        for check in report.checks:
+            if check.category == "sample_sufficiency":
+                # Only the sample size may hold the verdict back, never a failure.
+                assert check.verdict in ("PASS", "INCONCLUSIVE"), check
+            else:
+                assert check.verdict == "PASS", check
+        assert all(r.passed for r in report.runs if r.role == "candidate")
+        for stats in report.statistics:
+            assert stats.k == stats.n
+            assert stats.wilson_decision == (
+                "pass" if stats.runs_needed in (0, None) else "inconclusive"
+            )
+
+
+def test_cli(tmp_path, run_cli):
+    base = write_runs(tmp_path / "base", runs("b", [REFUND] * 20))
+    out = tmp_path / "behavior.yaml"
+    code, stdout, _ = run_cli("spec", "init", "--baseline", base, "--out", out)
+    assert code == 0 and "4 required tool(s)" in stdout
+    spec, _ = load_spec(out)
+    assert spec.id == "behavior"
+    assert "# {before: policy_check, after: refund_commit}," in out.read_text()
+    first = out.read_bytes()
+    run_cli("spec", "init", "--baseline", base, "--out", out)
+    assert out.read_bytes() == first
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = run_cli("spec", "init", "--baseline", empty, "--out", out)
+    assert code == 2 and "no trace files" in err
