@@ -215,7 +215,10 @@ def trace(
     """
     from abw.latent.transcript import transcript_inputs
 
-    inputs = transcript_inputs(input_path, scenario_id=scenario_id, labels=bash_tool_labels)
+    warnings: list[str] = []
+    inputs = transcript_inputs(
+        input_path, scenario_id=scenario_id, labels=bash_tool_labels, warnings=warnings
+    )
     single = out.suffix == ".json" and len(inputs) == 1 and not input_path.is_dir()
     if out.suffix == ".json" and not single:
         raise AbwInputError(f"{len(inputs)} trajectories to write: --out must be a folder")
@@ -227,6 +230,8 @@ def trace(
     for (name, _), trajectory in zip(inputs, trajectories, strict=True):
         write_trajectory(trajectory, out if single else out / f"{name}.json")
     if not options["quiet"]:
+        for warning in warnings:
+            click.echo(f"abw-latent: warning: {warning}", err=True)
         steps = sum(t.step_count for t in trajectories)
         click.echo(
             f"abw-latent: wrote {len(trajectories)} trajectory(ies), {steps} step(s), to {out}",

@@ -11,7 +11,7 @@ import numpy as np
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
-from abw.latent.geometry import curvatures, encode_f16, pca2, velocities
+from abw.latent.geometry import curvatures, encode_f16, pca2, sig9, velocities
 from abw.models.trajectory import (
     ModelInfo,
     RepresentationTrajectory,
@@ -35,9 +35,7 @@ class StepRef:
         return cls(sha256_hex(text), span_id, ordinal)
 
 
-def _num(value: float | None) -> float | None:
-    """Nine significant digits: stable text, far below the noise of any model."""
-    return None if value is None else float(f"{value:.9g}")
+_num = sig9
 
 
 def _mean(values: list[float | None]) -> float | None:

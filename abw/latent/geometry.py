@@ -22,6 +22,11 @@ import numpy as np
 _RANK_TOL = 1e-10
 
 
+def sig9(value: float | None) -> float | None:
+    """Nine significant digits: stable file text, far below the noise of any model."""
+    return None if value is None else float(f"{value:.9g}")
+
+
 def entropy_from_logits(logits: np.ndarray) -> np.ndarray:
     """Softmax entropy in nats of each row of ``logits`` (last axis is the vocabulary)."""
     z = np.asarray(logits, dtype=np.float64)

@@ -84,9 +84,16 @@ def trace_steps(trace: Any, raw: _RawFiles) -> tuple[list[str], list[StepRef]]:
 
 
 def transcript_inputs(
-    input_path: Path, *, scenario_id: str | None = None, labels: str | None = None
+    input_path: Path,
+    *,
+    scenario_id: str | None = None,
+    labels: str | None = None,
+    warnings: list[str] | None = None,
 ) -> list[tuple[str, TrajectoryInput]]:
-    """``(output name, trajectory input)`` for every trace of a transcript file or folder."""
+    """``(output name, trajectory input)`` for every trace of a transcript file or folder.
+
+    The importer's warnings are appended to ``warnings`` when given.
+    """
     from abw.importers import get_importer
     from abw.importers.base import ImportOptions
     from abw.importers.common import parse_labels
@@ -96,6 +103,7 @@ def transcript_inputs(
         scenario_id=scenario_id,
         labels=parse_labels(labels),
         exported_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        warnings=warnings if warnings is not None else [],
     )
     if input_path.is_dir():
         files = importer.discover(input_path)

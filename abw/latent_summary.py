@@ -1,0 +1,156 @@
+"""Summary numbers of representation trajectories for the gate report: advisory, numpy only.
+
+``summarize_latent(folder)`` reads ``folder/baseline`` and ``folder/candidate`` (every
+``*.json`` below each, sorted by path) and returns a
+:class:`~abw.models.report.LatentAdvisory`. Definitions (docs/latent.md):
+
+- mean entropy of a role: the mean over its trajectories of each trajectory's mean step
+  entropy (every run counts once); None when no step has an entropy (encoder models);
+- velocity profile of a trajectory: its velocities (steps 1..n-1) linearly resampled onto
+  :data:`PROFILE_POINTS` points evenly spaced over the run's progress 0..1 (one velocity gives a
+  flat profile; a one-step trajectory has none); a role's profile is the pointwise mean;
+- velocity profile difference: the mean absolute pointwise difference, candidate minus
+  baseline, in the model's hidden-state units; None when either role has no profile;
+- projections: with every hidden state kept (``--keep-vectors``), one PCA(2) over all vectors of
+  both roles, so the plots share axes; otherwise each file's own PCA coordinates.
+
+This never imports torch or transformers, and never changes a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from pydantic import ValidationError
+
+from abw.errors import AbwInputError
+from abw.latent.geometry import decode_f16, pca2, resample, sig9
+from abw.models.report import LatentAdvisory
+from abw.models.trajectory import RepresentationTrajectory
+
+PROFILE_POINTS = 20
+ROLES = ("baseline", "candidate")
+
+
+def load_trajectory(path: Path) -> RepresentationTrajectory:
+    """One representation-trajectory/v0 file, or a one-line error naming the field."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+    except json.JSONDecodeError as exc:
+        raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+    except RecursionError:
+        raise AbwInputError("JSON nested too deeply", file=path) from None
+    try:
+        return RepresentationTrajectory.model_validate(document)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"]) or "$"
+        raise AbwInputError(error["msg"], file=path, field=where) from None
+
+
+def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTrajectory]]:
+    """Every trajectory file of ``folder/role``, sorted by path; at least one."""
+    where = folder / role
+    if not where.is_dir():
+        raise AbwInputError(f"expected a {role}/ folder of trajectories", file=where)
+    files = sorted(p for p in where.rglob("*.json") if p.is_file())
+    if not files:
+        raise AbwInputError(f"no representation-trajectory files in {role}/", file=where)
+    return [(path, load_trajectory(path)) for path in files]
+
+
+def _vector(step: object) -> np.ndarray | None:
+    vector = getattr(step, "vector", None)
+    if vector is not None:
+        return np.asarray(vector, dtype=np.float64)
+    encoded = getattr(step, "vector_b64", None)
+    return decode_f16(encoded).astype(np.float64) if encoded is not None else None
+
+
+def _mean_entropy(trajectories: list[RepresentationTrajectory]) -> float | None:
+    means = []
+    for trajectory in trajectories:
+        values = [s.entropy for s in trajectory.steps if s.entropy is not None]
+        if values:
+            means.append(float(np.mean(values)))
+    return sig9(float(np.mean(means))) if means else None
+
+
+def velocity_profile(trajectories: list[RepresentationTrajectory]) -> list[float]:
+    """The pointwise mean of the trajectories' resampled velocity profiles (may be empty)."""
+    profiles = []
+    for trajectory in trajectories:
+        values = [s.velocity for s in trajectory.steps if s.velocity is not None]
+        if values:
+            profiles.append(resample(values, PROFILE_POINTS))
+    if not profiles:
+        return []
+    return [sig9(float(v)) for v in np.mean(np.stack(profiles), axis=0)]  # type: ignore[misc]
+
+
+def _projections(
+    roles: dict[str, list[RepresentationTrajectory]],
+) -> dict[str, list[list[list[float]]]]:
+    everything = [t for role in ROLES for t in roles[role]]
+    vectors = [[_vector(s) for s in t.steps] for t in everything]
+    joint = all(v is not None for traj in vectors for v in traj) and any(vectors)
+    if joint:
+        stacked = np.stack([v for traj in vectors for v in traj])  # type: ignore[misc]
+        coords = pca2(stacked)
+    out: dict[str, list[list[list[float]]]] = {}
+    offset = 0
+    for role in ROLES:
+        out[role] = []
+        for trajectory in roles[role]:
+            if joint:
+                points = coords[offset : offset + len(trajectory.steps)]
+                offset += len(trajectory.steps)
+                out[role].append([[sig9(float(x)), sig9(float(y))] for x, y in points])  # type: ignore[misc]
+            else:
+                out[role].append([list(s.projection) for s in trajectory.steps])
+    return out
+
+
+def summarize_latent(folder: Path) -> LatentAdvisory:
+    """Advisory summary of ``folder/baseline`` vs ``folder/candidate`` trajectories."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise AbwInputError("no such folder of representation trajectories", file=folder)
+    loaded = {role: load_role(folder, role) for role in ROLES}
+    first_path, first = loaded["baseline"][0]
+    for role in ROLES:
+        for path, trajectory in loaded[role]:
+            if (trajectory.model.name, trajectory.model.layer) != (
+                first.model.name,
+                first.model.layer,
+            ):
+                raise AbwInputError(
+                    f"model {trajectory.model.name!r} layer {trajectory.model.layer} differs "
+                    f"from {first.model.name!r} layer {first.model.layer} in {first_path.name}; "
+                    "trajectories of different models or layers cannot be compared",
+                    file=path,
+                    field="model",
+                )
+    roles = {role: [t for _, t in loaded[role]] for role in ROLES}
+    base_profile = velocity_profile(roles["baseline"])
+    cand_profile = velocity_profile(roles["candidate"])
+    difference = None
+    if base_profile and cand_profile:
+        difference = sig9(
+            float(np.mean(np.abs(np.asarray(cand_profile) - np.asarray(base_profile))))
+        )
+    return LatentAdvisory(
+        model=first.model.name,
+        baseline_trajectories=len(roles["baseline"]),
+        candidate_trajectories=len(roles["candidate"]),
+        baseline_mean_entropy=_mean_entropy(roles["baseline"]),
+        candidate_mean_entropy=_mean_entropy(roles["candidate"]),
+        baseline_velocity_profile=base_profile,
+        candidate_velocity_profile=cand_profile,
+        velocity_profile_difference=difference,
+        projections=_projections(roles),
+    )
