@@ -1,0 +1,137 @@
+"""``abw report --input gate-report.json --out PATH [--out PATH ...] [--format FMT]``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+_FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
+
+
+def load_report(path: Path):
+    """Read and validate a ``gate-report/v0`` file; bad input raises AbwInputError."""
+    from pydantic import ValidationError
+
+    from abw.errors import AbwInputError
+    from abw.models.report import GateReport
+    from abw.validate import json_path, load_document
+
+    document = load_document(path)
+    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
+        found = document.get("schema_version") if isinstance(document, dict) else None
+        raise AbwInputError(
+            f"expected a gate-report/v0 document, found schema_version {found!r}",
+            file=path,
+            field="schema_version",
+        )
+    try:
+        return GateReport.model_validate(document)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise AbwInputError(error["msg"], file=path, field=json_path(error["loc"])) from None
+
+
+@click.command()
+@click.option(
+    "--input",
+    "-i",
+    "input_path",
+    required=True,
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The gate-report/v0 JSON written by abw gate.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "outs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Output file; the format comes from the extension (.html .md .sarif .junit.xml/.xml "
+    ".json). Repeat for several outputs.",
+)
+@click.option(
+    "--out-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Write all five formats here under their standard names.",
+)
+@click.option(
+    "--format",
+    "-f",
+    "formats",
+    multiple=True,
+    type=click.Choice(_FORMATS, case_sensitive=False),
+    help="Format of the --out file(s): one for all, or one per --out in order.",
+)
+@click.option("--details-url", help="Link to the full report (HTML artifact or CI run).")
+@click.option(
+    "--max-chars",
+    type=click.IntRange(min=1000),
+    default=65_536,
+    show_default=True,
+    help="Markdown size limit (65536 for a PR comment, 1048576 for a step summary).",
+)
+@click.option("--sarif-category", help="SARIF automationDetails.id (default abw/<spec id>/).")
+@click.option(
+    "--base-dir",
+    help="Make absolute trace paths under this folder (the checkout) repository-relative in SARIF.",
+)
+def report(
+    input_path: Path,
+    outs: tuple[Path, ...],
+    out_dir: Path | None,
+    formats: tuple[str, ...],
+    details_url: str | None,
+    max_chars: int,
+    sarif_category: str | None,
+    base_dir: str | None,
+) -> int:
+    """Render a gate report as HTML, Markdown, SARIF 2.1.0, JUnit XML or JSON.
+
+    Each format is a view of the same report; none recomputes the verdict. Exit code 0 when the
+    files were written, 2 for bad input or usage.
+    """
+    from abw.atomic import write_atomic
+    from abw.errors import AbwInputError
+    from abw.render import FORMATS, format_for_path, normalize_format, render, write_reports
+
+    if not outs and out_dir is None:
+        raise AbwInputError("give --out PATH (repeatable) or --out-dir DIR", field="--out")
+    if formats and len(formats) not in (1, len(outs)):
+        raise AbwInputError(
+            f"{len(formats)} --format values for {len(outs)} --out files: give one, or one per "
+            "--out",
+            field="--format",
+        )
+    plan: list[tuple[Path, str]] = []
+    for i, out in enumerate(outs):
+        if formats:
+            fmt = normalize_format(formats[0] if len(formats) == 1 else formats[i])
+        else:
+            guessed = format_for_path(out)
+            if guessed is None:
+                raise AbwInputError(
+                    "cannot tell the format from the extension; use --format "
+                    "(html, markdown, sarif, junit, json)",
+                    file=out,
+                    field="--out",
+                )
+            fmt = guessed
+        plan.append((out, fmt))
+
+    report_model = load_report(input_path)
+    options = {
+        "details_url": details_url,
+        "max_chars": max_chars,
+        "category": sarif_category,
+        "base_dir": base_dir,
+    }
+    written: list[tuple[str, Path]] = []
+    for out, fmt in plan:
+        written.append((fmt, write_atomic(out, render(report_model, fmt, **options))))
+    if out_dir is not None:
+        paths = write_reports(report_model, out_dir, FORMATS, **options)
+        written += list(paths.items())
+    for fmt, path in written:
+        click.echo(f"{fmt:8} {path}")
+    return 0

@@ -1,0 +1,208 @@
+"""Helpers shared by every report format: safe text, verdict labels, number formatting.
+
+Every string in a gate report may come from a trace (tool names, trace ids, file names), so the
+renderers treat all of them as untrusted: :func:`clean` makes control characters, ANSI escapes,
+bidirectional overrides and lone surrogates visible as ``\\xNN``/``\\uNNNN`` text before any
+format-specific escaping happens.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from abw.models.report import Check, GateReport, Verdict
+
+CATEGORY_ORDER: tuple[str, ...] = (
+    "behavior_contract",
+    "output_eval",
+    "operational_quality",
+    "diff_shape",
+    "sample_sufficiency",
+)
+CATEGORY_TITLES: dict[str, str] = {
+    "behavior_contract": "Behavior contract",
+    "output_eval": "Output",
+    "operational_quality": "Operational quality",
+    "diff_shape": "Difference from baseline",
+    "sample_sufficiency": "Sample sufficiency",
+}
+VERDICT_RANK: dict[str, int] = {"FAIL": 0, "INCONCLUSIVE": 1, "WARN": 2, "PASS": 3}
+VERDICT_EMOJI: dict[str, str] = {
+    "PASS": "\u2705",  # white heavy check mark
+    "WARN": "\u26a0\ufe0f",  # warning sign
+    "FAIL": "\u274c",  # cross mark
+    "INCONCLUSIVE": "\u2754",  # white question mark
+}
+VERDICT_WORD: dict[str, str] = {
+    "PASS": "passed",
+    "WARN": "passed with warnings",
+    "FAIL": "failed",
+    "INCONCLUSIVE": "is inconclusive",
+}
+
+# C0/C1 controls (ANSI escapes start with \x1b), bidirectional controls ("Trojan source"), lone
+# surrogates and XML non-characters.
+_UNSAFE_RE = re.compile(
+    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(value: Any) -> str:
+    """Text safe to show anywhere: unsafe characters become visible escapes; None -> ''."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    return _UNSAFE_RE.sub(_visible, text)
+
+
+def shorten(text: str, limit: int) -> str:
+    """At most ``limit`` characters, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: max(limit - 1, 0)] + "\u2026"
+
+
+def fmt_num(value: Any, digits: int = 3) -> str:
+    """Deterministic short text for a number (or any value)."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "\u221e" if value > 0 else "-\u221e"
+        if value == int(value) and abs(value) < 1e15:
+            return str(int(value))
+        text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+        return text if text not in ("", "-0") else "0"
+    if isinstance(value, list | tuple):
+        return ", ".join(fmt_num(v, digits) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{clean(k)}={fmt_num(v, digits)}" for k, v in value.items())
+    return clean(value)
+
+
+def fmt_pct(value: float | None) -> str:
+    return "\u2014" if value is None else f"{value * 100:.1f}%"
+
+
+def checks_by_category(report: GateReport) -> list[tuple[str, list[Check]]]:
+    """Checks grouped by category in a fixed order (unknown categories last), report order kept."""
+    groups: dict[str, list[Check]] = {}
+    for check in report.checks:
+        groups.setdefault(check.category, []).append(check)
+    known = [c for c in CATEGORY_ORDER if c in groups]
+    extra = sorted(c for c in groups if c not in CATEGORY_ORDER)
+    return [(c, groups[c]) for c in [*known, *extra]]
+
+
+def verdict_counts(checks: list[Check]) -> dict[Verdict, int]:
+    counts: dict[Verdict, int] = {"FAIL": 0, "INCONCLUSIVE": 0, "WARN": 0, "PASS": 0}
+    for check in checks:
+        counts[check.verdict] += 1
+    return counts
+
+
+def worst_first(checks: list[Check]) -> list[Check]:
+    """Stable sort: FAIL, INCONCLUSIVE, WARN, PASS; report order within a verdict."""
+    return sorted(checks, key=lambda c: VERDICT_RANK.get(c.verdict, 9))
+
+
+def location(trace_file: str, lines: list[int]) -> str:
+    """``file:line`` (first line) or the file alone."""
+    return f"{trace_file}:{lines[0]}" if lines else trace_file
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def category_title(category: str) -> str:
+    return CATEGORY_TITLES.get(category, category.replace("_", " ").capitalize())
+
+
+_MD_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "\\": "\\\\",
+        "`": "\\`",
+        "*": "\\*",
+        "_": "\\_",
+        "[": "\\[",
+        "]": "\\]",
+        "(": "\\(",
+        ")": "\\)",
+        "!": "\\!",
+        "|": "\\|",
+        "~": "\\~",
+        "{": "\\{",
+        "}": "\\}",
+        "$": "\\$",
+        # A zero-width space after @ and # stops mentions (@user, @org/team) and issue links
+        # (#123, owner/repo#123) without changing what a reader sees.
+        "@": "@&#8203;",
+        "#": "#&#8203;",
+    }
+)
+_AUTOLINK_RE = re.compile(r"(?i)(://|www\.|gh-(?=\d))")
+
+
+def md(value: Any) -> str:
+    """Untrusted text as inline GitHub-flavoured Markdown that shows exactly that text.
+
+    HTML is entity-escaped, Markdown punctuation backslash-escaped (pipes too, so it is safe in
+    table cells), mentions, issue references and autolinks are broken by a zero-width space.
+    """
+    text = clean(value).translate(_MD_ESCAPES)
+    return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
+
+
+#: The three distribution-level diff metrics: key, label, DiffResult attribute.
+DIFF_METRICS: tuple[tuple[str, str, str], ...] = (
+    ("path_edit_distance", "Path edit distance (mean)", "path_edit_distance_mean"),
+    ("fingerprint_distance", "Fingerprint distance", "fingerprint_distance"),
+    ("tool_jaccard_distance", "Tool Jaccard distance", "tool_jaccard_distance"),
+)
+_METRIC_WORDS = {
+    "path_edit_distance": "edit",
+    "fingerprint_distance": "fingerprint",
+    "tool_jaccard_distance": "jaccard",
+}
+
+
+def diff_shape_checks(report: GateReport, scenario_id: str | None) -> dict[str, Check]:
+    """The diff_shape check behind each metric of a scenario, matched by its rule name."""
+    found: dict[str, Check] = {}
+    for check in report.checks:
+        if check.category != "diff_shape" or check.scenario_id != scenario_id:
+            continue
+        for key, word in _METRIC_WORDS.items():
+            if key not in found and (check.rule == key or word in check.rule.lower()):
+                found[key] = check
+    return found
+
+
+def thresholds(limits: dict[str, Any]) -> tuple[float | None, float | None]:
+    """The warn and fail thresholds in a diff_shape check's ``limits``, whatever their key names."""
+
+    def find(word: str) -> float | None:
+        for key in (word, f"{word}_threshold"):
+            if is_number(limits.get(key)):
+                return float(limits[key])
+        for key, value in limits.items():
+            if is_number(value) and (key.endswith(f"_{word}") or word in key.split("_")):
+                return float(value)
+        return None
+
+    return find("warn"), find("fail")

@@ -1,0 +1,305 @@
+"""GitHub-flavoured Markdown for PR comments and the job summary.
+
+The output fits ``max_chars`` (65,536 for a PR comment; callers writing the step summary pass
+1 MiB). Size is measured in UTF-8 bytes, which is never less than the count GitHub applies
+(characters or UTF-16 units), so one number works for both limits. When the report is too long it
+is cut between blocks — never inside a table header, a code fence or a ``<details>`` block — and
+a note says so and links the full report. Every string from the report goes through
+:func:`abw.render.common.md`, so trace data cannot ping people, link issues or inject HTML.
+"""
+
+from __future__ import annotations
+
+from abw.models.report import Check, DiffResult, GateReport, SampleStatistics
+from abw.render.common import (
+    DIFF_METRICS,
+    VERDICT_EMOJI,
+    category_title,
+    checks_by_category,
+    diff_shape_checks,
+    fmt_num,
+    fmt_pct,
+    location,
+    md,
+    shorten,
+    thresholds,
+    verdict_counts,
+    worst_first,
+)
+
+MAX_CHARS = 65_536
+DASH = "\u2014"
+EVIDENCE_ROWS = 50
+NAME_LIMIT = 120
+_SPRT_WORDS = {
+    "accept_h0": "accept H0 (pass rate acceptable)",
+    "accept_h1": "accept H1 (pass rate degraded)",
+    "continue": "continue (undecided)",
+    "truncated": "truncated at max runs",
+    "disabled": "disabled",
+}
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def _link(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C")
+
+
+def _name(value: object, limit: int = NAME_LIMIT) -> str:
+    return md(shorten(str(value), limit)) if value is not None else "\u2014"
+
+
+def _head(report: GateReport, title: str, details_url: str | None) -> str:
+    counts = verdict_counts(report.checks)
+    candidates = sum(r.role == "candidate" for r in report.runs)
+    baselines = sum(r.role == "baseline" for r in report.runs)
+    tally = " \u00b7 ".join(
+        f"{n} {word}"
+        for n, word in (
+            (counts["FAIL"], "failed"),
+            (counts["INCONCLUSIVE"], "inconclusive"),
+            (counts["WARN"], "warned"),
+            (counts["PASS"], "passed"),
+        )
+        if n
+    )
+    lines = [
+        f"## {VERDICT_EMOJI[report.verdict]} {md(title)}: **{report.verdict}** "
+        f"\u2014 {_name(report.spec_id)}",
+        "",
+        f"> {md(shorten(report.summary, 1000))}",
+        "",
+        f"**Checks:** {tally or 'none'} \u2014 **Runs:** {candidates} candidate, "
+        f"{baselines} baseline"
+        + (f" \u2014 [Full report]({_link(details_url)})" if details_url else ""),
+    ]
+    return "\n".join(lines)
+
+
+Block = tuple[str, str]  # (separator before it, text); "\n" continues a table
+
+
+def _table(header: str, rows: list[str]) -> list[Block]:
+    """A table as cut points: the header travels with the first row, rows follow one by one."""
+    if not rows:
+        return []
+    return [("\n\n", header + "\n" + rows[0]), *(("\n", row) for row in rows[1:])]
+
+
+def _checks_rows(checks: list[Check]) -> list[str]:
+    rows = []
+    for check in checks:
+        row = (
+            f"| {VERDICT_EMOJI[check.verdict]} | {_name(check.id)} | "
+            f"{md(category_title(check.category))} | {_name(check.message, 400)} |"
+        )
+        rows.append(row)
+    return rows
+
+
+_CHECKS_HEADER = "| | Check | Category | Why |\n|:-:|---|---|---|"
+
+
+def _checks_table(checks: list[Check]) -> list[Block]:
+    return _table(_CHECKS_HEADER, _checks_rows(checks))
+
+
+def _evidence(check: Check, details_url: str | None) -> str:
+    n = len(check.violations)
+    head = (
+        f"<details><summary>{VERDICT_EMOJI[check.verdict]} <b>{_name(check.id)}</b> \u2014 "
+        f"{n} violating run{'s' if n != 1 else ''}</summary>\n\n"
+        f"{md(check.message)}\n\n"
+        "| Run | Location | Spans | Why |\n|---|---|---|---|"
+    )
+    rows = [
+        f"| {_name(v.trace_id)} | {_name(location(v.trace_file, v.span_lines), 200)} | "
+        f"{', '.join(str(o) for o in v.span_ordinals[:20]) or DASH} | "
+        f"{_name(v.message, 300)} |"
+        for v in check.violations[:EVIDENCE_ROWS]
+    ]
+    tail = ""
+    if n > EVIDENCE_ROWS:
+        more = f"\u2026 and {n - EVIDENCE_ROWS} more violating runs"
+        where = f"the [full report]({_link(details_url)})" if details_url else "the full report"
+        tail = f"\n\n_{more} in {where}._"
+    return head + "\n" + "\n".join(rows) + tail + "\n\n</details>"
+
+
+def _threshold_cell(value: float, check: Check | None) -> str:
+    text = fmt_num(value)
+    if check is None:
+        return text
+    warn, fail = thresholds(check.limits)
+    limits = ", ".join(
+        f"{word} {fmt_num(v)}" for word, v in (("warn", warn), ("fail", fail)) if v is not None
+    )
+    mark = "" if check.verdict == "PASS" else f" {VERDICT_EMOJI[check.verdict]}"
+    return f"{text}{mark}" + (f" <sub>({limits})</sub>" if limits else "")
+
+
+def _diff_blocks(report: GateReport) -> list[Block]:
+    if not report.diff:
+        return []
+    shape = {(c.scenario_id, c.rule): c for c in report.checks if c.category == "diff_shape"}
+    header = (
+        "### Difference from baseline\n\n"
+        "| Scenario | Runs (base/cand) | Path edit distance mean / max | Fingerprint | "
+        "Tool Jaccard | New tools | Missing tools |\n|---|---|---|---|---|---|---|"
+    )
+    rows = []
+    for d in report.diff:
+        sid = d.scenario_id
+        shape = diff_shape_checks(report, sid)
+        cells = [
+            _threshold_cell(float(getattr(d, attr)), shape.get(key))
+            for key, _, attr in DIFF_METRICS
+        ]
+
+        def tools(names: list[str]) -> str:
+            shown = ", ".join(_name(t, 60) for t in names[:8])
+            return (shown + (f" +{len(names) - 8}" if len(names) > 8 else "")) or "\u2014"
+
+        rows.append(
+            f"| {_name(sid)} | {d.baseline_runs}/{d.candidate_runs} | "
+            f"{cells[0]} / {fmt_num(d.path_edit_distance_max)} | {cells[1]} | {cells[2]} | "
+            f"{tools(d.tools_new)} | {tools(d.tools_missing)} |"
+        )
+    return _table(header, rows)
+
+
+def _divergence_block(d: DiffResult) -> str | None:
+    div = d.first_divergence
+    if div is None:
+        return None
+    base, cand = div.baseline_path, div.candidate_path
+    alternatives = ", ".join(_name(a, 60) for a in div.baseline_alternatives) or "\u2014"
+    where = (
+        f"run {_name(div.trace_id)} ({_name(location(div.trace_file, []), 200)}), step {div.step}"
+        + (f", span ordinal {div.span_ordinal}" if div.span_ordinal is not None else "")
+    )
+    took = _name(div.candidate_tool, 60) if div.candidate_tool is not None else "*(path ended)*"
+    rows = ["| Step | Baseline | Candidate |", "|--:|---|---|"]
+    last = min(max(len(base), len(cand)), div.step + 6)
+    for i in range(last):
+        b = _name(base[i], 60) if i < len(base) else "*(end)*"
+        c = _name(cand[i], 60) if i < len(cand) else "*(end)*"
+        if i == div.step:
+            rows.append(f"| **{i}** \u2192 | **{b}** | **{c}** \u274c |")
+        else:
+            rows.append(f"| {i} | {b} | {c} |")
+    if max(len(base), len(cand)) > last:
+        rows.append("| \u2026 | | |")
+    return (
+        f"<details><summary>First divergent step \u2014 scenario {_name(d.scenario_id)}: "
+        f"candidate took {took} where the baseline took {alternatives}</summary>\n\n"
+        f"{where}; {len(d.divergences)} of {d.candidate_runs} candidate runs diverge.\n\n"
+        + "\n".join(rows)
+        + "\n\n</details>"
+    )
+
+
+def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
+    header = (
+        "### Sample statistics\n\n"
+        "| Scenario | Passed k/n | Pass rate | Wilson bounds | \u03c4 | Wilson | SPRT | "
+        "Runs needed |\n|---|--:|--:|---|--:|---|---|--:|"
+    )
+    rows = []
+    for s in stats:
+        sprt = _SPRT_WORDS.get(s.sprt.decision, s.sprt.decision) if s.sprt.enabled else "off"
+        bounds = (
+            f"[{fmt_num(s.wilson_lower)}, {fmt_num(s.wilson_upper)}]"
+            if s.wilson_lower is not None
+            else "\u2014"
+        )
+        rows.append(
+            f"| {_name(s.scenario_id)} | {s.k}/{s.n} | {fmt_pct(s.pass_rate)} | {bounds} "
+            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {s.wilson_decision} | "
+            f"{md(sprt)} | {fmt_num(s.runs_needed)} |"
+        )
+    return _table(header, rows)
+
+
+def _footer(report: GateReport, details_url: str | None) -> str:
+    link = f" \u00b7 [full report]({_link(details_url)})" if details_url else ""
+    return (
+        f"<sub>{md(report.tool.name)} {md(report.tool.version)} \u00b7 spec "
+        f"{_name(report.spec_id)} (sha256 {report.inputs.spec_sha256[:12]}) \u00b7 "
+        f"{len(report.inputs.traces)} traces, inputs digest {report.inputs.digest[:12]}"
+        f"{link}</sub>"
+    )
+
+
+def _blocks(report: GateReport, details_url: str | None) -> list[Block]:
+    checks = worst_first(report.checks)
+    flagged = [c for c in checks if c.verdict != "PASS"]
+    passed = [c for c in checks if c.verdict == "PASS"]
+    blocks: list[Block] = []
+    if flagged:
+        blocks += _checks_table(flagged)
+    elif passed:
+        blocks += _checks_table(passed)
+    blocks += _stats_blocks(report.statistics)
+    blocks += _diff_blocks(report)
+    blocks += [("\n\n", b) for d in report.diff if (b := _divergence_block(d))]
+    evidence = [_evidence(c, details_url) for c in flagged if c.violations]
+    if evidence:
+        evidence[0] = "### Evidence\n\n" + evidence[0]
+        blocks += [("\n\n", text) for text in evidence]
+    if flagged and passed:
+        by_category = ", ".join(
+            f"{md(category_title(cat))} {sum(c.verdict == 'PASS' for c in cs)}"
+            for cat, cs in checks_by_category(report)
+            if any(c.verdict == "PASS" for c in cs)
+        )
+        table = _CHECKS_HEADER + "\n" + "\n".join(_checks_rows(passed))
+        blocks.append(
+            (
+                "\n\n",
+                f"<details><summary>\u2705 {len(passed)} checks passed ({by_category})</summary>"
+                f"\n\n{table}\n\n</details>",
+            )
+        )
+    return blocks
+
+
+def _join(head: str, blocks: list[Block], footer: str) -> str:
+    return head + "".join(sep + text for sep, text in blocks) + "\n\n" + footer + "\n"
+
+
+def render_markdown(
+    report: GateReport,
+    *,
+    max_chars: int = MAX_CHARS,
+    details_url: str | None = None,
+    title: str = "abw gate",
+) -> str:
+    """The report as GitHub Markdown of at most ``max_chars`` (UTF-8 bytes).
+
+    ``details_url`` links the full report (HTML artifact or CI run); ``title`` heads the comment.
+    """
+    head = _head(report, title, details_url)
+    footer = _footer(report, details_url)
+    blocks = _blocks(report, details_url)
+    full = _join(head, blocks, footer)
+    if _size(full) <= max_chars:
+        return full
+    where = f"the [full report]({_link(details_url)})" if details_url else "the full report"
+    sizes = [_size(sep) + _size(text) for sep, text in blocks]
+    fixed = _size(head) + _size(footer) + 3  # "\n\n" before the footer, "\n" after it
+    total = fixed + sum(sizes)
+    for count in range(len(blocks), -1, -1):
+        total -= sizes[count] if count < len(blocks) else 0
+        left = len(blocks) - count
+        note = (
+            "\n\n> [!NOTE]\n> This summary was cut to fit GitHub's size limit: "
+            f"{left} more part{'s' if left != 1 else ''} of it (checks, tables or evidence) "
+            f"are in {where}."
+        )
+        if total + _size(note) <= max_chars:
+            return _join(head, [*blocks[:count], ("", note)], footer)
+    raise ValueError(f"max_chars={max_chars} is too small for the report's heading")

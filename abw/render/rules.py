@@ -1,0 +1,113 @@
+"""What each check kind (``Check.rule``) means: the text behind SARIF rules and report tooltips."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from abw.render.common import category_title
+
+
+@dataclass(frozen=True)
+class RuleText:
+    short: str
+    full: str
+    help: str
+
+
+_RULES: dict[str, RuleText] = {
+    "required_tools": RuleText(
+        "A required tool was not called successfully.",
+        "Every candidate run must call each required tool at least once with status success.",
+        "Record the run again after making the agent call the tool, or remove the tool from "
+        "invariants.required_tools if it is no longer required.",
+    ),
+    "forbidden_tools": RuleText(
+        "A forbidden tool was called.",
+        "No candidate run may contain a span of a forbidden tool, whatever its status.",
+        "Find the span at the reported line; the agent must not call this tool at all.",
+    ),
+    "required_order": RuleText(
+        "A tool ran before the tool that must precede it.",
+        "Every successful 'after' span needs a successful 'before' span at an earlier ordinal "
+        "in the same run (precedence, not adjacency; names may be globs).",
+        "The reported span ran without the required earlier step (for example a refund committed "
+        "before the policy check). Fix the agent's plan or prompt so the earlier step runs first.",
+    ),
+    "max_path_length": RuleText(
+        "A run's path is longer than allowed.",
+        "The number of non-llm spans of a candidate run must not exceed "
+        "invariants.max_path_length.",
+        "Look for loops or detours in the run; raise the limit only if the longer path is "
+        "intended.",
+    ),
+    "max_errors": RuleText(
+        "A run has more failed spans than allowed.",
+        "Spans with status error in a candidate run must not exceed invariants.max_errors.",
+        "Inspect the failing spans at the reported lines.",
+    ),
+    "max_retries": RuleText(
+        "A run retried failed calls more often than allowed.",
+        "A retry is a span whose (name, input hash) repeats an earlier failed span of the same "
+        "run; their count must not exceed invariants.max_retries.",
+        "Inspect the repeated calls at the reported lines.",
+    ),
+    "required_fields": RuleText(
+        "A required output field is missing.",
+        "Each candidate run's canonical output must contain every field in output.required_fields.",
+        "Check the run's final output and the fields the importer extracted.",
+    ),
+    "expected": RuleText(
+        "An output field has an unexpected value.",
+        "Each field in output.expected must equal the expected value in every candidate run.",
+        "Compare the run's canonical output with output.expected in the spec.",
+    ),
+    "path_edit_distance": RuleText(
+        "Candidate paths drift from the baseline paths.",
+        "Normalized Levenshtein distance between each candidate run's tool sequence and its "
+        "nearest baseline run; the mean is compared with the warn and fail thresholds.",
+        "See the first divergent step in the HTML report to find where the paths part.",
+    ),
+    "fingerprint_distance": RuleText(
+        "Tool-call counts changed from the baseline.",
+        "Euclidean distance between the mean per-run tool-call count vectors of baseline and "
+        "candidate, against the warn and fail thresholds.",
+        "Compare the tool frequencies of baseline and candidate in the HTML report.",
+    ),
+    "tool_jaccard_distance": RuleText(
+        "The set of tools used changed from the baseline.",
+        "1 - |Tb ∩ Tc| / |Tb ∪ Tc| over the tool names used by baseline and candidate runs, "
+        "against the warn and fail thresholds.",
+        "See which tools are new or missing in the report.",
+    ),
+    "min_runs": RuleText(
+        "Too few candidate runs to decide.",
+        "A scenario needs at least thresholds.min_runs candidate runs before its pass rate is "
+        "judged.",
+        "Record more candidate runs.",
+    ),
+    "wilson_pass_rate": RuleText(
+        "The per-run pass rate is not shown to reach the required rate.",
+        "Wilson score bounds on the per-run pass rate against thresholds.min_wilson_pass_rate: the "
+        "lower bound reaching it passes, the upper bound below it fails, otherwise inconclusive.",
+        "When inconclusive, record the number of further runs the report names.",
+    ),
+    "sprt": RuleText(
+        "The sequential test decided the pass rate is degraded, or has not decided yet.",
+        "Wald's sequential probability ratio test on exact pass/fail counts: accepting H1 "
+        "(degraded pass rate p1) fails, accepting H0 (p0) passes, continuing is inconclusive.",
+        "When the test continues, record more runs; past max_runs the test is truncated.",
+    ),
+}
+
+
+def rule_text(rule: str, category: str) -> RuleText:
+    """The catalogue entry for ``rule``, or a generic text naming its category."""
+    known = _RULES.get(rule)
+    if known is not None:
+        return known
+    title = category_title(category)
+    return RuleText(
+        f"{title} check {rule} did not pass.",
+        f"The abw gate check kind {rule!r} in category {title.lower()}.",
+        "See the check's message and violations in the gate report.",
+    )

@@ -1,0 +1,276 @@
+"""SARIF 2.1.0 for GitHub code scanning: one rule per check kind, one result per violation.
+
+Results point at the trace file and the line of the offending span. Findings without a trace
+location (sample sufficiency, distribution-level diff checks) point at the spec file, line 1,
+because code scanning shows only results that have a location. Past GitHub's limits (25,000
+results per run, 10 MB gzipped) the lowest-severity violations are folded into one summary
+result per check.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import posixpath
+import re
+from typing import Any
+from urllib.parse import quote
+
+from abw.hashing import sha256_hex
+from abw.models.report import Check, GateReport, Violation
+from abw.render.common import VERDICT_RANK, category_title, clean, md
+from abw.render.rules import rule_text
+
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+MAX_RESULTS = 25_000
+MAX_GZIP_BYTES = 10_000_000
+MAX_RELATED = 10
+_LEVEL = {"FAIL": "error", "WARN": "warning", "INCONCLUSIVE": "warning", "PASS": "none"}
+_DRIVE_RE = re.compile(r"^[A-Za-z]:/")
+_URI_SAFE = "/-._~!$&'()*+,;=:@"
+
+
+def artifact_uri(path: str, base_dir: str | None = None) -> str:
+    """A repository-relative URI with forward slashes, or a file:// URI for an absolute path.
+
+    ``base_dir`` (e.g. the checkout root) makes absolute paths under it relative. Relative paths
+    are taken to be relative to the repository root already.
+    """
+    text = path.replace("\\", "/")
+    if base_dir:
+        base = base_dir.replace("\\", "/").rstrip("/")
+        if text == base:
+            text = "."
+        elif text.startswith(base + "/"):
+            text = text[len(base) + 1 :]
+    if text.startswith("/") or _DRIVE_RE.match(text):
+        absolute = posixpath.normpath(text) if text.startswith("/") else text
+        prefix = "file://" if absolute.startswith("/") else "file:///"
+        return prefix + quote(absolute, safe=_URI_SAFE)
+    relative = posixpath.normpath(text) if text else "."
+    return quote(relative, safe=_URI_SAFE)
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(clean(text).split())
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _fingerprint(check: Check, violation: Violation | None, extra: str = "") -> str:
+    parts = [check.rule, check.id, check.scenario_id or ""]
+    if violation is not None:
+        parts += [violation.trace_id, ",".join(str(o) for o in violation.span_ordinals)]
+    parts.append(extra)
+    return sha256_hex("\x1f".join(parts))
+
+
+def _physical(uri: str, line: int) -> dict[str, Any]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": uri},
+            "region": {"startLine": max(int(line), 1)},
+        }
+    }
+
+
+def _result(
+    check: Check,
+    rule_index: int,
+    message: str,
+    uri: str,
+    line: int,
+    fingerprint: str,
+    properties: dict[str, Any],
+) -> dict[str, Any]:
+    return {
+        "ruleId": clean(check.rule),
+        "ruleIndex": rule_index,
+        "level": _LEVEL[check.verdict],
+        "message": {"text": message},
+        "locations": [_physical(uri, line)],
+        "partialFingerprints": {
+            "abwFinding/v1": fingerprint,
+            "primaryLocationLineHash": f"{fingerprint[:16]}:1",
+        },
+        "properties": properties,
+    }
+
+
+def _violation_result(
+    check: Check, rule_index: int, violation: Violation, base_dir: str | None
+) -> dict[str, Any]:
+    uri = artifact_uri(violation.trace_file, base_dir)
+    lines = violation.span_lines
+    message = _sentence(f"Run {violation.trace_id} breaks {check.id}: {violation.message}")
+    result = _result(
+        check,
+        rule_index,
+        message,
+        uri,
+        lines[0] if lines else 1,
+        _fingerprint(check, violation),
+        {
+            "checkId": clean(check.id),
+            "verdict": check.verdict,
+            "traceId": clean(violation.trace_id),
+            "scenarioId": clean(violation.scenario_id),
+            "spanOrdinals": list(violation.span_ordinals),
+        },
+    )
+    if len(lines) > 1:
+        result["relatedLocations"] = [
+            {"id": i, **_physical(uri, line), "message": {"text": f"Span ordinal {ordinal}."}}
+            for i, (line, ordinal) in enumerate(
+                zip(lines[1 : 1 + MAX_RELATED], violation.span_ordinals[1:], strict=False), 1
+            )
+        ]
+    return result
+
+
+def _check_result(check: Check, rule_index: int, spec_uri: str, note: str = "") -> dict[str, Any]:
+    """A finding with no trace location: it is anchored on the spec file, line 1."""
+    message = _sentence(f"{check.id}: {note or check.message}")
+    return _result(
+        check,
+        rule_index,
+        message,
+        spec_uri,
+        1,
+        _fingerprint(check, None, "summary" if note else ""),
+        {"checkId": clean(check.id), "verdict": check.verdict, "summary": bool(note)},
+    )
+
+
+def _rules(report: GateReport) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    for check in report.checks:
+        rule_id = clean(check.rule)
+        if rule_id in index:
+            rule = rules[index[rule_id]]
+            if check.hard and rule["defaultConfiguration"]["level"] != "error":
+                rule["defaultConfiguration"]["level"] = "error"
+            continue
+        text = rule_text(rule_id, check.category)
+        index[rule_id] = len(rules)
+        rules.append(
+            {
+                "id": rule_id,
+                "name": rule_id[:255],
+                "shortDescription": {"text": clean(text.short)[:1024]},
+                "fullDescription": {"text": clean(text.full)[:1024]},
+                "help": {
+                    "text": clean(f"{text.full} {text.help}"),
+                    "markdown": (
+                        f"**{md(text.short)}**\n\n{md(text.full)}\n\n"
+                        f"**What to do:** {md(text.help)}\n\n"
+                        f"Category: {md(category_title(check.category))}. The HTML gate report "
+                        "shows the runs and spans behind each finding."
+                    ),
+                },
+                "defaultConfiguration": {"level": "error" if check.hard else "warning"},
+                "properties": {
+                    "category": clean(check.category),
+                    "tags": ["abw", "agent-behavior", clean(check.category)],
+                    "precision": "very-high" if check.hard else "medium",
+                    "problem.severity": "error" if check.hard else "warning",
+                },
+            }
+        )
+    return rules, index
+
+
+def _results(
+    report: GateReport,
+    index: dict[str, int],
+    spec_uri: str,
+    base_dir: str | None,
+    max_results: int,
+) -> list[dict[str, Any]]:
+    flagged = [c for c in report.checks if c.verdict != "PASS"]
+    wanted = {id(c): max(len(c.violations), 1) for c in flagged}
+    allowed = dict(wanted)
+    if sum(wanted.values()) > max_results:
+        # Keep the most severe first; every check keeps one slot for its summary result.
+        budget = max(max_results - len(flagged), 0)
+        for check in sorted(flagged, key=lambda c: VERDICT_RANK[c.verdict]):
+            take = min(len(check.violations), budget)
+            allowed[id(check)] = take
+            budget -= take
+    results: list[dict[str, Any]] = []
+    for check in flagged:
+        rule_index = index[clean(check.rule)]
+        if not check.violations:
+            results.append(_check_result(check, rule_index, spec_uri))
+            continue
+        keep = allowed[id(check)]
+        results += [
+            _violation_result(check, rule_index, v, base_dir) for v in check.violations[:keep]
+        ]
+        omitted = len(check.violations) - keep
+        if omitted:
+            note = (
+                f"{omitted} more violations ({len(check.violations)} in all) are not listed "
+                "here to stay within code scanning limits; see the full gate report"
+            )
+            results.append(_check_result(check, rule_index, spec_uri, note))
+    return results
+
+
+def sarif_document(
+    report: GateReport,
+    *,
+    category: str | None = None,
+    base_dir: str | None = None,
+    max_results: int = MAX_RESULTS,
+) -> dict[str, Any]:
+    """The SARIF log as a dict (see :func:`render_sarif`)."""
+    rules, index = _rules(report)
+    spec_uri = artifact_uri(report.inputs.spec_file, base_dir)
+    automation = (category or f"abw/{report.spec_id}").strip()
+    automation = re.sub(r"\s+", "-", clean(automation)).rstrip("/") + "/"
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": report.tool.name,
+                "version": report.tool.version,
+                "semanticVersion": report.tool.version,
+                "informationUri": report.tool.information_uri,
+                "rules": rules,
+            }
+        },
+        "automationDetails": {"id": automation},
+        "columnKind": "unicodeCodePoints",
+        "results": _results(report, index, spec_uri, base_dir, max_results),
+        "properties": {
+            "verdict": report.verdict,
+            "summary": clean(report.summary),
+            "specId": clean(report.spec_id),
+            "specSha256": report.inputs.spec_sha256,
+            "inputsDigest": report.inputs.digest,
+        },
+    }
+    return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render_sarif(
+    report: GateReport,
+    *,
+    category: str | None = None,
+    base_dir: str | None = None,
+    max_results: int = MAX_RESULTS,
+    max_gzip_bytes: int = MAX_GZIP_BYTES,
+) -> str:
+    """SARIF 2.1.0 JSON text.
+
+    ``category`` sets ``automationDetails.id`` (default ``abw/<spec id>/``); ``base_dir`` makes
+    absolute trace paths under it repository-relative. The output stays under ``max_results``
+    results and ``max_gzip_bytes`` gzipped, summarising the rest.
+    """
+    limit = max_results
+    while True:
+        doc = sarif_document(report, category=category, base_dir=base_dir, max_results=limit)
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        if limit <= 1 or len(gzip.compress(text.encode("utf-8"), mtime=0)) <= max_gzip_bytes:
+            return text
+        limit //= 2
