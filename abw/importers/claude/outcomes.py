@@ -39,11 +39,8 @@ _REJECTED = (
 )
 _REJECTED_RESULT = "User rejected tool use"
 INTERRUPT_MARKER = "[Request interrupted by user"
-_DENIED = re.compile(
-    r"requested permissions? to .* but you haven't granted it yet"
-    r"|^Permission to use \S+.* (?:has been|was) denied",
-    re.DOTALL,
-)
+_NOT_GRANTED = "but you haven't granted it yet"
+_DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
 
 
 def span_type(tool: str) -> str:
@@ -94,7 +91,10 @@ def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
         isinstance(tur, dict) and tur.get("interrupted") is True
     ):
         return "interrupted"
-    if _DENIED.search(text):
+    head = text.lstrip()[:200]
+    if (_NOT_GRANTED in text and _DENIED.match(head)) or (
+        head.startswith("Permission to use ") and " denied" in head
+    ):
         return "denied"
     if is_error is True or (isinstance(tur, str) and tur.startswith("Error")):
         return "error"
