@@ -47,6 +47,7 @@ _CALLS = {"function_call", "custom_tool_call", "local_shell_call"}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _MODEL_ITEMS = {"reasoning", "web_search_call", *_CALLS}
 _HANDOFF_TOOLS = {"spawn_agent", "wait_agent"}
+_MEMORY_TOOLS = {"update_plan"}  # the agent's own plan, like Claude's TodoWrite
 
 REMOVED_FIELDS = (
     "session_meta.cwd",
@@ -470,6 +471,7 @@ def _call(
             return
     is_shell = name in SHELL_TOOLS
     span_type = "handoff" if name in _HANDOFF_TOOLS else "tool"
+    span_type = "memory" if name in _MEMORY_TOOLS else span_type
     draft = Draft((line,), span_type, name, None, args, span_id=call_id, line=line)
     draft.started_at = when
     draft.attributes.update(attributes)

@@ -1,0 +1,205 @@
+"""Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-*.json``).
+
+One JSON document per session. Each ``gemini`` message is an llm span (named by its model),
+followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled`` -> ok/error/
+rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
+not in the file). A call's start is the epoch-ms in its id (``<name>-<ms>-<rand>``), its end the
+call's timestamp. ``logs.json`` (user prompts only) holds no behavior and is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import load_json, read_raw
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.models.trace import Trace
+
+_STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled": "rejected"}
+_ID_TIME = re.compile(r"-(\d{12,14})-[0-9a-f]+$")
+SHELL_TOOLS = {"run_shell_command", "shell"}
+#: Typed like the Claude importer types its equivalents (Read/Grep/WebFetch, TodoWrite).
+RETRIEVER_TOOLS = {
+    "read_file",
+    "read_many_files",
+    "list_directory",
+    "glob",
+    "search_file_content",
+    "grep",
+    "web_fetch",
+    "google_web_search",
+}
+MEMORY_TOOLS = {"write_todos", "save_memory"}
+REMOVED_FIELDS = (
+    "messages.content",
+    "messages.thoughts",
+    "toolCalls.args",
+    "toolCalls.result",
+    "toolCalls.resultDisplay",
+    "toolCalls.description",
+    "projectHash",
+)
+
+
+def _prompt_log_file(path: Path) -> bool:
+    if not path.name.endswith("logs.json"):
+        return False
+    try:
+        return _is_prompt_log(load_json(read_raw(path), path))
+    except AbwInputError:
+        return False
+
+
+def _is_prompt_log(document: Any) -> bool:
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(isinstance(e, dict) and "messageId" in e and "message" in e for e in document)
+    )
+
+
+class GeminiImporter(Importer):
+    name: ClassVar[str] = "gemini"
+    platform: ClassVar[str] = "gemini_cli"
+    export_format: ClassVar[str] = "chat-recording-json"
+    help: ClassVar[str] = (
+        "Gemini CLI chat recordings (~/.gemini/tmp/<project>/chats/session-*.json). "
+        "logs.json holds only prompts and is refused."
+    )
+    suffixes: ClassVar[tuple[str, ...]] = (".json",)
+
+    def discover(self, folder: Path) -> list[Path]:
+        """Session files; a ``logs.json`` prompt log in the folder is not a unit of import."""
+        return [p for p in super().discover(folder) if not _prompt_log_file(p)]
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        document = load_json(raw, path)
+        if _is_prompt_log(document):
+            raise AbwInputError(
+                "this is a Gemini CLI logs.json (user prompts only, no model or tool steps); "
+                "import the chat recording chats/session-*.json instead",
+                file=path,
+            )
+        if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+            raise AbwInputError(
+                "not a Gemini CLI chat recording: expected an object with messages[]",
+                file=path,
+                field="messages",
+            )
+        drafts: list[Draft] = []
+        final_status, final_text = "unknown", None
+        for index, message in enumerate(document["messages"]):
+            if not isinstance(message, dict):
+                raise AbwInputError(
+                    "a message is not an object", file=path, field=f"messages.{index}"
+                )
+            kind = message.get("type")
+            when = parse_time(message.get("timestamp"))
+            if kind == "user":
+                final_status = "unknown"
+                continue
+            if kind == "error":
+                final_status = "error"
+                continue
+            if kind != "gemini":
+                continue
+            llm = Draft(
+                (index, 0),
+                "llm",
+                str(message.get("model") or "gemini"),
+                "ok",
+                output={"content": message.get("content"), "thoughts": message.get("thoughts")},
+                span_id=_text(message.get("id")),
+            )
+            llm.started_at = when
+            tokens = message.get("tokens") if isinstance(message.get("tokens"), dict) else {}
+            for source, target in (("input", "input_tokens"), ("output", "output_tokens")):
+                if isinstance(tokens.get(source), int):
+                    llm.attributes[target] = tokens[source]
+            drafts.append(llm)
+            calls = message.get("toolCalls") or []
+            for position, call in enumerate(calls, 1):
+                if isinstance(call, dict):
+                    drafts.append(self._call(call, index, position, llm.span_id, options))
+            content = message.get("content")
+            if isinstance(content, str) and content.strip():
+                final_text = content
+            pending = any(isinstance(c, dict) and c.get("status") not in _STATUS for c in calls)
+            final_status = "unknown" if calls or pending else "success"
+        return [
+            make_trace(
+                platform=self.platform,
+                export_format=self.export_format,
+                raw=raw,
+                trace_id=str(document.get("sessionId") or path.stem),
+                spans=finish(drafts, path),
+                options=options,
+                final_status=final_status,
+                final_output=final_text,
+                final_text=final_text,
+                removed_fields=REMOVED_FIELDS,
+            )
+        ]
+
+    def _call(
+        self,
+        call: dict[str, Any],
+        index: int,
+        position: int,
+        parent: str | None,
+        options: ImportOptions,
+    ) -> Draft:
+        name = str(call.get("name") or "tool")
+        args = call.get("args", ABSENT)
+        outcome = _STATUS.get(str(call.get("status")), "incomplete")
+        draft = Draft(
+            (index, position),
+            "tool",
+            name,
+            outcome,
+            args,
+            call.get("result", ABSENT),
+            span_id=_text(call.get("id")),
+            parent_span_id=parent,
+        )
+        if name in RETRIEVER_TOOLS:
+            draft.type = "retriever"
+        elif name in MEMORY_TOOLS:
+            draft.type = "memory"
+        if name == "delegate_to_agent":
+            draft.type = "handoff"
+            agent = args.get("agent_name") if isinstance(args, dict) else None
+            draft.attributes["tool"] = name
+            if isinstance(agent, str) and agent:
+                draft.name = agent
+        if name in SHELL_TOOLS and isinstance(args, dict):
+            draft.attributes["tool_alias"] = "shell"
+            command = args.get("command")
+            draft.apply_label(options.labels, command if isinstance(command, str) else None)
+        ended = parse_time(call.get("timestamp"))
+        started = _id_time(call.get("id"))
+        draft.started_at = started or ended
+        if started is not None:
+            draft.duration_ms = ms_between(started, ended)
+            draft.attributes["duration_source"] = "id_epoch_ms"
+        return draft
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _id_time(call_id: Any) -> datetime | None:
+    match = _ID_TIME.search(call_id) if isinstance(call_id, str) else None
+    if not match:
+        return None
+    try:
+        return datetime.fromtimestamp(int(match.group(1)) / 1000, UTC)
+    except (OverflowError, OSError, ValueError):
+        return None

@@ -1,0 +1,200 @@
+"""LangSmith runs: the ``/runs/batch`` body, the ``/runs/multipart`` parts, or plain run lists.
+
+A run is one node (``id``, ``trace_id``, ``parent_run_id``, ``dotted_order``, ``run_type``,
+``inputs``, ``outputs``, ``error``). A ``post`` and a later ``patch`` of the same id are merged.
+``dotted_order`` is both the tree path and the order. ``llm`` runs are llm spans (named by
+``ls_model_name`` when given), ``tool`` runs are tools (an ``error`` makes them errors),
+``retriever``/``embedding`` runs are retrievers; ``chain``, ``prompt`` and ``parser`` runs only
+scope their children. Every ``trace_id`` becomes its own trace.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import jsonl_records, read_raw
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.models.trace import Trace
+
+_PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
+TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "retriever"}
+REMOVED_FIELDS = ("inputs", "outputs", "error", "events", "extra", "serialized", "tags")
+
+
+def _runs(document: Any, path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """``(operation, run)`` pairs from any of the accepted shapes."""
+    if isinstance(document, dict) and ("post" in document or "patch" in document):
+        return [
+            (op, run)
+            for op in ("post", "patch")
+            for run in document.get(op) or []
+            if isinstance(run, dict)
+        ]
+    if isinstance(document, dict) and "runs" in document and isinstance(document["runs"], list):
+        return [("post", r) for r in document["runs"] if isinstance(r, dict)]
+    if isinstance(document, dict) and "id" in document and "run_type" in document:
+        return [("post", document)]
+    if isinstance(document, list) and document and all(isinstance(p, dict) for p in document):
+        if all("name" in p and "value" in p and _PART.match(str(p["name"])) for p in document):
+            return _from_parts(document)
+        return [("post", r) for r in document]
+    raise AbwInputError(
+        "not a LangSmith export: expected {'post': [...], 'patch': [...]}, multipart parts "
+        "[{'name': 'post.<id>', 'value': ...}] or a list of runs",
+        file=path,
+    )
+
+
+def _from_parts(parts: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    runs: dict[tuple[str, str], dict[str, Any]] = {}
+    order: list[tuple[str, str]] = []
+    for part in parts:
+        op, run_id, field = _PART.match(str(part["name"])).groups()  # type: ignore[union-attr]
+        key = (op, run_id)
+        if key not in runs:
+            runs[key] = {"id": run_id}
+            order.append(key)
+        if field is None:
+            if isinstance(part["value"], dict):
+                runs[key].update(part["value"])
+        else:
+            runs[key][field] = part["value"]
+    return [(op, runs[(op, run_id)]) for op, run_id in order]
+
+
+def _merge(pairs: list[tuple[str, dict[str, Any]]], path: Path) -> dict[str, dict[str, Any]]:
+    merged: dict[str, dict[str, Any]] = {}
+    for op, run in pairs:
+        run_id = run.get("id")
+        if not isinstance(run_id, str) or not run_id:
+            raise AbwInputError("a run has no id", file=path, field=f"{op}.id")
+        target = merged.setdefault(run_id, {})
+        for key, value in run.items():
+            if value is not None or key not in target:
+                target[key] = value
+    return merged
+
+
+class LangSmithImporter(Importer):
+    name: ClassVar[str] = "langsmith"
+    platform: ClassVar[str] = "langsmith"
+    export_format: ClassVar[str] = "langsmith-runs"
+    help: ClassVar[str] = (
+        "LangSmith runs: the /runs/batch body {'post','patch'}, /runs/multipart parts as a "
+        "JSON list, or run lists / JSON Lines. One trace per trace_id."
+    )
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        if not raw.strip():
+            raise AbwInputError("the file is empty", file=path)
+        try:
+            document: Any = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        except orjson.JSONDecodeError:
+            document = [run for _, run in jsonl_records(raw, path, options.warnings)]
+        runs = _merge(_runs(document, path), path)
+        if not runs:
+            raise AbwInputError("the export holds no runs", file=path)
+        by_trace: dict[str, list[dict[str, Any]]] = {}
+        for run in runs.values():
+            by_trace.setdefault(str(run.get("trace_id") or run["id"]), []).append(run)
+        ordered = sorted(
+            by_trace.items(), key=lambda item: (min(_order(r) for r in item[1]), item[0])
+        )
+        return [self._trace(t, members, raw, path, options) for t, members in ordered]
+
+    def _trace(
+        self,
+        trace_id: str,
+        members: list[dict[str, Any]],
+        raw: bytes,
+        path: Path,
+        options: ImportOptions,
+    ) -> Trace:
+        members = sorted(members, key=_order)
+        ids = {r["id"] for r in members}
+        roots = [r for r in members if not r.get("parent_run_id") or r["parent_run_id"] not in ids]
+        drafts: list[Draft] = []
+        for position, run in enumerate(members):
+            span_type = TYPES.get(str(run.get("run_type")))
+            if span_type is None:
+                continue
+            failed = bool(run.get("error"))
+            outcome = "error" if failed else ("ok" if run.get("end_time") else "incomplete")
+            error_type = _error_type(run.get("error"))
+            if error_type:
+                draft_error = {"error_type": error_type}
+                if "Timeout" in error_type:
+                    outcome = "timeout"
+            else:
+                draft_error = {}
+            name = str(run.get("name") or run.get("run_type"))
+            metadata = (
+                (run.get("extra") or {}).get("metadata")
+                if isinstance(run.get("extra"), dict)
+                else None
+            )
+            if span_type == "llm" and isinstance(metadata, dict) and metadata.get("ls_model_name"):
+                name = str(metadata["ls_model_name"])
+            draft = Draft(
+                (position,),
+                span_type,
+                name,
+                outcome,
+                run.get("inputs", ABSENT),
+                run.get("outputs", ABSENT),
+                span_id=run["id"],
+            )
+            draft.started_at = parse_time(run.get("start_time"))
+            draft.duration_ms = ms_between(draft.started_at, parse_time(run.get("end_time")))
+            draft.parent_span_id = run.get("parent_run_id")
+            draft.attributes["run_type"] = run.get("run_type")
+            draft.attributes.update(draft_error)
+            drafts.append(draft)
+        root = roots[0] if roots else None
+        final_status, final_output, final_text = "unknown", None, None
+        if root is not None:
+            if root.get("error"):
+                final_status = "error"
+            elif root.get("end_time"):
+                final_status = "success"
+            final_output = root.get("outputs")
+            if final_output is not None:
+                final_text = (
+                    final_output if isinstance(final_output, str) else json.dumps(final_output)
+                )
+        return make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            raw=raw,
+            trace_id=trace_id,
+            spans=finish(drafts, path),
+            options=options,
+            final_status=final_status,
+            final_output=final_output,
+            final_text=final_text,
+            removed_fields=REMOVED_FIELDS,
+        )
+
+
+def _order(run: dict[str, Any]) -> tuple[str, str]:
+    """Sort key: ``dotted_order`` (root-to-self path), else the start time."""
+    dotted = run.get("dotted_order")
+    if isinstance(dotted, str) and dotted:
+        return (dotted, run["id"])
+    return (str(run.get("start_time") or ""), run["id"])
+
+
+def _error_type(error: Any) -> str | None:
+    """The exception class at the head of a LangSmith error string (``TimeoutError('...')``)."""
+    if not isinstance(error, str):
+        return None
+    match = re.match(r"([A-Za-z_][\w.]*)(?:\(|:|$)", error.strip())
+    return match.group(1) if match else None

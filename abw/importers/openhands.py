@@ -1,0 +1,198 @@
+"""OpenHands trajectories: a JSON array of action/observation events.
+
+Each agent action that calls a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...)
+is a tool span named by ``tool_call_metadata.function_name`` (else the action), paired with the
+observation whose ``cause`` is its id. The status comes from the observation: ``error`` or a
+non-zero ``exit_code`` -> error; exit ``-1`` with "no new output" -> timeout; ``user_rejected``
+-> rejected; none -> incomplete. LLM spans are implicit: one per distinct
+``model_response.id`` (placed before its first action), plus agent messages. Event order is
+file order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import load_json, read_raw
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.models.trace import Trace
+
+_NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}
+_SHELL = {"run", "execute_bash", "run_ipython", "execute_ipython_cell"}
+_STATE_STATUS = {
+    "finished": "success",
+    "awaiting_user_input": "success",
+    "error": "error",
+    "stopped": "cancelled",
+    "paused": "cancelled",
+    "rejected": "cancelled",
+}
+REMOVED_FIELDS = (
+    "message",
+    "args",
+    "content",
+    "extras",
+    "tool_call_metadata.model_response",
+)
+
+
+def _events(document: Any, path: Path) -> list[dict[str, Any]]:
+    if isinstance(document, dict):
+        for key in ("events", "history", "trajectory"):
+            if isinstance(document.get(key), list):
+                document = document[key]
+                break
+    if not isinstance(document, list) or not all(isinstance(e, dict) for e in document):
+        raise AbwInputError(
+            "not an OpenHands trajectory: expected a JSON array of events", file=path
+        )
+    if document and not any("action" in e or "observation" in e for e in document):
+        raise AbwInputError(
+            "not an OpenHands trajectory: no action or observation events", file=path
+        )
+    return document
+
+
+class OpenHandsImporter(Importer):
+    name: ClassVar[str] = "openhands"
+    platform: ClassVar[str] = "openhands"
+    export_format: ClassVar[str] = "trajectory-json"
+    help: ClassVar[str] = "OpenHands trajectories (JSON array of action/observation events)."
+    suffixes: ClassVar[tuple[str, ...]] = (".json",)
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        events = _events(load_json(raw, path), path)
+        drafts: list[Draft] = []
+        calls: dict[Any, Draft] = {}
+        by_tool_call: dict[str, Draft] = {}
+        responses: set[str] = set()
+        final_status, final_text, model = "unknown", None, None
+        for index, event in enumerate(events):
+            when = parse_time(event.get("timestamp"))
+            meta = event.get("tool_call_metadata") or {}
+            response = meta.get("model_response") if isinstance(meta, dict) else None
+            response = response if isinstance(response, dict) else {}
+            if "action" in event and event.get("source") == "agent":
+                action = str(event.get("action"))
+                response_id = response.get("id")
+                model = response.get("model") or model
+                if isinstance(response_id, str) and response_id not in responses:
+                    responses.add(response_id)
+                    llm = Draft((index, 0), "llm", str(model or "llm"), "ok", span_id=response_id)
+                    llm.output = response.get("choices", ABSENT)
+                    llm.started_at = when
+                    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+                    for source, target in (
+                        ("prompt_tokens", "input_tokens"),
+                        ("completion_tokens", "output_tokens"),
+                    ):
+                        if isinstance(usage.get(source), int):
+                            llm.attributes[target] = usage[source]
+                    drafts.append(llm)
+                if action == "message":
+                    content = (event.get("args") or {}).get("content")
+                    final_text = content if isinstance(content, str) else final_text
+                    if response_id is None:
+                        llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
+                        llm.output = content if content is not None else ABSENT
+                        llm.started_at = when
+                        drafts.append(llm)
+                    continue
+                if action in _NOT_TOOLS:
+                    continue
+                draft = self._action(event, index, action, meta, when, options)
+                drafts.append(draft)
+                calls[event.get("id")] = draft
+                if isinstance(meta, dict) and isinstance(meta.get("tool_call_id"), str):
+                    by_tool_call[meta["tool_call_id"]] = draft
+                if action == "finish":  # the terminal tool call: it has no observation
+                    draft.outcome = "ok"
+                    final_status = "success"
+                    outputs = (event.get("args") or {}).get("final_thought") or (
+                        event.get("args") or {}
+                    ).get("outputs")
+                    final_text = outputs if isinstance(outputs, str) else final_text
+            elif "observation" in event:
+                observation = str(event.get("observation"))
+                if observation == "agent_state_changed":
+                    state = (event.get("extras") or {}).get("agent_state")
+                    final_status = _STATE_STATUS.get(str(state), final_status)
+                    continue
+                draft = calls.get(event.get("cause"))
+                if draft is None and isinstance(meta, dict):
+                    draft = by_tool_call.get(str(meta.get("tool_call_id")))
+                if draft is None or draft.outcome is not None:
+                    continue
+                _observe(draft, event, observation, when)
+        for draft in drafts:
+            if draft.outcome is None:
+                draft.outcome = "incomplete"
+        return [
+            make_trace(
+                platform=self.platform,
+                export_format=self.export_format,
+                raw=raw,
+                trace_id=f"openhands-{sha256_hex(raw)[:16]}",
+                spans=finish(drafts, path),
+                options=options,
+                final_status=final_status,
+                final_output=final_text,
+                final_text=final_text,
+                removed_fields=REMOVED_FIELDS,
+            )
+        ]
+
+    def _action(
+        self,
+        event: dict[str, Any],
+        index: int,
+        action: str,
+        meta: Any,
+        when: Any,
+        options: ImportOptions,
+    ) -> Draft:
+        name = meta.get("function_name") if isinstance(meta, dict) else None
+        name = str(name or action)
+        args = event.get("args", ABSENT)
+        draft = Draft((index, 1), "tool", name, None, args, span_id=_id(event))
+        draft.attributes["action"] = action
+        draft.started_at = when
+        if action == "delegate":
+            draft.type = "handoff"
+        if action in {"read", "browse", "browse_interactive"}:
+            draft.type = "retriever"
+        if action in _SHELL or name in _SHELL:
+            draft.attributes["tool_alias"] = "shell"
+            command = args.get("command") or args.get("code") if isinstance(args, dict) else None
+            draft.apply_label(options.labels, command if isinstance(command, str) else None)
+        return draft
+
+
+def _id(event: dict[str, Any]) -> str | None:
+    value = event.get("id")
+    return f"event-{value}" if isinstance(value, int | str) else None
+
+
+def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -> None:
+    extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
+    metadata = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    code = metadata.get("exit_code")
+    draft.output = {"content": event.get("content"), "observation": observation}
+    draft.duration_ms = ms_between(draft.started_at, when)
+    if isinstance(code, int) and not isinstance(code, bool):
+        draft.attributes["exit_code"] = code
+    if observation == "error":
+        draft.outcome = "error"
+    elif observation == "user_rejected":
+        draft.outcome = "rejected"
+    elif isinstance(code, int) and code == -1 and "no new output" in str(metadata.get("suffix")):
+        draft.outcome = "timeout"
+    elif (isinstance(code, int) and code != 0) or event.get("success") is False:
+        draft.outcome = "error"
+    else:
+        draft.outcome = "ok"

@@ -1,0 +1,215 @@
+"""SWE-agent ``.traj`` files (0.x and 1.x), and mini-swe-agent ``*.traj.json``.
+
+Each trajectory step is an llm span (the response/thought) followed by one tool span. The tool
+is the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, ``submit``, ...);
+anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command
+text itself is never kept). There is no exit code: the status is read from fixed texts the tools
+print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
+new syntax error(s)``). ``info.exit_status`` gives the run's outcome.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from abw.errors import AbwInputError
+from abw.importers.base import Importer, ImportOptions
+from abw.importers.rawio import load_json, read_raw
+from abw.importers.spans import ABSENT, Draft, finish, make_trace
+from abw.models.trace import Trace
+
+#: Commands of SWE-agent's own tool bundles (everything else is a bash command).
+SWE_COMMANDS = frozenset(
+    {
+        "create",
+        "edit",
+        "insert",
+        "open",
+        "goto",
+        "scroll_up",
+        "scroll_down",
+        "find_file",
+        "search_file",
+        "search_dir",
+        "submit",
+        "str_replace_editor",
+        "filemap",
+        "view_image",
+        "exit_forfeit",
+        "skip",
+        "forfeit",
+    }
+)
+RETRIEVERS = frozenset(
+    {
+        "open",
+        "goto",
+        "scroll_up",
+        "scroll_down",
+        "find_file",
+        "search_file",
+        "search_dir",
+        "filemap",
+    }
+)
+_FAILURES = (
+    re.compile(r"^Traceback \(most recent call last\)", re.MULTILINE),
+    re.compile(r"command not found"),
+    re.compile(r"Your proposed edit has introduced new syntax error"),
+    re.compile(r"No such file or directory"),
+    re.compile(r"^(?:Error|ERROR)\b", re.MULTILINE),
+    re.compile(r"^Usage: ", re.MULTILINE),
+)
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_BASH_BLOCK = re.compile(r"```(?:bash|sh)\s*\n(.*?)\n```", re.DOTALL)
+REMOVED_FIELDS = (
+    "trajectory.action",
+    "trajectory.observation",
+    "trajectory.response",
+    "trajectory.thought",
+    "trajectory.state",
+    "history",
+    "info.submission",
+    "info.edited_files30",
+    "replay_config",
+)
+
+
+def observation_outcome(text: Any) -> str:
+    """ok, or error when the observation holds one of the fixed failure texts."""
+    if not isinstance(text, str):
+        return "ok"
+    head = text[:4000]
+    return "error" if any(p.search(head) for p in _FAILURES) else "ok"
+
+
+def _final_status(exit_status: Any) -> str:
+    if not isinstance(exit_status, str) or not exit_status:
+        return "unknown"
+    if exit_status == "submitted":
+        return "success"
+    if exit_status in {"skipped", "exit_forfeit"}:
+        return "cancelled"
+    return "error"
+
+
+class SweAgentImporter(Importer):
+    name: ClassVar[str] = "swe-agent"
+    platform: ClassVar[str] = "swe_agent"
+    export_format: ClassVar[str] = "traj-json"
+    help: ClassVar[str] = "SWE-agent .traj files (0.x, 1.x) and mini-swe-agent *.traj.json."
+    suffixes: ClassVar[tuple[str, ...]] = (".traj", ".json")
+
+    def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        raw = read_raw(path)
+        document = load_json(raw, path)
+        if isinstance(document, dict) and isinstance(document.get("messages"), list):
+            drafts, final_text = _mini(document, options)
+            info = document.get("info") if isinstance(document.get("info"), dict) else {}
+        elif isinstance(document, dict) and isinstance(document.get("trajectory"), list):
+            drafts, final_text = _steps(document, options, path)
+            info = document.get("info") if isinstance(document.get("info"), dict) else {}
+        else:
+            raise AbwInputError(
+                "not a SWE-agent trajectory: expected an object with trajectory[] (or messages[])",
+                file=path,
+                field="trajectory",
+            )
+        extra = {}
+        if "replay_config" in document:
+            extra["replayed"] = True  # a replayed demonstration, not a free model run
+        return [
+            make_trace(
+                platform=self.platform,
+                export_format=self.export_format,
+                raw=raw,
+                trace_id=path.name.removesuffix(".json").removesuffix(".traj"),
+                spans=finish(drafts, path),
+                options=options,
+                final_status=_final_status(info.get("exit_status")),
+                final_output=final_text,
+                final_text=final_text,
+                removed_fields=REMOVED_FIELDS,
+                extra_run=extra,
+            )
+        ]
+
+
+def _tool(command: str) -> str:
+    head = command.strip().split(maxsplit=1)
+    first = head[0] if head else ""
+    return first if first in SWE_COMMANDS else "bash"
+
+
+def _model(document: dict[str, Any]) -> str:
+    config = document.get("replay_config") or document.get("config") or {}
+    agent = config.get("agent") if isinstance(config, dict) else None
+    model = agent.get("model") if isinstance(agent, dict) else None
+    name = model.get("name") if isinstance(model, dict) else None
+    return name if isinstance(name, str) and name else "model"
+
+
+def _steps(
+    document: dict[str, Any], options: ImportOptions, path: Path
+) -> tuple[list[Draft], str | None]:
+    drafts: list[Draft] = []
+    model = _model(document)
+    for index, step in enumerate(document["trajectory"]):
+        if not isinstance(step, dict):
+            raise AbwInputError("a step is not an object", file=path, field=f"trajectory.{index}")
+        drafts.append(Draft((index, 0), "llm", model, "ok", output=step.get("response", ABSENT)))
+        action = step.get("action")
+        if not isinstance(action, str) or not action.strip():
+            continue
+        name = _tool(action)
+        draft = Draft((index, 1), "tool", name, None, action, step.get("observation", ABSENT))
+        draft.outcome = observation_outcome(step.get("observation"))
+        if name in RETRIEVERS:
+            draft.type = "retriever"
+        if name == "bash":
+            draft.attributes["tool_alias"] = "shell"
+            draft.apply_label(options.labels, action)
+        seconds = step.get("execution_time")
+        try:
+            if seconds is not None:
+                draft.duration_ms = round(float(seconds) * 1000, 3)
+        except (TypeError, ValueError):
+            pass
+        drafts.append(draft)
+    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    submission = info.get("submission")
+    return drafts, submission if isinstance(submission, str) else None
+
+
+def _mini(document: dict[str, Any], options: ImportOptions) -> tuple[list[Draft], str | None]:
+    """mini-swe-agent: assistant messages run one ```bash block; the next user message holds
+    ``<returncode>N</returncode>``."""
+    drafts: list[Draft] = []
+    pending: Draft | None = None
+    final_text = None
+    for index, message in enumerate(document["messages"]):
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
+        if message.get("role") == "assistant":
+            drafts.append(Draft((index, 0), "llm", "model", "ok", output=content))
+            final_text = text or final_text
+            block = _BASH_BLOCK.search(text)
+            if block:
+                pending = Draft((index, 1), "tool", "bash", "incomplete", block.group(1))
+                pending.attributes["tool_alias"] = "shell"
+                pending.apply_label(options.labels, block.group(1))
+                drafts.append(pending)
+        elif message.get("role") == "user" and pending is not None:
+            code = _RETURNCODE.search(text)
+            pending.output = content
+            if code:
+                pending.attributes["exit_code"] = int(code.group(1))
+                pending.outcome = "ok" if code.group(1) == "0" else "error"
+            else:
+                pending.outcome = observation_outcome(text)
+            pending = None
+    return drafts, final_text
