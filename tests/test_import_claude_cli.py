@@ -163,3 +163,40 @@ def test_folder_import_writes_one_trace_per_session(run_cli, tmp_path: Path):
         "4c2ddfdc-b619-4525-8d03-1950fb1b0257.json",
         "short.json",
     ]
+
+
+def test_run_metadata_flags(run_cli, tmp_path: Path):
+    out = tmp_path / "run.json"
+    code, _, err = run_cli(
+        "import", "claude", "--input", SHORT, "--out", out,
+        "--scenario-id", "refund-policy", "--environment", "ci", "--exported-at", PINNED,
+    )  # fmt: skip
+    assert code == 0, err
+    run = json.loads(out.read_text(encoding="utf-8"))["run"]
+    assert (run["scenario_id"], run["environment"]) == ("refund-policy", "ci")
+    assert run["trace_id"] == "55604662-cf2a-4331-851a-ec234028f8ca"
+
+
+def test_odd_but_valid_json_is_not_a_crash(run_cli, tmp_path: Path):
+    """Wrong-typed fields in records: skipped or a one-line error, never a traceback."""
+    records = [
+        {"type": ["user"]},
+        {"type": "assistant", "timestamp": "9999-12-31T23:59:59-05:00", "message": {
+            "id": 5, "model": [], "usage": {"output_tokens": True},
+            "content": [{"type": "tool_use", "id": "a", "name": "Bash", "input": {"command": 1}}],
+        }},
+        {"type": "user", "isSidechain": True, "uuid": ["x"], "parentUuid": {"a": 1},
+         "message": {"content": [{"type": "tool_result", "tool_use_id": "a", "content": {}}]}},
+        {"type": "system", "subtype": "compact_boundary", "compactMetadata": {"trigger": [1]}},
+        {"type": "progress", "data": {"type": "agent_progress", "agentId": 1}},
+    ]  # fmt: skip
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, _, err = run_cli("import", "claude", "--input", odd, "--out", tmp_path / "odd.json")
+    assert code == 0, err
+    trace = json.loads((tmp_path / "odd.json").read_text(encoding="utf-8"))
+    assert [(s["name"], s["status"]) for s in trace["spans"]] == [
+        ("unknown", "success"),
+        ("Bash", "success"),  # paired by tool_use_id alone
+        ("compaction", "success"),
+    ]

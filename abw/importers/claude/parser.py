@@ -62,9 +62,9 @@ def parse_ts(value: Any) -> datetime | None:
     text = value[:-1] + "+00:00" if value.endswith("Z") else value
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):
         return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def ms_between(start: datetime | None, end: datetime | None) -> float | None:
@@ -147,7 +147,7 @@ class FileParser:
             if self.first_record_line is None:
                 self.first_record_line = line
             kind = record.get("type")
-            if kind not in KNOWN_TYPES:
+            if not isinstance(kind, str) or kind not in KNOWN_TYPES:
                 continue
             self.known_records += 1
             self._record(line, kind, record)
