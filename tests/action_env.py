@@ -29,8 +29,11 @@ HEAD_SHA = "a" * 40
 MERGE_SHA = "b" * 40
 
 
-def make_report(verdict: str = "FAIL", violations: int = 1, message_chars: int = 0) -> GateReport:
-    """A small but complete gate report; ``violations`` located findings on the order check."""
+def make_report(
+    verdict: str = "FAIL", violations: int = 1, message_chars: int = 0, extra_checks: int = 0
+) -> GateReport:
+    """A small but complete gate report; ``violations`` located findings on the order check,
+    plus ``extra_checks`` more checks with that verdict (to make a long report)."""
     check_verdict = verdict if verdict != "PASS" else "PASS"
     extra = "x" * message_chars
     checks = [
@@ -53,6 +56,24 @@ def make_report(verdict: str = "FAIL", violations: int = 1, message_chars: int =
                 for i in range(violations if verdict != "PASS" else 0)
             ],
         )
+    ]
+    checks += [
+        Check(
+            id=f"behavior_contract.required_tools[{i}]",
+            rule="required_tools",
+            category="behavior_contract",
+            verdict=verdict,
+            message=f"Tool number {i} of the contract was missing in some runs. {extra}",
+            hard=True,
+            violations=[
+                Violation(
+                    trace_id=f"run-{i:04d}",
+                    trace_file=f"traces/candidate/run-{i:04d}.json",
+                    message=f"tool_{i} never succeeded",
+                )
+            ],
+        )
+        for i in range(extra_checks)
     ]
     return GateReport(
         tool=ToolInfo(version="0.1.0"),
@@ -167,7 +188,7 @@ class Runner:
             },
         }
 
-    def run(self, inputs: dict[str, str], **extra_env: str) -> Result:
+    def run(self, inputs: dict[str, str], cwd: Path | None = None, **extra_env: str) -> Result:
         """Run ``entrypoint.py`` as a subprocess, like the container's ENTRYPOINT does."""
         event_path = self.files / "event.json"
         event_path.write_text(json.dumps(self.event()), encoding="utf-8")
@@ -200,7 +221,7 @@ class Runner:
         }
         proc = subprocess.run(
             [sys.executable, str(REPO / "entrypoint.py")],
-            cwd=self.workspace,
+            cwd=cwd or self.workspace,
             env=env,
             capture_output=True,
             text=True,
@@ -213,3 +234,68 @@ class Runner:
             parse_outputs(output.read_text(encoding="utf-8")),
             summary.read_text(encoding="utf-8"),
         )
+
+
+SPEC_YAML = """\
+schema_version: behavior-spec/v0
+id: refund-policy
+invariants:
+  required_tools: [lookup_order, policy_check, refund_commit]
+  required_order:
+    - {before: policy_check, after: refund_commit}
+  max_path_length: 8
+thresholds:
+  path_edit_distance_warn: 0.1
+  path_edit_distance_fail: 0.6
+  fingerprint_distance_warn: 0.5
+  fingerprint_distance_fail: 5.0
+  tool_jaccard_warn: 0.1
+  tool_jaccard_fail: 0.6
+  min_runs: 3
+  min_wilson_pass_rate: 0.5
+"""
+GOOD_PATH = ["lookup_order", "policy_check", "refund_commit"]
+CANDIDATES = {
+    # verdict -> (runs, path)
+    "PASS": (5, GOOD_PATH),
+    "WARN": (5, ["lookup_order", "policy_check", "log_event", "refund_commit"]),
+    "FAIL": (5, ["lookup_order", "refund_commit", "policy_check"]),
+    "INCONCLUSIVE": (1, GOOD_PATH),
+}
+
+
+def write_run(path: Path, trace_id: str, tools: list[str]) -> None:
+    """One small synthetic trace (an llm span, then the tool path) in the one-span-a-line layout."""
+    from abw.hashing import sha256_hex
+    from abw.models.trace import Run, Source, Span, Trace
+    from abw.traceio import write_trace
+
+    spans = [Span(span_id=f"{trace_id}-0", ordinal=0, type="llm", name="model", status="success")]
+    for ordinal, tool in enumerate(tools, start=1):
+        spans.append(
+            Span(
+                span_id=f"{trace_id}-{ordinal}",
+                ordinal=ordinal,
+                type="tool",
+                name=tool,
+                status="success",
+                input_hash=sha256_hex(f"{trace_id}:{ordinal}"),
+            )
+        )
+    trace = Trace(
+        source=Source(platform="test", export_format="synthetic", source_hash=sha256_hex(trace_id)),
+        run=Run(trace_id=trace_id, scenario_id="refund", final_status="success"),
+        spans=spans,
+    )
+    write_trace(trace, path)
+
+
+def write_gate_workspace(workspace: Path, verdict: str, extra_runs: int = 0) -> dict[str, str]:
+    """Baseline, a candidate meant to give ``verdict`` and a spec; returns the path inputs."""
+    for i in range(5):
+        write_run(workspace / "traces" / "baseline" / f"b{i}.json", f"base-{i}", GOOD_PATH)
+    runs, path = CANDIDATES[verdict]
+    for i in range(runs + extra_runs):
+        write_run(workspace / "traces" / "candidate" / f"c{i:03d}.json", f"cand-{i:03d}", path)
+    (workspace / "behavior.yaml").write_text(SPEC_YAML, encoding="utf-8")
+    return {"baseline": "traces/baseline", "candidate": "traces/candidate", "spec": "behavior.yaml"}

@@ -185,10 +185,21 @@ def test_push_event_has_no_pr_comment(fake, tmp_path):
 
 
 def test_70000_character_report_is_truncated(fake, runner):
-    result = publish(runner, make_report("FAIL", violations=40, message_chars=2000))
+    from abw.render.markdown import render_markdown
+
+    report = make_report("FAIL", violations=3, message_chars=200, extra_checks=100)
+    assert len(render_markdown(report, max_chars=10**7)) > 70_000  # the premise
+    result = publish(runner, report)
     assert result.code == 1
+    run_url = "https://github.example/octo/agents/actions/runs/4242"
     (comment,) = fake.comments.values()
-    assert len(comment["body"]) <= 65_536
+    assert 60_000 < len(comment["body"]) <= 65_536
+    assert comment["body"].startswith("<!-- abw/gate:report key=abw gate ")
+    assert run_url in comment["body"][-2000:]  # the cut says where the full report is
     (run,) = fake.check_runs.values()
-    assert len(run["output"]["summary"]) <= 65_535
+    assert 60_000 < len(run["output"]["summary"]) <= 65_535
+    assert len(run["output"]["title"]) <= 255
+    assert len(run["annotations"]) == 103
+    assert [len(r.body["output"]["annotations"]) for r in fake.calls("POST", "check-runs$")] == [50]
+    assert len(result.summary) > 70_000  # the step summary has room for all of it
     assert len(result.summary.encode()) <= 1024 * 1024

@@ -129,16 +129,18 @@ def _write_report_files(
     return written
 
 
-def _markdown(report: Any, max_chars: int, details_url: str | None, console: Console) -> str:
+def _markdown(
+    report: Any, max_chars: int, details_url: str | None, console: Console, title: str
+) -> str:
     """The Markdown report; a plain verdict line if the renderer fails (with a warning)."""
     try:
         from abw.render.markdown import render_markdown
 
-        return render_markdown(report, max_chars=max_chars, details_url=details_url)
+        return render_markdown(report, max_chars=max_chars, details_url=details_url, title=title)
     except Exception as exc:
         console.warning(f"could not render the Markdown report: {exc}", title="abw")
         link = f"\n\n[Run]({details_url})" if details_url else ""
-        return f"## abw gate: {report.verdict}\n\n{report.summary}{link}\n"
+        return f"## {title}: {report.verdict}\n\n{report.summary}{link}\n"
 
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
@@ -279,7 +281,7 @@ def run(env: Mapping[str, str], console: Console) -> int:
     write_outputs(env.get("GITHUB_OUTPUT"), outputs)
     write_summary(
         env.get("GITHUB_STEP_SUMMARY"),
-        _markdown(report, SUMMARY_LIMIT_BYTES // 2, ctx.run_url, console),
+        _markdown(report, SUMMARY_LIMIT_BYTES - 4096, ctx.run_url, console, inputs.check_name),
         ctx.run_url,
     )
 
@@ -299,12 +301,14 @@ def run(env: Mapping[str, str], console: Console) -> int:
     from abw.github.checks import OUTPUT_LIMIT
     from abw.github.comment import COMMENT_LIMIT, build_body
 
-    publisher.check_run(report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console), items)
+    publisher.check_run(
+        report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console, inputs.check_name), items
+    )
     if inputs.comment != "off":
         digest_source = inputs.check_name + "\n" + report.model_dump_json()
         body = build_body(
             inputs.check_name,
-            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console),
+            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console, inputs.check_name),
             digest_source,
             ctx.run_url,
         )

@@ -1,0 +1,233 @@
+"""The Action end to end: entrypoint.py as a subprocess runs the real gate in a simulated runner
+(INPUT_* variables, event file, output and summary files, a workspace) and publishes to a fake
+GitHub REST API on 127.0.0.1 through the real PyGithub client."""
+
+from __future__ import annotations
+
+import json
+import pytest
+from action_env import HEAD_SHA, Runner, write_gate_workspace
+from fake_github import FakeGitHub
+
+EXPECTED = {
+    "PASS": ("success", 0),
+    "WARN": ("neutral", 0),
+    "FAIL": ("failure", 1),
+    "INCONCLUSIVE": ("action_required", 3),
+}
+
+
+@pytest.fixture
+def fake():
+    server = FakeGitHub().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def runner(tmp_path, fake):
+    return Runner(tmp_path, fake.url)
+
+
+@pytest.mark.parametrize("verdict", list(EXPECTED))
+def test_gate_verdict_gives_mapped_conclusion_and_exit_code(fake, runner, verdict):
+    inputs = write_gate_workspace(runner.workspace, verdict)
+    result = runner.run(inputs)
+    conclusion, code = EXPECTED[verdict]
+    assert result.code == code, result.stdout + result.stderr
+    assert result.stderr == ""
+    out = result.outputs
+    assert out["verdict"] == verdict and out["conclusion"] == conclusion
+    assert out["exit-code"] == str(code)
+    assert out["report-json"] == "abw-report/gate-report.json"
+    for name in ("report-json", "sarif", "junit", "html", "markdown"):
+        assert (runner.workspace / out[name]).is_file(), name
+    report = json.loads((runner.workspace / out["report-json"]).read_text())
+    assert report["verdict"] == verdict
+    assert report["inputs"]["spec_file"] == "behavior.yaml"  # workspace-relative, no runner paths
+    sarif = (runner.workspace / out["sarif"]).read_text()
+    assert str(runner.workspace) not in sarif
+    (run,) = fake.check_runs.values()
+    assert run["conclusion"] == conclusion and run["head_sha"] == HEAD_SHA
+    assert run["name"] == "abw gate"
+    assert f"**{verdict}**" in run["output"]["summary"]
+    assert f"**{verdict}**" in result.summary
+    (comment,) = fake.comments.values()
+    assert f"**{verdict}**" in comment["body"]
+
+
+def test_fail_annotations_point_at_trace_lines_in_batches(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "FAIL", extra_runs=55)  # 60 violating runs
+    result = runner.run(inputs)
+    assert result.code == 1
+    (run,) = fake.check_runs.values()
+    order = [a for a in run["annotations"] if "required_order" in a["title"]]
+    assert len(order) == 60
+    assert len(run["annotations"]) > 50
+    sizes = [
+        len(r.body["output"]["annotations"])
+        for r in fake.calls("POST", "check-runs$") + fake.calls("PATCH", r"check-runs/\d+$")
+    ]
+    assert (
+        sizes[0] == 50 and all(0 < s <= 50 for s in sizes) and sum(sizes) == len(run["annotations"])
+    )
+    first = order[0]
+    assert first["path"] == "traces/candidate/c000.json"
+    assert first["annotation_level"] == "failure"
+    # the annotation's line is the line of the violating span in the trace file
+    lines = (runner.workspace / first["path"]).read_text().splitlines()
+    assert '"name": "refund_commit"' in lines[first["start_line"] - 1]
+    assert "::error file=traces/candidate/c000.json,line=" in result.stdout
+
+
+def test_second_run_edits_the_comment_instead_of_adding_one(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    assert runner.run(inputs).code == 1
+    (first_id,) = fake.comments
+    # the candidate is fixed: same PR, new commit, new verdict
+    for path in (runner.workspace / "traces" / "candidate").glob("*.json"):
+        path.unlink()
+    write_gate_workspace(runner.workspace, "PASS")
+    second = runner.run(inputs)
+    assert second.code == 0
+    assert list(fake.comments) == [first_id]
+    assert "**PASS**" in fake.comments[first_id]["body"]
+    assert len(fake.calls("POST", r"/issues/7/comments$")) == 1
+    assert len(fake.calls("PATCH", rf"/issues/comments/{first_id}$")) == 1
+    assert len(fake.check_runs) == 2  # one check run per gate run
+
+
+def test_403_degrades_to_annotations_summary_and_files(fake, runner):
+    for method, path in (("POST", "check-runs$"), ("GET", r"/issues/7$")):
+        fake.fail(method, path, 403, "Resource not accessible by integration")
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    result = runner.run(inputs)
+    assert result.code == 1
+    assert result.stdout.count("::notice title=abw%3A read-only token::") == 2
+    assert "::error file=traces/candidate/" in result.stdout
+    assert "**FAIL**" in result.summary
+    assert result.outputs["verdict"] == "FAIL"
+    assert not fake.check_runs and not fake.comments
+
+
+def test_500_is_retried_and_the_run_completes(fake, runner):
+    fake.fail("POST", "check-runs$", 500, "Internal Server Error", times=2)
+    fake.fail("POST", r"/issues/7/comments$", 503, "Service Unavailable")
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    result = runner.run(inputs)
+    assert result.code == 0
+    assert len(fake.calls("POST", "check-runs$")) == 3
+    assert len(fake.calls("POST", r"/issues/7/comments$")) == 2
+    assert len(fake.check_runs) == 1 and len(fake.comments) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("baseline", "../outside"),
+        ("candidate", "traces/../../outside"),
+        ("spec", "/etc/passwd"),
+        ("output-dir", "../../reports"),
+    ],
+)
+def test_path_escaping_the_workspace_is_refused(fake, runner, tmp_path, name, value):
+    (tmp_path / "outside").mkdir(exist_ok=True)
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    inputs[name] = value
+    result = runner.run(inputs)
+    assert result.code == 2
+    assert "outside the workspace" in result.stderr and name in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert "::error title=abw%3A invalid input::" in result.stdout
+    assert not fake.requests  # nothing published for invalid input
+    assert not (tmp_path / "reports").exists()
+
+
+def test_symlink_out_of_the_workspace_is_refused(fake, runner, tmp_path):
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    outside = tmp_path / "elsewhere"
+    (runner.workspace / "traces" / "candidate").rename(outside)
+    (runner.workspace / "traces" / "candidate").symlink_to(outside)
+    result = runner.run(inputs)
+    assert result.code == 2 and "outside the workspace" in result.stderr
+
+
+def test_bad_spec_is_one_line_exit_2(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    spec = runner.workspace / "behavior.yaml"
+    spec.write_text(spec.read_text() + "surprise: 1\n")
+    result = runner.run(inputs)
+    assert result.code == 2
+    assert "behavior.yaml" in result.stderr and "Traceback" not in result.stderr
+    assert not fake.requests
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("fail", 0), ("warn", 3), ("never", 0)])
+def test_fail_on_controls_the_exit_code_only(fake, runner, fail_on, code):
+    inputs = write_gate_workspace(runner.workspace, "INCONCLUSIVE")
+    result = runner.run({**inputs, "fail-on": fail_on})
+    assert result.code == code
+    assert next(iter(fake.check_runs.values()))["conclusion"] == "action_required"
+
+
+def test_warn_fails_the_step_with_fail_on_warn(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "WARN")
+    assert runner.run({**inputs, "fail-on": "warn"}).code == 1
+
+
+def test_no_token_still_gates(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    result = runner.run(inputs, **{"INPUT_GITHUB-TOKEN": ""})
+    assert result.code == 1
+    assert "check run skipped: no github-token" in result.stdout
+    assert not fake.requests
+
+
+def test_output_dir_is_configurable_and_reports_are_deterministic(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    runner.run({**inputs, "output-dir": "out/a", "comment": "off", "check-run": "false"})
+    runner.run({**inputs, "output-dir": "out/b", "comment": "off", "check-run": "false"})
+    a, b = (runner.workspace / "out" / "a"), (runner.workspace / "out" / "b")
+    for name in ("gate-report.json", "report.sarif", "report.md"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert not fake.requests
+
+
+def test_published_report_mode_uses_event_file_for_fork_prs(fake, runner):
+    """Workflow B of the two-workflow pattern: publish a report and event from artifacts."""
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    runner.run({**inputs, "comment": "off", "check-run": "false"})
+    artifacts = runner.workspace / "artifacts"
+    artifacts.mkdir()
+    (runner.workspace / "abw-report" / "gate-report.json").rename(artifacts / "gate-report.json")
+    event = {"pull_request": {"number": 7, "head": {"sha": "9" * 40}}, "number": 7}
+    (artifacts / "event.json").write_text(json.dumps(event))
+    runner.event_name = "workflow_run"
+    result = runner.run(
+        {
+            "report": "artifacts/gate-report.json",
+            "event-file": "artifacts/event.json",
+            "fail-on": "never",
+        }
+    )
+    assert result.code == 0 and result.outputs["verdict"] == "FAIL"
+    (run,) = fake.check_runs.values()
+    assert run["head_sha"] == "9" * 40 and run["conclusion"] == "failure"
+    assert len(fake.comments) == 1
+
+
+def test_tampered_report_artifact_is_refused(fake, runner):
+    (runner.workspace / "r.json").write_text(json.dumps({"verdict": "PASS", "evil": 1}))
+    result = runner.run({"report": "r.json"})
+    assert result.code == 2 and "not a gate-report/v0" in result.stderr
+    assert not fake.requests
+
+
+def test_paths_are_taken_from_github_workspace_not_the_current_folder(fake, runner, tmp_path):
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = runner.run(inputs, cwd=elsewhere)
+    assert result.code == 0, result.stderr
+    assert (runner.workspace / "abw-report" / "gate-report.json").is_file()
+    assert not any(elsewhere.iterdir())
