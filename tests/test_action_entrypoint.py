@@ -5,6 +5,7 @@ GitHub REST API on 127.0.0.1 through the real PyGithub client."""
 from __future__ import annotations
 
 import json
+
 import pytest
 from action_env import HEAD_SHA, Runner, write_gate_workspace
 from fake_github import FakeGitHub
