@@ -259,16 +259,18 @@ class FileParser:
                     line=line,
                     field=f"message.content[{index}]",
                 )
-            llm.block_hashes.append(content_hash(block))
             block_type = block["type"]
+            if block_type == "tool_use":  # hashed by name and input, not by its random id
+                input_hash = self._tool_use(line, index, block, record, agent, state)
+                llm.block_hashes.append(content_hash(["tool_use", block["name"], input_hash]))
+                continue
+            llm.block_hashes.append(content_hash(block))
             if block_type == "text":
                 self.removed.add("assistant_text")
                 if isinstance(block.get("text"), str):
                     texts.append(block["text"])
             elif block_type in ("thinking", "redacted_thinking"):
                 self.removed.add("thinking")
-            elif block_type == "tool_use":
-                self._tool_use(line, index, block, record, agent, state)
             else:
                 self.removed.add("assistant_content")
         if texts:
@@ -288,7 +290,8 @@ class FileParser:
         record: dict[str, Any],
         agent: str,
         state: AgentState,
-    ) -> None:
+    ) -> str:
+        """Open a tool span for a ``tool_use`` block; returns the hash of its input."""
         tool_id, tool = block.get("id"), block.get("name")
         where = f"message.content[{index}]"
         if not isinstance(tool_id, str) or not tool_id:
@@ -296,10 +299,11 @@ class FileParser:
         if not isinstance(tool, str) or not tool:
             raise AbwInputError("tool_use without a name", file=self.path, line=line, field=where)
         state.last_event = "tool_use"
-        if tool_id in self.tools:  # the same call logged again (resumed or forked session)
-            return
         tool_input = block.get("input")
+        input_hash = content_hash(tool_input)
         self.removed.add("tool_input")
+        if tool_id in self.tools:  # the same call logged again (resumed or forked session)
+            return input_hash
         draft = Draft(
             self.name,
             line,
@@ -308,7 +312,7 @@ class FileParser:
             span_type(tool),
             tool,
             outcome="incomplete",
-            input_hash=content_hash(tool_input),
+            input_hash=input_hash,
             attributes={"tool": tool},
             started=parse_ts(record.get("timestamp")),
         )
@@ -333,6 +337,7 @@ class FileParser:
         self.tools[tool_id] = draft
         state.pending[tool_id] = draft
         self.drafts.setdefault(agent, []).append(draft)
+        return input_hash
 
     # ---------------------------------------------------------------- user
     def _user(self, line: int, record: dict[str, Any], agent: str) -> None:
