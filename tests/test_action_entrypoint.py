@@ -5,6 +5,8 @@ GitHub REST API on 127.0.0.1 through the real PyGithub client."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from action_env import HEAD_SHA, Runner, write_gate_workspace
@@ -232,3 +234,35 @@ def test_paths_are_taken_from_github_workspace_not_the_current_folder(fake, runn
     assert result.code == 0, result.stderr
     assert (runner.workspace / "abw-report" / "gate-report.json").is_file()
     assert not any(elsewhere.iterdir())
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refund-policy"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "verdict"),
+    [("good", "PASS"), ("good", "WARN"), ("regressed", "FAIL"), ("small", "INCONCLUSIVE")],
+)
+def test_refund_policy_example_through_the_action(fake, runner, candidate, verdict):
+    """The repository's example, copied into the workspace as a user would commit it."""
+    for role in ("baseline", candidate):
+        shutil.copytree(EXAMPLE / "traces" / role, runner.workspace / "traces" / role)
+    spec = (EXAMPLE / "behavior.yaml").read_text(encoding="utf-8")
+    if verdict == "WARN":  # the good candidate's fingerprint distance (~0.14) past a tight warn
+        spec = spec.replace("fingerprint_distance_warn: 1.0", "fingerprint_distance_warn: 0.1")
+        assert "fingerprint_distance_warn: 0.1" in spec
+    (runner.workspace / "behavior.yaml").write_text(spec, encoding="utf-8")
+    result = runner.run(
+        {"baseline": "traces/baseline", "candidate": f"traces/{candidate}", "spec": "behavior.yaml"}
+    )
+    conclusion, code = EXPECTED[verdict]
+    assert result.code == code, result.stdout + result.stderr
+    assert result.outputs["verdict"] == verdict
+    (run,) = fake.check_runs.values()
+    assert run["conclusion"] == conclusion and run["head_sha"] == HEAD_SHA
+    if verdict == "FAIL":
+        order = [a for a in run["annotations"] if "required_order" in a["title"]]
+        assert order and all(a["path"].startswith("traces/regressed/") for a in order)
+        assert all(a["start_line"] > 1 for a in order)
+    (comment,) = fake.comments.values()
+    assert f"**{verdict}**" in comment["body"]

@@ -266,3 +266,9 @@ def test_hadolint_passes():
         [binary, "-"], input="FROM debian\nENTRYPOINT python x.py\n", capture_output=True, text=True
     )
     assert bad.returncode != 0 and "DL3025" in bad.stdout  # the linter really lints
+
+
+def test_workflow_example_paths_exist():
+    for path in WORKFLOWS:
+        for ref in re.findall(r"examples/[\w./-]+", path.read_text(encoding="utf-8")):
+            assert (REPO / ref).exists(), f"{path.name}: {ref}"
