@@ -177,7 +177,7 @@ def _diff_checks(diff: DiffResult, warn_edit: bool = False) -> list[Check]:
     items = [
         ("path_edit_distance", diff.path_edit_distance_mean, 0.12, 0.25, "Mean path edit distance"),
         ("fingerprint_distance", diff.fingerprint_distance, 1.0, 2.0, "Fingerprint distance"),
-        ("tool_jaccard_distance", diff.tool_jaccard_distance, 0.15, 0.4, "Tool Jaccard distance"),
+        ("tool_jaccard", diff.tool_jaccard_distance, 0.15, 0.4, "Tool Jaccard distance"),
     ]
     checks = []
     for rule, value, warn, fail, label in items:
@@ -350,7 +350,7 @@ def _sample_check(stats: SampleStatistics) -> Check:
         message = f"{stats.k}/{stats.n} runs passed; run {stats.runs_needed} more to decide."
     return Check(
         id="sample_sufficiency.wilson[refund]",
-        rule="wilson_pass_rate",
+        rule="wilson",
         category="sample_sufficiency",
         verdict=verdict,
         message=message,
@@ -615,3 +615,44 @@ ALL = {
     "inconclusive": inconclusive_report,
     "malicious": malicious_report,
 }
+
+
+def gated(kind: str) -> GateReport:
+    """A report made by the real gate from small real traces (see tests/test_gate_factory.py).
+
+    ``pass``: the refund flow as in the baseline; ``fail``: every other run commits the refund
+    before the policy check; ``inconclusive``: too few runs; ``warn``: an extra tool in some runs.
+    """
+    from test_gate_factory import REFUND, REGRESSED, runs
+
+    from abw.gate import gate
+    from abw.models.spec import Spec
+
+    spec = Spec.model_validate(
+        {
+            "schema_version": "behavior-spec/v0",
+            "id": "refund-policy",
+            "invariants": {
+                "required_tools": ["policy_check", "refund_commit"],
+                "forbidden_tools": ["delete_account"],
+                "required_order": [{"before": "policy_check", "after": "refund_commit"}],
+                "max_errors": 1,
+            },
+            "thresholds": {"min_runs": 5, "sprt": {"enabled": True}},
+        }
+    )
+    baseline = runs("base", [REFUND] * 20, folder="examples/refund-policy/baseline")
+    paths = {
+        "pass": [REFUND] * 30,
+        "fail": [REGRESSED if i % 2 else REFUND for i in range(30)],
+        "inconclusive": [REFUND] * 3,
+        "warn": [[*REFUND, "audit_log"] if i % 4 == 0 else REFUND for i in range(40)],
+    }[kind]
+    candidate = runs("cand", paths, folder=f"examples/refund-policy/candidate-{kind}")
+    return gate(
+        baseline,
+        candidate,
+        spec,
+        spec_file="examples/refund-policy/behavior.yaml",
+        spec_sha256="0" * 64,
+    )

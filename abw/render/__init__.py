@@ -44,8 +44,10 @@ OPTIONS: dict[str, frozenset[str]] = {
 
 
 def render_json(report: GateReport) -> str:
-    """The report itself as JSON text (two-space indent, keys in model order, newline-ended)."""
-    return report.model_dump_json(indent=2) + "\n"
+    """The report itself, exactly as ``abw gate`` writes ``gate-report.json``."""
+    from abw.gate import report_json
+
+    return report_json(report)
 
 
 def _renderer(fmt: str) -> Callable[..., str]:

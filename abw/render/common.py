@@ -85,7 +85,8 @@ def fmt_num(value: Any, digits: int = 3) -> str:
         text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
         return text if text not in ("", "-0") else "0"
     if isinstance(value, list | tuple):
-        return ", ".join(fmt_num(v, digits) for v in value)
+        shown = ", ".join(fmt_num(v, digits) for v in value[:12])
+        return shown + (f", \u2026 ({len(value)} in all)" if len(value) > 12 else "") or "none"
     if isinstance(value, dict):
         return ", ".join(f"{clean(k)}={fmt_num(v, digits)}" for k, v in value.items())
     return clean(value)

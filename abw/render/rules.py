@@ -73,11 +73,67 @@ _RULES: dict[str, RuleText] = {
         "candidate, against the warn and fail thresholds.",
         "Compare the tool frequencies of baseline and candidate in the HTML report.",
     ),
-    "tool_jaccard_distance": RuleText(
+    "tool_jaccard": RuleText(
         "The set of tools used changed from the baseline.",
         "1 - |Tb ∩ Tc| / |Tb ∪ Tc| over the tool names used by baseline and candidate runs, "
         "against the warn and fail thresholds.",
         "See which tools are new or missing in the report.",
+    ),
+    "baseline_coverage": RuleText(
+        "A candidate scenario has no baseline runs.",
+        "Every candidate scenario needs baseline runs to be compared with; a scenario without "
+        "them is reported, never silently passed.",
+        "Record baseline runs for the scenario, or check the scenario ids of the candidate runs.",
+    ),
+    "precedence": RuleText(
+        "A step ran without the step that must come before it.",
+        "Every successful 'after' span needs a successful 'before' span at an earlier ordinal.",
+        "Inspect the reported span: the required earlier step did not happen first.",
+    ),
+    "response": RuleText(
+        "A step was not followed by its required response.",
+        "Every successful 'trigger' span must be followed by a successful 'response' span, "
+        "within the configured number of steps when one is given.",
+        "Inspect the reported trigger span and what the agent did after it.",
+    ),
+    "immediately_before": RuleText(
+        "A step did not directly follow the step it must follow.",
+        "Every successful 'after' span must directly follow (previous path step) a successful "
+        "'before' span.",
+        "Inspect the path step just before the reported span.",
+    ),
+    "absence_after": RuleText(
+        "A tool ran after a stop point.",
+        "No path span matching 'forbidden' may run after the first successful 'stop' span.",
+        "Inspect the reported span: it ran after the run should have stopped doing this.",
+    ),
+    "count": RuleText(
+        "A tool was called too few or too many times.",
+        "The number of spans matching 'tool' must lie between 'min' and 'max' (inclusive).",
+        "Compare the run's calls of the tool with the bounds in the spec.",
+    ),
+    "retry_limit": RuleText(
+        "Too many retries of the same call.",
+        "Retries per call signature (or per tool) must stay within 'max_retries'.",
+        "Inspect the repeated calls at the reported lines.",
+    ),
+    "arguments": RuleText(
+        "A tool was called with arguments outside the contract.",
+        "Explicitly extracted argument fields of the tool's spans must satisfy the rule's "
+        "constraints.",
+        "Inspect the arguments of the reported span.",
+    ),
+    "recovery": RuleText(
+        "A violation was not followed by the required recovery action.",
+        "Each violation of the named rule must be followed by a successful recovery span within "
+        "the configured number of path steps.",
+        "Inspect what the agent did after the violation.",
+    ),
+    "soft_budget": RuleText(
+        "A run used up its budget of tolerated violations.",
+        "A run's violations of the listed rules, counted by span ordinal, must stay within the "
+        "budget.",
+        "Inspect the violations counted against the budget.",
     ),
     "min_runs": RuleText(
         "Too few candidate runs to decide.",
@@ -85,7 +141,7 @@ _RULES: dict[str, RuleText] = {
         "judged.",
         "Record more candidate runs.",
     ),
-    "wilson_pass_rate": RuleText(
+    "wilson": RuleText(
         "The per-run pass rate is not shown to reach the required rate.",
         "Wilson score bounds on the per-run pass rate against thresholds.min_wilson_pass_rate: the "
         "lower bound reaching it passes, the upper bound below it fails, otherwise inconclusive.",
@@ -105,6 +161,14 @@ def rule_text(rule: str, category: str) -> RuleText:
     known = _RULES.get(rule)
     if known is not None:
         return known
+    if rule.startswith("assertion."):
+        op = rule.split(".", 1)[1]
+        return RuleText(
+            "A value assertion on the run's output or arguments does not hold.",
+            f"A value assertion with matcher {op!r} compares explicitly extracted values of "
+            "candidate runs with the spec (or with the baseline).",
+            "Compare the reported run's extracted values with the assertion in the spec.",
+        )
     title = category_title(category)
     return RuleText(
         f"{title} check {rule} did not pass.",
