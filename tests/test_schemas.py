@@ -29,7 +29,9 @@ def test_validate_reports_json_paths(tmp_path, run_cli):
         "schema_version": "agent-behavior-trace/v0",
         "source": {"platform": "x", "export_format": "jsonl", "source_hash": "0" * 64},
         "run": {"trace_id": "t"},
-        "spans": [{"span_id": "s", "ordinal": 0, "type": "robot", "name": "n", "status": "success"}],
+        "spans": [
+            {"span_id": "s", "ordinal": 0, "type": "robot", "name": "n", "status": "success"}
+        ],
     }
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(bad))
