@@ -420,3 +420,14 @@ def test_subagent_file_alone_imports_with_a_warning():
 def test_missing_subagent_transcript_is_a_warning():
     _, options = import_one(CLAUDE / "spotter__subagent.jsonl")
     assert any("no transcript found for subagent afb92ff" in w for w in options.warnings)
+
+
+def test_resumed_session_takes_the_last_session_id(tmp_path: Path):
+    lines = [json.loads(t) for t in (CLAUDE / "spotter__short.jsonl").read_text().splitlines()]
+    for line in lines[len(lines) // 2 :]:
+        if "sessionId" in line:
+            line["sessionId"] = "resumed-session"
+    path = tmp_path / "resumed.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    trace, _ = import_one(path)
+    assert trace.run.trace_id == "resumed-session"

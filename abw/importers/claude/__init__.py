@@ -86,9 +86,9 @@ class ClaudeImporter(Importer):
         files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file())
         return [p for p in files if not self.is_subagent_file(p)]
 
-    def subagent_files(self, session: Path, session_id: str | None) -> list[Path]:
-        """Subagent transcripts of a session: same-folder sidechain files with its session id,
-        and ``<folder>/<session id>/subagents/**/*.jsonl``."""
+    def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:
+        """Subagent transcripts of a session: same-folder sidechain files with one of its
+        session ids, and ``<folder>/<session id>/subagents/**/*.jsonl``."""
         folder = session.parent
         if folder not in self._siblings:
             index: dict[str, list[Path]] = {}
@@ -98,8 +98,8 @@ class ClaudeImporter(Importer):
                     if info.session_id:
                         index.setdefault(info.session_id, []).append(path)
             self._siblings[folder] = index
-        found = list(self._siblings[folder].get(session_id or "", ()))
-        for name in dict.fromkeys(n for n in (session_id, session.stem) if n):
+        found = [p for i in session_ids for p in self._siblings[folder].get(i, ())]
+        for name in dict.fromkeys([*session_ids, session.stem]):
             nested = folder / name / "subagents"
             if nested.is_dir():
                 found += sorted(p for p in nested.rglob("*.jsonl") if p.is_file())
@@ -121,6 +121,6 @@ class ClaudeImporter(Importer):
             return [build_trace(main, [], options)]
         subs = [
             FileParser(p, options, sidechain_file=True).parse()
-            for p in self.subagent_files(path, main.session_id)
+            for p in self.subagent_files(path, list(main.session_ids))
         ]
         return [build_trace(main, subs, options)]

@@ -135,6 +135,7 @@ class FileParser:
         self.unlinked_inline: list[str] = []
         self.removed: set[str] = set()
         self.session_id: str | None = None
+        self.session_ids: dict[str, None] = {}  # every session id seen, in order
         self.agent_id: str | None = None
         self.known_records = 0
         self.first_record_line: int | None = None
@@ -164,8 +165,10 @@ class FileParser:
         return self
 
     def _record(self, line: int, kind: str, record: dict[str, Any]) -> None:
-        if self.session_id is None and isinstance(record.get("sessionId"), str):
-            self.session_id = record["sessionId"]
+        session_id = record.get("sessionId")
+        if isinstance(session_id, str) and session_id != self.session_id:
+            self.session_id = session_id  # the last one wins: a resumed session copies old lines
+            self.session_ids[session_id] = None
         if self.agent_id is None and isinstance(record.get("agentId"), str):
             self.agent_id = record["agentId"]
         if record.get("cwd"):
