@@ -200,3 +200,10 @@ def test_odd_but_valid_json_is_not_a_crash(run_cli, tmp_path: Path):
         ("Bash", "success"),  # paired by tool_use_id alone
         ("compaction", "success"),
     ]
+
+
+def test_same_session_name_in_two_subfolders_is_refused(run_cli, tmp_path: Path):
+    for sub in ("a", "b"):
+        (tmp_path / "in" / sub).mkdir(parents=True)
+        (tmp_path / "in" / sub / "session.jsonl").write_bytes(SHORT.read_bytes())
+    _fails(run_cli, tmp_path / "in", tmp_path / "traces", "session.json", "--out")

@@ -21,12 +21,21 @@ def _write_traces(
     if single_file:
         (trace,) = traces_by_input[0][1]
         return [write_trace(trace, out)]
-    written: list[Path] = []
+    from abw.errors import AbwInputError
+
+    planned: dict[Path, tuple[Path, object]] = {}
     for source, traces in traces_by_input:
         for index, trace in enumerate(traces):
             stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
-            written.append(write_trace(trace, out / f"{stem}.json"))
-    return written
+            target = out / f"{stem}.json"
+            if target in planned:  # checked before anything is written
+                raise AbwInputError(
+                    f"{planned[target][0]} and {source} would both be written to {target.name}; "
+                    "import them separately",
+                    field="--out",
+                )
+            planned[target] = (source, trace)
+    return [write_trace(trace, target) for target, (_, trace) in planned.items()]
 
 
 def make_import_command(name: str, help_text: str) -> click.Command:
