@@ -9,6 +9,9 @@ The mapping (also in docs/contracts.md):
   (``required_tool`` -> ``count`` min 1 successful, ``forbidden_tool`` -> ``count`` max 0,
   ``max_path_length`` -> ``count`` of ``*`` max n). An ``assertion`` clause becomes a value
   assertion with severity ``error`` (hard) or ``warn`` (soft).
+* ``required_output_fields`` {fields} and ``expected_output`` {values}: hard -> the spec's
+  ``output`` block (``required_fields`` / ``expected``); soft -> one ``warn`` assertion per
+  field (``exists`` / ``equals``).
 * **P** preconditions: rules with ``enforcement: precondition`` — a run that breaks one is
   outside the contract's promise, so its check is INCONCLUSIVE, never PASS or FAIL.
 * **R** recovery: a hard ``recovery`` rule; the window is ``within_steps`` or ``k``.
@@ -84,6 +87,7 @@ class _Compiler:
             "forbidden_tools": [],
             "required_order": [],
         }
+        self.output: dict[str, Any] = {"required_fields": [], "expected": {}}
         self.rules: list[dict[str, Any]] = []
         self.assertions: list[dict[str, Any]] = []
         self.soft_rules: list[str] = []
@@ -134,6 +138,8 @@ class _Compiler:
                 self.rule(clause, enforcement, "count", {"tool": "*", "max": value})
             else:
                 raise AbwInputError(f"{kind} can only be a hard clause", field=where)
+        elif kind in ("required_output_fields", "expected_output"):
+            self.output_clause(clause, enforcement, where)
         elif kind in RULE_KINDS:
             self.rule(clause, enforcement, kind, dict(clause.params))
         elif kind == "assertion":
@@ -151,6 +157,46 @@ class _Compiler:
             )
         else:  # pragma: no cover - the model's Literal rejects anything else
             raise AbwInputError(f"unknown clause kind {kind}", field=where)
+
+    def output_clause(self, clause: Any, enforcement: str, where: str) -> None:
+        """Hard: the spec's ``output`` block; soft: one ``warn`` assertion per field."""
+        kind = clause.rule
+        name = "fields" if kind == "required_output_fields" else "values"
+        value = _params(clause, where, (name,))[name]
+        if kind == "required_output_fields" and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            raise AbwInputError("fields must be a list of field names", field=f"{where}.params")
+        if kind == "expected_output" and not isinstance(value, dict):
+            raise AbwInputError("values must be an object", field=f"{where}.params")
+        if enforcement == "hard":
+            if kind == "required_output_fields":
+                self.output["required_fields"] += [
+                    v for v in value if v not in self.output["required_fields"]
+                ]
+            else:
+                self.output["expected"].update(value)
+            return
+        if enforcement == "precondition":
+            raise AbwInputError(f"{kind} cannot be a precondition", field=where)
+        items = value if kind == "required_output_fields" else sorted(value)
+        for field in items:
+            pointer = "/output/" + field.replace("~", "~0").replace("/", "~1")
+            matcher = (
+                {"op": "exists"}
+                if kind == "required_output_fields"
+                else {"op": "equals", "value": value[field]}
+            )
+            self.origins[("assertions", len(self.assertions))] = where
+            self.assertions.append(
+                {
+                    "id": f"{clause.id}.{field}",
+                    "statement": clause.statement,
+                    "severity": "warn",
+                    "selector": pointer,
+                    "matcher": matcher,
+                }
+            )
 
     def compile(self) -> dict[str, Any]:
         contract = self.contract
@@ -202,6 +248,9 @@ class _Compiler:
         if contract.description is not None:
             document["description"] = contract.description
         document["invariants"] = {k: v for k, v in self.invariants.items() if v not in (None, [])}
+        output = {k: v for k, v in self.output.items() if v}
+        if output:
+            document["output"] = output
         document["thresholds"] = thresholds
         if self.rules:
             document["rules"] = self.rules

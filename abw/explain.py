@@ -83,7 +83,7 @@ def explain(report: GateReport, check_id: str) -> str:
         f"  {check.message}",
         "",
         f"category   {check.category} ({kind})",
-        f"rule       {check.rule}: {_WHY.get(check.rule, '')}",
+        f"rule       {check.rule}: {_WHY.get(check.rule) or _rule_why(check.rule)}",
     ]
     if check.scenario_id is not None:
         lines.append(f"scenario   {check.scenario_id}")
@@ -127,7 +127,23 @@ def explain(report: GateReport, check_id: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _rule_why(rule: str) -> str:
+    """Descriptions of spec.rules / spec.assertions kinds (abw.rules.checks.WHY)."""
+    from abw.rules.checks import WHY
+
+    return WHY.get(rule, "")
+
+
 def _why(check: Check) -> str:
+    if (
+        check.id.startswith(
+            ("behavior_contract.rules.", "operational_quality.rules.", "output_eval.assertions.")
+        )
+        and check.verdict == "INCONCLUSIVE"
+    ):
+        from abw.rules.checks import UNKNOWN_WHY
+
+        return UNKNOWN_WHY
     if check.verdict == "PASS":
         return (
             "No run contradicts the rule, so it passed."

@@ -79,3 +79,16 @@ def test_soft_rule_warns_and_drifted_assertion_fails():
     assert _check(_gate(unsure), "behavior_contract.rules.notify-after-commit").verdict == (
         "INCONCLUSIVE"
     )
+
+
+def test_explain_describes_rule_checks_and_unknowns():
+    from abw.explain import explain
+
+    unsure = _runs("c", 1, "lookup", span("refund_commit", "unknown"))
+    report = _gate(unsure)
+    text = explain(report, "behavior_contract.rules.notify-after-commit")
+    assert "rule       response: Every successful `trigger` span" in text
+    assert "cannot be decided: INCONCLUSIVE, never PASS" in text
+    assert "ordinal 1" in text
+    text = explain(report, "output_eval.assertions.decision-stable")
+    assert "assertion.same: The selected value must equal the baseline's." in text

@@ -28,6 +28,8 @@ ClauseKind = Literal[
     "retry_limit",
     "arguments",
     "assertion",
+    "required_output_fields",
+    "expected_output",
 ]
 
 
@@ -44,7 +46,8 @@ class Clause(_Closed):
     params: dict[str, Any] = Field(
         default_factory=dict,
         description="The parameters of the behavior-spec rule of the same kind "
-        "(required_tool/forbidden_tool: tool; max_*: value; assertion: selector, matcher, ...).",
+        "(required_tool/forbidden_tool: tool; max_*: value; assertion: selector, matcher, ...; "
+        "required_output_fields: fields; expected_output: values).",
     )
 
 

@@ -208,3 +208,41 @@ def spec_rule_checks(spec: Any, baseline: list[Any], candidate: list[Any]) -> Ru
     for path, failed in values.run_failed.items():
         merged.run_failed.setdefault(path, []).extend(failed)
     return merged
+
+
+#: One sentence per rule kind and matcher, for ``abw explain`` (the ``rule`` of a check).
+WHY: dict[str, str] = {
+    "precedence": "Every successful `after` span needs a successful `before` span at an "
+    "earlier ordinal (exists; names may be globs).",
+    "response": "Every successful `trigger` span must be followed by a successful `response` "
+    "span (within `within_steps` path steps when given).",
+    "immediately_before": "The path step directly before every successful `after` span must "
+    "be a successful `before` span.",
+    "absence_after": "No span matching `forbidden` may run after the first successful `stop`.",
+    "count": "The number of spans matching `tool` must stay within [min, max].",
+    "retry_limit": "Repeats of a failed call's signature must stay within `max_retries`.",
+    "arguments": "The explicitly extracted arguments of each matching call must meet `mode`.",
+    "recovery": "Each violation of the named soft rule must be followed by a successful "
+    "recovery action within `within_steps`.",
+    "soft_budget": "A run's violations of the listed soft rules must stay within the budget.",
+    **{
+        f"assertion.{op}": text
+        for op, text in {
+            "exists": "The selected value must be present in every candidate run.",
+            "equals": "The selected value must equal the contract's value.",
+            "allowlist": "The selected value must be one of the allowed values.",
+            "same": "The selected value must equal the baseline's.",
+            "contains": "The selected string or array must contain the contract's value.",
+            "set_same": "The selected array must hold the baseline's members, in any order.",
+            "sequence_same": "The selected array must equal the baseline's, in order.",
+            "number_delta": "The selected number may move from the baseline's only within "
+            "the absolute / relative budget.",
+            "rank_not_lower": "The selected value's rank in `order` must not fall below the "
+            "baseline's.",
+        }.items()
+    },
+}
+UNKNOWN_WHY = (
+    "Some runs lack what the check needs (an unrecorded span result, unextracted arguments, "
+    "or no agreed baseline value), so it cannot be decided: INCONCLUSIVE, never PASS."
+)

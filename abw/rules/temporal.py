@@ -107,11 +107,12 @@ def absence_after(path: Sequence[Span], stop: str, forbidden: str = "*") -> Rule
         if matches(stop, span.name):
             stopped = stopped or _ok(span)
             maybe_stopped = maybe_stopped or _maybe(span)
+    after = sorted({s.name for s in path if s.ordinal in set(violated)})
     return combine(
         violated,
         unknown,
         f"nothing matching {forbidden} ran after {stop}",
-        f"{forbidden} ran after {stop} had succeeded",
+        f"{', '.join(after)} ran after {stop} had succeeded",
         f"whether {stop} had succeeded before later spans is not recorded",
     )
 
