@@ -78,18 +78,34 @@ class _Trie:
         return sorted(self.children) + ([END] if self.terminal else [])
 
 
-def _nearest(
-    candidate: tuple[int, ...], baseline: list[tuple[tuple[int, ...], TraceFile]]
-) -> tuple[float, TraceFile | None]:
-    """Nearest baseline run; ties go to the first in run order. Distance 1.0 with no baseline."""
-    best: tuple[float, TraceFile | None] = (1.0, None)
-    cache: dict[tuple[int, ...], float] = {}
+def nearest_baseline(
+    candidates: list[tuple[int, ...]], baseline: list[tuple[tuple[int, ...], TraceFile]]
+) -> dict[tuple[int, ...], tuple[float, TraceFile | None]]:
+    """Nearest baseline run for each distinct candidate path; ties go to the first baseline run
+    in run order. Distance 1.0 and no run when there is no baseline.
+
+    Distances are computed once per pair of distinct paths (rapidfuzz ``cdist`` on interned
+    tool ids), so repeated paths cost nothing.
+    """
+    import numpy as np
+    from rapidfuzz.process import cdist
+
+    unique_c = list(dict.fromkeys(candidates))
+    first_run: dict[tuple[int, ...], TraceFile] = {}
     for encoded, trace_file in baseline:
-        if encoded not in cache:
-            cache[encoded] = float(Levenshtein.normalized_distance(candidate, encoded))
-        if best[1] is None or cache[encoded] < best[0]:
-            best = (cache[encoded], trace_file)
-    return best
+        first_run.setdefault(encoded, trace_file)
+    unique_b = list(first_run)
+    if not unique_b:
+        return {c: (1.0, None) for c in unique_c}
+    matrix = cdist(
+        unique_c, unique_b, scorer=Levenshtein.normalized_distance, workers=1, dtype=np.float64
+    )
+    result: dict[tuple[int, ...], tuple[float, TraceFile | None]] = {}
+    for row, encoded in zip(matrix, unique_c, strict=True):
+        distances = [float(d) for d in row]
+        best = min(range(len(unique_b)), key=lambda j: (distances[j], j))
+        result[encoded] = (distances[best], first_run[unique_b[best]])
+    return result
 
 
 def _divergence(
@@ -158,8 +174,10 @@ def diff_scenario(
     encoded_base = [(symbols.encode(p), t) for p, t in zip(base_paths, baseline, strict=True)]
 
     per_run: list[RunDistance] = []
-    for path, trace_file in zip(cand_paths, candidate, strict=True):
-        distance, nearest = _nearest(symbols.encode(path), encoded_base)
+    encoded_cand = [symbols.encode(p) for p in cand_paths]
+    nearest_of = nearest_baseline(encoded_cand, encoded_base)
+    for encoded, trace_file in zip(encoded_cand, candidate, strict=True):
+        distance, nearest = nearest_of[encoded]
         per_run.append(
             RunDistance(
                 trace_id=trace_file.trace.run.trace_id,

@@ -141,3 +141,11 @@ def test_cli_text_and_json(tmp_path, run_cli):
     assert document["path_edit_distance_max"] == 0.5
     code, _, err = run_cli("diff", "--baseline", tmp_path / "nope", "--candidate", cand)
     assert code == 2 and err.count("\n") == 1 and "no such folder" in err
+
+
+def test_batched_distances_equal_scalar_ones_exactly():
+    baseline = runs("b", [["a", "b", "c"], ["a", "b", "c", "d", "e", "f", "g"]])
+    (result,) = diff(baseline, runs("c", [["a", "x", "c"], ["a", "b", "c", "d", "e", "f"]]))
+    got = {r.trace_id: r.path_edit_distance for r in result.per_run}
+    assert got["c-00"] == normalized_edit_distance(["a", "x", "c"], ["a", "b", "c"]) == 1 / 3
+    assert got["c-01"] == 1 / 7
