@@ -153,3 +153,63 @@ def test_tools_resources_prompt_and_a_gate_over_stdio(tmp_path):
     assert [f["valid"] for f in checked["files"]] == [True, False]
     assert "FAIL" in text(rendered)
     assert missing.is_error and "nope" in text(missing) and "Traceback" not in text(missing)
+
+
+def test_gate_the_refund_example_and_explain_the_fail():
+    base = "examples/refund-policy/traces/baseline"
+    regressed = "examples/refund-policy/traces/regressed"
+    order = "behavior_contract.required_order[0]"
+
+    async def steps(session):
+        contract = await session.read_resource("abw://examples/refund-policy/contract.json")
+        gated = await session.call_tool(
+            "abw_gate",
+            {
+                "baseline": base,
+                "candidate": regressed,
+                "spec": "examples/refund-policy/behavior.yaml",
+            },
+        )
+        by_contract = await session.call_tool(
+            "abw_gate",
+            {
+                "baseline": base,
+                "candidate": regressed,
+                "contract": "examples/refund-policy/contract.json",
+            },
+        )
+        explained = await session.call_tool(
+            "abw_explain",
+            {
+                "check_id": order,
+                "baseline": base,
+                "candidate": regressed,
+                "contract": "examples/refund-policy/contract.json",
+            },
+        )
+        good = await session.call_tool(
+            "abw_gate",
+            {
+                "baseline": base,
+                "candidate": "examples/refund-policy/traces/good",
+                "contract": "examples/refund-policy/contract.json",
+            },
+        )
+        return contract, gated, by_contract, explained, good
+
+    contract, gated, by_contract, explained, good = drive(steps)
+    assert json.loads(contract.contents[0].text)["schema_version"] == "agent-behavior-contract/v0"
+    for result in (gated, by_contract):
+        report = payload(result)
+        assert (report["verdict"], report["exit_code"]) == ("FAIL", 1)
+        failing = {c["id"]: c for c in report["checks"] if c["verdict"] == "FAIL"}
+        assert failing[order]["violating_runs"] == 3
+    assert "behavior_contract.rules.commit-is-final" in {
+        c["id"] for c in payload(by_contract)["checks"] if c["verdict"] == "FAIL"
+    }
+    why = text(explained)
+    assert why.startswith(f"{order}: FAIL")
+    assert "refund_commit succeeded before any successful policy_check" in why
+    assert "regressed/regressed-" in why and "(ordinal " in why
+    assert "one counterexample is proof" in why
+    assert payload(good)["verdict"] == "PASS"
