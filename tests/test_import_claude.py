@@ -431,3 +431,23 @@ def test_resumed_session_takes_the_last_session_id(tmp_path: Path):
     path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     trace, _ = import_one(path)
     assert trace.run.trace_id == "resumed-session"
+
+
+def test_top_level_agent_file_layout(tmp_path: Path):
+    """2.0.x layout: ``agent-<id>.jsonl`` next to the session, linked by session and agent id."""
+    project = tmp_path / "project"
+    project.mkdir()
+    session = project / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    session.write_bytes(
+        (CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl").read_bytes()
+    )
+    for name in ("agent-a881341.jsonl", "agent-acompact-fffbd0.jsonl"):
+        source = CLAUDE / f"spotter__258c7280__subagents__{name}"
+        (project / name).write_bytes(source.read_bytes())
+    assert ClaudeImporter().discover(project) == [session]
+    trace, options = import_one(session)
+    (task,) = [s for s in trace.spans if s.type == "handoff"]
+    children = [s for s in trace.spans if s.parent_span_id == task.span_id]
+    assert {s.source_ref.file for s in children} == {"agent-a881341.jsonl"}
+    assert [s.name for s in children if "tool" in s.attributes] == ["WebFetch", "WebFetch"]
+    assert options.warnings == []

@@ -49,7 +49,9 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
         agent_id = sub.agent_id
         tool_id = main.agent_links.get(agent_id or "")
         handoff = main.tools.get(tool_id or "")
-        if handoff is not None:
+        if handoff is not None and agent_id in found:
+            options.warn(f"{sub.name}: a second transcript of subagent {agent_id}; left out")
+        elif handoff is not None:
             handoff.children.append((sub, FILE))
             found.add(agent_id)
         elif is_helper_agent(agent_id) or is_warmup(sub):
@@ -142,14 +144,12 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
     spans = [_span(draft, i, parent, main) for i, (draft, parent) in enumerate(ordered)]
     agent = FILE if main.sidechain_file else MAIN
     final_text = main.agents[agent].final_text if agent in main.agents else None
-    included = {main.name: main} | {
-        p.name: p for d, _ in ordered for p, _ in d.children if p is not main
-    }
-    included |= {sub.name: sub for sub in unlinked}
-    removed = set().union(*(p.removed for p in included.values()))
+    children = [p for d, _ in ordered for p, _ in d.children if p is not main]
+    included = list({id(p): p for p in [main, *children, *unlinked]}.values())
+    removed = set().union(*(p.removed for p in included))
     fallback = main.path.stem
     trace_id = safe_id(main.session_id, fallback)
-    if main.sidechain_file:
+    if main.sidechain_file and main.session_id and main.agent_id:
         trace_id = safe_id(f"{main.session_id}/agent-{main.agent_id}", fallback)
     source: dict[str, Any] = {
         "platform": PLATFORM,
@@ -157,7 +157,7 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
         "exported_at": options.exported_at,
         "source_hash": main.sha256,
     }
-    extra = sorted((p.name, p.sha256) for p in included.values() if p is not main)
+    extra = sorted((p.name, p.sha256) for p in included if p is not main)
     if extra:
         source["subagent_files"] = [{"file": name, "sha256": digest} for name, digest in extra]
     document = {
