@@ -182,6 +182,7 @@ class FileParser:
         elif kind == "system":
             self._system(line, record, self._agent_key(record))
         elif kind == "progress":
+            self._agent_key(record)  # keeps inline sidechain chains unbroken
             self._progress(record)
         elif kind == "summary" or kind.endswith("-title"):
             self.removed.add("session_summary")
@@ -201,7 +202,7 @@ class FileParser:
         parent = record.get("parentUuid")
         key = self.inline_root.get(parent) if isinstance(parent, str) else None
         if key is None:
-            key = uuid if isinstance(uuid, str) else f"sidechain-{len(self.agents)}"
+            key = f"sidechain:{uuid if isinstance(uuid, str) else len(self.agents)}"
             self.agents.setdefault(key, AgentState())
         if isinstance(uuid, str):
             self.inline_root[uuid] = key
