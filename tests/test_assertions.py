@@ -193,3 +193,8 @@ def test_unknown_is_inconclusive_for_errors_never_pass():
     assert w.verdict == "WARN"
     (none,) = _checks({**rank, "scenarios": ["nothing"]}, base, [other]).checks
     assert none.verdict == "INCONCLUSIVE" and none.runs_checked == 0
+
+
+def test_set_members_use_json_number_equality_exactly():
+    assert check({"op": "set_same"}, [1.0, 2], ([2, 1],)) == "compatible"
+    assert check({"op": "set_same"}, [2**60 + 1], ([2**60],)) == "drifted"

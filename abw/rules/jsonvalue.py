@@ -34,7 +34,9 @@ def json_key(value: Any) -> str:
 
     def norm(v: Any) -> Any:
         if is_number(v):
-            return float(v) if v == v and abs(v) != float("inf") else str(v)
+            if isinstance(v, float) and v.is_integer():
+                return int(v)  # 1.0 and 1 are one JSON number; big ints stay exact
+            return v
         if isinstance(v, list):
             return [norm(x) for x in v]
         if isinstance(v, dict):
