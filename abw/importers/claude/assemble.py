@@ -62,13 +62,18 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
                 f"{main.name}; its spans are kept at the end of the trace"
             )
             unlinked.append(sub)
-    for agent_id, tool_id in sorted(main.agent_links.items()):
-        handoff = main.tools.get(tool_id)
-        if agent_id not in found and handoff is not None and not is_helper_agent(agent_id):
-            options.warn(
-                f"{main.name}:{handoff.line}: no transcript found for subagent {agent_id}; "
-                "its spans are missing"
-            )
+    missing = [
+        (handoff.line, agent_id)
+        for agent_id, tool_id in main.agent_links.items()
+        if (handoff := main.tools.get(tool_id)) is not None
+        and agent_id not in found
+        and not is_helper_agent(agent_id)
+    ]
+    for line, agent_id in sorted(missing):
+        options.warn(
+            f"{main.name}:{line}: no transcript found for subagent {agent_id}; "
+            "its spans are missing"
+        )
     return unlinked
 
 
