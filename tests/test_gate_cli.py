@@ -122,3 +122,24 @@ def test_latent_folder_without_support_is_bad_input_or_advisory(folders, run_cli
         assert code == 2 and "latent" in err
     else:
         assert code in (0, 2)
+
+
+def test_report_dir_writes_every_format(folders, run_cli):
+    import importlib.util
+
+    tmp, base, _, bad, _, spec, _ = folders
+    code, out, err = run_cli(*gate_args(base, bad, spec, "--report-dir", tmp / "reports"))
+    if importlib.util.find_spec("abw.render") is None:
+        assert code == 2 and "rendering" in err
+        return
+    assert code == 1
+    names = sorted(p.name for p in (tmp / "reports").iterdir())
+    assert names == [
+        "gate-report.json",
+        "report.html",
+        "report.junit.xml",
+        "report.md",
+        "report.sarif",
+    ]
+    assert json.loads((tmp / "reports" / "gate-report.json").read_text())["verdict"] == "FAIL"
+    assert "report.sarif" in out
