@@ -188,7 +188,13 @@ class Runner:
             },
         }
 
-    def run(self, inputs: dict[str, str], cwd: Path | None = None, **extra_env: str) -> Result:
+    def run(
+        self,
+        inputs: dict[str, str],
+        cwd: Path | None = None,
+        script: Path | None = None,
+        **extra_env: str,
+    ) -> Result:
         """Run ``entrypoint.py`` as a subprocess, like the container's ENTRYPOINT does."""
         event_path = self.files / "event.json"
         event_path.write_text(json.dumps(self.event()), encoding="utf-8")
@@ -220,7 +226,7 @@ class Runner:
             **extra_env,
         }
         proc = subprocess.run(
-            [sys.executable, str(REPO / "entrypoint.py")],
+            [sys.executable, str(script or REPO / "entrypoint.py")],
             cwd=cwd or self.workspace,
             env=env,
             capture_output=True,

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from action_env import HEAD_SHA, Runner, write_gate_workspace
+from action_env import HEAD_SHA, REPO, Runner, write_gate_workspace
 from fake_github import FakeGitHub
 
 EXPECTED = {
@@ -266,3 +266,21 @@ def test_refund_policy_example_through_the_action(fake, runner, candidate, verdi
         assert all(a["start_line"] > 1 for a in order)
     (comment,) = fake.comments.values()
     assert f"**{verdict}**" in comment["body"]
+
+
+def test_the_action_never_imports_torch(fake, runner, tmp_path):
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "import runpy, sys\n"
+        f"sys.argv = [{str(REPO / 'entrypoint.py')!r}]\n"
+        "try:\n"
+        f"    runpy.run_path({str(REPO / 'entrypoint.py')!r}, run_name='__main__')\n"
+        "except SystemExit as exit:\n"
+        "    heavy = {'torch', 'transformers'} & set(sys.modules)\n"
+        "    print('HEAVY', sorted(heavy))\n"
+        "    raise\n"
+    )
+    result = runner.run(inputs, script=probe)
+    assert result.code == 1
+    assert "HEAVY []" in result.stdout
