@@ -451,3 +451,21 @@ def test_top_level_agent_file_layout(tmp_path: Path):
     assert {s.source_ref.file for s in children} == {"agent-a881341.jsonl"}
     assert [s.name for s in children if "tool" in s.attributes] == ["WebFetch", "WebFetch"]
     assert options.warnings == []
+
+
+def test_api_error_ending(tmp_path: Path):
+    """A session that ends on a synthetic API-error message ends in error; it is no answer."""
+    source = CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    lines = [json.loads(t) for t in source.read_text(encoding="utf-8").splitlines()]
+    last = next(x for x in reversed(lines) if x.get("type") == "assistant")
+    error = json.loads(json.dumps(last))
+    error.update(uuid="api-error", isApiErrorMessage=True)
+    error["message"].update(id="msg_err", model="<synthetic>")
+    error["message"]["content"] = [{"type": "text", "text": "API Error: 529 overloaded"}]
+    path = tmp_path / "api-error.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in [*lines, error]), encoding="utf-8")
+    trace, _ = import_one(path)
+    before, _ = import_one(source)
+    assert trace.run.final_status == "error"
+    assert trace.run.final_output_hash == before.run.final_output_hash
+    assert (trace.spans[-1].name, trace.spans[-1].status) == ("<synthetic>", "error")

@@ -277,14 +277,13 @@ class FileParser:
                 self.removed.add("thinking")
             else:
                 self.removed.add("assistant_content")
-        if texts:
+        if texts and record.get("isApiErrorMessage") is not True:  # an API error is no answer
             if state.last_text_message == message_id and state.final_text is not None:
                 state.final_text = "\n".join([state.final_text, *texts])
             else:
                 state.final_text = "\n".join(texts)
             state.last_text_message = message_id
-            if record.get("isApiErrorMessage") is not True:
-                state.last_event = "text"
+            state.last_event = "text"
 
     def _tool_use(
         self,
