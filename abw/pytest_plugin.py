@@ -1,0 +1,211 @@
+"""pytest-abw: gate the agent runs a test produces, and fail the test with the gate's reasons.
+
+Registered through the ``pytest11`` entry point, so installing abw is enough::
+
+    @pytest.mark.abw(baseline="traces/baseline", spec="behavior.yaml")
+    def test_refund_agent(abw_gate):
+        traces = [run_agent_and_import(ticket) for ticket in TICKETS]   # Trace objects
+        abw_gate(traces)             # FAIL (or INCONCLUSIVE) -> the test fails, with evidence
+
+``abw_gate(candidate, *, baseline=None, spec=None, fail_on=None, allow_inconclusive=None)``
+takes Trace objects, TraceFiles, or a folder/file of trace JSON; ``baseline`` and ``spec``
+default to the marker's arguments, then to ``--abw-baseline``/``--abw-spec`` (or the ini keys
+``abw_baseline``/``abw_spec``). Relative paths are read from the test file's folder first, then
+from the rootdir. It returns the :class:`~abw.models.report.GateReport` when the gate lets the
+test pass. Verdicts map like the CLI: FAIL fails; INCONCLUSIVE fails unless allowed; WARN fails
+only with ``fail_on="warn"``. ``abw_gate.report(...)`` runs the gate without failing.
+
+This module imports only pytest at load time (abw is imported when the fixture is used), so it
+can never slow down or break the start of a pytest run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_VERDICTS_FAILING = {"fail": ("FAIL",), "warn": ("FAIL", "WARN")}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("abw", "abw behavior gate")
+    group.addoption("--abw-baseline", default=None, help="Baseline traces for abw_gate.")
+    group.addoption("--abw-spec", default=None, help="behavior-spec/v0 file for abw_gate.")
+    group.addoption(
+        "--abw-report-dir",
+        default=None,
+        help="Write each abw_gate report (gate-report.json) under this folder.",
+    )
+    parser.addini("abw_baseline", "Baseline traces for abw_gate.", default="")
+    parser.addini("abw_spec", "behavior-spec/v0 file for abw_gate.", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "abw(baseline=None, spec=None, fail_on='fail', allow_inconclusive=False): "
+        "defaults for the abw_gate fixture in this test",
+    )
+
+
+class GateFailure(AssertionError):
+    """Raised (via pytest.fail) when the gate does not let the test pass."""
+
+
+class AbwGate:
+    """The ``abw_gate`` fixture: call it with the candidate runs of this test."""
+
+    def __init__(self, request: pytest.FixtureRequest, workdir: Path) -> None:
+        self._request = request
+        self._workdir = workdir
+        self._calls = 0
+        marker = request.node.get_closest_marker("abw")
+        self._marker: dict[str, Any] = dict(marker.kwargs) if marker else {}
+        if marker and marker.args:
+            self._marker.setdefault("baseline", marker.args[0])
+            if len(marker.args) > 1:
+                self._marker.setdefault("spec", marker.args[1])
+
+    # --------------------------------------------------------------- resolving inputs
+
+    def _setting(self, name: str, given: Any) -> Any:
+        if given is not None:
+            return given
+        if self._marker.get(name) is not None:
+            return self._marker[name]
+        config = self._request.config
+        option = config.getoption(f"--abw-{name}", default=None)
+        if option:
+            return option
+        value = config.getini(f"abw_{name}") if name in ("baseline", "spec") else ""
+        return value or None
+
+    def _path(self, value: str | Path) -> Path:
+        path = Path(value)
+        if path.is_absolute():
+            return path
+        here = Path(str(self._request.node.path)).parent / path
+        return here if here.exists() else Path(str(self._request.config.rootpath)) / path
+
+    def _trace_files(self, value: Any, role: str) -> list[Any]:
+        from abw.models.trace import Trace
+        from abw.traceio import TraceFile, load_traces, write_trace
+
+        if value is None:
+            raise pytest.UsageError(
+                f"abw_gate needs {role} traces: pass {role}=..., use "
+                f"@pytest.mark.abw({role}=...) or --abw-{role}"
+            )
+        if isinstance(value, str | Path):
+            return load_traces(self._path(value))
+        items = [value] if isinstance(value, Trace | TraceFile) else list(value)
+        files: list[Any] = []
+        folder = self._workdir / f"{role}-{self._calls}"
+        for index, item in enumerate(items):
+            if isinstance(item, TraceFile):
+                files.append(item)
+            elif isinstance(item, Trace):
+                path = folder / f"{index:04d}-{_safe(item.run.trace_id)}.json"
+                write_trace(item, path)
+                files.extend(load_traces(path))
+            elif isinstance(item, str | Path):
+                files.extend(load_traces(self._path(item)))
+            else:
+                raise TypeError(f"abw_gate: cannot gate a {type(item).__name__} as {role}")
+        return files
+
+    def _spec(self, value: Any) -> tuple[Any, str, str]:
+        from abw.hashing import content_hash
+        from abw.models.spec import Spec
+        from abw.specio import load_spec
+
+        if value is None:
+            raise pytest.UsageError(
+                "abw_gate needs a spec: pass spec=..., use @pytest.mark.abw(spec=...) or --abw-spec"
+            )
+        if isinstance(value, Spec):
+            return value, "<in-memory spec>", content_hash(value.model_dump(mode="json"))
+        path = self._path(value)
+        spec, sha256 = load_spec(path)
+        return spec, str(path), sha256
+
+    # --------------------------------------------------------------- running
+
+    def report(self, candidate: Any, *, baseline: Any = None, spec: Any = None) -> Any:
+        """Run the gate and return its GateReport, whatever the verdict."""
+        from abw.gate import gate
+
+        self._calls += 1
+        baseline_files = self._trace_files(self._setting("baseline", baseline), "baseline")
+        candidate_files = self._trace_files(candidate, "candidate")
+        loaded, spec_file, spec_sha256 = self._spec(self._setting("spec", spec))
+        result = gate(
+            baseline_files, candidate_files, loaded, spec_file=spec_file, spec_sha256=spec_sha256
+        )
+        self._save(result)
+        return result
+
+    def __call__(
+        self,
+        candidate: Any,
+        *,
+        baseline: Any = None,
+        spec: Any = None,
+        fail_on: str | None = None,
+        allow_inconclusive: bool | None = None,
+    ) -> Any:
+        """Gate the candidate runs; fail the test with the gate's explanation unless it passes."""
+        result = self.report(candidate, baseline=baseline, spec=spec)
+        fail_on = fail_on or self._marker.get("fail_on") or "fail"
+        if fail_on not in _VERDICTS_FAILING:
+            raise pytest.UsageError("abw_gate: fail_on must be 'fail' or 'warn'")
+        allow = allow_inconclusive
+        if allow is None:
+            allow = bool(self._marker.get("allow_inconclusive", False))
+        failing = set(_VERDICTS_FAILING[fail_on]) | (set() if allow else {"INCONCLUSIVE"})
+        if result.verdict in failing:
+            pytest.fail(explain_report(result), pytrace=False)
+        return result
+
+    def _save(self, result: Any) -> None:
+        folder = self._request.config.getoption("--abw-report-dir", default=None)
+        if not folder:
+            return
+        from abw.atomic import write_atomic
+        from abw.gate import report_json
+
+        name = _safe(self._request.node.nodeid)
+        write_atomic(Path(folder) / name / f"gate-report-{self._calls}.json", report_json(result))
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:120]
+
+
+def explain_report(report: Any, max_violations: int = 10) -> str:
+    """The gate's reasons as plain text: the verdict, each check that did not pass, and the
+    violating runs and spans (trace id, file, line, ordinal)."""
+    lines = [f"abw gate verdict: {report.verdict}", f"  {report.summary}"]
+    for check in report.checks:
+        if check.verdict == "PASS":
+            continue
+        lines.append(f"[{check.verdict}] {check.id}: {check.message}")
+        for violation in check.violations[:max_violations]:
+            spans = ", ".join(
+                f"ordinal {o} (line {line})"
+                for o, line in zip(violation.span_ordinals, violation.span_lines, strict=False)
+            ) or ", ".join(f"ordinal {o}" for o in violation.span_ordinals)
+            where = f"{violation.trace_file}" + (f": {spans}" if spans else "")
+            lines.append(f"    - {violation.trace_id}: {violation.message} [{where}]")
+        hidden = len(check.violations) - max_violations
+        if hidden > 0:
+            lines.append(f"    ... {hidden} more violation(s)")
+    return "\n".join(lines)
+
+
+@pytest.fixture
+def abw_gate(request: pytest.FixtureRequest, tmp_path: Path) -> AbwGate:
+    """Gate candidate traces produced in this test against a baseline under a behavior spec."""
+    return AbwGate(request, tmp_path / "abw")
