@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import fcntl
 import json
 import os
 import select
@@ -34,23 +35,38 @@ FLAGS = [
 ]
 
 
+def _pipe() -> tuple[int, int]:
+    """A pipe whose ends are numbered 10 or more, so the redirections to 3 and 4 cannot clobber
+    them (bash, not dash: dash only redirects single-digit descriptors)."""
+    ends = []
+    for fd in os.pipe():
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(fd)
+        ends.append(high)
+    return ends[0], ends[1]
+
+
 class Browser:
     """One headless Chromium with one page, driven over the DevTools pipe."""
 
     def __init__(self, profile_dir: Path, timeout: float = 60.0) -> None:
         self.timeout = timeout
-        to_chrome_r, self._to_chrome = os.pipe()
-        self._from_chrome, from_chrome_w = os.pipe()
+        profile_dir.mkdir(parents=True, exist_ok=True)
+        self.log = profile_dir / "chromium.log"
+        stderr = self.log.open("wb")
+        to_chrome_r, self._to_chrome = _pipe()
+        self._from_chrome, from_chrome_w = _pipe()
         command = " ".join(
             [CHROMIUM, *FLAGS, f"--user-data-dir={profile_dir}", "--remote-debugging-pipe"]
         )
         self.proc = subprocess.Popen(
-            ["sh", "-c", f"exec {command} 3<&{to_chrome_r} 4>&{from_chrome_w}"],
+            ["bash", "-c", f"exec {command} 3<&{to_chrome_r} 4>&{from_chrome_w}"],
             pass_fds=(to_chrome_r, from_chrome_w),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
         )
+        stderr.close()
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buffer = b""
@@ -72,7 +88,8 @@ class Browser:
             if ready:
                 chunk = os.read(self._from_chrome, 1 << 20)
                 if not chunk:
-                    raise RuntimeError("chromium closed the pipe")
+                    log = self.log.read_text(errors="replace")[-2000:]
+                    raise RuntimeError(f"chromium closed the pipe; its log ends:\n{log}")
                 self._buffer += chunk
         raw, self._buffer = self._buffer.split(b"\0", 1)
         return json.loads(raw)
@@ -82,7 +99,11 @@ class Browser:
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = self.session
-        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        try:
+            os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+        except BrokenPipeError:
+            log = self.log.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"chromium is gone; its log ends:\n{log}") from None
         deadline = time.monotonic() + self.timeout
         while True:
             reply = self._read_message(deadline)

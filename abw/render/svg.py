@@ -68,7 +68,7 @@ def sequence_chart(
     for i in range(steps):
         x = left + i * (box_w + gap) + box_w / 2
         body.append(
-            f'<text x="{_n(x)}" y="14" font-size="11" text-anchor="middle" '
+            f'<text x="{_n(x)}" y="14" font-size="12" text-anchor="middle" '
             f'fill="#57606a">{i}</text>'
         )
     for row, (label, path) in enumerate((("baseline", baseline), ("candidate", candidate))):
@@ -86,7 +86,7 @@ def sequence_chart(
                         f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(box_w)}" height="{_n(box_h)}" '
                         f'rx="6" fill="none" stroke="{FAIL_COLOR if diverged else "#d0d7de"}" '
                         f'stroke-dasharray="4 3" stroke-width="{2.5 if diverged else 1}"/>'
-                        f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="11" '
+                        f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="12" '
                         f'text-anchor="middle" fill="#57606a">end</text>'
                     )
                 continue
@@ -99,12 +99,12 @@ def sequence_chart(
                 f'height="{_n(box_h)}" rx="6" fill="{color}" fill-opacity="{opacity}" '
                 f'stroke="{FAIL_COLOR if diverged else color}" '
                 f'stroke-width="{3 if diverged else 1}"/>'
-                f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="11" '
+                f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="12" '
                 f'text-anchor="middle" fill="#0b0d0f">{_t(shorten(name, 17))}</text></g>'
             )
     if max(len(baseline), len(candidate)) > max_steps:
         body.append(
-            f'<text x="{_n(width - 4)}" y="14" font-size="11" text-anchor="end" '
+            f'<text x="{_n(width - 4)}" y="14" font-size="12" text-anchor="end" '
             f'fill="#57606a">+{max(len(baseline), len(candidate)) - max_steps} more steps</text>'
         )
     return _svg(width, height, "Baseline and candidate tool sequences", body)
@@ -120,7 +120,7 @@ def histogram(
 ) -> str:
     """Counts of ``values`` in [0, 1] (wider when values exceed 1) with threshold lines."""
     top_value = max([1.0, *values, warn or 0.0, fail or 0.0])
-    width, height, left, bottom, top = 640.0, 220.0, 44.0, 34.0, 14.0
+    width, height, left, bottom, top = 480.0, 200.0, 40.0, 34.0, 16.0
     plot_w, plot_h = width - left - 12, height - top - bottom
     counts = [0] * bins
     for v in values:
@@ -146,26 +146,27 @@ def histogram(
         v = top_value * tick / 5
         x = left + plot_w * tick / 5
         body.append(
-            f'<text x="{_n(x)}" y="{_n(height - 16)}" font-size="11" text-anchor="middle" '
+            f'<text x="{_n(x)}" y="{_n(height - 16)}" font-size="12" text-anchor="middle" '
             f'fill="#57606a">{fmt_num(v, 2)}</text>'
         )
     body.append(
-        f'<text x="{_n(left - 6)}" y="{_n(top + 10)}" font-size="11" text-anchor="end" '
+        f'<text x="{_n(left - 6)}" y="{_n(top + 10)}" font-size="12" text-anchor="end" '
         f'fill="#57606a">{peak}</text>'
-        f'<text x="{_n(left - 6)}" y="{_n(top + plot_h)}" font-size="11" text-anchor="end" '
+        f'<text x="{_n(left - 6)}" y="{_n(top + plot_h)}" font-size="12" text-anchor="end" '
         f'fill="#57606a">0</text>'
-        f'<text x="{_n(left + plot_w / 2)}" y="{_n(height - 2)}" font-size="11" '
-        f'text-anchor="middle" fill="#57606a">path edit distance to the nearest baseline run '
-        f"(runs per bin)</text>"
+        f'<text x="{_n(left + plot_w / 2)}" y="{_n(height - 2)}" font-size="12" '
+        f'text-anchor="middle" fill="#57606a">distance to the nearest baseline run</text>'
     )
-    for name, value, color in (("warn", warn, WARN_COLOR), ("fail", fail, FAIL_COLOR)):
+    for row, (name, value, color) in enumerate(
+        (("warn", warn, WARN_COLOR), ("fail", fail, FAIL_COLOR))
+    ):
         if value is None:
             continue
         x = left + plot_w * value / top_value
         body.append(
             f'<line x1="{_n(x)}" y1="{_n(top - 4)}" x2="{_n(x)}" y2="{_n(top + plot_h)}" '
             f'stroke="{color}" stroke-width="2" stroke-dasharray="5 3"/>'
-            f'<text x="{_n(x + 4)}" y="{_n(top + 6)}" font-size="11" fill="{color}">'
+            f'<text x="{_n(x + 4)}" y="{_n(top + 6 + 14 * row)}" font-size="12" fill="{color}">'
             f"{name} {fmt_num(value)}</text>"
         )
     return _svg(width, height, label, body)
@@ -236,10 +237,10 @@ def interval_chart(
     body.append(
         f'<line x1="{_n(tx)}" y1="6" x2="{_n(tx)}" y2="34" stroke="#24292f" stroke-width="2" '
         f'stroke-dasharray="3 2"/>'
-        f'<text x="{_n(min(max(tx, 24), width - 24))}" y="44" font-size="11" '
+        f'<text x="{_n(min(max(tx, 24), width - 24))}" y="44" font-size="12" '
         f'text-anchor="middle" fill="#24292f">\u03c4 {fmt_num(threshold)}</text>'
-        f'<text x="{_n(left)}" y="44" font-size="11" fill="#57606a">0</text>'
-        f'<text x="{_n(left + axis_w)}" y="44" font-size="11" text-anchor="end" '
+        f'<text x="{_n(left)}" y="44" font-size="12" fill="#57606a">0</text>'
+        f'<text x="{_n(left + axis_w)}" y="44" font-size="12" text-anchor="end" '
         f'fill="#57606a">1</text>'
     )
     return _svg(width, height, label, body)
@@ -253,15 +254,15 @@ def tool_bars(
     names.sort(key=lambda t: -max(baseline.get(t, 0.0), candidate.get(t, 0.0)))
     names = names[:max_tools]
     peak = max([*baseline.values(), *candidate.values(), 1e-9])
-    row_h, left, width = 34.0, 150.0, 640.0
+    row_h, left, width = 34.0, 150.0, 500.0
     plot_w = width - left - 60
     height = 28 + row_h * max(len(names), 1)
     body = [
         f'<rect x="{_n(left)}" y="4" width="10" height="10" fill="{BASELINE_COLOR}"/>'
-        f'<text x="{_n(left + 14)}" y="13" font-size="11" fill="#24292f">baseline</text>'
+        f'<text x="{_n(left + 14)}" y="13" font-size="12" fill="#24292f">baseline</text>'
         f'<rect x="{_n(left + 84)}" y="4" width="10" height="10" fill="{CANDIDATE_COLOR}"/>'
-        f'<text x="{_n(left + 98)}" y="13" font-size="11" fill="#24292f">candidate</text>'
-        f'<text x="{_n(width - 4)}" y="13" font-size="11" text-anchor="end" fill="#57606a">'
+        f'<text x="{_n(left + 98)}" y="13" font-size="12" fill="#24292f">candidate</text>'
+        f'<text x="{_n(width - 4)}" y="13" font-size="12" text-anchor="end" fill="#57606a">'
         f"mean calls per run</text>"
     ]
     for i, name in enumerate(names):
@@ -313,7 +314,7 @@ def projection_plot(projections: dict[str, list[list[list[float]]]]) -> str:
         color = {"baseline": BASELINE_COLOR, "candidate": CANDIDATE_COLOR}.get(role, "#57606a")
         body.append(
             f'<rect x="{_n(legend_x)}" y="8" width="10" height="10" fill="{color}"/>'
-            f'<text x="{_n(legend_x + 14)}" y="17" font-size="11">{_t(role)}</text>'
+            f'<text x="{_n(legend_x + 14)}" y="17" font-size="12">{_t(role)}</text>'
         )
         legend_x += 90
         for run in projections[role]:
@@ -331,7 +332,7 @@ def projection_plot(projections: dict[str, list[list[list[float]]]]) -> str:
                 f'<circle cx="{ex}" cy="{ey}" r="4" fill="#fff" stroke="{color}" stroke-width="2"/>'
             )
     body.append(
-        f'<text x="{_n(width - pad)}" y="{_n(height - 8)}" font-size="11" text-anchor="end" '
+        f'<text x="{_n(width - pad)}" y="{_n(height - 8)}" font-size="12" text-anchor="end" '
         f'fill="#57606a">PC1 \u2192 \u00b7 filled dot = first step, ring = last step</text>'
     )
     return _svg(width, height, "Representation trajectories projected to 2-D", body)
