@@ -284,3 +284,11 @@ def test_the_action_never_imports_torch(fake, runner, tmp_path):
     result = runner.run(inputs, script=probe)
     assert result.code == 1
     assert "HEAVY []" in result.stdout
+
+
+def test_output_dir_that_is_a_file_is_refused(fake, runner):
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    (runner.workspace / "taken").write_text("x")
+    result = runner.run({**inputs, "output-dir": "taken"})
+    assert result.code == 2 and "output-dir" in result.stderr and "Traceback" not in result.stderr
+    assert not fake.requests

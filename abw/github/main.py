@@ -111,6 +111,8 @@ def _write_report_files(
     """Every report format into ``out_dir``; one format failing never loses the others."""
     from abw.render import FORMATS, write_reports
 
+    if out_dir.exists() and not out_dir.is_dir():
+        raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
     out_dir.mkdir(parents=True, exist_ok=True)
     options = {
         "category": inputs.sarif_category or None,
