@@ -40,26 +40,37 @@ def _first_success(trace_file: TraceFile, tool: str) -> int:
     return successful(trace_file.trace, tool)[0].ordinal
 
 
+#: Past this many pairs only the transitive reduction is suggested, to keep the YAML readable.
+MAX_SUGGESTIONS = 40
+
+
 def order_suggestions(baseline: list[TraceFile], tools: list[str]) -> list[tuple[str, str]]:
     """Pairs (A, B) of always-present tools where every successful B follows a successful A in
-    every baseline run, reduced transitively (A->C is dropped when A->B and B->C hold)."""
+    every baseline run, ordered by where A and then B first succeed.
+
+    Past :data:`MAX_SUGGESTIONS` pairs, only the transitive reduction is kept (A->C is dropped
+    when A->B and B->C hold; accepting those two implies it).
+    """
     holds = {
         (a, b)
         for a in tools
         for b in tools
         if a != b and all(not order_violations(t.trace, a, b) for t in baseline)
     }
-    reduced = {
-        (a, b) for (a, b) in holds if not any((a, c) in holds and (c, b) in holds for c in tools)
-    }
+    if len(holds) > MAX_SUGGESTIONS:
+        holds = {
+            (a, b)
+            for (a, b) in holds
+            if not any((a, c) in holds and (c, b) in holds for c in tools)
+        }
 
-    def position(pair: tuple[str, str]) -> tuple[float, float, str, str]:
-        first = [(_first_success(t, pair[0]), _first_success(t, pair[1])) for t in baseline]
-        mean_a = sum(a for a, _ in first) / len(first)
-        mean_b = sum(b for _, b in first) / len(first)
-        return (mean_a, mean_b, pair[0], pair[1])
+    def position(pair: tuple[str, str]) -> tuple[int, int, str, str]:
+        # Sums of first-success ordinals over the same runs: integers, so order-independent.
+        total_a = sum(_first_success(t, pair[0]) for t in baseline)
+        total_b = sum(_first_success(t, pair[1]) for t in baseline)
+        return (total_a, total_b, pair[0], pair[1])
 
-    return sorted(reduced, key=position)
+    return sorted(holds, key=position)
 
 
 def infer(baseline: list[TraceFile]) -> Inferred:

@@ -3,6 +3,7 @@ baseline" as a property over random baselines, including its commented order sug
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import given, settings
@@ -49,9 +50,24 @@ def test_rules_on_a_small_baseline():
     assert inferred.max_errors == 1 and inferred.max_retries == 1
     assert inferred.order_suggestions == [
         ("classify", "lookup_order"),
+        ("classify", "policy_check"),
+        ("classify", "refund_commit"),
         ("lookup_order", "policy_check"),
+        ("lookup_order", "refund_commit"),
         ("policy_check", "refund_commit"),
     ]
+
+
+def test_long_chains_suggest_only_the_transitive_reduction():
+    chain = [f"t{i:02d}" for i in range(12)]  # 66 pairs hold; the 11 links are kept
+    inferred = infer(runs("b", [chain, chain]))
+    assert inferred.order_suggestions == list(itertools.pairwise(chain))
+
+
+def test_spec_init_ignores_input_order():
+    paths = [REFUND, ["lookup_order", "classify", "policy_check", "refund_commit"], REFUND]
+    baseline = runs("b", paths)
+    assert render_yaml(infer(baseline), "x") == render_yaml(infer(baseline[::-1]), "x")
 
 
 def test_ceil_is_exact_on_multiples_of_four():
@@ -68,7 +84,7 @@ def test_yaml_uncommented_suggestions_still_pass_the_baseline(tmp_path):
     accepted = uncomment_all(text)
     assert accepted != text
     spec, report = gate_text(accepted, baseline, tmp_path, "accepted.yaml")
-    assert len(spec.invariants.required_order) == 3
+    assert len(spec.invariants.required_order) == 6
     assert report.verdict == "PASS", report.summary
     # Accepting only one of them is a valid YAML edit too.
     one = text.replace(
