@@ -28,13 +28,18 @@ TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "r
 REMOVED_FIELDS = ("inputs", "outputs", "error", "events", "extra", "serialized", "tags")
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
+    return value if isinstance(value, dict) else {}
+
+
 def _runs(document: Any, path: Path) -> list[tuple[str, dict[str, Any]]]:
     """``(operation, run)`` pairs from any of the accepted shapes."""
     if isinstance(document, dict) and ("post" in document or "patch" in document):
         return [
             (op, run)
             for op in ("post", "patch")
-            for run in document.get(op) or []
+            for run in (document.get(op) if isinstance(document.get(op), list) else [])
             if isinstance(run, dict)
         ]
     if isinstance(document, dict) and "runs" in document and isinstance(document["runs"], list):
@@ -137,7 +142,7 @@ class LangSmithImporter(Importer):
                 draft_error = {}
             name = str(run.get("name") or run.get("run_type"))
             metadata = (
-                (run.get("extra") or {}).get("metadata")
+                _dict(run.get("extra")).get("metadata")
                 if isinstance(run.get("extra"), dict)
                 else None
             )
@@ -154,7 +159,8 @@ class LangSmithImporter(Importer):
             )
             draft.started_at = parse_time(run.get("start_time"))
             draft.duration_ms = ms_between(draft.started_at, parse_time(run.get("end_time")))
-            draft.parent_span_id = run.get("parent_run_id")
+            parent = run.get("parent_run_id")
+            draft.parent_span_id = parent if isinstance(parent, str) else None
             draft.attributes["run_type"] = run.get("run_type")
             draft.attributes.update(draft_error)
             drafts.append(draft)

@@ -40,6 +40,11 @@ REMOVED_FIELDS = (
 )
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
+    return value if isinstance(value, dict) else {}
+
+
 def _events(document: Any, path: Path) -> list[dict[str, Any]]:
     if isinstance(document, dict):
         for key in ("events", "history", "trajectory"):
@@ -95,7 +100,7 @@ class OpenHandsImporter(Importer):
                             llm.attributes[target] = usage[source]
                     drafts.append(llm)
                 if action == "message":
-                    content = (event.get("args") or {}).get("content")
+                    content = _dict(event.get("args")).get("content")
                     final_text = content if isinstance(content, str) else final_text
                     if response_id is None:
                         llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
@@ -107,23 +112,23 @@ class OpenHandsImporter(Importer):
                     continue
                 draft = self._action(event, index, action, meta, when, options)
                 drafts.append(draft)
-                calls[event.get("id")] = draft
+                calls[repr(event.get("id"))] = draft
                 if isinstance(meta, dict) and isinstance(meta.get("tool_call_id"), str):
                     by_tool_call[meta["tool_call_id"]] = draft
                 if action == "finish":  # the terminal tool call: it has no observation
                     draft.outcome = "ok"
                     final_status = "success"
-                    outputs = (event.get("args") or {}).get("final_thought") or (
-                        event.get("args") or {}
+                    outputs = _dict(event.get("args")).get("final_thought") or _dict(
+                        event.get("args")
                     ).get("outputs")
                     final_text = outputs if isinstance(outputs, str) else final_text
             elif "observation" in event:
                 observation = str(event.get("observation"))
                 if observation == "agent_state_changed":
-                    state = (event.get("extras") or {}).get("agent_state")
+                    state = _dict(event.get("extras")).get("agent_state")
                     final_status = _STATE_STATUS.get(str(state), final_status)
                     continue
-                draft = calls.get(event.get("cause"))
+                draft = calls.get(repr(event.get("cause")))
                 if draft is None and isinstance(meta, dict):
                     draft = by_tool_call.get(str(meta.get("tool_call_id")))
                 if draft is None or draft.outcome is not None:

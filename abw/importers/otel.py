@@ -97,6 +97,11 @@ REMOVED_FIELDS = (
 )
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
+    return value if isinstance(value, dict) else {}
+
+
 @dataclass
 class OSpan:
     """One span in a format-neutral shape."""
@@ -145,6 +150,11 @@ def any_value(value: Any) -> Any:
         if key == "bytesValue":
             return inner
     return None
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else empty: wrong-typed containers are skipped."""
+    return value if isinstance(value, list) else []
 
 
 def key_values(items: Any) -> dict[str, Any]:
@@ -208,14 +218,14 @@ def _status(value: Any) -> tuple[str, str | None]:
 
 
 def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) -> None:
-    for resource_spans in document.get("resourceSpans") or []:
+    for resource_spans in _list(document.get("resourceSpans")):
         if not isinstance(resource_spans, dict):
             continue
         scopes = resource_spans.get("scopeSpans") or resource_spans.get(
             "instrumentationLibrarySpans"
         )
-        for scope in scopes or []:
-            for span in (scope or {}).get("spans") or []:
+        for scope in _list(scopes):
+            for span in _list(scope.get("spans") if isinstance(scope, dict) else None):
                 if not isinstance(span, dict):
                     continue
                 trace_id = norm_id(span.get("traceId"), 16)
@@ -238,7 +248,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
                         attributes=key_values(span.get("attributes")),
                         events=[
                             (str(e.get("name")), key_values(e.get("attributes")))
-                            for e in span.get("events") or []
+                            for e in _list(span.get("events"))
                             if isinstance(e, dict)
                         ],
                         line=line,
@@ -247,15 +257,15 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
 
 
 def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
-    for trace in document.get("data") or []:
-        for span in (trace or {}).get("spans") or []:
+    for trace in _list(document.get("data")):
+        for span in _dict(trace).get("spans") or []:
             tags = {
-                t.get("key"): t.get("value") for t in span.get("tags") or [] if isinstance(t, dict)
+                t.get("key"): t.get("value") for t in _list(span.get("tags")) if isinstance(t, dict)
             }
             parent = next(
                 (
                     r.get("spanID")
-                    for r in span.get("references") or []
+                    for r in _list(span.get("references"))
                     if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
                 ),
                 None,
@@ -271,8 +281,8 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
             status = "ERROR" if code == "ERROR" or tags.get("error") in (True, "true") else "UNSET"
             status = "OK" if code == "OK" and status != "ERROR" else status
             events = []
-            for log in span.get("logs") or []:
-                fields = {f.get("key"): f.get("value") for f in log.get("fields") or []}
+            for log in _list(span.get("logs")):
+                fields = {f.get("key"): f.get("value") for f in _list(log.get("fields"))}
                 events.append((str(fields.get("event", "log")), fields))
             out.append(
                 OSpan(
@@ -314,10 +324,10 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
             end_ns=_iso_ns(document.get("end_time")),
             status=_status({"code": status.get("status_code")})[0],
             status_message=status.get("description"),
-            attributes=dict(document.get("attributes") or {}),
+            attributes=dict(_dict(document.get("attributes"))),
             events=[
-                (str(e.get("name")), dict(e.get("attributes") or {}))
-                for e in document.get("events") or []
+                (str(e.get("name")), dict(_dict(e.get("attributes"))))
+                for e in _list(document.get("events"))
                 if isinstance(e, dict)
             ],
         )
@@ -337,7 +347,7 @@ def _concatenated(text: str) -> list[Any] | None:
             return values
         try:
             value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             return None
         values.append(value)
 
