@@ -50,6 +50,11 @@ def peek(path: Path) -> _Peek:
     return _Peek(False, session_id, agent_id)
 
 
+def _plain_name(name: str) -> bool:
+    """A single, ordinary path component: no separators, no ``..``, not absurdly long."""
+    return 0 < len(name) <= 200 and name not in {".", ".."} and not any(c in name for c in "/\\\0")
+
+
 def _in_subagents_dir(path: Path) -> bool:
     return "subagents" in path.parent.parts[-3:]
 
@@ -100,6 +105,8 @@ class ClaudeImporter(Importer):
             self._siblings[folder] = index
         found = [p for i in session_ids for p in self._siblings[folder].get(i, ())]
         for name in dict.fromkeys([*session_ids, session.stem]):
+            if not _plain_name(name):  # a session id from the file must not leave the folder
+                continue
             nested = folder / name / "subagents"
             if nested.is_dir():
                 found += sorted(p for p in nested.rglob("*.jsonl") if p.is_file())
