@@ -28,3 +28,6 @@ schemas: setup
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py
+
+fuzz: setup
+	$(BIN)/python fuzz/run.py
