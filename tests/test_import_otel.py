@@ -336,7 +336,13 @@ def test_unended_span_is_unknown_and_enum_status_strings(tmp_path):
 
 
 def test_nonstandard_operation_names(tmp_path):
+    """As opentelemetry-instrumentation-openai-agents-v2 0.1.0 names them: agent_handoff with
+    gen_ai.handoff.to_agent, guardrail_check with gen_ai.guardrail.name/.triggered, unknown."""
     t = "ef" * 16
+
+    def op(span_id, name, start, *attrs):
+        return _span(t, span_id, "10" * 8, name, start, attributes=list(attrs))
+
     spans = [
         _span(
             t,
@@ -346,38 +352,51 @@ def test_nonstandard_operation_names(tmp_path):
             1,
             attributes=[_attr("gen_ai.operation.name", "invoke_agent")],
         ),
-        _span(
-            t,
+        op(
             "11" * 8,
-            "10" * 8,
-            "guardrail_check no_pii",
+            "guardrail_check",
             2,
-            attributes=[_attr("gen_ai.operation.name", "guardrail_check")],
+            _attr("gen_ai.operation.name", "guardrail_check"),
+            _attr("gen_ai.guardrail.name", "no_pii"),
+            _attr("gen_ai.guardrail.triggered", False),
         ),
-        _span(
-            t,
+        op(
             "12" * 8,
-            "10" * 8,
-            "agent_handoff Triage agent -> Refunds agent",
+            "agent_handoff Triage agent",
             3,
-            attributes=[_attr("gen_ai.operation.name", "agent_handoff")],
+            _attr("gen_ai.operation.name", "agent_handoff"),
+            _attr("gen_ai.handoff.from_agent", "Triage agent"),
+            _attr("gen_ai.handoff.to_agent", "Refunds agent"),
         ),
-        _span(
-            t,
-            "13" * 8,
-            "10" * 8,
-            "unknown",
-            4,
-            attributes=[_attr("gen_ai.operation.name", "unknown")],
+        op("13" * 8, "unknown", 4, _attr("gen_ai.operation.name", "unknown")),
+        op(
+            "14" * 8,
+            "execute_tool issue_refund",
+            5,
+            _attr("gen_ai.operation.name", "execute_tool"),
+            _attr("gen_ai.tool.name", "issue_refund"),
+            _attr("gen_ai.agent.name", "OpenAI Agent"),
+        ),
+        op(
+            "15" * 8,
+            "guardrail_check",
+            6,
+            _attr("gen_ai.operation.name", "guardrail_check"),
+            _attr("gen_ai.guardrail.name", "no_card_numbers"),
+            _attr("gen_ai.guardrail.triggered", True),
         ),
     ]
     path = tmp_path / "contrib.jsonl"
     path.write_text(_request(*spans) + "\n")
     (trace,) = _import(path)
-    assert [(s.type, s.name) for s in trace.path()] == [
-        ("guardrail", "no_pii"),
-        ("handoff", "Refunds agent"),
+    assert [(s.type, s.name, s.outcome) for s in trace.path()] == [
+        ("guardrail", "no_pii", "ok"),
+        ("handoff", "Refunds agent", "ok"),
+        ("tool", "issue_refund", "ok"),
+        ("guardrail", "no_card_numbers", "denied"),
     ]
+    # the agent comes from the invoke_agent ancestor, not the tool's own (wrong) attribute
+    assert trace.path()[2].attributes["agent"] == "Triage agent"
 
 
 def test_console_exporter_spans_written_twice(tmp_path):
