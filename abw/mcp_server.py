@@ -59,9 +59,13 @@ def validate_paths(paths: list[str]) -> dict[str, Any]:
     results = []
     for path in paths:
         try:
+            if Path(path).is_dir():
+                raise AbwInputError("expected a file, found a folder", file=path)
             problems = [p.one_line() for p in validate_file(Path(path))]
         except AbwInputError as exc:
             problems = [exc.one_line()]
+        except OSError as exc:
+            problems = [AbwInputError(f"cannot read: {exc.strerror}", file=path).one_line()]
         results.append({"file": path, "valid": not problems, "problems": problems})
     return {"valid": all(r["valid"] for r in results), "files": results}
 

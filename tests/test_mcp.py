@@ -97,7 +97,7 @@ def test_tools_resources_prompt_and_a_gate_over_stdio(tmp_path):
         )
         fp = await session.call_tool("abw_fingerprint", {"trace": str(base / "base0.json")})
         valid = await session.call_tool(
-            "abw_validate", {"paths": [str(spec), str(tmp_path / "bad.json")]}
+            "abw_validate", {"paths": [str(spec), str(tmp_path / "bad.json"), str(tmp_path)]}
         )
         rendered = await session.call_tool(
             "abw_render",
@@ -150,7 +150,8 @@ def test_tools_resources_prompt_and_a_gate_over_stdio(tmp_path):
     assert payload(fp)["fingerprint"] == fingerprint(load_trace(base / "base0.json").trace)
     checked = payload(valid)
     assert checked["valid"] is False
-    assert [f["valid"] for f in checked["files"]] == [True, False]
+    assert [f["valid"] for f in checked["files"]] == [True, False, False]
+    assert "found a folder" in checked["files"][2]["problems"][0]
     assert "FAIL" in text(rendered)
     assert missing.is_error and "nope" in text(missing) and "Traceback" not in text(missing)
 
