@@ -139,3 +139,15 @@ def test_cli_json_and_bad_input(tmp_path, run_cli):
     bad.write_text("{not json")
     code, _, err = run_cli("fingerprint", bad)
     assert code == 2 and str(bad) in err and "Traceback" not in err
+
+
+def test_cli_expands_folders(two_imports, run_cli):
+    folder = two_imports[0].parent
+    code, out, _ = run_cli("fingerprint", folder)
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split("  ")[1] for line in lines] == [
+        str(folder / "a.json"),
+        str(folder / "b.json"),
+    ]
+    assert len({line.split("  ")[0] for line in lines}) == 1

@@ -19,14 +19,16 @@ import click
 def fingerprint(traces: tuple[Path, ...], with_content: bool, fmt: str) -> int:
     """Print a SHA-256 of each trace's behavior (span types, names, statuses, order, output).
 
+    A folder stands for every *.json trace under it.
+
     Ids, times, durations, export metadata and (by default) content hashes are left out;
     see docs/fingerprint.md.
     """
     from abw.fingerprint import fingerprint as behavior_hash
-    from abw.traceio import load_trace
+    from abw.traceio import load_trace, trace_paths
 
     rows = []
-    for path in traces:
+    for path in [p for given in traces for p in trace_paths(given)]:
         trace_file = load_trace(path)
         rows.append(
             {
