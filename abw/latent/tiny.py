@@ -36,7 +36,8 @@ def build_tokenizer(kind: str) -> object:
         tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.train_from_iterator(
-            _CORPUS, trainers.WordPieceTrainer(vocab_size=400, special_tokens=specials)
+            _CORPUS,
+            trainers.WordPieceTrainer(vocab_size=400, special_tokens=specials, show_progress=False),
         )
         tok.post_processor = processors.TemplateProcessing(
             single="[CLS] $A [SEP]",
@@ -53,6 +54,7 @@ def build_tokenizer(kind: str) -> object:
             vocab_size=400,
             special_tokens=specials,
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
         )
         tok.train_from_iterator(_CORPUS, trainer)
         if kind == "llama":
