@@ -50,8 +50,18 @@ def format_text(results: list) -> str:  # list[DiffResult]
 
 
 @click.command("diff")
-@click.option("--baseline", required=True, type=click.Path(path_type=Path))
-@click.option("--candidate", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--baseline",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder (or file) of baseline traces.",
+)
+@click.option(
+    "--candidate",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder (or file) of candidate traces.",
+)
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )

@@ -20,9 +20,25 @@ def format_summary(report) -> str:  # GateReport
 
 
 @click.command("gate")
-@click.option("--baseline", required=True, type=click.Path(path_type=Path))
-@click.option("--candidate", required=True, type=click.Path(path_type=Path))
-@click.option("--spec", "spec_path", default=None, type=click.Path(path_type=Path))
+@click.option(
+    "--baseline",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder (or file) of baseline traces.",
+)
+@click.option(
+    "--candidate",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Folder (or file) of candidate traces.",
+)
+@click.option(
+    "--spec",
+    "spec_path",
+    help="The behavior-spec/v0 YAML.",
+    default=None,
+    type=click.Path(path_type=Path),
+)
 @click.option(
     "--contract",
     "contract_path",

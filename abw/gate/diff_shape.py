@@ -33,7 +33,8 @@ def coverage_check(scenario_id: str | None, candidate_runs: int) -> Check:
         verdict="INCONCLUSIVE",
         message=(
             f"The candidate has {candidate_runs} run(s) for {scenario_text(scenario_id)} but the "
-            "baseline has none, so their shape cannot be compared; record baseline runs for it."
+            "baseline has none, so their shape cannot be compared; record baseline runs for it "
+            "(or check that both sets were imported with the same --scenario-id)."
         ),
         scenario_id=scenario_id,
         hard=False,

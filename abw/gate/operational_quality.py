@@ -50,8 +50,16 @@ def _max_count(rule: str, limit: int, noun: str, spans_of) -> RunRule:  # type: 
         category="operational_quality",
         limits={rule: limit},
         evaluate=evaluate,
-        passed_message=lambda n: f"Every one of {runs_word(n)} had at most {limit} {noun}.",
-        failed_message=lambda bad, n: f"{bad} of {runs_word(n)} had more than {limit} {noun}.",
+        passed_message=lambda n: (
+            f"None of {runs_word(n)} had any {noun}."
+            if limit == 0
+            else f"Every one of {runs_word(n)} had at most {limit} {noun}."
+        ),
+        failed_message=lambda bad, n: (
+            f"{bad} of {runs_word(n)} had {noun}, which the spec does not allow."
+            if limit == 0
+            else f"{bad} of {runs_word(n)} had more than {limit} {noun}."
+        ),
     )
 
 
