@@ -289,12 +289,22 @@ def spec_yaml(spec: Any, *, source: str | None = None, source_sha256: str | None
 
     document = json.loads(spec.model_dump_json(exclude_none=True))
     document = {"schema_version": document.pop("schema_version"), **document}
+    for section, lead in (("rules", ("id", "kind")), ("assertions", ("id", "statement"))):
+        if section in document:
+            document[section] = [_tidy(item, lead) for item in document[section]]
     header = ""
     if source is not None:
         header = f"# Compiled by `abw contract compile` from {source}"
         header += f" (sha256 {source_sha256}).\n" if source_sha256 else ".\n"
         header += "# Edit the contract, not this file.\n"
     return header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+
+
+def _tidy(item: dict[str, Any], lead: tuple[str, ...]) -> dict[str, Any]:
+    """``lead`` keys first, empty lists (defaults) left out: easier to review."""
+    first = {k: item[k] for k in lead if k in item}
+    rest = {k: v for k, v in item.items() if k not in first and v != []}
+    return {**first, **rest}
 
 
 def load_contract_as_spec(path: str | Path) -> tuple[Any, str]:
