@@ -200,16 +200,6 @@ def assertion_checks(
     return result
 
 
-def spec_rule_checks(spec: Any, baseline: list[Any], candidate: list[Any]) -> RuleChecks:
-    """The checks of ``spec.rules`` and ``spec.assertions`` (empty when the spec has none)."""
-    rules = rule_checks(spec.rules, candidate)
-    values = assertion_checks(spec.assertions, baseline, candidate)
-    merged = RuleChecks(rules.checks + values.checks, dict(rules.run_failed))
-    for path, failed in values.run_failed.items():
-        merged.run_failed.setdefault(path, []).extend(failed)
-    return merged
-
-
 #: One sentence per rule kind and matcher, for ``abw explain`` (the ``rule`` of a check).
 WHY: dict[str, str] = {
     "precedence": "Every successful `after` span needs a successful `before` span at an "
