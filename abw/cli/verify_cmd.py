@@ -1,0 +1,41 @@
+"""``abw verify-report``: does a gate report judge exactly these inputs?"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("verify-report")
+@click.argument("report", type=click.Path(path_type=Path))
+@click.option("--baseline", required=True, type=click.Path(path_type=Path))
+@click.option("--candidate", required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--spec",
+    "spec_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="The spec (or contract) file the gate was given.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit code.")
+def verify_report(
+    report: Path, baseline: Path, candidate: Path, spec_path: Path, quiet: bool
+) -> int:
+    """Recompute the SHA-256 of the spec and every trace and compare them with REPORT's inputs.
+
+    Exit codes: 0 the report judges exactly these inputs, 1 it does not, 2 invalid input.
+    """
+    from abw.verify_report import verify_report as verify
+
+    result = verify(report, baseline, candidate, spec_path)
+    if not quiet:
+        if result.ok:
+            click.echo(
+                f"ok: {report} judges exactly these inputs "
+                f"({result.traces_checked} traces, digest {result.digest})"
+            )
+        else:
+            for problem in result.problems:
+                click.echo(f"mismatch: {problem}")
+    return 0 if result.ok else 1

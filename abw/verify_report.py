@@ -1,0 +1,122 @@
+"""Check that a gate report judges exactly the given inputs (``abw verify-report``).
+
+A ``gate-report/v0`` lists the SHA-256 of its spec and of every trace it read, per role, and a
+digest over them. Verification recomputes those hashes from the files on disk and compares:
+the same spec, the same baseline traces, the same candidate traces (as multisets of hashes —
+file names may differ between machines), and a digest that matches both the listed hashes and
+the recomputed ones. It reads only bytes and the report's ``inputs`` block: it never runs the
+gate, so it is cheap enough to run in any pipeline that consumes a report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from abw.errors import AbwInputError
+from abw.hashing import file_sha256
+
+ROLES = ("baseline", "candidate")
+
+
+@dataclass
+class Verification:
+    """The outcome: ``ok`` when the report judges exactly these inputs; ``problems`` otherwise."""
+
+    ok: bool
+    digest: str
+    problems: list[str] = field(default_factory=list)
+    traces_checked: int = 0
+
+
+def _report_inputs(report_path: Path) -> dict[str, Any]:
+    try:
+        raw = report_path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        raise AbwInputError("report file not found", file=report_path) from None
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise AbwInputError(f"invalid JSON: {exc.args[0]}", file=report_path) from None
+    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
+        raise AbwInputError("not a gate-report/v0 document", file=report_path)
+    inputs = document.get("inputs")
+    ok = (
+        isinstance(inputs, dict)
+        and isinstance(inputs.get("spec_sha256"), str)
+        and isinstance(inputs.get("digest"), str)
+        and isinstance(inputs.get("traces"), list)
+        and all(
+            isinstance(t, dict) and t.get("role") in ROLES and isinstance(t.get("sha256"), str)
+            for t in inputs["traces"]
+        )
+    )
+    if not ok:
+        raise AbwInputError(
+            "the report has no valid inputs block", file=report_path, field="inputs"
+        )
+    return inputs
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    """path -> SHA-256 of every trace file the gate would read from ``folder``."""
+    from abw.traceio import trace_paths
+
+    return {str(path): file_sha256(path) for path in trace_paths(folder)}
+
+
+def verify_report(
+    report_path: str | Path,
+    baseline: str | Path,
+    candidate: str | Path,
+    spec: str | Path,
+) -> Verification:
+    """Compare the report's ``inputs`` with the hashes of ``spec``, ``baseline``, ``candidate``.
+
+    ``spec`` is the spec (or contract) file given to the gate. Bad input raises AbwInputError.
+    """
+    from abw.gate.ledger import inputs_digest
+
+    inputs = _report_inputs(Path(report_path))
+    spec_path = Path(spec)
+    if not spec_path.is_file():
+        raise AbwInputError("spec file not found", file=spec_path)
+    problems: list[str] = []
+    spec_hash = file_sha256(spec_path)
+    if spec_hash != inputs["spec_sha256"]:
+        problems.append(
+            f"spec: {spec_path} has sha256 {spec_hash[:12]}, the report judged "
+            f"{inputs['spec_sha256'][:12]}"
+        )
+    listed = inputs["traces"]
+    actual_hashes: list[str] = []
+    checked = 0
+    for role, folder in zip(ROLES, (baseline, candidate), strict=True):
+        on_disk = _hashes(Path(folder))
+        checked += len(on_disk)
+        actual_hashes += on_disk.values()
+        reported = Counter(t["sha256"] for t in listed if t["role"] == role)
+        present = Counter(on_disk.values())
+        extra, missing = present - reported, reported - present
+        for path, digest in sorted(on_disk.items()):
+            if extra[digest]:
+                extra[digest] -= 1
+                problems.append(f"{role}: {path} is not among the traces the report judged")
+        for entry in sorted(listed, key=lambda t: (str(t.get("file")), t["sha256"])):
+            if entry["role"] == role and missing[entry["sha256"]]:
+                missing[entry["sha256"]] -= 1
+                problems.append(
+                    f"{role}: the report judged {entry.get('file')} "
+                    f"(sha256 {entry['sha256'][:12]}), which is not in {folder}"
+                )
+    listed_digest = inputs_digest(inputs["spec_sha256"], [t["sha256"] for t in listed])
+    if listed_digest != inputs["digest"]:
+        problems.append("the report's digest does not match the hashes it lists (edited report)")
+    actual_digest = inputs_digest(spec_hash, actual_hashes)
+    if actual_digest != inputs["digest"] and not problems:
+        problems.append("the inputs digest differs from the one recomputed from these files")
+    return Verification(not problems, actual_digest, problems, checked)

@@ -1,0 +1,112 @@
+"""``abw verify-report``: a report is checked against the exact inputs it claims to judge."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import REPO
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+
+
+@pytest.fixture
+def judged(tmp_path):
+    """A copy of the example's baseline and good candidate, the spec, and a report over them."""
+    from abw.atomic import write_atomic
+    from abw.gate import report_json, run_gate
+
+    base = shutil.copytree(EXAMPLE / "traces" / "baseline", tmp_path / "baseline")
+    cand = shutil.copytree(EXAMPLE / "traces" / "good", tmp_path / "candidate")
+    spec = shutil.copy(EXAMPLE / "behavior.yaml", tmp_path / "behavior.yaml")
+    report = tmp_path / "gate-report.json"
+    write_atomic(report, report_json(run_gate(base, cand, spec)))
+    return report, base, cand, tmp_path / "behavior.yaml"
+
+
+def _verify(run_cli, report, base, cand, spec):
+    return run_cli("verify-report", report, "--baseline", base, "--candidate", cand, "--spec", spec)
+
+
+def test_report_matches_its_inputs(run_cli, judged):
+    code, out, _ = _verify(run_cli, *judged)
+    assert code == 0, out
+    assert out.startswith("ok: ") and "44 traces" in out
+
+
+def test_same_bytes_elsewhere_still_match(run_cli, judged, tmp_path):
+    report, base, cand, spec = judged
+    moved = shutil.copytree(base, tmp_path / "elsewhere" / "b")
+    for path in moved.glob("*.json"):  # other names, same content
+        path.rename(path.with_name("x-" + path.name))
+    code, out, _ = _verify(run_cli, report, moved, cand, spec)
+    assert code == 0, out
+
+
+def test_other_candidate_is_a_mismatch(run_cli, judged):
+    report, base, _, spec = judged
+    code, out, _ = _verify(run_cli, report, base, EXAMPLE / "traces" / "regressed", spec)
+    assert code == 1
+    assert "is not among the traces the report judged" in out
+    assert "which is not in" in out
+
+
+def test_one_changed_byte_in_a_trace_is_a_mismatch(run_cli, judged):
+    report, base, cand, spec = judged
+    victim = sorted(cand.glob("*.json"))[3]
+    victim.write_bytes(victim.read_bytes().replace(b"\n}", b" \n}"))
+    code, out, _ = _verify(run_cli, report, base, cand, spec)
+    assert code == 1
+    assert victim.name in out
+
+
+def test_missing_and_extra_trace(run_cli, judged):
+    report, base, cand, spec = judged
+    sorted(base.glob("*.json"))[0].unlink()
+    code, out, _ = _verify(run_cli, report, base, cand, spec)
+    assert code == 1 and "baseline: the report judged" in out
+    shutil.copy(sorted(cand.glob("*.json"))[0], base / "extra.json")
+    code, out, _ = _verify(run_cli, report, base, cand, spec)
+    assert code == 1 and "extra.json is not among" in out
+
+
+def test_changed_spec_is_a_mismatch(run_cli, judged):
+    report, base, cand, spec = judged
+    spec.write_text(spec.read_text() + "\n# edited\n")
+    code, out, _ = _verify(run_cli, report, base, cand, spec)
+    assert code == 1 and out.startswith("mismatch: spec:")
+
+
+def test_roles_swapped_is_a_mismatch(run_cli, judged):
+    report, base, cand, spec = judged
+    code, _, _ = _verify(run_cli, report, cand, base, spec)
+    assert code == 1
+
+
+def test_edited_report_digest_is_detected(run_cli, judged):
+    report, base, cand, spec = judged
+    document = json.loads(report.read_text())
+    document["inputs"]["traces"][0]["sha256"] = "0" * 64  # hide a file, keep the digest
+    report.write_text(json.dumps(document))
+    code, out, _ = _verify(run_cli, report, base, cand, spec)
+    assert code == 1 and "edited report" in out
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"{", b"[]", b'{"schema_version": "gate-report/v0"}', b'{"schema_version": "x"}'],
+)
+def test_bad_report_is_exit_2(run_cli, judged, content):
+    report, base, cand, spec = judged
+    report.write_bytes(content)
+    code, out, err = _verify(run_cli, report, base, cand, spec)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_missing_inputs_are_exit_2(run_cli, judged, tmp_path):
+    report, base, cand, spec = judged
+    assert _verify(run_cli, tmp_path / "nope.json", base, cand, spec)[0] == 2
+    assert _verify(run_cli, report, tmp_path / "nope", cand, spec)[0] == 2
+    assert _verify(run_cli, report, base, cand, tmp_path / "nope.yaml")[0] == 2
