@@ -54,7 +54,8 @@ def test_sections_and_evidence_present():
     report = fx.gated("fail")
     html = render_html(report)
     assert '<h1 class="verdict">' in html and ">FAIL</h1>" in html
-    assert report.summary.split(";")[0] in html.replace("&#39;", "'")
+    assert report.summary.startswith("FAIL: do not ship;")
+    assert '<p class="summary">Do not ship; behavior_contract.required_order[0]' in html
     for section in ("checks", "diff", "stats", "ledger", "runs", "inputs"):
         assert f'id="{section}"' in html
     order = next(c for c in report.checks if c.id == "behavior_contract.required_order[0]")

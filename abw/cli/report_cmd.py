@@ -9,29 +9,6 @@ import click
 _FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
 
 
-def load_report(path: Path):
-    """Read and validate a ``gate-report/v0`` file; bad input raises AbwInputError."""
-    from pydantic import ValidationError
-
-    from abw.errors import AbwInputError
-    from abw.models.report import GateReport
-    from abw.validate import json_path, load_document
-
-    document = load_document(path)
-    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
-        found = document.get("schema_version") if isinstance(document, dict) else None
-        raise AbwInputError(
-            f"expected a gate-report/v0 document, found schema_version {found!r}",
-            file=path,
-            field="schema_version",
-        )
-    try:
-        return GateReport.model_validate(document)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise AbwInputError(error["msg"], file=path, field=json_path(error["loc"])) from None
-
-
 @click.command()
 @click.option(
     "--input",
@@ -93,7 +70,14 @@ def report(
     """
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError
-    from abw.render import FORMATS, format_for_path, normalize_format, render, write_reports
+    from abw.render import (
+        FORMATS,
+        format_for_path,
+        load_report,
+        normalize_format,
+        render,
+        write_reports,
+    )
 
     if not outs and out_dir is None:
         raise AbwInputError("give --out PATH (repeatable) or --out-dir DIR", field="--out")

@@ -50,6 +50,29 @@ def render_json(report: GateReport) -> str:
     return report_json(report)
 
 
+def load_report(path: str | Path) -> GateReport:
+    """Read and validate a ``gate-report/v0`` file; bad input raises AbwInputError."""
+    from pydantic import ValidationError
+
+    from abw.errors import AbwInputError
+    from abw.validate import json_path, load_document
+
+    path = Path(path)
+    document = load_document(path)
+    found = document.get("schema_version") if isinstance(document, dict) else None
+    if found != "gate-report/v0":
+        raise AbwInputError(
+            f"expected a gate-report/v0 document, found schema_version {found!r}",
+            file=path,
+            field="schema_version",
+        )
+    try:
+        return GateReport.model_validate(document)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise AbwInputError(error["msg"], file=path, field=json_path(error["loc"])) from None
+
+
 def _renderer(fmt: str) -> Callable[..., str]:
     if fmt == "json":
         return render_json
@@ -132,6 +155,7 @@ __all__ = [
     "FORMATS",
     "OPTIONS",
     "format_for_path",
+    "load_report",
     "normalize_format",
     "render",
     "render_json",

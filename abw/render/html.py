@@ -16,7 +16,6 @@ from abw.models.report import Check, DiffResult, Divergence, GateReport, SampleS
 from abw.render import svg
 from abw.render.common import (
     DIFF_METRICS,
-    VERDICT_WORD,
     category_title,
     checks_by_category,
     clean,
@@ -161,6 +160,16 @@ def _runs_view(report: GateReport) -> tuple[list[Any], int]:
     return runs[:MAX_RUNS], max(len(runs) - MAX_RUNS, 0)
 
 
+def _summary(report: GateReport) -> str:
+    """The summary without a leading "FAIL: " (the verdict is already the page's headline)."""
+    text = report.summary
+    for prefix in (f"{report.verdict}: ", f"{report.verdict} - "):
+        if text.startswith(prefix) and len(text) > len(prefix):
+            text = text[len(prefix) :]
+            return text[:1].upper() + text[1:]
+    return text
+
+
 def _safe_url(url: str | None) -> str | None:
     """Only http(s) and relative links; anything else (javascript:, data:) is dropped."""
     if not url:
@@ -182,7 +191,7 @@ def render_html(
     context = {
         "r": report,
         "title": title or f"abw gate: {report.verdict} \u2014 {clean(report.spec_id)}",
-        "verdict_word": VERDICT_WORD[report.verdict],
+        "summary": _summary(report),
         "counts": counts,
         "flagged": [
             _check_view(c, anchors[id(c)])
