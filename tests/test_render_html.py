@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import re
 import subprocess
 from html.parser import HTMLParser
@@ -142,6 +143,8 @@ def test_chromium_loads_without_console_errors(tmp_path):
             assert browser.evaluate("document.querySelectorAll('svg').length") >= 3
             laptop = browser.screenshot(tmp_path / f"{kind}-1280.png")
             assert laptop.read_bytes().startswith(PNG)
+            pdf = browser.call("Page.printToPDF", {"printBackground": True}, session=True)
+            assert base64.b64decode(pdf["data"]).startswith(b"%PDF")  # printable
             # phone: nothing wider than the screen except inside scroll boxes
             browser.open(page.as_uri(), width=390, height=844, mobile=True)
             assert browser.problems() == [], kind
