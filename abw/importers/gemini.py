@@ -123,14 +123,17 @@ class GeminiImporter(Importer):
                 if isinstance(tokens.get(source), int):
                     llm.attributes[target] = tokens[source]
             drafts.append(llm)
-            calls = message.get("toolCalls") or []
+            calls = message.get("toolCalls")
+            calls = calls if isinstance(calls, list) else []
             for position, call in enumerate(calls, 1):
                 if isinstance(call, dict):
                     drafts.append(self._call(call, index, position, llm.span_id, options))
             content = message.get("content")
             if isinstance(content, str) and content.strip():
                 final_text = content
-            pending = any(isinstance(c, dict) and c.get("status") not in _STATUS for c in calls)
+            pending = any(
+                isinstance(c, dict) and str(c.get("status")) not in _STATUS for c in calls
+            )
             final_status = "unknown" if calls or pending else "success"
         return [
             make_trace(

@@ -125,7 +125,8 @@ class LangSmithImporter(Importer):
     ) -> Trace:
         members = sorted(members, key=_order)
         ids = {r["id"] for r in members}
-        roots = [r for r in members if not r.get("parent_run_id") or r["parent_run_id"] not in ids]
+        parents = {r["id"]: _parent(r, ids) for r in members}
+        roots = [r for r in members if parents[r["id"]] is None]
         drafts: list[Draft] = []
         for position, run in enumerate(members):
             span_type = TYPES.get(str(run.get("run_type")))
@@ -204,3 +205,8 @@ def _error_type(error: Any) -> str | None:
         return None
     match = re.match(r"([A-Za-z_][\w.]*)(?:\(|:|$)", error.strip())
     return match.group(1) if match else None
+
+
+def _parent(run: dict[str, Any], ids: set[str]) -> str | None:
+    parent = run.get("parent_run_id")
+    return parent if isinstance(parent, str) and parent in ids else None

@@ -31,7 +31,7 @@ import orjson
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import read_raw
-from abw.importers.spans import Draft, assistant_text, finish, make_trace
+from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, preorder
 from abw.models.trace import Trace
 
@@ -143,7 +143,7 @@ def any_value(value: Any) -> Any:
                 return inner
         if key == "arrayValue":
             values = inner.get("values", []) if isinstance(inner, dict) else []
-            return [any_value(v) for v in values]
+            return [any_value(v) for v in values] if isinstance(values, list) else []
         if key == "kvlistValue":
             values = inner.get("values", []) if isinstance(inner, dict) else []
             return key_values(values)
@@ -615,7 +615,7 @@ def build_trace(
             line=span.line,
         )
         if span.start_ns is not None:
-            draft.started_at = datetime.fromtimestamp(span.start_ns / 1e9, UTC)
+            draft.started_at = parse_time(span.start_ns / 1e9)
         if span.start_ns is not None and span.end_ns is not None and span.end_ns >= span.start_ns:
             draft.duration_ms = round((span.end_ns - span.start_ns) / 1e6, 3)
         parent = next((a.key for a in reversed(ancestors) if a.key in emitted), None)

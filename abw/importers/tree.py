@@ -34,7 +34,7 @@ def preorder(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
         node.children = []
     roots: list[Node] = []
     for node in nodes:
-        parent = by_key.get(node.parent) if node.parent else None
+        parent = by_key.get(node.parent) if isinstance(node.parent, str) else None
         if parent is None or parent is node:
             roots.append(node)
         else:
