@@ -126,7 +126,11 @@ def test_chromium_dump_dom_and_screenshot(tmp_path):
 
 def test_chromium_loads_without_console_errors(tmp_path):
     pages = {}
-    for kind, report in (("fail", fx.gated("fail")), ("malicious", fx.malicious_report())):
+    for kind, report in (
+        ("fail", fx.gated("fail")),
+        ("inconclusive", fx.gated("inconclusive")),  # the longest verdict word
+        ("malicious", fx.malicious_report()),
+    ):
         pages[kind] = tmp_path / f"{kind}.html"
         pages[kind].write_text(render_html(report, details_url="https://ci.example/1"), "utf-8")
     with Browser(tmp_path / "profile") as browser:
