@@ -1,0 +1,54 @@
+"""``abw.explain``: one check, its inputs, its violating spans, and why."""
+
+from __future__ import annotations
+
+import pytest
+from test_gate_factory import REFUND, REGRESSED, runs
+
+from abw.errors import AbwInputError
+from abw.explain import explain, find_check
+from abw.gate import gate
+from abw.models.spec import Spec
+
+SPEC = Spec.model_validate(
+    {
+        "schema_version": "behavior-spec/v0",
+        "id": "t",
+        "invariants": {
+            "required_order": [{"before": "policy_check", "after": "refund_commit"}],
+            "max_errors": 0,
+        },
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def report():
+    baseline = runs("b", [REFUND] * 12)
+    candidate = runs("c", [REFUND] * 3 + [REGRESSED])
+    return gate(baseline, candidate, SPEC, spec_file="spec.yaml", spec_sha256="ab" * 32)
+
+
+def test_failed_hard_check(report):
+    text = explain(report, "behavior_contract.required_order[0]")
+    assert text.startswith("behavior_contract.required_order[0]: FAIL\n")
+    assert "hard invariant, one violating run is proof" in text
+    assert "limit      before = policy_check" in text
+    assert "spec spec.yaml (sha256 " + "ab" * 32 + ")" in text
+    assert "12 baseline trace(s)" in text and "4 candidate trace(s)" in text
+    assert "c-03: refund_commit succeeded at ordinal(s) 3" in text
+    assert "c/c-03.json:10 (ordinal 3), c/c-03.json:11 (ordinal 4)" in text
+    assert "1 run(s) contradict the rule" in text
+
+
+def test_passed_and_statistical_checks(report):
+    text = explain(report, "operational_quality.max_errors")
+    assert "PASS" in text.splitlines()[0] and "No run contradicts the rule" in text
+    text = explain(report, "sample_sufficiency.wilson@refund")
+    assert "statistics\n  k/n 3/4" in text
+    assert "runs needed" in text and "soft or statistical" in text
+
+
+def test_unknown_check_names_the_closest(report):
+    with pytest.raises(AbwInputError, match=r"did you mean sample_sufficiency\.wilson@refund"):
+        find_check(report, "sample_sufficiency.wilson")
