@@ -194,7 +194,7 @@ def _ns(value: Any) -> int | None:
         return None
     try:
         number = int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
     return number if number > 0 else None
 
@@ -258,9 +258,14 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
 
 def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
     for trace in _list(document.get("data")):
-        for span in _dict(trace).get("spans") or []:
+        trace = _dict(trace)
+        for span in _list(trace.get("spans")):
+            if not isinstance(span, dict):
+                continue
             tags = {
-                t.get("key"): t.get("value") for t in _list(span.get("tags")) if isinstance(t, dict)
+                t["key"]: t.get("value")
+                for t in _list(span.get("tags"))
+                if isinstance(t, dict) and isinstance(t.get("key"), str)
             }
             parent = next(
                 (
@@ -271,19 +276,20 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                 None,
             ) or span.get("parentSpanID")
             start_us = _ns(span.get("startTime"))
-            duration_us = span.get("duration")
-            end_us = (
-                start_us + int(duration_us)
-                if start_us is not None and isinstance(duration_us, int | float)
-                else None
-            )
+            duration_us = _ns(span.get("duration"))
+            end_us = start_us + duration_us if start_us is not None and duration_us else start_us
             code = str(tags.get("otel.status_code", "")).upper()
             status = "ERROR" if code == "ERROR" or tags.get("error") in (True, "true") else "UNSET"
             status = "OK" if code == "OK" and status != "ERROR" else status
             events = []
             for log in _list(span.get("logs")):
-                fields = {f.get("key"): f.get("value") for f in _list(log.get("fields"))}
+                fields = {
+                    f["key"]: f.get("value")
+                    for f in _list(_dict(log).get("fields"))
+                    if isinstance(f, dict) and isinstance(f.get("key"), str)
+                }
                 events.append((str(fields.get("event", "log")), fields))
+            message = tags.get("otel.status_description")
             out.append(
                 OSpan(
                     trace_id=norm_id(span.get("traceID") or trace.get("traceID"), 16) or "",
@@ -293,7 +299,7 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                     start_ns=start_us * 1000 if start_us is not None else None,
                     end_ns=end_us * 1000 if end_us is not None else None,
                     status=status,
-                    status_message=tags.get("otel.status_description"),
+                    status_message=message if isinstance(message, str) else None,
                     attributes=tags,
                     events=events,
                 )
