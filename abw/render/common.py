@@ -62,6 +62,16 @@ def clean(value: Any) -> str:
     return _UNSAFE_RE.sub(_visible, text)
 
 
+def summary_text(report: GateReport) -> str:
+    """The summary without a leading "FAIL: " where the verdict is already the headline."""
+    text = report.summary
+    prefix = f"{report.verdict}: "
+    if text.startswith(prefix) and len(text) > len(prefix):
+        text = text[len(prefix) :]
+        return text[:1].upper() + text[1:]
+    return text
+
+
 def shorten(text: str, limit: int) -> str:
     """At most ``limit`` characters, with an ellipsis when cut."""
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "\u2026"

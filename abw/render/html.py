@@ -22,6 +22,7 @@ from abw.render.common import (
     diff_shape_checks,
     fmt_num,
     fmt_pct,
+    summary_text,
     thresholds,
     verdict_counts,
     worst_first,
@@ -160,16 +161,6 @@ def _runs_view(report: GateReport) -> tuple[list[Any], int]:
     return runs[:MAX_RUNS], max(len(runs) - MAX_RUNS, 0)
 
 
-def _summary(report: GateReport) -> str:
-    """The summary without a leading "FAIL: " (the verdict is already the page's headline)."""
-    text = report.summary
-    for prefix in (f"{report.verdict}: ", f"{report.verdict} - "):
-        if text.startswith(prefix) and len(text) > len(prefix):
-            text = text[len(prefix) :]
-            return text[:1].upper() + text[1:]
-    return text
-
-
 def _safe_url(url: str | None) -> str | None:
     """Only http(s) and relative links; anything else (javascript:, data:) is dropped."""
     if not url:
@@ -191,7 +182,7 @@ def render_html(
     context = {
         "r": report,
         "title": title or f"abw gate: {report.verdict} \u2014 {clean(report.spec_id)}",
-        "summary": _summary(report),
+        "summary": summary_text(report),
         "counts": counts,
         "flagged": [
             _check_view(c, anchors[id(c)])

@@ -22,6 +22,7 @@ from abw.render.common import (
     location,
     md,
     shorten,
+    summary_text,
     thresholds,
     verdict_counts,
     worst_first,
@@ -70,7 +71,7 @@ def _head(report: GateReport, title: str, details_url: str | None) -> str:
         f"## {VERDICT_EMOJI[report.verdict]} {md(title)}: **{report.verdict}** "
         f"\u2014 {_name(report.spec_id)}",
         "",
-        f"> {md(shorten(report.summary, 1000))}",
+        f"> {md(shorten(summary_text(report), 1000))}",
         "",
         f"**Checks:** {tally or 'none'} \u2014 **Runs:** {candidates} candidate, "
         f"{baselines} baseline"
@@ -195,7 +196,8 @@ def _divergence_block(d: DiffResult) -> str | None:
         rows.append("| \u2026 | | |")
     return (
         f"<details><summary>First divergent step \u2014 scenario {_name(d.scenario_id)}: "
-        f"candidate took {took} where the baseline took {alternatives}</summary>\n\n"
+        f"candidate took {took} where the baseline took "
+        f"{'one of ' if len(div.baseline_alternatives) > 1 else ''}{alternatives}</summary>\n\n"
         f"{where}; {len(d.divergences)} of {d.candidate_runs} candidate runs diverge.\n\n"
         + "\n".join(rows)
         + "\n\n</details>"
