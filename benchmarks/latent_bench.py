@@ -26,10 +26,13 @@ from pathlib import Path
 import numpy as np
 
 TOOLS = ["Bash", "Read", "Edit", "Grep", "Glob", "Write", "Task", "WebFetch", "TodoWrite"]
-WORDS = (
-    "the agent checks refund policy order record status tests file pattern lookup classify "
-    "issue result user request database fraud amount customer report error retry"
-).split()
+# fmt: off
+WORDS = [
+    "the", "agent", "checks", "refund", "policy", "order", "record", "status", "tests", "file",
+    "pattern", "lookup", "classify", "issue", "result", "user", "request", "database", "fraud",
+    "amount", "customer", "report", "error", "retry",
+]
+# fmt: on
 
 
 def make_steps(trajectories: int, steps: int, seed: int = 0) -> list[list[str]]:

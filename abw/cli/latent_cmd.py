@@ -146,7 +146,7 @@ def latent() -> None:
     """
 
 
-@latent.command()
+@latent.command(short_help="Trajectory of step texts given with --step / --steps-file.")
 @click.option(
     "--out",
     default="representation-trajectory.json",
@@ -184,7 +184,7 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
     return 0
 
 
-@latent.command()
+@latent.command(short_help="Trajectories of raw Claude Code transcripts, one per trace.")
 @click.option(
     "--input",
     "input_path",

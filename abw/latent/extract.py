@@ -77,6 +77,16 @@ def _segments(steps: list[list[int]], budget: int) -> list[list[int]]:
     return groups
 
 
+def _suffix(lm: LoadedModel) -> list[int]:
+    """Trailing special tokens: only an encoder needs them (a decoder never sees the future)."""
+    return [] if lm.has_lm_head else lm.suffix_ids
+
+
+def _budget(lm: LoadedModel, max_context_tokens: int) -> int:
+    """Text tokens that fit one context next to the special tokens."""
+    return max(1, max_context_tokens - len(lm.prefix_ids) - len(_suffix(lm)))
+
+
 def plan_sequences(
     lm: LoadedModel,
     trajectories: list[list[list[int]]],
@@ -86,8 +96,8 @@ def plan_sequences(
     max_context_tokens: int,
 ) -> list[_Sequence]:
     """The sequences to run and, for each, which step ends at which position."""
-    prefix, suffix = lm.prefix_ids, ([] if lm.has_lm_head else lm.suffix_ids)
-    budget = max(1, max_context_tokens - len(prefix) - len(suffix))
+    prefix, suffix = lm.prefix_ids, _suffix(lm)
+    budget = _budget(lm, max_context_tokens)
     sequences: list[_Sequence] = []
     for traj, steps in enumerate(trajectories):
         steps = [ids[:budget] for ids in steps]
@@ -259,7 +269,7 @@ def extract(
                 found[(traj, step)] = (vector, entropy)
     results = []
     for traj, steps in enumerate(tokenized):
-        cut = max(1, max_context_tokens - len(lm.prefix_ids) - len(lm.suffix_ids))
+        cut = _budget(lm, max_context_tokens)
         pairs = [found[(traj, step)] for step in range(len(steps))]
         results.append(
             Extracted(
