@@ -1,0 +1,84 @@
+"""Helpers shared by the benchmarks: run a command, measure wall time and peak RSS."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TMP = REPO / "benchmarks" / "tmp"  # git-ignored; every generated input lives here
+CORPUS = REPO.parent / "shared" / "corpus"
+PYTHON = sys.executable
+ABW = str(Path(sys.executable).with_name("abw"))
+
+
+@dataclass
+class Measured:
+    seconds: float
+    peak_rss_mb: float
+    returncode: int
+    stderr: str
+
+
+def measure(args: list[str], *, env: dict[str, str] | None = None) -> Measured:
+    """Run ``args`` once; wall time and the peak RSS of that child process alone (wait4)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        args,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "ABW_NO_PROGRESS": "1", **(env or {})},
+    )
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return Measured(
+        seconds, usage.ru_maxrss / 1024, proc.returncode, err.decode("utf-8", "replace")
+    )
+
+
+def best_of(args: list[str], repeat: int) -> tuple[float, float, list[float]]:
+    """(median seconds, max peak RSS MB, all times) over ``repeat`` runs."""
+    runs = [measure(args) for _ in range(repeat)]
+    for run in runs:
+        if run.returncode not in (0, 1, 3):
+            raise SystemExit(f"benchmark command failed ({run.returncode}): {args}\n{run.stderr}")
+    times = [r.seconds for r in runs]
+    return statistics.median(times), max(r.peak_rss_mb for r in runs), times
+
+
+def folder_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def machine() -> str:
+    """One line naming the machine the figures were measured on."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        mem_kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{mem_kb / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        mem = "? RAM"
+    return (
+        f"{cpu}, {os.cpu_count()} cores, {mem}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def ratio(value: float, floor: float) -> str:
+    return f"{value / floor:.2f}x" if floor > 0 else "n/a"
