@@ -123,6 +123,8 @@ def test_v040_counts_from_provenance():
     assert sum(s.type == "llm" for s in trace.spans) == requests
     assert all(s.name == "gpt-5-codex" for s in trace.spans if s.type == "llm")
     assert trace.run.trace_id == "01997e76-d124-7592-9cac-2ec05abbca08"
+    assert trace.run.model_extra["turns_aborted"] == 4  # 4 turn_aborted events
+    assert trace.run.model_extra["agent_version"] == "0.40.0"
     durations = [s.duration_ms for s in trace.path() if s.name == "shell" and s.outcome == "ok"]
     assert all(d is not None for d in durations)  # from metadata.duration_seconds
 

@@ -471,3 +471,25 @@ def test_cli_writes_one_file_per_trace(run_cli, tmp_path):
     code, _, err = run_cli("import", "otel", "--input", OTEL, "--out", tmp_path / "out")
     assert code == 0, err
     assert len(list((tmp_path / "out").glob("*.json"))) == 3
+
+
+def test_gate_sees_no_difference_between_the_two_exports(tmp_path):
+    """Baseline = the native export, candidate = the OTLP export of the same run: every hard
+    check passes and the paths are identical (only the 1-run sample is inconclusive)."""
+    from abw.diff import diff
+    from abw.gate import gate
+    from abw.spec_init import build_spec, infer
+    from abw.traceio import load_traces, write_trace
+
+    options = ImportOptions(scenario_id="refund")
+    write_trace(
+        get_importer("openai-agents").import_file(NATIVE, options)[0], tmp_path / "b" / "n.json"
+    )
+    write_trace(get_importer("otel").import_file(OI, options)[0], tmp_path / "c" / "o.json")
+    baseline, candidate = load_traces(tmp_path / "b"), load_traces(tmp_path / "c")
+    (result,) = diff(baseline, candidate)
+    assert result.path_edit_distance_max == 0 and result.tool_jaccard_distance == 0
+    spec = build_spec(infer(baseline), "refund")
+    report = gate(baseline, candidate, spec, spec_file="spec.yaml", spec_sha256="0" * 64)
+    failing = {c.category for c in report.checks if c.verdict != "PASS"}
+    assert failing <= {"sample_sufficiency"}

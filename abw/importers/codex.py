@@ -203,7 +203,7 @@ class _State:
 class CodexImporter(Importer):
     name: ClassVar[str] = "codex"
     platform: ClassVar[str] = "codex_cli"
-    export_format: ClassVar[str] = "jsonl"
+    export_format: ClassVar[str] = "codex-rollout-jsonl"
     help: ClassVar[str] = (
         "Codex CLI rollouts (~/.codex/sessions/**/rollout-*.jsonl): shell, exec_command/"
         "write_stdin, apply_patch, web search and MCP tools, any version."
@@ -225,6 +225,8 @@ class CodexImporter(Importer):
         spans = finish(state.drafts, path)
         trace_id = state.trace_id or f"codex-{path.stem}"
         extra = {k: v for k, v in state.meta.items() if v is not None}
+        if state.aborts:
+            extra["turns_aborted"] = len(state.aborts)
         return [
             make_trace(
                 platform=self.platform,

@@ -66,7 +66,7 @@ def _is_prompt_log(document: Any) -> bool:
 class GeminiImporter(Importer):
     name: ClassVar[str] = "gemini"
     platform: ClassVar[str] = "gemini_cli"
-    export_format: ClassVar[str] = "chat-recording-json"
+    export_format: ClassVar[str] = "gemini-chat-json"
     help: ClassVar[str] = (
         "Gemini CLI chat recordings (~/.gemini/tmp/<project>/chats/session-*.json). "
         "logs.json holds only prompts and is refused."

@@ -64,7 +64,7 @@ def _epoch(value: Any) -> float | None:
 class OpenAIAgentsImporter(Importer):
     name: ClassVar[str] = "openai-agents"
     platform: ClassVar[str] = "openai_agents"
-    export_format: ClassVar[str] = "agents-sdk-export"
+    export_format: ClassVar[str] = "openai-agents-export"
     help: ClassVar[str] = (
         "OpenAI Agents SDK native trace export ({'data': [trace, spans...]} as uploaded by "
         "BackendSpanExporter, or JSON Lines). One trace per trace id."

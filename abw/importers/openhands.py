@@ -65,7 +65,7 @@ def _events(document: Any, path: Path) -> list[dict[str, Any]]:
 class OpenHandsImporter(Importer):
     name: ClassVar[str] = "openhands"
     platform: ClassVar[str] = "openhands"
-    export_format: ClassVar[str] = "trajectory-json"
+    export_format: ClassVar[str] = "openhands-trajectory-json"
     help: ClassVar[str] = "OpenHands trajectories (JSON array of action/observation events)."
     suffixes: ClassVar[tuple[str, ...]] = (".json",)
 

@@ -98,7 +98,7 @@ def _final_status(exit_status: Any) -> str:
 class SweAgentImporter(Importer):
     name: ClassVar[str] = "swe-agent"
     platform: ClassVar[str] = "swe_agent"
-    export_format: ClassVar[str] = "traj-json"
+    export_format: ClassVar[str] = "swe-agent-traj"
     help: ClassVar[str] = "SWE-agent .traj files (0.x, 1.x) and mini-swe-agent *.traj.json."
     suffixes: ClassVar[tuple[str, ...]] = (".traj", ".json")
 
