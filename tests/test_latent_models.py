@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +191,29 @@ def test_missing_extras_say_how_to_install() -> None:
         "abw-latent: error: the latent extra is missing (torch): "
         "install with pip install 'agent-behavior-workbench[latent]'"
     ]
+
+
+def test_hub_id_loads_from_the_local_cache(models, tmp_path) -> None:
+    """A hub id found in the Hugging Face cache loads without the network (the default path)."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    repo = tmp_path / "hub" / "models--abw--tiny-qwen2"
+    snapshot = repo / "snapshots" / commit
+    snapshot.mkdir(parents=True)
+    for file in models["qwen2"].iterdir():
+        (snapshot / file.name).write_bytes(file.read_bytes())
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text(commit, encoding="utf-8")
+    out = tmp_path / "rt.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
+    env["HF_HUB_CACHE"] = str(tmp_path / "hub")
+    code = (
+        "import sys; from abw.cli import run; from abw.cli.latent_cmd import latent; "
+        f"sys.exit(run(latent, ['demo', '--model', 'abw/tiny-qwen2', '--out', {str(out)!r}, "
+        "'--step', 'the agent looks up the order'], prog_name='abw-latent'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert doc["model"]["name"] == "abw/tiny-qwen2" and doc["step_count"] == 1
