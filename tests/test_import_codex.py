@@ -306,3 +306,13 @@ def test_bad_input_is_one_line_exit_2(run_cli, tmp_path, content, needle):
     assert code == 2
     assert needle in err and "bad.jsonl" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_folder_import_skips_the_prompt_history(run_cli, tmp_path):
+    home = tmp_path / "codex"
+    (home / "sessions").mkdir(parents=True)
+    (home / "sessions" / V0125.name).write_bytes(V0125.read_bytes())
+    (home / "history.jsonl").write_text('{"session_id": "x", "ts": 1, "text": "hi"}\n')
+    code, _, err = run_cli("import", "codex", "--input", home, "--out", tmp_path / "out", "-q")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 1

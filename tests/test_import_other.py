@@ -329,3 +329,14 @@ def test_bad_input_is_one_line_exit_2(run_cli, tmp_path, name, content):
         return
     assert code == 2, err
     assert "bad.json" in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_folder_discovery_skips_files_that_are_not_runs(run_cli, tmp_path):
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for path in SWE:
+        (runs / path.name).write_bytes(path.read_bytes())
+    (runs / "preds.json").write_text('{"pydicom__pydicom-1458": {"model_patch": "diff"}}')
+    code, _, err = run_cli("import", "swe-agent", "--input", runs, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == len(SWE)

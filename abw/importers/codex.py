@@ -210,6 +210,10 @@ class CodexImporter(Importer):
     )
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")
 
+    def discover(self, folder: Path) -> list[Path]:
+        """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one."""
+        return [p for p in super().discover(folder) if p.name != "history.jsonl"]
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
         state = _State(options, path)

@@ -102,6 +102,15 @@ class SweAgentImporter(Importer):
     help: ClassVar[str] = "SWE-agent .traj files (0.x, 1.x) and mini-swe-agent *.traj.json."
     suffixes: ClassVar[tuple[str, ...]] = (".traj", ".json")
 
+    def discover(self, folder: Path) -> list[Path]:
+        """``*.traj`` and ``*.traj.json`` files; a run folder's other JSON (preds, results,
+        configs) is not a trajectory."""
+        return sorted(
+            p
+            for p in folder.rglob("*")
+            if p.is_file() and (p.name.endswith(".traj") or p.name.endswith(".traj.json"))
+        )
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
         document = load_json(raw, path)
