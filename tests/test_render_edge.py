@@ -86,3 +86,16 @@ def test_candidate_path_that_ends_early():
     assert "*(path ended)*" in out["markdown"]
     assert "<b>ends</b>" in out["html"]
     assert 'class="tool end">end of path</span>' in out["html"]
+
+
+def test_sequence_chart_window_shows_a_late_divergence():
+    from abw.render.svg import FAIL_COLOR, sequence_chart
+
+    base = [f"t{i}" for i in range(40)]
+    cand = [*base[:30], "other", *base[31:]]
+    chart = sequence_chart(base, cand, 30)
+    assert ">28</text>" in chart and ">30</text>" in chart and ">0</text>" not in chart
+    assert chart.count(f'stroke="{FAIL_COLOR}" stroke-width="3"') == 2  # both rows marked
+    assert "28 earlier" in chart and "+5 more steps" in chart
+    short = sequence_chart(["a", "b"], ["a", "c"], 1)
+    assert "earlier" not in short and "more steps" not in short

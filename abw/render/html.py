@@ -82,18 +82,21 @@ def _check_view(check: Check, anchor: str) -> dict[str, Any]:
 def _alignment(div: Divergence) -> list[dict[str, Any]]:
     base, cand = div.baseline_path, div.candidate_path
     rows = []
-    for i in range(max(len(base), len(cand))):
+
+    def cell(path: list[str], i: int) -> dict[str, Any]:
+        # a tool, the end of the path (once), or nothing past the end
+        state = "tool" if i < len(path) else "end" if i == len(path) else "none"
+        return {"state": state, "name": path[i] if i < len(path) else None}
+
+    for i in range(max(len(base), len(cand)) + 1):
         kind = "same" if i < div.step else "diverge" if i == div.step else "after"
-        rows.append(
-            {
-                "step": i,
-                "baseline": base[i] if i < len(base) else None,
-                "candidate": cand[i] if i < len(cand) else None,
-                "kind": kind,
-            }
-        )
-    if div.step >= len(rows):  # the candidate ended where the baseline went on, or vice versa
-        rows.append({"step": div.step, "baseline": None, "candidate": None, "kind": "diverge"})
+        b, c = cell(base, i), cell(cand, i)
+        if b["state"] == c["state"] == "end" and kind != "diverge":
+            continue
+        rows.append({"step": i, "baseline": b, "candidate": c, "kind": kind})
+    if div.step >= len(rows):  # a divergence past both paths
+        end = {"state": "end", "name": None}
+        rows.append({"step": div.step, "baseline": end, "candidate": end, "kind": "diverge"})
     return rows
 
 

@@ -40,6 +40,19 @@ def tool_color(name: str) -> str:
     return PALETTE[int(sha256_hex(name)[:8], 16) % len(PALETTE)]
 
 
+def text_on(color: str) -> str:
+    """Black or white, whichever reads better on ``color`` (#rrggbb)."""
+    r, g, b = (int(color[i : i + 2], 16) / 255 for i in (1, 3, 5))
+    return "#0b0d0f" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "#ffffff"
+
+
+def _fit(label: str, room: float, size: float) -> str:
+    """A ``textLength`` squeezing ``label`` into ``room`` pixels when it would likely not fit."""
+    if len(label) * size * 0.62 <= room:
+        return ""
+    return f' textLength="{_n(room)}" lengthAdjust="spacingAndGlyphs"'
+
+
 def _svg(width: float, height: float, label: str, body: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_n(width)} {_n(height)}" '
@@ -54,22 +67,27 @@ def sequence_chart(
     candidate: list[str],
     divergence_step: int | None,
     *,
-    max_steps: int = 24,
+    max_steps: int = 7,
 ) -> str:
     """Baseline and candidate tool sequences as two aligned rows of labelled boxes.
 
-    The step where the candidate leaves the baseline is outlined in red on both rows.
+    At most ``max_steps`` steps are drawn: a window that starts two steps before the divergence,
+    which is outlined in red on both rows. Step numbers are the real path indices.
     """
-    steps = min(max(len(baseline), len(candidate), 1), max_steps)
+    total = max(len(baseline), len(candidate)) + 1  # room for an "end" box
+    steps = min(total, max_steps)
+    start = 0
+    if divergence_step is not None and divergence_step >= steps - 1:
+        start = max(min(divergence_step - 2, total - steps), 0)
     box_w, box_h, gap, left, top = 118.0, 34.0, 8.0, 92.0, 22.0
     width = left + steps * (box_w + gap) + 10
     height = top + 2 * (box_h + 16) + 8
     body = []
-    for i in range(steps):
-        x = left + i * (box_w + gap) + box_w / 2
+    for k in range(steps):
+        x = left + k * (box_w + gap) + box_w / 2
         body.append(
             f'<text x="{_n(x)}" y="14" font-size="12" text-anchor="middle" '
-            f'fill="#57606a">{i}</text>'
+            f'fill="#57606a">{start + k}</text>'
         )
     for row, (label, path) in enumerate((("baseline", baseline), ("candidate", candidate))):
         y = top + row * (box_h + 16)
@@ -77,8 +95,9 @@ def sequence_chart(
             f'<text x="0" y="{_n(y + box_h / 2 + 4)}" font-size="12" font-weight="600" '
             f'fill="{BASELINE_COLOR if row == 0 else CANDIDATE_COLOR}">{label}</text>'
         )
-        for i in range(steps):
-            x = left + i * (box_w + gap)
+        for k in range(steps):
+            i = start + k
+            x = left + k * (box_w + gap)
             diverged = divergence_step is not None and i == divergence_step
             if i >= len(path):
                 if i == len(path):
@@ -86,26 +105,36 @@ def sequence_chart(
                         f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(box_w)}" height="{_n(box_h)}" '
                         f'rx="6" fill="none" stroke="{FAIL_COLOR if diverged else "#d0d7de"}" '
                         f'stroke-dasharray="4 3" stroke-width="{2.5 if diverged else 1}"/>'
-                        f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="12" '
-                        f'text-anchor="middle" fill="#57606a">end</text>'
+                        f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" '
+                        'font-size="12" text-anchor="middle" fill="#57606a">end</text>'
                     )
                 continue
             name = path[i]
+            label = clean(shorten(name, 16))
             same = i < len(baseline) and i < len(candidate) and baseline[i] == candidate[i]
             color = tool_color(name)
-            opacity = "0.35" if (same and not diverged) else "0.9"
+            faded = same and not diverged
+            opacity = "0.35" if faded else "0.9"
+            ink = "#0b0d0f" if faded else text_on(color)
             body.append(
                 f'<g><title>{_t(name)}</title><rect x="{_n(x)}" y="{_n(y)}" width="{_n(box_w)}" '
                 f'height="{_n(box_h)}" rx="6" fill="{color}" fill-opacity="{opacity}" '
                 f'stroke="{FAIL_COLOR if diverged else color}" '
                 f'stroke-width="{3 if diverged else 1}"/>'
-                f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="12" '
-                f'text-anchor="middle" fill="#0b0d0f">{_t(shorten(name, 17))}</text></g>'
+                f'<text x="{_n(x + box_w / 2)}" y="{_n(y + box_h / 2 + 4)}" font-size="11" '
+                f'text-anchor="middle" fill="{ink}"{_fit(label, box_w - 12, 11)}>{_t(label)}'
+                "</text></g>"
             )
-    if max(len(baseline), len(candidate)) > max_steps:
+    if start:
         body.append(
-            f'<text x="{_n(width - 4)}" y="14" font-size="12" text-anchor="end" '
-            f'fill="#57606a">+{max(len(baseline), len(candidate)) - max_steps} more steps</text>'
+            f'<text x="{_n(left - 6)}" y="14" font-size="12" text-anchor="end" '
+            f'fill="#57606a">{start} earlier \u2190</text>'
+        )
+    hidden = total - 1 - (start + steps)
+    if hidden > 0:
+        body.append(
+            f'<text x="{_n(width - 4)}" y="{_n(height - 2)}" font-size="12" text-anchor="end" '
+            f'fill="#57606a">+{hidden} more steps \u2192</text>'
         )
     return _svg(width, height, "Baseline and candidate tool sequences", body)
 
@@ -267,9 +296,11 @@ def tool_bars(
     ]
     for i, name in enumerate(names):
         y = 24 + i * row_h
+        label = clean(shorten(name, 22))
         body.append(
             f'<text x="{_n(left - 8)}" y="{_n(y + 17)}" font-size="12" text-anchor="end" '
-            f'fill="#24292f"><title>{_t(name)}</title>{_t(shorten(name, 22))}</text>'
+            f'fill="#24292f"{_fit(label, left - 14, 12)}><title>{_t(name)}</title>'
+            f"{_t(label)}</text>"
         )
         for j, (values, color) in enumerate(
             ((baseline, BASELINE_COLOR), (candidate, CANDIDATE_COLOR))
