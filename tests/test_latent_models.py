@@ -217,3 +217,19 @@ def test_hub_id_loads_from_the_local_cache(models, tmp_path) -> None:
     assert result.returncode == 0, result.stderr
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert doc["model"]["name"] == "abw/tiny-qwen2" and doc["step_count"] == 1
+
+
+def test_model_logits_fallback_matches_naive(models) -> None:
+    """When the head check fails, entropies come from the model's own logits: still the same."""
+    from abw.latent.extract import extract
+
+    lm = load_model(str(models["llama"]), device="cpu", offline=True)
+    trajectories = [STEPS, STEPS[1:3]]
+    naive = extract(lm, trajectories, method="naive")
+    lm.lm_head_checked, lm.lm_head_ok = True, False
+    fallback = extract(lm, trajectories, layer=1)
+    reference = extract(lm, trajectories, layer=1, method="naive")
+    for a, b, c in zip(fallback, reference, naive, strict=True):
+        np.testing.assert_allclose(a.vectors, b.vectors, atol=1e-5)
+        np.testing.assert_allclose(a.entropies, c.entropies, rtol=1e-5)
+    assert not np.allclose(fallback[0].vectors, naive[0].vectors)  # layer 1 is not the final

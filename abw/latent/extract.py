@@ -152,6 +152,7 @@ def _entropy(torch: Any, logits: Any) -> Any:
 
 
 def _forward(lm: LoadedModel, ids: Any, mask: Any, keep: Any) -> Any:
+    """The whole model, every layer's states, logits for the last ``keep`` positions (or all)."""
     kwargs: dict[str, Any] = {
         "input_ids": ids,
         "attention_mask": mask,
@@ -163,6 +164,24 @@ def _forward(lm: LoadedModel, ids: Any, mask: Any, keep: Any) -> Any:
         except TypeError:
             pass
     return lm.model(**kwargs)
+
+
+def _hidden(lm: LoadedModel, ids: Any, mask: Any, layer: int, naive: bool) -> tuple[Any, Any, Any]:
+    """``(layer states, final states, model logits or None)`` for a padded batch.
+
+    The fast path runs only the backbone (``base_model``), and asks for every layer's states
+    only when a layer other than the last is wanted; the naive path runs the whole model with
+    its full logits.
+    """
+    if naive:
+        out = _forward(lm, ids, mask, None)
+        return out.hidden_states[layer], out.hidden_states[-1], getattr(out, "logits", None)
+    final_only = layer == lm.num_layers
+    out = lm.model.base_model(
+        input_ids=ids, attention_mask=mask, output_hidden_states=not final_only
+    )
+    final = out.last_hidden_state
+    return (final if final_only else out.hidden_states[layer]), final, None
 
 
 def _run_batch(
@@ -182,19 +201,18 @@ def _run_batch(
     rows = [row for row, seq in enumerate(batch) for _ in seq.targets]
     positions = [pos for seq in batch for (_, _, pos) in seq.targets]
     naive = method == "naive"
-    out = _forward(lm, ids, mask, None if naive else 1)
-    hidden = out.hidden_states
+    layer_states, final, model_logits = _hidden(lm, ids, mask, layer, naive)
     row_t = torch.tensor(rows, device=lm.device)
     pos_t = torch.tensor(positions, device=lm.device)
-    vectors = hidden[layer][row_t, pos_t].float().cpu().numpy()
+    vectors = layer_states[row_t, pos_t].float().cpu().numpy()
     entropies: list[float | None] = [None] * len(rows)
     if lm.has_lm_head:
         if naive:  # the model's own full logits: the reference
-            logits = out.logits[row_t, pos_t]
+            logits = model_logits[row_t, pos_t]
         else:
-            logits = _logits(lm, hidden[-1][row_t, pos_t])
+            logits = _logits(lm, final[row_t, pos_t])
             if not lm.lm_head_checked:
-                _check_head(lm, batch, hidden[-1], out.logits)
+                _check_head(lm, batch[0], final[0])
             if not lm.lm_head_ok:
                 logits = _full_logits(lm, batch)
         entropies = [float(e) for e in _entropy(torch, logits).cpu().numpy()]
@@ -202,17 +220,15 @@ def _run_batch(
     return [(t, s, vectors[i], entropies[i]) for i, (t, s) in enumerate(keys)]
 
 
-def _check_head(lm: LoadedModel, batch: list[_Sequence], final: Any, kept: Any) -> None:
-    """Once per model: the head applied to hidden_states[-1] must equal the model's logits."""
+def _check_head(lm: LoadedModel, seq: _Sequence, final: Any) -> None:
+    """Once per model: the head on the backbone's last state must equal the model's logits."""
     import torch
 
     lm.lm_head_checked = True
-    width = len(batch[0].ids)
-    if kept is None or kept.shape[1] < 1:
-        lm.lm_head_ok = False
-        return
-    mine = _logits(lm, final[0, width - 1])
-    theirs = kept[0, -1].float()
+    ids = torch.tensor([seq.ids], device=lm.device)
+    out = _forward(lm, ids, torch.ones_like(ids), 1)
+    theirs = out.logits[0, -1].float()
+    mine = _logits(lm, final[len(seq.ids) - 1])
     tol = 1e-2 * max(1.0, float(theirs.abs().max()))
     lm.lm_head_ok = bool(torch.allclose(mine, theirs, atol=tol, rtol=1e-2))
 
