@@ -9,6 +9,7 @@ import yaml
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
+from abw.limits import read_limited
 
 MAX_SPEC_BYTES = 1 << 20
 
@@ -59,7 +60,7 @@ def load_spec(path: str | Path) -> tuple[Any, str]:
 
     spec_path = Path(path)
     try:
-        raw = spec_path.read_bytes()
+        raw = read_limited(spec_path, MAX_SPEC_BYTES, "the spec file")
     except (FileNotFoundError, IsADirectoryError):
         raise AbwInputError("spec file not found", file=spec_path) from None
     try:

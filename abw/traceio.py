@@ -16,6 +16,7 @@ import orjson
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
+from abw.limits import MAX_TRACE_BYTES, read_limited
 from abw.models import TRACE_SCHEMA
 
 _HEAD_KEYS = ("schema_version", "source", "run", "redaction")
@@ -110,7 +111,7 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
 def load_trace(path: str | Path) -> TraceFile:
     """Read one trace file."""
     try:
-        raw = Path(path).read_bytes()
+        raw = read_limited(path, MAX_TRACE_BYTES, "the trace file")
     except FileNotFoundError:
         raise AbwInputError("trace file not found", file=path) from None
     except IsADirectoryError:
@@ -128,6 +129,10 @@ def trace_paths(folder: str | Path) -> list[Path]:
     paths = sorted(p for p in root.rglob("*.json") if p.is_file())
     if not paths:
         raise AbwInputError("no trace files (*.json) found", file=root)
+    real_root = root.resolve()
+    for path in paths:  # a symlink inside the folder must not pull in files from elsewhere
+        if not path.resolve().is_relative_to(real_root):
+            raise AbwInputError("a symlink leads outside the trace folder; refusing it", file=path)
     return paths
 
 

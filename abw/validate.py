@@ -31,10 +31,11 @@ def json_path(parts: Any) -> str:
 
 def load_document(path: Path) -> Any:
     """Parse a JSON or YAML document (YAML for .yaml/.yml), safely."""
+    from abw.limits import MAX_TRACE_BYTES, read_limited
     from abw.specio import parse_yaml_text
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_limited(path, MAX_TRACE_BYTES, "the document").decode("utf-8")
     except FileNotFoundError:
         raise AbwInputError("no such file", file=path) from None
     except UnicodeDecodeError as exc:

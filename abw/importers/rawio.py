@@ -9,12 +9,13 @@ from typing import Any
 import orjson
 
 from abw.errors import AbwInputError
+from abw.limits import MAX_RAW_BYTES, check_line, read_limited
 
 
 def read_raw(path: Path) -> bytes:
     """The bytes of a raw export; a missing or unreadable file is an input error."""
     try:
-        return path.read_bytes()
+        return read_limited(path, MAX_RAW_BYTES, "the export")
     except FileNotFoundError:
         raise AbwInputError("no such file", file=path) from None
     except IsADirectoryError:
@@ -54,6 +55,7 @@ def jsonl_records(
     lines = raw.split(b"\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for index, line in enumerate(lines):
+        check_line(line, path, index + 1)
         if not line.strip():
             continue
         try:

@@ -13,6 +13,7 @@ from typing import ClassVar
 import orjson
 
 from abw.importers.base import Importer, ImportOptions
+from abw.limits import MAX_LINE_BYTES
 from abw.models.trace import Trace
 
 _PEEK_LINES = 50
@@ -32,7 +33,10 @@ def peek(path: Path) -> _Peek:
     session_id = agent_id = None
     try:
         with open(path, "rb") as handle:
-            for _, raw in zip(range(_PEEK_LINES), handle, strict=False):
+            for _ in range(_PEEK_LINES):
+                raw = handle.readline(MAX_LINE_BYTES + 1)  # bounded: a 5 GB "line" is not read
+                if not raw or len(raw) > MAX_LINE_BYTES:
+                    break
                 try:
                     record = orjson.loads(raw)
                 except orjson.JSONDecodeError:

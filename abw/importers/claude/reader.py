@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from abw.errors import AbwInputError
+from abw.limits import MAX_LINE_BYTES, check_line
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -49,8 +50,9 @@ class JsonlReader:
             raise AbwInputError(f"cannot read: {exc.strerror}", file=self.path) from None
         try:
             line_no = 0
-            for raw in handle:
+            while raw := handle.readline(MAX_LINE_BYTES + 1):  # bounded: no 5 GB line
                 line_no += 1
+                check_line(raw, self.path, line_no)
                 digest.update(raw)
                 if line_no == 1 and raw.startswith(_BOM):
                     raw = raw[len(_BOM) :]

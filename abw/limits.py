@@ -1,0 +1,56 @@
+"""Input size limits: every file abw reads whole, and every line it reads, has a ceiling.
+
+abw runs in CI on files a stranger can change. A 5 GB sparse file or a single 200 MB line must
+end in a clear refusal, not in an out-of-memory kill. The limits are far above real exports
+(the largest real Claude Code transcript line in the corpus is a few MB) and are checked
+before the bytes are read.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from abw.errors import AbwInputError
+
+MiB = 1 << 20
+
+MAX_TRACE_BYTES = 256 * MiB  # one agent-behavior-trace/v0 file
+MAX_RAW_BYTES = 512 * MiB  # one raw export read whole (JSON document or JSON Lines)
+MAX_LINE_BYTES = 64 * MiB  # one line of a JSON Lines export
+
+
+def _size(count: int) -> str:
+    return f"{count / MiB:.0f} MiB" if count >= MiB else f"{count} bytes"
+
+
+def too_large(what: str, size: int, limit: int, path: str | Path) -> AbwInputError:
+    """The one-line refusal for an input over its limit."""
+    return AbwInputError(
+        f"{what} is {_size(size)}, over abw's limit of {_size(limit)}; refusing to read it",
+        file=path,
+    )
+
+
+def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
+    """The bytes of ``path``, refusing (before reading) anything larger than ``limit``.
+
+    OSErrors (missing file, folder, permission) propagate for the caller to word; special files
+    that report no size (``/dev/zero``) are cut off at ``limit + 1`` bytes and refused too.
+    """
+    with open(path, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise too_large(what, size, limit, path)
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise too_large(what, len(data), limit, path)
+    return data
+
+
+def check_line(line: bytes, path: str | Path, number: int) -> None:
+    """Refuse a JSON Lines line longer than :data:`MAX_LINE_BYTES`."""
+    if len(line) > MAX_LINE_BYTES:
+        error = too_large("the line", len(line), MAX_LINE_BYTES, path)
+        error.line = number
+        raise error
