@@ -5,6 +5,7 @@ Escaping follows ``@actions/core``: data escapes ``%``, CR and LF; properties al
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping
 from typing import TextIO
@@ -12,9 +13,17 @@ from typing import TextIO
 LEVELS = ("error", "warning", "notice")
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _visible(value: str) -> str:
+    """Other control characters (ANSI escapes, NUL, BEL) shown as ``%XX``, never sent raw."""
+    return _CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", value)
+
+
 def escape_data(value: str) -> str:
     """Escape a command's message."""
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return _visible(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:
@@ -77,5 +86,5 @@ class Console:
 
     def info(self, message: str) -> None:
         """A plain log line; any ``::`` at its start cannot start a command."""
-        text = " ".join(message.splitlines())
+        text = _visible(" ".join(message.splitlines()))
         self.emit(text if not text.startswith("::") else " " + text)
