@@ -162,7 +162,12 @@ def test_steps_file_and_bad_input(run_cli, models, tmp_path) -> None:
         docs.append(json.loads(out.read_text(encoding="utf-8")))
     assert docs[0] == docs[1] and docs[0]["step_count"] == 2
     base = ["latent", "demo", "--model", models["qwen2"], "--out", tmp_path / "e.json"]
-    for extra in ([], ["--step", "  "], ["--steps-file", tmp_path / "missing.txt"]):
+    import torch
+
+    cases = [[], ["--step", "  "], ["--steps-file", tmp_path / "missing.txt"]]
+    if not torch.cuda.is_available():
+        cases.append(["--step", "x", "--device", "cuda"])
+    for extra in cases:
         code, _, err = run_cli(*base, *extra)
         assert code == 2 and len(err.strip().splitlines()) == 1, err
 
