@@ -1,0 +1,170 @@
+"""Faults: killed writers leave no half files; concurrent gates do not corrupt an output folder;
+the GitHub API failing (404, 422, timeouts) degrades publishing but never the verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from action_env import Runner, write_gate_workspace
+from conftest import REPO
+from fake_github import FakeGitHub
+
+ABW = str(Path(sys.executable).with_name("abw"))
+EXAMPLE = REPO / "examples" / "refund-policy"
+REPORTS = ("gate-report.json", "report.html", "report.md", "report.sarif", "report.junit.xml")
+
+
+def _complete(path: Path) -> bool:
+    """True when the file is a whole report of its kind."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix in (".json", ".sarif"):
+        json.loads(text)
+        return True
+    if path.name.endswith(".xml"):
+        ET.fromstring(text)
+        return True
+    if path.suffix == ".html":
+        return text.rstrip().endswith("</html>")
+    return text.endswith("\n") and len(text) > 100
+
+
+WRITER = """
+import sys
+from abw.atomic import write_atomic
+payload = ("x" * 4095 + "\\n") * 4096  # 16 MB: a write takes long enough to be interrupted
+marker = sys.argv[2]
+while True:
+    write_atomic(sys.argv[1], marker + payload + marker)
+"""
+
+
+def test_killed_mid_write_leaves_old_or_new_file_never_half(tmp_path):
+    target = tmp_path / "report.json"
+    rng = random.Random(5)
+    for round_ in range(6):
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target), f"<{round_}>"])
+        time.sleep(rng.uniform(0.3, 1.2))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        if target.exists():
+            data = target.read_bytes()
+            assert len(data) == 4096 * 4096 + 2 * len(f"<{round_}>")
+            assert data.startswith(b"<") and data.endswith(b">")
+    # leftovers of a killed writer are hidden temporaries, never the report's own name
+    leftovers = [p for p in tmp_path.iterdir() if p != target]
+    for path in leftovers:
+        assert path.name.startswith(".report.json.") and path.suffix == ".tmp", path.name
+    assert leftovers, "no kill landed mid-write: the test proved nothing"
+
+
+def test_killed_gate_leaves_only_complete_reports(tmp_path):
+    args = [
+        ABW,
+        "gate",
+        "--baseline",
+        str(EXAMPLE / "traces" / "baseline"),
+        "--candidate",
+        str(EXAMPLE / "traces" / "regressed"),
+        "--spec",
+        str(EXAMPLE / "behavior.yaml"),
+        "--report-dir",
+        str(tmp_path / "out"),
+    ]
+    rng = random.Random(11)
+    for _ in range(5):
+        proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 2.5))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        for name in REPORTS:
+            path = tmp_path / "out" / name
+            if path.exists():
+                assert _complete(path), name
+
+
+def _gate(out: Path, candidate: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [
+            ABW,
+            "gate",
+            "--baseline",
+            str(EXAMPLE / "traces" / "baseline"),
+            "--candidate",
+            str(EXAMPLE / "traces" / candidate),
+            "--spec",
+            str(EXAMPLE / "behavior.yaml"),
+            "--report-dir",
+            str(out),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "ABW_NO_PROGRESS": "1"},
+    )
+
+
+def test_two_gates_writing_one_folder_do_not_corrupt_it(tmp_path):
+    out = tmp_path / "out"
+    for _ in range(2):
+        good, bad = _gate(out, "good"), _gate(out, "regressed")
+        assert good.wait(timeout=120) == 0, good.stderr.read()
+        assert bad.wait(timeout=120) == 1, bad.stderr.read()
+        for name in REPORTS:
+            assert _complete(out / name), name  # whole files, from one run or the other
+        verdict = json.loads((out / "gate-report.json").read_text())["verdict"]
+        assert verdict in ("PASS", "FAIL")
+        assert not [p for p in out.iterdir() if p.name not in REPORTS]  # no temporaries left
+
+
+# ---------------------------------------------------------------- the GitHub API failing
+
+
+@pytest.fixture
+def fake():
+    server = FakeGitHub().start()
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("status", [404, 422])
+def test_api_errors_keep_verdict_and_exit_code(tmp_path, fake, status):
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    fake.fail("POST", r"/check-runs$", status, "Not Found" if status == 404 else "Unprocessable")
+    fake.fail("POST", r"/issues/7/comments$", status, "nope")
+    result = runner.run(inputs)
+    assert result.code == 1, result.stdout + result.stderr
+    assert result.outputs["verdict"] == "FAIL"
+    assert "FAIL" in result.summary
+    logs = result.stdout + result.stderr
+    assert "::warning" in logs or "::error" in logs or "could not" in logs.lower()
+    assert "Traceback" not in logs
+
+
+def test_api_timeout_keeps_verdict_and_exit_code(tmp_path):
+    """An API that accepts connections and never answers: publishing times out, verdict stands."""
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(64)
+    try:
+        url = f"http://127.0.0.1:{hole.getsockname()[1]}/api/v3"
+        runner = Runner(tmp_path, url)
+        inputs = write_gate_workspace(runner.workspace, "FAIL")
+        started = time.monotonic()
+        result = runner.run(inputs, ABW_GITHUB_TIMEOUT="1", ABW_GITHUB_BACKOFF="0")
+        assert result.code == 1, result.stdout + result.stderr
+        assert result.outputs["verdict"] == "FAIL"
+        assert "Traceback" not in result.stdout + result.stderr
+        assert time.monotonic() - started < 110  # bounded retries, not a hang
+    finally:
+        hole.close()
