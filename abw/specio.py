@@ -26,11 +26,32 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+MAX_DEPTH = 64
+
+
+def _check_depth(text: str, file: str | Path) -> None:
+    """Refuse deep nesting first, with libyaml's linear-time parser when it is there: the pure
+    Python scanner is quadratic in nesting depth (``[[[[...`` of 1 MB took seconds)."""
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                message = f"invalid YAML: nested deeper than {MAX_DEPTH} levels"
+                raise AbwInputError(message, file=file)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
 def parse_yaml_text(text: str, file: str | Path) -> Any:
     """Parse one YAML document; any problem becomes an :class:`AbwInputError` with its line."""
     if len(text.encode("utf-8", "surrogatepass")) > MAX_SPEC_BYTES:
         raise AbwInputError(f"larger than {MAX_SPEC_BYTES} bytes", file=file)
     try:
+        _check_depth(text, file)
         return yaml.load(text, Loader=_NoAliasLoader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
