@@ -353,7 +353,7 @@ def _concatenated(text: str) -> list[Any] | None:
             return values
         try:
             value, index = decoder.raw_decode(text, index)
-        except (json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # JSONDecodeError, or a >4300-digit integer
             return None
         values.append(value)
 
