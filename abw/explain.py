@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,17 @@ def explain(report: GateReport, check_id: str) -> str:
             lines.append(f"  {v.trace_id}: {v.message}")
             lines.append(f"    {where or v.trace_file}")
     lines += ["", "why", f"  {_why(check)}"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(_printable(line) for line in lines) + "\n"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _printable(line: str) -> str:
+    """One terminal line: newlines and escapes inside names show as ``\\n``/``\\x1b``, so a
+    trace value can neither start a CI workflow command (``::set-output``) nor drive the
+    terminal."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], line)
 
 
 def _rule_why(rule: str) -> str:
