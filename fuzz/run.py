@@ -22,6 +22,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 
+def _max_len(target, default: int) -> int:
+    """Specs are small; other inputs may be whole JSON documents, which must not be cut."""
+    if target.name == "spec":
+        return min(default, 2048)
+    return max([default, *(len(data) for _, data in target.seeds)])
+
+
 def main(argv: list[str] | None = None) -> int:
     import fuzzkit
 
@@ -48,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             str(HERE / "harness.py"),
             target.name,
             f"-runs={args.runs}",
-            f"-max_len={min(args.max_len, 2048) if target.name == 'spec' else args.max_len}",
+            f"-max_len={_max_len(target, args.max_len)}",
             "-seed=1",
             "-rss_limit_mb=2048",
             "-timeout=30",

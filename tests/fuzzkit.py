@@ -32,23 +32,35 @@ CORPUS_DIRS: dict[str, str] = {
     "swe-agent": "swe-agent",
 }
 
-MAX_SEED_BYTES = 64 * 1024  # seeds are cut to this so one execution stays fast
+MAX_SEED_BYTES = 64 * 1024  # JSON Lines seeds are cut to this so one execution stays fast
+MAX_DOCUMENT_BYTES = 256 * 1024  # whole-document seeds (cutting one would only make it invalid)
 
 
 # ---------------------------------------------------------------- seeds
 
 
 def corpus_seeds(importer: str, limit: int = 8) -> list[tuple[str, bytes]]:
-    """Real exports for ``importer``: (file name, first MAX_SEED_BYTES cut at a line end)."""
+    """Real exports for ``importer``, smallest first: JSON documents whole (up to
+    MAX_DOCUMENT_BYTES), JSON Lines cut at a line end after MAX_SEED_BYTES."""
     folder = CORPUS / CORPUS_DIRS.get(importer, importer)
     seeds: list[tuple[str, bytes]] = []
     if not folder.is_dir():
         return seeds
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
     files.sort(key=lambda p: p.stat().st_size)  # small first: whole documents
-    for path in files[:limit]:
+    for path in files:
+        if len(seeds) >= limit or path.suffix not in (".json", ".jsonl", ".traj"):
+            continue
         data = path.read_bytes()
-        if len(data) > MAX_SEED_BYTES:
+        try:
+            json.loads(data)
+            whole = True
+        except ValueError:
+            whole = False
+        if whole:
+            if len(data) > MAX_DOCUMENT_BYTES:
+                continue
+        elif len(data) > MAX_SEED_BYTES:
             cut = data.rfind(b"\n", 0, MAX_SEED_BYTES)
             data = data[: cut + 1] if cut > 0 else data[:MAX_SEED_BYTES]
         seeds.append((path.name, data))
