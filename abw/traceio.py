@@ -137,5 +137,14 @@ def trace_paths(folder: str | Path) -> list[Path]:
 
 
 def load_traces(folder: str | Path) -> list[TraceFile]:
-    """Every trace under a folder (or one file), sorted by path so file order never matters."""
-    return [load_trace(p) for p in trace_paths(folder)]
+    """Every trace under a folder (or one file), sorted by path so file order never matters.
+
+    Over many files, a progress bar is drawn on stderr when it is a terminal (abw.progress)."""
+    from abw.progress import track
+
+    paths = trace_paths(folder)
+    label = f"loading {Path(folder).name}"
+    return [load_trace(p) for p in track(paths, label, quiet=len(paths) < PROGRESS_MIN_FILES)]
+
+
+PROGRESS_MIN_FILES = 200

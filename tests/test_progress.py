@@ -51,3 +51,51 @@ def test_broken_stream_disables_bar():
     bar = Progress(2, "x", enabled=True, stream=Broken())
     bar.advance(2)  # must not raise
     assert not bar.enabled
+
+
+def _abw_with_tty_stderr(args: list[str], cwd) -> tuple[int, str]:
+    """Run abw with stderr on a pseudo-terminal; returns (exit code, what the terminal showed)."""
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "ABW_NO_PROGRESS"}
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).with_name("abw")), *args],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.wait(timeout=120), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_import_draws_a_bar_on_a_terminal_only(tmp_path):
+    import shutil
+
+    from conftest import CORPUS
+
+    source = tmp_path / "in"
+    source.mkdir()
+    for path in sorted((CORPUS / "codex").glob("*.jsonl"))[:3]:
+        shutil.copyfile(path, source / path.name)
+    code, shown = _abw_with_tty_stderr(["import", "codex", "--input", "in", "--out", "a"], tmp_path)
+    assert code == 0 and "import codex [" in shown and "3/3" in shown
+    code, shown = _abw_with_tty_stderr(
+        ["import", "codex", "--input", "in", "--out", "b", "--quiet"], tmp_path
+    )
+    assert code == 0 and "import codex [" not in shown

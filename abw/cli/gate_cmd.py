@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import click
@@ -93,6 +94,9 @@ def gate_command(
     from abw.errors import AbwInputError
     from abw.gate import report_json, run_gate
     from abw.verdicts import exit_code
+
+    if quiet:  # no progress bar while loading many traces (abw.progress)
+        os.environ["ABW_NO_PROGRESS"] = "1"
 
     if (spec_path is None) == (contract_path is None):
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")

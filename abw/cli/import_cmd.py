@@ -118,7 +118,10 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             files = [input_path]
         else:
             raise AbwInputError("no such file or folder", file=input_path)
-        results = [(path, importer.import_file(path, options)) for path in files]
+        from abw.progress import track
+
+        bar = track(files, f"import {name}", quiet=quiet or len(files) < 2)
+        results = [(path, importer.import_file(path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1 and not input_path.is_dir()
         if out.suffix == ".json" and not single_file:
