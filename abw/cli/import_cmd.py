@@ -38,6 +38,43 @@ def _write_traces(
     return [write_trace(trace, target) for target, (_, trace) in planned.items()]
 
 
+def _stream_traces(importer, files, options, out: Path) -> list[Path]:
+    """Import file by file, writing each trace to a staging folder next to ``out`` at once, and
+    move them all into place only when every input has imported: memory stays flat however
+    large the folder, and a bad file still leaves no half result."""
+    import os
+    import shutil
+    import tempfile
+
+    from abw.errors import AbwInputError
+    from abw.traceio import write_trace
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-import-", dir=out.parent))
+    planned: dict[Path, Path] = {}  # target -> source
+    try:
+        for source in files:
+            traces = importer.import_file(source, options)
+            for index, trace in enumerate(traces):
+                stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
+                target = out / f"{stem}.json"
+                if target in planned:
+                    raise AbwInputError(
+                        f"{planned[target]} and {source} would both be written to "
+                        f"{target.name}; import them separately",
+                        field="--out",
+                    )
+                planned[target] = source
+                write_trace(trace, staging / target.name)
+            del traces
+        out.mkdir(parents=True, exist_ok=True)
+        for target in planned:
+            os.replace(staging / target.name, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return list(planned)
+
+
 def make_import_command(name: str, help_text: str) -> click.Command:
     @click.command(name=name, help=help_text)
     @click.option(
@@ -121,6 +158,15 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         from abw.progress import track
 
         bar = track(files, f"import {name}", quiet=quiet or len(files) < 2)
+        if input_path.is_dir():  # stream: one input's traces in memory at a time
+            if out.suffix == ".json":
+                raise AbwInputError("a folder of exports: --out must be a folder", field="--out")
+            written = _stream_traces(importer, bar, options, out)
+            if not quiet:
+                for warning in options.warnings:
+                    click.echo(f"abw: warning: {warning}", err=True)
+                click.echo(f"abw: wrote {len(written)} trace(s) to {out}", err=True)
+            return 0
         results = [(path, importer.import_file(path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1 and not input_path.is_dir()
