@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             "-rss_limit_mb=2048",
             "-timeout=30",
             "-print_final_stats=1",
+            f"-artifact_prefix={args.out}/",  # slow/crash units go here, never the cwd
             str(seeds),
         ]
         env = {

@@ -260,7 +260,7 @@ def test_unsafe_spec_is_refused_in_one_line(tmp_path, run_cli, name):
     traces = tmp_path / "t"
     write_run(traces / "a.json", "a", GOOD)
     code, out, err = run_cli(
-        "gate", "--baseline", traces, "--candidate", traces, "--spec", spec, "--out", "x.json"
+        "gate", "--baseline", traces, "--candidate", traces, "--spec", spec, "--out", tmp_path / "x"
     )
     assert code == 2, (out, err)
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
