@@ -34,6 +34,7 @@ CRASH_DIR = Path(os.environ.get("ABW_FUZZ_CRASHES", "fuzz/out/crashes")) / TARGE
     ":", "-"
 )
 SUFFIXES = sorted({Path(n).suffix or TARGET.suffix for n, _ in TARGET.seeds}) or [TARGET.suffix]
+RUNS = next((int(a.split("=", 1)[1]) for a in sys.argv if a.startswith("-runs=")), -1)
 stats = {"target": TARGET.name, "executions": 0, "ok": 0, "error": 0, "crashes": 0, "kinds": {}}
 
 
@@ -57,8 +58,8 @@ def test_one_input(data: bytes) -> None:
         CRASH_DIR.mkdir(parents=True, exist_ok=True)
         (CRASH_DIR / (hashlib.sha256(data).hexdigest()[:16] + suffix)).write_bytes(data)
         _save_stats()
-    if stats["executions"] % 1000 == 0:
-        _save_stats()
+    if stats["executions"] % 1000 == 0 or stats["executions"] == RUNS:
+        _save_stats()  # libFuzzer ends with exit(), which skips atexit: save on the last run
 
 
 def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:

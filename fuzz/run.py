@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -86,6 +87,11 @@ def main(argv: list[str] | None = None) -> int:
             handle.close()
             running.remove(entry)
             data = json.loads(stats.read_text()) if stats.exists() else {}
+            done = re.search(
+                r"stat::number_of_executed_units:\s+(\d+)", log.read_text("utf-8", "replace")
+            )
+            if done:  # libFuzzer's own count is authoritative
+                data["executions"] = max(data.get("executions", 0), int(done.group(1)))
             hard = proc.returncode != 0  # libFuzzer itself stopped: segfault, OOM, timeout
             results.append(
                 {
