@@ -30,4 +30,5 @@ bench: setup
 	$(BIN)/python benchmarks/run_all.py
 
 fuzz: setup
+	$(BIN)/python -m pip install --quiet atheris
 	$(BIN)/python fuzz/run.py

@@ -11,6 +11,7 @@ fuzz/out/crashes/<target>/. Exit code 1 when any target crashed, else 0.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -32,6 +33,10 @@ def _max_len(target, default: int) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     import fuzzkit
+
+    if importlib.util.find_spec("atheris") is None:
+        print("fuzz/run.py needs atheris: pip install atheris (Linux wheels; else clang)")
+        return 2
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100_000, help="executions per target")
