@@ -76,6 +76,22 @@ def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
     return mapping
 
 
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+
+
+def _share_fields_sets(spans: list[Any]) -> None:
+    """Spans with the same keys share one pydantic ``fields_set``: a set of 9 names costs 728
+    bytes, about 40 % of a loaded span, which made the gate's load of 10,000 runs of 50 spans
+    exceed 1 GB (benchmarks/bench_gate.py). It only records which keys the file gave; abw
+    never assigns to loaded spans nor dumps them with ``exclude_unset``."""
+    for span in spans:
+        key = frozenset(span.__pydantic_fields_set__)
+        shared = _FIELDS_SETS.get(key)
+        if shared is None:
+            shared = _FIELDS_SETS[key] = set(key)
+        object.__setattr__(span, "__pydantic_fields_set__", shared)
+
+
 def parse_trace(raw: bytes, path: str) -> TraceFile:
     """Validate trace bytes; any problem is an :class:`AbwInputError` naming file and field."""
     from pydantic import ValidationError
@@ -105,6 +121,7 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
     ordinals = [s.ordinal for s in trace.spans]
     if len(set(ordinals)) != len(ordinals):
         raise AbwInputError("span ordinals repeat", file=path, field="spans.ordinal")
+    _share_fields_sets(trace.spans)
     return TraceFile(path, trace, sha256_hex(raw), _span_lines(raw, len(trace.spans)))
 
 
