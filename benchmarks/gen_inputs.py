@@ -26,19 +26,25 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CORPUS, TMP, folder_bytes
+from common import CORPUS, REPO, TMP, folder_bytes
 
 UUID = re.compile(rb"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
 def claude_sessions() -> list[Path]:
-    """The corpus's main Claude Code session files (subagent/agent files left out)."""
+    """The corpus's main Claude Code session files (subagent/agent files left out); without the
+    corpus (a fresh clone elsewhere), the example's Claude Code transcripts."""
     folder = CORPUS / "claude-code"
-    return sorted(
+    found = sorted(
         p
         for p in folder.glob("*.jsonl")
         if "__subagents__" not in p.name and not p.name.split("__")[-1].startswith("agent-")
     )
+    if not found:
+        found = sorted((REPO / "examples" / "refund-policy" / "transcripts").rglob("*.jsonl"))
+    if not found:
+        raise SystemExit("no Claude Code transcripts found (../shared/corpus or examples/)")
+    return found
 
 
 def gen_sessions(out: Path, megabytes: int) -> Path:
