@@ -1,0 +1,49 @@
+"""Start-up stays light: `abw --help` loads no heavy module (speed itself is benchmarked in
+benchmarks/bench_startup.py, never timed here)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ("pydantic", "numpy", "jinja2", "github", "torch", "transformers", "yaml", "scipy")
+
+CODE = """
+import json, sys
+from abw.cli import cli, run
+code = run(cli, sys.argv[1:])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def _loaded(*args: str) -> tuple[int, set[str]]:
+    out = subprocess.run(
+        [sys.executable, "-c", CODE, *args], capture_output=True, text=True, timeout=60
+    ).stdout
+    code, modules = json.loads(out.strip().splitlines()[-1])
+    return code, set(modules)
+
+
+def _top(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_help_loads_no_heavy_module():
+    code, modules = _loaded("--help")
+    assert code == 0
+    assert not _top(modules) & set(HEAVY), sorted(_top(modules) & set(HEAVY))
+
+
+def test_help_lists_commands_without_importing_them():
+    code, modules = _loaded("--help")
+    assert code == 0
+    assert "abw.cli.verify_cmd" not in modules and "abw.verify_report" not in modules
+    assert "abw.cli.gate_cmd" not in modules and "abw.gate" not in modules
+    out = subprocess.run(
+        [sys.executable, "-c", "from abw.cli import main; main()", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    assert "verify-report" in out and "gate" in out
