@@ -48,18 +48,28 @@ while True:
 """
 
 
+def _kill_while_temporary_exists(proc: subprocess.Popen, folder: Path) -> None:
+    """SIGKILL the writer as soon as a temporary file shows a write in progress."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and proc.poll() is None:
+        if any(p.name.endswith(".tmp") and p.stat().st_size > 0 for p in folder.iterdir()):
+            break
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
 def test_killed_mid_write_leaves_old_or_new_file_never_half(tmp_path):
     target = tmp_path / "report.json"
-    rng = random.Random(5)
-    for round_ in range(6):
+    for round_ in range(20):
         proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target), f"<{round_}>"])
-        time.sleep(rng.uniform(0.3, 1.2))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        _kill_while_temporary_exists(proc, tmp_path)
         if target.exists():
             data = target.read_bytes()
-            assert len(data) == 4096 * 4096 + 2 * len(f"<{round_}>")
-            assert data.startswith(b"<") and data.endswith(b">")
+            marker = data[: data.index(b">") + 1]  # the round that wrote it, e.g. b"<3>"
+            assert data.endswith(marker) and len(data) == 4096 * 4096 + 2 * len(marker)
+        if round_ >= 5 and any(p != target for p in tmp_path.iterdir()):
+            break
     # leftovers of a killed writer are hidden temporaries, never the report's own name
     leftovers = [p for p in tmp_path.iterdir() if p != target]
     for path in leftovers:

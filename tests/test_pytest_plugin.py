@@ -54,7 +54,7 @@ def test_example_fails_on_the_regressed_refund_candidate(pytester):
 
 def _write_test(pytester, body: str) -> None:
     pytester.makepyfile(
-        test_gate=f"""
+        test_agent_gated=f"""
 import pytest
 from pathlib import Path
 REFUND = Path({str(REFUND)!r})
