@@ -112,6 +112,13 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         "(dots reach into objects); everything else is hashed.",
     )
     @click.option(
+        "--argument-fields",
+        default=None,
+        help="Comma list of TOOL:field.path: copy these tool-input fields raw into "
+        "attributes.arguments of spans whose name matches the glob TOOL (for argument rules); "
+        "everything else is hashed. Bash:command stores the command text.",
+    )
+    @click.option(
         "--exported-at",
         default=None,
         help="Timestamp to record as source.exported_at (default: now, UTC).",
@@ -125,6 +132,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         environment: str | None,
         bash_tool_labels: str | None,
         output_fields: str | None,
+        argument_fields: str | None,
         exported_at: str | None,
         quiet: bool,
     ) -> int:
@@ -133,18 +141,29 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         from abw.errors import AbwInputError
         from abw.importers import get_importer
         from abw.importers.base import ImportOptions
-        from abw.importers.common import parse_labels, parse_output_fields
+        from abw.importers.common import (
+            parse_argument_fields,
+            parse_labels,
+            parse_output_fields,
+        )
 
         if not redact:
             raise AbwInputError(
                 "abw never stores raw content; --no-redact is not supported", field="--redact"
             )
         importer = get_importer(name)
+        named_arguments = parse_argument_fields(argument_fields)
+        if named_arguments and not getattr(importer, "supports_argument_fields", False):
+            raise AbwInputError(
+                f"the {name} importer does not extract argument fields yet",
+                field="--argument-fields",
+            )
         options = ImportOptions(
             scenario_id=scenario_id,
             environment=environment,
             labels=parse_labels(bash_tool_labels),
             output_fields=parse_output_fields(output_fields),
+            argument_fields=named_arguments,
             exported_at=exported_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         )
         if input_path.is_dir():

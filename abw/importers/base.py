@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from abw.importers.common import Label
+    from abw.importers.common import ArgumentField, Label
     from abw.models.trace import Trace
 
 
@@ -20,6 +20,7 @@ class ImportOptions:
     environment: str | None = None
     labels: tuple[Label, ...] = ()
     output_fields: tuple[str, ...] = ()
+    argument_fields: tuple[ArgumentField, ...] = ()
     exported_at: str | None = None
     warnings: list[str] = field(default_factory=list, compare=False)
 
@@ -40,6 +41,9 @@ class Importer(ABC):
     export_format: ClassVar[str]
     help: ClassVar[str]
     suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
+    #: Whether the importer honours ``ImportOptions.argument_fields`` (``--argument-fields``);
+    #: the CLI refuses the flag for an importer that would silently ignore it.
+    supports_argument_fields: ClassVar[bool] = False
 
     def discover(self, folder: Path) -> list[Path]:
         """The files in ``folder`` to import, sorted."""

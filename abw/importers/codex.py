@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
+from abw.importers.common import extract_arguments, record_kept_arguments
 from abw.importers.rawio import decode_json_string, jsonl_records, load_json, read_raw
 from abw.importers.spans import SHELL_TOOLS, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
@@ -209,6 +210,7 @@ class CodexImporter(Importer):
         "write_stdin, apply_patch, web search and MCP tools, any version."
     )
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")
+    supports_argument_fields: ClassVar[bool] = True
 
     def discover(self, folder: Path) -> list[Path]:
         """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one."""
@@ -231,21 +233,20 @@ class CodexImporter(Importer):
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)
-        return [
-            make_trace(
-                platform=self.platform,
-                export_format=self.export_format,
-                raw=raw,
-                trace_id=trace_id,
-                spans=spans,
-                options=options,
-                final_status=state.final_status,
-                final_output=state.final_text,
-                final_text=state.final_text,
-                removed_fields=REMOVED_FIELDS,
-                extra_run=extra,
-            )
-        ]
+        trace = make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            raw=raw,
+            trace_id=trace_id,
+            spans=spans,
+            options=options,
+            final_status=state.final_status,
+            final_output=state.final_text,
+            final_text=state.final_text,
+            removed_fields=REMOVED_FIELDS,
+            extra_run=extra,
+        )
+        return [record_kept_arguments(trace)]
 
 
 def _records(raw: bytes, path: Path, options: ImportOptions):
@@ -484,6 +485,7 @@ def _call(
     if is_shell:
         draft.attributes["tool_alias"] = "shell"
         draft.apply_label(state.options.labels, shell_command_text(name, args))
+    _extract_arguments(state, draft, args)
     if kind == "local_shell_call" and payload.get("status") == "completed":
         draft.outcome = "ok"
     call = _Call(draft, is_shell, line)
@@ -535,7 +537,15 @@ def _web_search(state: _State, line: int, payload: dict[str, Any], when: datetim
     draft = Draft((line,), "retriever", "web_search", outcome, payload.get("action"), line=line)
     draft.started_at = when
     draft.span_id = _str(payload.get("id"))
+    _extract_arguments(state, draft, payload.get("action"))
     state.drafts.append(draft)
+
+
+def _extract_arguments(state: _State, draft: Draft, args: Any) -> None:
+    """Copy the ``--argument-fields`` named for this span (after labels) out of its input."""
+    arguments = extract_arguments(state.options.argument_fields, draft.name, args)
+    if arguments is not None:
+        draft.attributes["arguments"] = arguments
 
 
 def _settle(state: _State) -> None:

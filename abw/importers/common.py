@@ -1,10 +1,12 @@
-"""Helpers every importer shares: semantic labels, canonical output fields, run metadata."""
+"""Helpers every importer shares: semantic labels, canonical output fields, argument fields,
+run metadata."""
 
 from __future__ import annotations
 
 import json
 import re
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cached_property
 from typing import Any, get_args
 
@@ -65,6 +67,96 @@ def parse_output_fields(text: str | None) -> tuple[str, ...]:
     if not text:
         return ()
     return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class ArgumentField:
+    """A tool-input field named for extraction: spans whose name matches the glob ``tool``
+    keep the value at ``path`` (dots go into objects) in ``attributes.arguments``."""
+
+    tool: str
+    path: str
+
+    @cached_property
+    def parts(self) -> tuple[str, ...]:
+        return tuple(self.path.split("."))
+
+
+_ARGUMENT_FIELDS_FLAG = "--argument-fields"
+
+
+def parse_argument_fields(text: str | None) -> tuple[ArgumentField, ...]:
+    """``"Read:limit,mcp__*:query"`` -> argument fields; the last ``:`` splits tool and path.
+
+    The tool is an anchored, case-sensitive glob on the span name (after semantic labels);
+    the path is dot-separated keys, none empty. Duplicates are dropped; order is kept.
+    """
+    if not text:
+        return ()
+    fields: dict[ArgumentField, None] = {}
+    for item in (part.strip() for part in text.split(",")):
+        if not item:
+            continue
+        tool, colon, path = item.rpartition(":")
+        if not colon or not tool.strip() or not path.strip():
+            raise AbwInputError(
+                f"{item!r} is not TOOL:field.path (e.g. Read:limit)", field=_ARGUMENT_FIELDS_FLAG
+            )
+        tool, path = tool.strip(), path.strip()
+        if any(not part or part != part.strip() for part in path.split(".")):
+            raise AbwInputError(
+                f"{item!r}: the field path {path!r} has an empty or space-padded part",
+                field=_ARGUMENT_FIELDS_FLAG,
+            )
+        if any(c.isspace() for c in tool):
+            raise AbwInputError(
+                f"{item!r}: the tool name {tool!r} contains white space",
+                field=_ARGUMENT_FIELDS_FLAG,
+            )
+        fields[ArgumentField(tool, path)] = None
+    return tuple(fields)
+
+
+def extract_arguments(
+    fields: tuple[ArgumentField, ...], span_name: str, tool_input: Any
+) -> dict[str, Any] | None:
+    """The named fields of one tool call's input, for ``span.attributes.arguments``.
+
+    ``None`` when no field is named for ``span_name`` or the input is not a JSON object (the
+    arguments were not extracted: rules see ``unknown``); otherwise a dict field path -> raw
+    JSON value, sorted by path, where a named field that is absent is left out.
+    """
+    wanted = sorted(
+        {f.path: f for f in fields if fnmatchcase(span_name, f.tool)}.values(), key=lambda f: f.path
+    )
+    if not wanted or not isinstance(tool_input, dict):
+        return None
+    kept: dict[str, Any] = {}
+    for named in wanted:
+        value: Any = tool_input
+        for part in named.parts:
+            if not isinstance(value, dict) or part not in value:
+                break
+            value = value[part]
+        else:
+            kept[named.path] = value
+    return kept
+
+
+def record_kept_arguments(trace: Any) -> Any:
+    """Write into ``trace.redaction.kept_fields`` which argument fields a trace discloses:
+    ``<span name>:<field path>`` for every field in some span's ``attributes.arguments``."""
+    kept = sorted(
+        {
+            f"{span.name}:{path}"
+            for span in trace.spans
+            if isinstance((span.attributes or {}).get("arguments"), dict)
+            for path in span.attributes["arguments"]
+        }
+    )
+    if kept:
+        trace.redaction.kept_fields = kept
+    return trace
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

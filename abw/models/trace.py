@@ -80,6 +80,11 @@ class Redaction(_Open):
     applied: bool = True
     method: str = "hash-only"
     removed_fields: list[str] = Field(default_factory=list)
+    kept_fields: list[str] | None = Field(
+        default=None,
+        description="Tool-input fields copied raw into span attributes.arguments because they "
+        "were named explicitly (--argument-fields), as '<span name>:<field path>'.",
+    )
 
 
 class Trace(_Open):

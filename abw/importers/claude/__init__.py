@@ -74,6 +74,7 @@ class ClaudeImporter(Importer):
         "One trace per session; subagent transcripts are folded into their session."
     )
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
+    supports_argument_fields: ClassVar[bool] = True
 
     def __init__(self) -> None:
         self._peeks: dict[Path, _Peek] = {}
@@ -120,6 +121,7 @@ class ClaudeImporter(Importer):
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         from abw.importers.claude.assemble import build_trace, is_helper_agent
         from abw.importers.claude.parser import FileParser
+        from abw.importers.common import record_kept_arguments
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
         main = FileParser(path, options, sidechain_file=sidechain).parse()
@@ -129,9 +131,9 @@ class ClaudeImporter(Importer):
                 f"{path.name}: a {kind} transcript (agent {main.agent_id} of session "
                 f"{main.session_id}), imported on its own"
             )
-            return [build_trace(main, [], options)]
+            return [record_kept_arguments(build_trace(main, [], options))]
         subs = [
             FileParser(p, options, sidechain_file=True).parse()
             for p in self.subagent_files(path, list(main.session_ids))
         ]
-        return [build_trace(main, subs, options)]
+        return [record_kept_arguments(build_trace(main, subs, options))]

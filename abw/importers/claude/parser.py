@@ -26,7 +26,7 @@ from abw.importers.claude.outcomes import (
     span_type,
 )
 from abw.importers.claude.reader import JsonlReader
-from abw.importers.common import match_label
+from abw.importers.common import extract_arguments, match_label
 
 #: Record types Claude Code writes; anything else is skipped (newer versions add types).
 KNOWN_TYPES = frozenset(
@@ -333,6 +333,9 @@ class FileParser:
             if draft.type == "handoff" and "prompt" in tool_input:
                 self.removed.add("subagent_prompt")
                 self.task_prompts.append((content_hash(_text_of(tool_input["prompt"])), draft))
+        arguments = extract_arguments(self.options.argument_fields, draft.name, tool_input)
+        if arguments is not None:  # only fields named with --argument-fields, after labels
+            draft.attributes["arguments"] = arguments
         draft.agent_id = self.agent_id if agent == FILE else None
         mcp = mcp_parts(tool)
         if mcp is not None:
