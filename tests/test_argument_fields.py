@@ -380,3 +380,35 @@ def test_arguments_rule_gates_imported_traces(run_cli, tmp_path):
     }
     assert got == {"grep-mode": want["Grep"], "read-limit": want["Read"]}
     assert all(c["verdict"] == "FAIL" for c in rules.values())
+
+
+def test_a_named_value_nested_too_deep_is_a_one_line_error(run_cli, tmp_path):
+    deep: Any = 1
+    for _ in range(200):
+        deep = {"a": deep}
+    records = [
+        {"type": "user", "sessionId": "s", "uuid": "u1", "message": {"content": "hi"}},
+        {
+            "type": "assistant",
+            "sessionId": "s",
+            "uuid": "u2",
+            "message": {
+                "id": "m",
+                "model": "x",
+                "content": [{"type": "tool_use", "id": "t1", "name": "T", "input": {"x": deep}}],
+            },
+        },
+    ]
+    source = tmp_path / "deep.jsonl"
+    source.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    out = tmp_path / "t.json"
+    code, _, err = run_cli(
+        "import", "claude", "--input", source, "--out", out, "--argument-fields", "T:x"
+    )  # fmt: skip
+    assert code == 2 and "deep.jsonl:2" in err and "T:x nests deeper" in err
+    assert err.strip().count("\n") == 0 and not out.exists()
+    inner = "T:" + ".".join(["x"] + ["a"] * 150)  # a field deep inside is fine
+    code, _, err = run_cli("import", "claude", "--input", source, "--out", out,
+                           "--argument-fields", inner, "-q")  # fmt: skip
+    assert code == 0, err
+    assert load_trace(out).trace.redaction.kept_fields == [inner]

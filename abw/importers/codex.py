@@ -543,7 +543,9 @@ def _web_search(state: _State, line: int, payload: dict[str, Any], when: datetim
 
 def _extract_arguments(state: _State, draft: Draft, args: Any) -> None:
     """Copy the ``--argument-fields`` named for this span (after labels) out of its input."""
-    arguments = extract_arguments(state.options.argument_fields, draft.name, args)
+    arguments = extract_arguments(
+        state.options.argument_fields, draft.name, args, file=state.path, line=draft.line
+    )
     if arguments is not None:
         draft.attributes["arguments"] = arguments
 

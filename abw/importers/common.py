@@ -117,14 +117,39 @@ def parse_argument_fields(text: str | None) -> tuple[ArgumentField, ...]:
     return tuple(fields)
 
 
+#: How deeply a kept argument value may nest (a trace must stay writable and readable).
+MAX_ARGUMENT_DEPTH = 64
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of a JSON value (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level > MAX_ARGUMENT_DEPTH:
+            break
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
 def extract_arguments(
-    fields: tuple[ArgumentField, ...], span_name: str, tool_input: Any
+    fields: tuple[ArgumentField, ...],
+    span_name: str,
+    tool_input: Any,
+    *,
+    file: Any = None,
+    line: int | None = None,
 ) -> dict[str, Any] | None:
     """The named fields of one tool call's input, for ``span.attributes.arguments``.
 
     ``None`` when no field is named for ``span_name`` or the input is not a JSON object (the
     arguments were not extracted: rules see ``unknown``); otherwise a dict field path -> raw
-    JSON value, sorted by path, where a named field that is absent is left out.
+    JSON value, sorted by path, where a named field that is absent is left out. A value nested
+    deeper than :data:`MAX_ARGUMENT_DEPTH` is an input error (``file``/``line`` name it).
     """
     wanted = sorted(
         {f.path: f for f in fields if fnmatchcase(span_name, f.tool)}.values(), key=lambda f: f.path
@@ -139,6 +164,14 @@ def extract_arguments(
                 break
             value = value[part]
         else:
+            if _depth(value) > MAX_ARGUMENT_DEPTH:
+                raise AbwInputError(
+                    f"argument field {span_name}:{named.path} nests deeper than "
+                    f"{MAX_ARGUMENT_DEPTH} levels; name a field inside it",
+                    file=file,
+                    line=line,
+                    field=_ARGUMENT_FIELDS_FLAG,
+                )
             kept[named.path] = value
     return kept
 

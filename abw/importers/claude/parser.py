@@ -333,7 +333,9 @@ class FileParser:
             if draft.type == "handoff" and "prompt" in tool_input:
                 self.removed.add("subagent_prompt")
                 self.task_prompts.append((content_hash(_text_of(tool_input["prompt"])), draft))
-        arguments = extract_arguments(self.options.argument_fields, draft.name, tool_input)
+        arguments = extract_arguments(
+            self.options.argument_fields, draft.name, tool_input, file=self.path, line=line
+        )
         if arguments is not None:  # only fields named with --argument-fields, after labels
             draft.attributes["arguments"] = arguments
         draft.agent_id = self.agent_id if agent == FILE else None
