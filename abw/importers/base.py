@@ -14,7 +14,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ImportOptions:
-    """Options common to every importer (all content is always redacted)."""
+    """Options common to every importer (content is always hashed; only the fields named in
+    ``output_fields`` and ``argument_fields`` are kept raw)."""
 
     scenario_id: str | None = None
     environment: str | None = None
