@@ -28,8 +28,9 @@ _LAZY: dict[str, str] = {
     "load_traces": "abw.traceio:load_traces",
     "write_trace": "abw.traceio:write_trace",
     "load_spec": "abw.specio:load_spec",
-    "gate": "abw.gate:gate",
-    "diff": "abw.diff:diff",
+    "gate": "abw.gating:gate",
+    "run_gate": "abw.gating:run_gate",
+    "diff": "abw.diffing:diff",
     "AbwInputError": "abw.errors:AbwInputError",
 }
 

@@ -323,11 +323,11 @@ def run_contract_gate(
     *,
     latent: str | Path | None = None,
 ) -> Any:
-    """Like :func:`abw.gate.run_gate`, with a contract compiled in memory in place of a spec.
+    """Like :func:`abw.gating.run_gate`, with a contract compiled in memory in place of a spec.
 
     The report's ``inputs.spec_file`` / ``spec_sha256`` name the contract file.
     """
-    from abw.gate import gate, load_latent
+    from abw.gating import gate, load_latent
     from abw.traceio import load_traces
 
     spec, digest = load_contract_as_spec(contract)

@@ -142,8 +142,8 @@ def run_demo(
     """Run the whole example into ``out``; returns each candidate's outcome and the key files."""
     from abw.atomic import write_atomic
     from abw.cli.diff_cmd import format_text
-    from abw.diff import diff
-    from abw.gate import report_json, run_gate
+    from abw.diffing import diff
+    from abw.gating import report_json, run_gate
     from abw.traceio import load_traces
 
     example = find_example(example)

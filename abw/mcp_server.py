@@ -47,7 +47,7 @@ def _gate_report(
         from abw.contract import run_contract_gate
 
         return run_contract_gate(baseline, candidate, contract)
-    from abw.gate import run_gate
+    from abw.gating import run_gate
 
     return run_gate(baseline, candidate, spec)  # type: ignore[arg-type]
 

@@ -135,7 +135,7 @@ class AbwGate:
 
     def report(self, candidate: Any, *, baseline: Any = None, spec: Any = None) -> Any:
         """Run the gate and return its GateReport, whatever the verdict."""
-        from abw.gate import gate
+        from abw.gating import gate
 
         self._calls += 1
         baseline_files = self._trace_files(self._setting("baseline", baseline), "baseline")
@@ -174,7 +174,7 @@ class AbwGate:
         if not folder:
             return
         from abw.atomic import write_atomic
-        from abw.gate import report_json
+        from abw.gating import report_json
 
         name = _safe(self._request.node.nodeid)
         write_atomic(Path(folder) / name / f"gate-report-{self._calls}.json", report_json(result))

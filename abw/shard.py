@@ -6,7 +6,7 @@ scheduler: threads, processes, or a ``dask.distributed`` cluster). What crosses 
 the loaded traces with their hashes, and per scenario the integer sufficient statistics of the
 per-run pass indicator, ``(n, k)`` — Wilson bounds and SPRT are functions of exact integers, so
 summing shard counts loses nothing. The report itself is then built by the same
-:func:`abw.gate.gate` a single machine runs, so it is byte-identical to ``abw gate`` on the
+:func:`abw.gating.gate` a single machine runs, so it is byte-identical to ``abw gate`` on the
 same inputs (``tests/test_shard.py`` checks both the bytes and the reduced counts).
 
 Dask is optional (``pip install dask``); nothing else in abw imports this module. See
@@ -44,8 +44,8 @@ def _require_dask() -> Any:
 
 def per_run_outcome(trace_file: Any, spec: Any, baseline: list[Any]) -> RunOutcome:
     """The gate's own per-run hard checks for one candidate run (exactly what ``gate`` does)."""
-    from abw.gate import _rule_checks, behavior_contract, operational_quality, output_eval
-    from abw.gate.common import evaluate_rule
+    from abw.gating import _rule_checks, behavior_contract, operational_quality, output_eval
+    from abw.gating.common import evaluate_rule
 
     failed: list[str] = []
     rules = [
@@ -94,8 +94,8 @@ def run_gate_sharded(
     scheduler: str = "processes",
 ) -> tuple[Any, dict[str | None, tuple[int, int]]]:
     """Load both sides and run the per-run checks on Dask; returns (GateReport, per-scenario
-    ``(n, k)`` reduced from the shards). The report equals :func:`abw.gate.run_gate`'s."""
-    from abw.gate import gate
+    ``(n, k)`` reduced from the shards). The report equals :func:`abw.gating.run_gate`'s."""
+    from abw.gating import gate
     from abw.specio import load_spec
     from abw.traceio import trace_paths
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from abw.gate.spans import error_spans, order_violations, retry_spans, successful
+from abw.gating.spans import error_spans, order_violations, retry_spans, successful
 from abw.models.spec import Invariants, Spec, Thresholds
 from abw.traceio import TraceFile
 

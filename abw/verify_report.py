@@ -79,7 +79,7 @@ def verify_report(
 
     ``spec`` is the spec (or contract) file given to the gate. Bad input raises AbwInputError.
     """
-    from abw.gate.ledger import inputs_digest
+    from abw.gating.ledger import inputs_digest
 
     inputs = _report_inputs(Path(report_path))
     spec_path = Path(spec)

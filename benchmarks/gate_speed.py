@@ -11,8 +11,8 @@ import argparse
 import random
 import time
 
-from abw.diff import diff
-from abw.gate import gate, report_json
+from abw.diffing import diff
+from abw.gating import gate, report_json
 from abw.hashing import content_hash
 from abw.models.spec import Spec
 from abw.models.trace import Run, Source, Span, Trace

@@ -625,7 +625,7 @@ def gated(kind: str) -> GateReport:
     """
     from test_gate_factory import REFUND, REGRESSED, runs
 
-    from abw.gate import gate
+    from abw.gating import gate
     from abw.models.spec import Spec
 
     spec = Spec.model_validate(

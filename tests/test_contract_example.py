@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from abw.contract import load_contract_as_spec, run_contract_gate
-from abw.gate import run_gate
+from abw.gating import run_gate
 from abw.specio import load_spec
 from tests.conftest import REPO
 

@@ -9,7 +9,7 @@ import pytest
 from conftest import REPO
 
 from abw.demo import EXPECTED, build_spec, import_set, load_generator, review
-from abw.gate import run_gate
+from abw.gating import run_gate
 from abw.traceio import load_traces
 
 EXAMPLE = REPO / "examples" / "refund-policy"

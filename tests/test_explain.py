@@ -7,7 +7,7 @@ from test_gate_factory import REFUND, REGRESSED, runs
 
 from abw.errors import AbwInputError
 from abw.explain import explain, find_check
-from abw.gate import gate
+from abw.gating import gate
 from abw.models.spec import Spec
 
 SPEC = Spec.model_validate(

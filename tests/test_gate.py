@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 from test_gate_factory import REFUND, REGRESSED, make_trace, runs, trace_file, write_runs
 
-from abw.gate import gate, inputs_digest, report_json
+from abw.gating import gate, inputs_digest, report_json
 from abw.hashing import file_sha256
 from abw.models.report import LatentAdvisory
 from abw.models.spec import Spec
@@ -282,7 +282,7 @@ def test_report_is_valid_complete_and_deterministic():
 
 
 def test_inputs_hash_every_file(tmp_path):
-    from abw.gate import run_gate as run_gate_files
+    from abw.gating import run_gate as run_gate_files
 
     base = write_runs(tmp_path / "base", BASE[:5])
     cand = write_runs(tmp_path / "cand", runs("c", [REFUND] * 2))
@@ -297,7 +297,7 @@ def test_inputs_hash_every_file(tmp_path):
 
 
 def test_library_api():
-    import abw.gate  # noqa: F401  (makes the attribute the module)
+    import abw.gating  # noqa: F401  (must not shadow the lazy function)
     from abw import gate as api_gate
 
     report = api_gate(BASE, runs("c", [REFUND] * 20), make_spec(), spec_file="s", spec_sha256="0")

@@ -106,7 +106,7 @@ def _safe_markdown(text: str, where: str) -> None:
 
 @pytest.fixture(scope="module")
 def gated(tmp_path_factory):
-    from abw.gate import run_gate
+    from abw.gating import run_gate
     from abw.render import write_reports
 
     root = tmp_path_factory.mktemp("hostile")

@@ -476,8 +476,8 @@ def test_cli_writes_one_file_per_trace(run_cli, tmp_path):
 def test_gate_sees_no_difference_between_the_two_exports(tmp_path):
     """Baseline = the native export, candidate = the OTLP export of the same run: every hard
     check passes and the paths are identical (only the 1-run sample is inconclusive)."""
-    from abw.diff import diff
-    from abw.gate import gate
+    from abw.diffing import diff
+    from abw.gating import gate
     from abw.spec_init import build_spec, infer
     from abw.traceio import load_traces, write_trace
 

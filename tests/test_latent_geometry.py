@@ -199,7 +199,7 @@ def test_hand_made_trajectory_validates_against_schema() -> None:
 
 def test_gate_path_never_imports_torch() -> None:
     code = (
-        "import sys, abw.cli.gate_cmd, abw.gate, abw.latent_summary, abw.latent.geometry; "
+        "import sys, abw.cli.gate_cmd, abw.gating, abw.latent_summary, abw.latent.geometry; "
         "assert 'torch' not in sys.modules and 'transformers' not in sys.modules, 'torch loaded'"
     )
     result = subprocess.run(

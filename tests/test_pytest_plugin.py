@@ -21,7 +21,7 @@ EXAMPLE_TEST = REPO / "examples" / "pytest" / "test_refund_agent.py"
 def _warm_gate():
     """Run the gate once outside pytester: its C extensions (numpy, rapidfuzz) must be loaded
     before in-process pytester runs, which drop the modules they imported afterwards."""
-    from abw.gate import run_gate
+    from abw.gating import run_gate
 
     run_gate(REFUND / "traces" / "baseline", REFUND / "traces" / "small", REFUND / "behavior.yaml")
 
@@ -142,7 +142,7 @@ def test_plugin_is_registered_and_imports_nothing_heavy():
     code = (
         "import sys, abw.pytest_plugin; "
         "heavy = [m for m in ('pydantic', 'numpy', 'torch', 'transformers', 'jinja2', "
-        "'github', 'abw.gate', 'abw.models') if m in sys.modules]; print(heavy)"
+        "'github', 'abw.gating', 'abw.models') if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO

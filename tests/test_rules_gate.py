@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abw.gate import gate
+from abw.gating import gate
 from abw.models.spec import Spec
 from tests.rules_kit import span, trace, trace_file
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import REPO
 
-from abw.gate import report_json, run_gate
+from abw.gating import report_json, run_gate
 from abw.shard import run_gate_sharded
 
 EXAMPLE = REPO / "examples" / "refund-policy"

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_gate_factory import REFUND, make_trace, runs, trace_file, write_runs
 
-from abw.gate import gate
+from abw.gating import gate
 from abw.spec_init import infer, render_yaml
 from abw.specio import load_spec, parse_yaml_text
 

@@ -39,7 +39,7 @@ def test_help_lists_commands_without_importing_them():
     code, modules = _loaded("--help")
     assert code == 0
     assert "abw.cli.verify_cmd" not in modules and "abw.verify_report" not in modules
-    assert "abw.cli.gate_cmd" not in modules and "abw.gate" not in modules
+    assert "abw.cli.gate_cmd" not in modules and "abw.gating" not in modules
     out = subprocess.run(
         [sys.executable, "-c", "from abw.cli import main; main()", "--help"],
         capture_output=True,

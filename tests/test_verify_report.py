@@ -15,7 +15,7 @@ EXAMPLE = REPO / "examples" / "refund-policy"
 def judged(tmp_path):
     """A copy of the example's baseline and good candidate, the spec, and a report over them."""
     from abw.atomic import write_atomic
-    from abw.gate import report_json, run_gate
+    from abw.gating import report_json, run_gate
 
     base = shutil.copytree(EXAMPLE / "traces" / "baseline", tmp_path / "baseline")
     cand = shutil.copytree(EXAMPLE / "traces" / "good", tmp_path / "candidate")

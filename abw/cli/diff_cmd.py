@@ -70,7 +70,7 @@ def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) ->
     """Compare candidate paths with the baseline: edit distance, fingerprint, Jaccard,
     first divergent step, tools new and missing."""
     from abw.atomic import write_atomic
-    from abw.diff import diff
+    from abw.diffing import diff
     from abw.traceio import load_traces
 
     results = diff(load_traces(baseline), load_traces(candidate))

@@ -92,7 +92,7 @@ def gate_command(
     """
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError
-    from abw.gate import report_json, run_gate
+    from abw.gating import report_json, run_gate
     from abw.verdicts import exit_code
 
     if quiet:  # no progress bar while loading many traces (abw.progress)

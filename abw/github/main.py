@@ -68,7 +68,7 @@ def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
     if inputs.report:
         path = resolve_in_workspace(inputs.report, workspace, name="report")
         return _load_report(path, relative_posix(path, workspace))
-    from abw.gate import run_gate
+    from abw.gating import run_gate
 
     resolved = {
         name: resolve_in_workspace(value, workspace, name=name)

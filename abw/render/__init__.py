@@ -45,7 +45,7 @@ OPTIONS: dict[str, frozenset[str]] = {
 
 def render_json(report: GateReport) -> str:
     """The report itself, exactly as ``abw gate`` writes ``gate-report.json``."""
-    from abw.gate import report_json
+    from abw.gating import report_json
 
     return report_json(report)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abw.gate.common import Finding, scenario_suffix, scenario_text, violation
+from abw.gating.common import Finding, scenario_suffix, scenario_text, violation
 from abw.models.report import Check, SampleStatistics, SprtState, Verdict
 from abw.models.spec import Thresholds
 from abw.stats import SprtPlan, run_sprt, runs_needed, wilson_bounds, wilson_decision

@@ -10,8 +10,6 @@ first divergent step is where a candidate path leaves the prefix tree of the bas
 from __future__ import annotations
 
 import math
-import sys
-import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -230,13 +228,3 @@ def diff(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[DiffResu
     cand_groups = group_by_scenario(candidate)
     scenarios = sorted(set(base_groups) | set(cand_groups), key=scenario_key)
     return [diff_scenario(s, base_groups.get(s, []), cand_groups.get(s, [])) for s in scenarios]
-
-
-class _CallableModule(types.ModuleType):
-    """``from abw import diff`` may find this module (once imported) instead of the function."""
-
-    def __call__(self, baseline: list[TraceFile], candidate: list[TraceFile]) -> list[DiffResult]:
-        return diff(baseline, candidate)
-
-
-sys.modules[__name__].__class__ = _CallableModule

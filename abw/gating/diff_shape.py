@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from abw.gate.common import Finding, scenario_suffix, scenario_text, violation
-from abw.gate.spans import ordered
+from abw.gating.common import Finding, scenario_suffix, scenario_text, violation
+from abw.gating.spans import ordered
 from abw.models.report import Check, DiffResult, Verdict
 from abw.models.spec import Thresholds
 from abw.traceio import TraceFile

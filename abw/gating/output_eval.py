@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from abw.gate.common import Finding, RunRule, runs_word
+from abw.gating.common import Finding, RunRule, runs_word
 from abw.hashing import canonical_json
 from abw.models.spec import OutputEval
 from abw.traceio import TraceFile

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from abw.gate.common import Finding, RunRule, ordinals_text, runs_word
-from abw.gate.spans import order_violations, ordered, successful
+from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
+from abw.gating.spans import order_violations, ordered, successful
 from abw.models.spec import Invariants
 from abw.traceio import TraceFile
 

@@ -9,13 +9,11 @@ by what they are, never by the order they were passed in.
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abw.errors import AbwInputError
-from abw.gate.ledger import inputs_digest
+from abw.gating.ledger import inputs_digest
 
 if TYPE_CHECKING:
     from abw.models.report import GateReport, LatentAdvisory
@@ -54,8 +52,8 @@ def gate(
 ) -> GateReport:
     """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence."""
     from abw import __version__
-    from abw.diff import diff, group_by_scenario, run_sort_key, scenario_key
-    from abw.gate import (
+    from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
+    from abw.gating import (
         behavior_contract,
         diff_shape,
         ledger,
@@ -63,8 +61,8 @@ def gate(
         output_eval,
         sample_sufficiency,
     )
-    from abw.gate.common import evaluate_rule
-    from abw.gate.spans import error_spans, retry_spans
+    from abw.gating.common import evaluate_rule
+    from abw.gating.spans import error_spans, retry_spans
     from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
 
     _check_unique(baseline, "baseline")
@@ -221,13 +219,3 @@ def report_json(report: GateReport) -> str:
         )
         + "\n"
     )
-
-
-class _CallableModule(types.ModuleType):
-    """``from abw import gate`` may find this package (once imported) instead of the function."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> GateReport:
-        return gate(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

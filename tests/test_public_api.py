@@ -1,0 +1,66 @@
+"""The lazy public API of ``abw``: names resolve to functions whatever was imported first."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+from test_gate_factory import REFUND, REGRESSED, runs, write_runs
+
+import abw
+from abw.models.spec import Spec
+
+
+def test_gate_and_diff_are_functions_after_their_modules_were_imported():
+    import abw.diffing
+    import abw.gating
+    from abw import diff, gate, run_gate
+
+    assert gate is abw.gating.gate and inspect.isfunction(gate)
+    assert run_gate is abw.gating.run_gate and inspect.isfunction(run_gate)
+    assert diff is abw.diffing.diff and inspect.isfunction(diff)
+    assert abw.gate is gate and abw.diff is diff and abw.run_gate is run_gate
+
+
+def test_calls_through_the_package_after_the_submodules_were_imported(tmp_path):
+    import abw.diffing
+    import abw.gating
+
+    base, cand = runs("b", [REFUND] * 20), runs("c", [REGRESSED] * 20)
+    spec = Spec.model_validate(
+        {
+            "schema_version": "behavior-spec/v0",
+            "id": "api",
+            "invariants": {
+                "required_order": [{"before": "policy_check", "after": "refund_commit"}]
+            },
+        }
+    )
+    report = abw.gate(base, cand, spec, spec_file="s", spec_sha256="0")
+    assert report.verdict == "FAIL"
+    (result,) = abw.diff(base, cand)
+    assert result.path_edit_distance_max == 0.5
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text("schema_version: behavior-spec/v0\nid: t\n")
+    files = abw.run_gate(
+        write_runs(tmp_path / "b", base), write_runs(tmp_path / "c", base), spec_path
+    )
+    assert files.verdict == "PASS"
+
+
+def test_fresh_interpreter_submodules_first():
+    code = (
+        "import inspect, abw.gating, abw.diffing; from abw import gate, diff, run_gate; "
+        "print(all(map(inspect.isfunction, (gate, diff, run_gate))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True"
+
+
+def test_every_public_name_resolves_and_the_alias_agrees():
+    import agent_behavior_workbench
+
+    for name in abw.__all__:
+        assert getattr(agent_behavior_workbench, name) is getattr(abw, name)
+    assert "run_gate" in dir(abw)
