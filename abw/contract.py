@@ -27,7 +27,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
@@ -55,20 +55,11 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     document = load_document(contract_path)
     if not isinstance(document, dict):
         raise AbwInputError("a contract must be a JSON object", file=contract_path)
-    if document.get("schema_version") != "agent-behavior-contract/v0":
-        found = document.get("schema_version")
-        raise AbwInputError(
-            f"expected schema_version agent-behavior-contract/v0, found {found!r}",
-            file=contract_path,
-            field="schema_version",
-        )
+    require_schema_version(document, "agent-behavior-contract/v0", file=contract_path)
     try:
         contract = Contract.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise AbwInputError(message, file=contract_path, field=field) from None
+        raise from_validation_error(exc, file=contract_path, unknown_key="unknown key") from None
     return contract, sha256_hex(contract_path.read_bytes())
 
 

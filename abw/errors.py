@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 
 class AbwInputError(Exception):
@@ -33,3 +38,43 @@ class AbwInputError(Exception):
 
     def __str__(self) -> str:
         return self.one_line()
+
+
+def from_validation_error(
+    exc: ValidationError,
+    *,
+    file: str | Path | None = None,
+    unknown_key: str | None = None,
+    line_of: Callable[[str], int | None] | None = None,
+    root_field: str | None = None,
+) -> AbwInputError:
+    """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`.
+
+    The field is the error's location joined with dots (``root_field`` when it has none).
+    ``unknown_key`` replaces pydantic's wording for a key the model forbids; ``line_of`` maps
+    the last key name on the location to the line it sits on in the source text.
+    """
+    first = exc.errors()[0]
+    loc = first["loc"]
+    field = ".".join(str(part) for part in loc) or root_field
+    message = first["msg"]
+    if unknown_key is not None and first["type"] == "extra_forbidden":
+        message = unknown_key
+    line = None
+    if line_of is not None:
+        line = line_of(next((str(p) for p in reversed(loc) if isinstance(p, str)), ""))
+    return AbwInputError(message, file=file, line=line, field=field)
+
+
+def require_schema_version(
+    document: dict[str, Any], expected: str, *, file: str | Path, line: int | None = None
+) -> None:
+    """Raise an :class:`AbwInputError` unless ``document["schema_version"]`` is ``expected``."""
+    found = document.get("schema_version")
+    if found != expected:
+        raise AbwInputError(
+            f"expected schema_version {expected}, found {found!r}",
+            file=file,
+            line=line,
+            field="schema_version",
+        )

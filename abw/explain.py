@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, from_validation_error
 from abw.models.report import Check, GateReport
 
 _WHY: dict[str, str] = {
@@ -55,9 +55,7 @@ def load_report(path: str | Path) -> GateReport:
     try:
         return GateReport.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise AbwInputError(first["msg"], file=path, field=field) from None
+        raise from_validation_error(exc, file=path) from None
 
 
 def find_check(report: GateReport, check_id: str) -> Check:

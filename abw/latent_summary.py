@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, from_validation_error
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
@@ -47,9 +47,7 @@ def load_trajectory(path: Path) -> RepresentationTrajectory:
     try:
         return RepresentationTrajectory.model_validate(document)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        where = ".".join(str(part) for part in error["loc"]) or "$"
-        raise AbwInputError(error["msg"], file=path, field=where) from None
+        raise from_validation_error(exc, file=path, root_field="$") from None
 
 
 def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTrajectory]]:

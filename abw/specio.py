@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.limits import read_limited
 
@@ -91,26 +91,15 @@ def load_spec(path: str | Path) -> tuple[Any, str]:
     document = parse_yaml_text(text, spec_path)
     if not isinstance(document, dict):
         raise AbwInputError("a spec must be a mapping with schema_version", file=spec_path)
-    if document.get("schema_version") != "behavior-spec/v0":
-        found = document.get("schema_version")
-        raise AbwInputError(
-            f"expected schema_version behavior-spec/v0, found {found!r}",
-            file=spec_path,
-            line=_key_line(text, "schema_version"),
-            field="schema_version",
-        )
+    line = _key_line(text, "schema_version")
+    require_schema_version(document, "behavior-spec/v0", file=spec_path, line=line)
     try:
         spec = Spec.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        last_key = next((str(p) for p in reversed(first["loc"]) if isinstance(p, str)), "")
-        message = (
-            "unknown key (specs fail closed)"
-            if first["type"] == "extra_forbidden"
-            else first["msg"]
-        )
-        raise AbwInputError(
-            message, file=spec_path, line=_key_line(text, last_key), field=field
+        raise from_validation_error(
+            exc,
+            file=spec_path,
+            unknown_key="unknown key (specs fail closed)",
+            line_of=lambda key: _key_line(text, key),
         ) from None
     return spec, sha256_hex(raw)

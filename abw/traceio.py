@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from abw.atomic import write_atomic
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.limits import MAX_TRACE_BYTES, read_limited
 from abw.models import TRACE_SCHEMA
@@ -105,19 +105,11 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
         raise AbwInputError(f"invalid JSON: {exc.args[0]}", file=path, line=line) from None
     if not isinstance(document, dict):
         raise AbwInputError("a trace must be a JSON object", file=path)
-    version = document.get("schema_version")
-    if version != TRACE_SCHEMA:
-        raise AbwInputError(
-            f"expected schema_version {TRACE_SCHEMA}, found {version!r}",
-            file=path,
-            field="schema_version",
-        )
+    require_schema_version(document, TRACE_SCHEMA, file=path)
     try:
         trace = Trace.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field_path = ".".join(str(p) for p in first["loc"])
-        raise AbwInputError(first["msg"], file=path, field=field_path) from None
+        raise from_validation_error(exc, file=path) from None
     ordinals = [s.ordinal for s in trace.spans]
     if len(set(ordinals)) != len(ordinals):
         raise AbwInputError("span ordinals repeat", file=path, field="spans.ordinal")
