@@ -182,9 +182,7 @@ class GeminiImporter(Importer):
             if isinstance(agent, str) and agent:
                 draft.name = agent
         if name in SHELL_TOOLS and isinstance(args, dict):
-            draft.attributes["tool_alias"] = "shell"
-            command = args.get("command")
-            draft.apply_label(options.labels, command if isinstance(command, str) else None)
+            draft.mark_shell(options.labels, args.get("command"))
         ended = parse_time(call.get("timestamp"))
         started = _id_time(call.get("id"))
         draft.started_at = started or ended

@@ -20,7 +20,7 @@ import orjson
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import jsonl_records, read_raw
-from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
@@ -158,8 +158,7 @@ class LangSmithImporter(Importer):
                 run.get("outputs", ABSENT),
                 span_id=run["id"],
             )
-            draft.started_at = parse_time(run.get("start_time"))
-            draft.duration_ms = ms_between(draft.started_at, parse_time(run.get("end_time")))
+            draft.set_times(run.get("start_time"), run.get("end_time"))
             parent = run.get("parent_run_id")
             draft.parent_span_id = parent if isinstance(parent, str) else None
             draft.attributes["run_type"] = run.get("run_type")

@@ -24,7 +24,6 @@ from abw.importers.spans import (
     assistant_text,
     finish,
     make_trace,
-    ms_between,
     parse_time,
 )
 from abw.importers.tree import Node, preorder
@@ -153,8 +152,7 @@ class OpenAIAgentsImporter(Importer):
                 span_id=node.key,
                 line=lines.get(node.key),
             )
-            draft.started_at = parse_time(span.get("started_at"))
-            draft.duration_ms = ms_between(draft.started_at, parse_time(span.get("ended_at")))
+            draft.set_times(span.get("started_at"), span.get("ended_at"))
             draft.parent_span_id = next(
                 (a.key for a in reversed(ancestors) if a.key in emitted), None
             )

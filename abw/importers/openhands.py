@@ -172,9 +172,8 @@ class OpenHandsImporter(Importer):
         if action in {"read", "browse", "browse_interactive"}:
             draft.type = "retriever"
         if action in _SHELL or name in _SHELL:
-            draft.attributes["tool_alias"] = "shell"
             command = args.get("command") or args.get("code") if isinstance(args, dict) else None
-            draft.apply_label(options.labels, command if isinstance(command, str) else None)
+            draft.mark_shell(options.labels, command)
         return draft
 
 

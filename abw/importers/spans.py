@@ -117,6 +117,17 @@ class Draft:
             self.name = label.name
             self.type = label.span_type
 
+    def set_times(self, start: Any, end: Any) -> None:
+        """``started_at`` and ``duration_ms`` from raw start and end times (:func:`parse_time`)."""
+        self.started_at = parse_time(start)
+        self.duration_ms = ms_between(self.started_at, parse_time(end))
+
+    def mark_shell(self, labels: tuple[Label, ...], command: Any) -> None:
+        """A shell call: ``tool_alias: shell``, then the ``--bash-tool-labels`` label of its
+        command (when ``command`` is a string)."""
+        self.attributes["tool_alias"] = "shell"
+        self.apply_label(labels, command if isinstance(command, str) else None)
+
 
 def _duration(value: float | None) -> float | None:
     """A duration a span can hold: finite and not negative (clock skew in exports), else None."""

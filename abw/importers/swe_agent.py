@@ -20,28 +20,7 @@ from abw.importers.rawio import load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
-#: Commands of SWE-agent's own tool bundles (everything else is a bash command).
-SWE_COMMANDS = frozenset(
-    {
-        "create",
-        "edit",
-        "insert",
-        "open",
-        "goto",
-        "scroll_up",
-        "scroll_down",
-        "find_file",
-        "search_file",
-        "search_dir",
-        "submit",
-        "str_replace_editor",
-        "filemap",
-        "view_image",
-        "exit_forfeit",
-        "skip",
-        "forfeit",
-    }
-)
+#: SWE-agent commands that only read or navigate (file viewer and search tools).
 RETRIEVERS = frozenset(
     {
         "open",
@@ -52,6 +31,20 @@ RETRIEVERS = frozenset(
         "search_file",
         "search_dir",
         "filemap",
+    }
+)
+#: Commands of SWE-agent's own tool bundles (everything else is a bash command).
+SWE_COMMANDS = RETRIEVERS | frozenset(
+    {
+        "create",
+        "edit",
+        "insert",
+        "submit",
+        "str_replace_editor",
+        "view_image",
+        "exit_forfeit",
+        "skip",
+        "forfeit",
     }
 )
 _FAILURES = (
@@ -178,8 +171,7 @@ def _steps(
         if name in RETRIEVERS:
             draft.type = "retriever"
         if name == "bash":
-            draft.attributes["tool_alias"] = "shell"
-            draft.apply_label(options.labels, action)
+            draft.mark_shell(options.labels, action)
         seconds = step.get("execution_time")
         try:
             if seconds is not None:
@@ -209,8 +201,7 @@ def _mini(document: dict[str, Any], options: ImportOptions) -> tuple[list[Draft]
             block = _BASH_BLOCK.search(text)
             if block:
                 pending = Draft((index, 1), "tool", "bash", "incomplete", block.group(1))
-                pending.attributes["tool_alias"] = "shell"
-                pending.apply_label(options.labels, block.group(1))
+                pending.mark_shell(options.labels, block.group(1))
                 drafts.append(pending)
         elif message.get("role") == "user" and pending is not None:
             code = _RETURNCODE.search(text)

@@ -12,9 +12,9 @@ from typing import Any
 
 from abw.hashing import content_hash
 from abw.importers.base import ImportOptions
-from abw.importers.claude.outcomes import OUTCOME_STATUS
 from abw.importers.claude.parser import FILE, MAIN, Draft, FileParser
 from abw.importers.common import extract_canonical_output, final_output_hash
+from abw.importers.spans import status_of
 
 PLATFORM = "claude_code"
 EXPORT_FORMAT = "claude-code-jsonl"
@@ -125,7 +125,7 @@ def _span(draft: Draft, ordinal: int, parent: Draft | None, main: FileParser) ->
         "ordinal": ordinal,
         "type": draft.type,
         "name": draft.name,
-        "status": OUTCOME_STATUS.get(draft.outcome or "", "unknown"),
+        "status": status_of(draft.outcome),
         "input_hash": draft.input_hash,
         "output_hash": draft.output_hash,
         "attributes": dict(sorted(attributes.items())),

@@ -1,7 +1,8 @@
 """How a Claude Code tool call is typed and how its result is classified.
 
 Only fixed marker strings written by Claude Code itself are matched; the content they are
-found in is never stored.
+found in is never stored. The status behind each outcome is the table every importer shares,
+:data:`abw.importers.spans.OUTCOME_STATUS`.
 """
 
 from __future__ import annotations
@@ -21,17 +22,6 @@ MEMORY_TOOLS = frozenset(
 HANDOFF_TOOLS = frozenset({"Task", "Agent"})
 #: Tools that run a shell command (``--bash-tool-labels`` applies to them).
 SHELL_TOOLS = frozenset({"Bash"})
-
-#: The coarse status behind each outcome (the same table every importer uses).
-OUTCOME_STATUS = {
-    "ok": "success",
-    "error": "error",
-    "denied": "error",
-    "timeout": "error",
-    "rejected": "cancelled",
-    "interrupted": "cancelled",
-    "incomplete": "unknown",
-}
 
 _REJECTED = (
     "The user doesn't want to proceed with this tool use",
