@@ -6,20 +6,18 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import path_option
+
 
 @click.command()
-@click.option(
+@path_option(
     "--out",
-    type=click.Path(path_type=Path),
     default=Path("abw-demo-out"),
     show_default=True,
     help="Folder for traces, specs and reports.",
 )
-@click.option(
-    "--example",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="The example folder (default: examples/refund-policy of this clone).",
+@path_option(
+    "--example", help="The example folder (default: examples/refund-policy of this clone)."
 )
 def demo(out: Path, example: Path | None) -> int:
     """Import the refund agent's Claude Code transcripts, infer a spec from the baseline, accept

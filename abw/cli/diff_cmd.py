@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import path_option, trace_set_options
+
 
 def format_text(results: list) -> str:  # list[DiffResult]
     """A short plain-text account of each scenario's diff."""
@@ -50,22 +52,11 @@ def format_text(results: list) -> str:  # list[DiffResult]
 
 
 @click.command("diff")
-@click.option(
-    "--baseline",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder (or file) of baseline traces.",
-)
-@click.option(
-    "--candidate",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder (or file) of candidate traces.",
-)
+@trace_set_options
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="Write here.")
+@path_option("--out", help="Write here.")
 def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) -> int:
     """Compare candidate paths with the baseline: edit distance, fingerprint, Jaccard,
     first divergent step, tools new and missing."""

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import path_option, trace_set_options
+
 
 def format_summary(report) -> str:  # GateReport
     """What a person reads in a terminal: the verdict, then each check that is not PASS."""
@@ -21,43 +23,19 @@ def format_summary(report) -> str:  # GateReport
 
 
 @click.command("gate")
-@click.option(
-    "--baseline",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder (or file) of baseline traces.",
-)
-@click.option(
-    "--candidate",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Folder (or file) of candidate traces.",
-)
-@click.option(
-    "--spec",
-    "spec_path",
-    help="The behavior-spec/v0 YAML.",
-    default=None,
-    type=click.Path(path_type=Path),
-)
-@click.option(
+@trace_set_options
+@path_option("--spec", "spec_path", help="The behavior-spec/v0 YAML.")
+@path_option(
     "--contract",
     "contract_path",
-    default=None,
-    type=click.Path(path_type=Path),
     help="An agent-behavior-contract/v0 file, compiled in place of --spec.",
 )
-@click.option("--out", type=click.Path(path_type=Path), default=None, help="gate-report.json.")
-@click.option(
-    "--report-dir",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Also write every report format (json, html, markdown, sarif, junit) here.",
+@path_option("--out", help="gate-report.json.")
+@path_option(
+    "--report-dir", help="Also write every report format (json, html, markdown, sarif, junit) here."
 )
-@click.option(
+@path_option(
     "--latent",
-    type=click.Path(path_type=Path),
-    default=None,
     help="Folder with baseline/ and candidate/ representation trajectories (advisory only).",
 )
 @click.option(

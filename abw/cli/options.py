@@ -1,0 +1,28 @@
+"""Click options that several commands share, declared once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def path_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+    """``click.option`` for a filesystem path: a :class:`~pathlib.Path`, ``None`` when an
+    optional one is not given."""
+    if not kwargs.get("required"):
+        kwargs.setdefault("default", None)
+    return click.option(*decls, type=click.Path(path_type=Path), **kwargs)
+
+
+_BASELINE = path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")
+_CANDIDATE = path_option("--candidate", required=True, help="Folder (or file) of candidate traces.")
+
+
+def trace_set_options(func: F) -> F:
+    """``--baseline`` and ``--candidate``: the two required folders (or files) of traces."""
+    return _BASELINE(_CANDIDATE(func))
