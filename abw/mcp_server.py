@@ -8,6 +8,8 @@ its own bundled schemas and example); it writes nothing and never calls a model.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +21,15 @@ EXAMPLE_URI = "abw://examples/refund-policy/"
 SCHEMA_URI = "abw://schemas/"
 
 
-def _tool_error(exc: AbwInputError) -> Exception:
-    from mcp.server.mcpserver.exceptions import ToolError
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """Report bad input to the MCP client as a ``ToolError`` carrying the one-line message."""
+    try:
+        yield
+    except AbwInputError as exc:
+        from mcp.server.mcpserver.exceptions import ToolError
 
-    return ToolError(exc.one_line())
+        raise ToolError(exc.one_line()) from None
 
 
 def _gate_report(
@@ -122,10 +129,8 @@ def build_server() -> Any:
         baseline: str, candidate: str, spec: str | None = None, contract: str | None = None
     ) -> dict[str, Any]:
         """Return the verdict (PASS/WARN/FAIL/INCONCLUSIVE), the exit code and every check."""
-        try:
+        with _tool_errors():
             return gate_summary(_gate_report(baseline, candidate, spec, contract))
-        except AbwInputError as exc:
-            raise _tool_error(exc) from None
 
     @server.tool(
         name="abw_explain",
@@ -142,11 +147,8 @@ def build_server() -> Any:
         """Explain ``check_id`` of a gate-report.json, or of a gate run on the given paths."""
         from abw.explain import explain
 
-        try:
-            gated = _gate_report(baseline, candidate, spec, contract, report)
-            return explain(gated, check_id)
-        except AbwInputError as exc:
-            raise _tool_error(exc) from None
+        with _tool_errors():
+            return explain(_gate_report(baseline, candidate, spec, contract, report), check_id)
 
     @server.tool(
         name="abw_fingerprint",
@@ -157,10 +159,8 @@ def build_server() -> Any:
         from abw.fingerprint import fingerprint
         from abw.traceio import load_trace
 
-        try:
+        with _tool_errors():
             loaded = load_trace(trace)
-        except AbwInputError as exc:
-            raise _tool_error(exc) from None
         return {
             "file": trace,
             "trace_id": loaded.trace.run.trace_id,
@@ -183,11 +183,9 @@ def build_server() -> Any:
         """Render an existing gate-report.json, or the report of a gate run on the given paths."""
         from abw.render import normalize_format, render
 
-        try:
+        with _tool_errors():
             gated = _gate_report(baseline, candidate, spec, contract, report)
             return render(gated, normalize_format(format))
-        except AbwInputError as exc:
-            raise _tool_error(exc) from None
 
     _add_resources(server)
 

@@ -89,5 +89,17 @@ def scenario_suffix(scenario_id: str | None) -> str:
     return "" if scenario_id is None else f"@{scenario_id}"
 
 
+def scenario_check(category: Category, rule: str, scenario_id: str | None, **fields: Any) -> Check:
+    """An advisory (``hard=False``) check of one scenario, id ``<category>.<rule>[@scenario]``."""
+    return Check(
+        id=f"{category}.{rule}{scenario_suffix(scenario_id)}",
+        rule=rule,
+        category=category,
+        scenario_id=scenario_id,
+        hard=False,
+        **fields,
+    )
+
+
 def scenario_text(scenario_id: str | None) -> str:
     return "runs without a scenario id" if scenario_id is None else f"scenario {scenario_id}"

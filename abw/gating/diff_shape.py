@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abw.gating.common import Finding, scenario_suffix, scenario_text, violation
+from abw.gating.common import Finding, scenario_check, scenario_text, violation
 from abw.gating.spans import ordered
 from abw.models.report import Check, DiffResult, Verdict
 from abw.models.spec import Thresholds
@@ -26,18 +26,16 @@ def _word(verdict: Verdict) -> str:
 
 def coverage_check(scenario_id: str | None, candidate_runs: int) -> Check:
     """A candidate scenario with no baseline runs: nothing to compare with, so INCONCLUSIVE."""
-    return Check(
-        id=f"diff_shape.baseline_coverage{scenario_suffix(scenario_id)}",
-        rule="baseline_coverage",
-        category="diff_shape",
+    return scenario_check(
+        "diff_shape",
+        "baseline_coverage",
+        scenario_id,
         verdict="INCONCLUSIVE",
         message=(
             f"The candidate has {candidate_runs} run(s) for {scenario_text(scenario_id)} but the "
             "baseline has none, so their shape cannot be compared; record baseline runs for it "
             "(or check that both sets were imported with the same --scenario-id)."
         ),
-        scenario_id=scenario_id,
-        hard=False,
         runs_checked=candidate_runs,
         measured={"baseline_runs": 0, "candidate_runs": candidate_runs},
         limits={"baseline_runs": ">= 1"},
@@ -49,7 +47,6 @@ def checks(
 ) -> list[Check]:
     """The three shape checks for one scenario that has both baseline and candidate runs."""
     sid = result.scenario_id
-    suffix = scenario_suffix(sid)
     where = scenario_text(sid)
     found: list[Check] = []
 
@@ -71,18 +68,16 @@ def checks(
                 )
             violations.append(violation(candidate[run.trace_file], Finding(text, ordinals)))
     found.append(
-        Check(
-            id=f"diff_shape.path_edit_distance{suffix}",
-            rule="path_edit_distance",
-            category="diff_shape",
+        scenario_check(
+            "diff_shape",
+            "path_edit_distance",
+            sid,
             verdict=verdict,
             message=(
                 f"Mean path edit distance to the nearest baseline run is "
                 f"{result.path_edit_distance_mean:.3f} (max {result.path_edit_distance_max:.3f}) "
                 f"for {where}, {_word(verdict)} ({warn}/{fail})."
             ),
-            scenario_id=sid,
-            hard=False,
             runs_checked=result.candidate_runs,
             measured={
                 "mean": result.path_edit_distance_mean,
@@ -102,17 +97,15 @@ def checks(
         for t in tools
     }
     found.append(
-        Check(
-            id=f"diff_shape.fingerprint_distance{suffix}",
-            rule="fingerprint_distance",
-            category="diff_shape",
+        scenario_check(
+            "diff_shape",
+            "fingerprint_distance",
+            sid,
             verdict=verdict,
             message=(
                 f"Euclidean distance between mean tool-call counts is "
                 f"{result.fingerprint_distance:.3f} for {where}, {_word(verdict)} ({warn}/{fail})."
             ),
-            scenario_id=sid,
-            hard=False,
             runs_checked=result.candidate_runs,
             measured={"distance": result.fingerprint_distance, "mean_count_shift": shift},
             limits={"warn": warn, "fail": fail},
@@ -138,18 +131,16 @@ def checks(
     if result.tools_missing:
         changes.append(f"missing: {', '.join(result.tools_missing)}")
     found.append(
-        Check(
-            id=f"diff_shape.tool_jaccard{suffix}",
-            rule="tool_jaccard",
-            category="diff_shape",
+        scenario_check(
+            "diff_shape",
+            "tool_jaccard",
+            sid,
             verdict=verdict,
             message=(
                 f"Tool-set Jaccard distance is {result.tool_jaccard_distance:.3f} for {where}"
                 + (f" ({'; '.join(changes)})" if changes else "")
                 + f", {_word(verdict)} ({warn}/{fail})."
             ),
-            scenario_id=sid,
-            hard=False,
             runs_checked=result.candidate_runs,
             measured={
                 "distance": result.tool_jaccard_distance,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from abw.gating.common import Finding, scenario_suffix, scenario_text, violation
+from abw.gating.common import Finding, scenario_check, scenario_text, violation
 from abw.models.report import Check, SampleStatistics, SprtState, Verdict
 from abw.models.spec import Thresholds
 from abw.stats import SprtPlan, run_sprt, runs_needed, wilson_bounds, wilson_decision
@@ -86,7 +86,6 @@ def checks(
 ) -> list[Check]:
     """min_runs, Wilson and (when enabled) SPRT checks for one scenario."""
     sid = stats.scenario_id
-    suffix = scenario_suffix(sid)
     where = scenario_text(sid)
     more = f" Run about {stats.runs_needed} more passing run(s)." if stats.runs_needed else ""
     found: list[Check] = []
@@ -102,14 +101,12 @@ def checks(
             f"The candidate has {stats.n} run(s) for {where}; the spec asks for {stats.min_runs}."
         )
     found.append(
-        Check(
-            id=f"sample_sufficiency.min_runs{suffix}",
-            rule="min_runs",
-            category="sample_sufficiency",
+        scenario_check(
+            "sample_sufficiency",
+            "min_runs",
+            sid,
             verdict="PASS" if enough else "INCONCLUSIVE",
             message=text + ("" if enough else more),
-            scenario_id=sid,
-            hard=False,
             runs_checked=stats.n,
             measured={"n": stats.n, "baseline_runs": baseline_runs},
             limits={"min_runs": stats.min_runs},
@@ -137,14 +134,12 @@ def checks(
         else:
             text = f"{interval} straddle tau={stats.threshold}: not enough evidence either way."
     found.append(
-        Check(
-            id=f"sample_sufficiency.wilson{suffix}",
-            rule="wilson",
-            category="sample_sufficiency",
+        scenario_check(
+            "sample_sufficiency",
+            "wilson",
+            sid,
             verdict=verdict,
             message=text + (more if verdict == "INCONCLUSIVE" else ""),
-            scenario_id=sid,
-            hard=False,
             runs_checked=stats.n,
             measured={
                 "k": stats.k,
@@ -169,14 +164,12 @@ def checks(
             "truncated": f"SPRT reached its limit of {sprt.max_runs} runs without a decision.",
         }[sprt.decision]
         found.append(
-            Check(
-                id=f"sample_sufficiency.sprt{suffix}",
-                rule="sprt",
-                category="sample_sufficiency",
+            scenario_check(
+                "sample_sufficiency",
+                "sprt",
+                sid,
                 verdict=verdict,
                 message=text,
-                scenario_id=sid,
-                hard=False,
                 runs_checked=sprt.runs_used,
                 measured={
                     "decision": sprt.decision,
