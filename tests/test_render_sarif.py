@@ -145,7 +145,7 @@ def test_uris_are_repository_relative_with_forward_slashes():
     assert artifact_uri("examples/a b/run#1.json") == "examples/a%20b/run%231.json"
     assert artifact_uri("./examples/x.json") == "examples/x.json"
     assert artifact_uri("examples\\win\\x.json") == "examples/win/x.json"
-    assert artifact_uri("/home/runner/work/repo/t/x.json", "/home/runner/work/repo") == "t/x.json"
+    assert artifact_uri("/github/workspace/t/x.json", "/github/workspace") == "t/x.json"
     assert artifact_uri("/github/workspace/t/x.json", "/github/workspace/") == "t/x.json"
     assert artifact_uri("/elsewhere/x.json", "/github/workspace") == "file:///elsewhere/x.json"
     assert artifact_uri("C:\\w\\repo\\t\\x.json", "C:\\w\\repo") == "t/x.json"
