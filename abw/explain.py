@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError, from_validation_error
 from abw.models.report import Check, GateReport
+from abw.text import clean
 
 _WHY: dict[str, str] = {
     "required_tools": "Every candidate run needs at least one successful span of the tool.",
@@ -123,17 +123,7 @@ def explain(report: GateReport, check_id: str) -> str:
             lines.append(f"  {v.trace_id}: {v.message}")
             lines.append(f"    {where or v.trace_file}")
     lines += ["", "why", f"  {_why(check)}"]
-    return "\n".join(_printable(line) for line in lines) + "\n"
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _printable(line: str) -> str:
-    """One terminal line: newlines and escapes inside names show as ``\\n``/``\\x1b``, so a
-    trace value can neither start a CI workflow command (``::set-output``) nor drive the
-    terminal."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], line)
+    return "\n".join(clean(line) for line in lines) + "\n"
 
 
 def _rule_why(rule: str) -> str:

@@ -149,3 +149,10 @@ def test_batched_distances_equal_scalar_ones_exactly():
     got = {r.trace_id: r.path_edit_distance for r in result.per_run}
     assert got["c-00"] == normalized_edit_distance(["a", "x", "c"], ["a", "b", "c"]) == 1 / 3
     assert got["c-01"] == 1 / 7
+
+
+def test_text_paths_fold_repeated_steps():
+    from abw.cli.diff_cmd import join_path
+
+    assert join_path([]) == ""
+    assert join_path(["a", "b", "b", "b", "c", "b"]) == "a > b \u00d73 > c > b"

@@ -184,6 +184,17 @@ def test_terminal_output_has_no_escapes_or_workflow_commands(gated):
     _no_control(proc.stdout + proc.stderr, "abw gate output")
 
 
+def test_diff_text_has_no_escapes_or_workflow_commands(gated, run_cli):
+    root, paths, _, _ = gated
+    code, out, err = run_cli(
+        "diff", "--baseline", root / paths["baseline"], "--candidate", root / paths["candidate"]
+    )
+    assert code == 0, err
+    assert "\\x1b" in out  # the hostile names are there, made visible
+    _no_workflow_commands(out + err, "abw diff output")
+    _no_control(out + err, "abw diff output")
+
+
 def test_explain_and_report_commands_stay_safe(gated, run_cli, tmp_path):
     _, _, report, written = gated
     for check in report.checks:

@@ -8,6 +8,18 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option, trace_set_options
+from abw.text import clean
+
+
+def join_path(names: list[str]) -> str:
+    """``a > b > b > b > c`` as ``a > b ×3 > c``: long agent paths stay readable."""
+    parts: list[str] = []
+    for name in names:
+        if parts and parts[-1][0] == name:
+            parts[-1][1] += 1
+        else:
+            parts.append([name, 1])
+    return " > ".join(n if k == 1 else f"{n} \u00d7{k}" for n, k in parts)
 
 
 def format_text(results: list) -> str:  # list[DiffResult]
@@ -37,9 +49,9 @@ def format_text(results: list) -> str:  # list[DiffResult]
                 f"{d.candidate_tool or '<end>'} where the baseline had "
                 f"{', '.join(d.baseline_alternatives) or 'nothing'}"
             )
-            lines.append(f"    after               {' > '.join(d.common_prefix) or '(start)'}")
-            lines.append(f"    candidate path      {' > '.join(d.candidate_path) or '(empty)'}")
-            lines.append(f"    nearest baseline    {' > '.join(d.baseline_path) or '(empty)'}")
+            lines.append(f"    after               {join_path(d.common_prefix) or '(start)'}")
+            lines.append(f"    candidate path      {join_path(d.candidate_path) or '(empty)'}")
+            lines.append(f"    nearest baseline    {join_path(d.baseline_path) or '(empty)'}")
             lines.append(f"  diverging runs        {len(r.divergences)} of {r.candidate_runs}")
         far = sorted(r.per_run, key=lambda x: (-x.path_edit_distance, x.trace_id))[:5]
         for run in far:
@@ -48,7 +60,7 @@ def format_text(results: list) -> str:  # list[DiffResult]
                     f"    {run.trace_id}: {run.path_edit_distance:.3f} "
                     f"(nearest {run.nearest_baseline_trace_id or '-'})"
                 )
-    return "\n".join(lines) + "\n"
+    return "\n".join(clean(line) for line in lines) + "\n"
 
 
 @click.command("diff")

@@ -1,9 +1,9 @@
 """Helpers shared by every report format: safe text, verdict labels, number formatting.
 
 Every string in a gate report may come from a trace (tool names, trace ids, file names), so the
-renderers treat all of them as untrusted: :func:`clean` makes control characters, ANSI escapes,
-bidirectional overrides and lone surrogates visible as ``\\xNN``/``\\uNNNN`` text before any
-format-specific escaping happens.
+renderers treat all of them as untrusted: :func:`abw.text.clean` makes control characters,
+ANSI escapes, bidirectional overrides and lone surrogates visible as ``\\xNN``/``\\uNNNN`` text
+before any format-specific escaping happens.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from abw.models.report import Check, GateReport, Verdict
+from abw.text import clean
 
 CATEGORY_ORDER: tuple[str, ...] = (
     "behavior_contract",
@@ -41,25 +42,6 @@ VERDICT_WORD: dict[str, str] = {
     "FAIL": "failed",
     "INCONCLUSIVE": "is inconclusive",
 }
-
-# C0/C1 controls (ANSI escapes start with \x1b), bidirectional controls ("Trojan source"), lone
-# surrogates and XML non-characters.
-_UNSAFE_RE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def clean(value: Any) -> str:
-    """Text safe to show anywhere: unsafe characters become visible escapes; None -> ''."""
-    if value is None:
-        return ""
-    text = value if isinstance(value, str) else str(value)
-    return _UNSAFE_RE.sub(_visible, text)
 
 
 def summary_text(report: GateReport) -> str:

@@ -1,7 +1,7 @@
 """The standalone HTML report: one file, inline CSS and SVG, no script, no external requests.
 
 Jinja2 renders ``templates/report.html.j2`` with autoescaping on; every string from the report
-is also passed through :func:`abw.render.common.clean`. Charts come from :mod:`abw.render.svg`
+is also passed through :func:`abw.text.clean`. Charts come from :mod:`abw.render.svg`
 and are the only markup inserted unescaped.
 """
 
@@ -18,7 +18,6 @@ from abw.render.common import (
     DIFF_METRICS,
     category_title,
     checks_by_category,
-    clean,
     diff_shape_checks,
     fmt_num,
     fmt_pct,
@@ -28,6 +27,7 @@ from abw.render.common import (
     worst_first,
 )
 from abw.render.rules import rule_text
+from abw.text import clean
 
 MAX_VIOLATIONS = 100
 MAX_RUNS = 1000

@@ -9,7 +9,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from abw.models.report import Check, GateReport
-from abw.render.common import category_title, checks_by_category, clean, fmt_num, location
+from abw.render.common import category_title, checks_by_category, fmt_num, location
+from abw.text import clean
 
 MAX_LISTED = 1000
 

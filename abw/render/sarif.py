@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 from abw.hashing import sha256_hex
 from abw.models.report import Check, GateReport, Violation
-from abw.render.common import VERDICT_RANK, category_title, clean, md
+from abw.render.common import VERDICT_RANK, category_title, md
 from abw.render.rules import rule_text
+from abw.text import clean
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 MAX_RESULTS = 25_000

@@ -1,6 +1,6 @@
 """Small server-side SVG charts for the HTML report: no script, no external references.
 
-Every label is escaped (and passed through :func:`abw.render.common.clean`); numbers are
+Every label is escaped (and passed through :func:`abw.text.clean`); numbers are
 formatted with a fixed precision so the same report draws byte-identical pictures.
 """
 
@@ -10,7 +10,8 @@ import math
 from html import escape
 
 from abw.hashing import sha256_hex
-from abw.render.common import clean, fmt_num, shorten
+from abw.render.common import fmt_num, shorten
+from abw.text import clean
 
 # Colour-blind-friendly qualitative palette (Okabe-Ito plus Tol's muted extras).
 PALETTE = (
