@@ -126,8 +126,8 @@ def test_cli_malformed_item_is_one_line_exit_2(run_cli, tmp_path):
 
 def test_cli_refuses_the_flag_for_an_importer_that_would_ignore_it(run_cli, tmp_path):
     code, _, err = run_cli(
-        "import", "gemini", "--input", tmp_path, "--out", tmp_path / "o",
-        "--argument-fields", "run_shell_command:command",
+        "import", "swe-agent", "--input", tmp_path, "--out", tmp_path / "o",
+        "--argument-fields", "bash:command",
     )  # fmt: skip
     assert code == 2 and "does not extract argument fields yet" in err
 

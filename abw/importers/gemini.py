@@ -69,9 +69,10 @@ class GeminiImporter(Importer):
     export_format: ClassVar[str] = "gemini-chat-json"
     help: ClassVar[str] = (
         "Gemini CLI chat recordings (~/.gemini/tmp/<project>/chats/session-*.json). "
-        "logs.json holds only prompts and is refused."
+        "logs.json holds only prompts and is refused. --argument-fields reads toolCalls' args."
     )
     suffixes: ClassVar[tuple[str, ...]] = (".json",)
+    supports_argument_fields: ClassVar[bool] = True
 
     def discover(self, folder: Path) -> list[Path]:
         """Session files; a ``logs.json`` prompt log in the folder is not a unit of import."""
@@ -127,7 +128,7 @@ class GeminiImporter(Importer):
             calls = calls if isinstance(calls, list) else []
             for position, call in enumerate(calls, 1):
                 if isinstance(call, dict):
-                    drafts.append(self._call(call, index, position, llm.span_id, options))
+                    drafts.append(self._call(call, index, position, llm.span_id, options, path))
             content = message.get("content")
             if isinstance(content, str) and content.strip():
                 final_text = content
@@ -157,6 +158,7 @@ class GeminiImporter(Importer):
         position: int,
         parent: str | None,
         options: ImportOptions,
+        path: Path,
     ) -> Draft:
         name = str(call.get("name") or "tool")
         args = call.get("args", ABSENT)
@@ -183,6 +185,7 @@ class GeminiImporter(Importer):
                 draft.name = agent
         if name in SHELL_TOOLS and isinstance(args, dict):
             draft.mark_shell(options.labels, args.get("command"))
+        draft.keep_arguments(options.argument_fields, args, path)
         ended = parse_time(call.get("timestamp"))
         started = _id_time(call.get("id"))
         draft.started_at = started or ended

@@ -91,9 +91,11 @@ class LangSmithImporter(Importer):
     name: ClassVar[str] = "langsmith"
     platform: ClassVar[str] = "langsmith"
     export_format: ClassVar[str] = "langsmith-runs"
+    supports_argument_fields: ClassVar[bool] = True
     help: ClassVar[str] = (
         "LangSmith runs: the /runs/batch body {'post','patch'}, /runs/multipart parts as a "
-        "JSON list, or run lists / JSON Lines. One trace per trace_id."
+        "JSON list, or run lists / JSON Lines. One trace per trace_id. --argument-fields reads "
+        "tool and retriever runs' inputs."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
@@ -162,6 +164,8 @@ class LangSmithImporter(Importer):
             parent = run.get("parent_run_id")
             draft.parent_span_id = parent if isinstance(parent, str) else None
             draft.attributes["run_type"] = run.get("run_type")
+            if span_type != "llm":  # a tool or retriever run's inputs are the call's arguments
+                draft.keep_arguments(options.argument_fields, run.get("inputs"), path)
             draft.attributes.update(draft_error)
             drafts.append(draft)
         root = roots[0] if roots else None

@@ -64,9 +64,11 @@ class OpenAIAgentsImporter(Importer):
     name: ClassVar[str] = "openai-agents"
     platform: ClassVar[str] = "openai_agents"
     export_format: ClassVar[str] = "openai-agents-export"
+    supports_argument_fields: ClassVar[bool] = True
     help: ClassVar[str] = (
         "OpenAI Agents SDK native trace export ({'data': [trace, spans...]} as uploaded by "
-        "BackendSpanExporter, or JSON Lines). One trace per trace id."
+        "BackendSpanExporter, or JSON Lines). One trace per trace id. --argument-fields reads "
+        "function spans' input."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
@@ -166,6 +168,8 @@ class OpenAIAgentsImporter(Importer):
             )
             if isinstance(agent, str):
                 draft.attributes["agent"] = agent
+            if kind == "function":  # its input is the call's arguments as a JSON string
+                draft.keep_arguments(options.argument_fields, data.get("input"), path)
             if kind == "function" and isinstance(data.get("mcp_data"), dict):
                 server = data["mcp_data"].get("server")
                 if isinstance(server, str):

@@ -66,8 +66,12 @@ class OpenHandsImporter(Importer):
     name: ClassVar[str] = "openhands"
     platform: ClassVar[str] = "openhands"
     export_format: ClassVar[str] = "openhands-trajectory-json"
-    help: ClassVar[str] = "OpenHands trajectories (JSON array of action/observation events)."
+    help: ClassVar[str] = (
+        "OpenHands trajectories (JSON array of action/observation events). --argument-fields "
+        "reads the model's function-call arguments, else the action's args."
+    )
     suffixes: ClassVar[tuple[str, ...]] = (".json",)
+    supports_argument_fields: ClassVar[bool] = True
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
@@ -110,7 +114,7 @@ class OpenHandsImporter(Importer):
                     continue
                 if action in _NOT_TOOLS:
                     continue
-                draft = self._action(event, index, action, meta, when, options)
+                draft = self._action(event, index, action, meta, when, options, path)
                 drafts.append(draft)
                 calls[repr(event.get("id"))] = draft
                 if isinstance(meta, dict) and isinstance(meta.get("tool_call_id"), str):
@@ -160,6 +164,7 @@ class OpenHandsImporter(Importer):
         meta: Any,
         when: Any,
         options: ImportOptions,
+        path: Path,
     ) -> Draft:
         name = meta.get("function_name") if isinstance(meta, dict) else None
         name = str(name or action)
@@ -174,7 +179,21 @@ class OpenHandsImporter(Importer):
         if action in _SHELL or name in _SHELL:
             command = args.get("command") or args.get("code") if isinstance(args, dict) else None
             draft.mark_shell(options.labels, command)
+        function_call = isinstance(meta, dict) and bool(meta.get("function_name"))
+        called = _function_arguments(meta) if function_call else None
+        draft.keep_arguments(options.argument_fields, args if called is None else called, path)
         return draft
+
+
+def _function_arguments(meta: dict[str, Any]) -> Any:
+    """The arguments the model sent with the function call ``tool_call_metadata`` names (the
+    ones that match the span's ``function_name``), or ``None`` when the response lacks it."""
+    response = _dict(meta.get("model_response"))
+    for choice in response.get("choices") or []:
+        for call in _dict(_dict(choice).get("message")).get("tool_calls") or []:
+            if _dict(call).get("id") == meta.get("tool_call_id"):
+                return _dict(call.get("function")).get("arguments")
+    return None
 
 
 def _id(event: dict[str, Any]) -> str | None:

@@ -70,6 +70,8 @@ OUTPUT_KEYS = (
     "ai.response.toolCalls",
     "gen_ai.completion",
 )
+#: Where a tool span records the call's arguments (a JSON object, usually as a string).
+ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "ai.toolCall.args", "input.value")
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
 _FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
 _MODEL_KEYS = (
@@ -553,9 +555,11 @@ class OtelImporter(Importer):
     name: ClassVar[str] = "otel"
     platform: ClassVar[str] = "otel"
     export_format: ClassVar[str] = "otlp-json"
+    supports_argument_fields: ClassVar[bool] = True
     help: ClassVar[str] = (
         "OpenTelemetry agent traces: OTLP/JSON lines (GenAI semconv, OpenInference), Jaeger "
-        "JSON, console-exporter spans. One trace per traceId."
+        "JSON, console-exporter spans. One trace per traceId. --argument-fields reads tool spans' "
+        "gen_ai.tool.call.arguments / ai.toolCall.args / input.value."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
@@ -630,6 +634,11 @@ def build_trace(
             (kinds[a.key].name for a in reversed(ancestors) if kinds[a.key].type == "agent"), None
         )
         _attributes(draft, span, agent, propagated)
+        if kind.type in {"tool", "retriever"}:
+            arguments = next(
+                (span.attributes[k] for k in ARGUMENT_KEYS if k in span.attributes), None
+            )
+            draft.keep_arguments(options.argument_fields, arguments, path)
         drafts.append(draft)
         emitted.add(node.key)
         if kind.type == "llm":

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from abw.hashing import content_hash
 
 if TYPE_CHECKING:
-    from abw.importers.common import Label
+    from abw.importers.common import ArgumentField, Label
     from abw.models.trace import Span, Trace
 
 #: Marks a value that the raw export did not record (distinct from an empty value).
@@ -128,6 +128,18 @@ class Draft:
         self.attributes["tool_alias"] = "shell"
         self.apply_label(labels, command if isinstance(command, str) else None)
 
+    def keep_arguments(self, fields: tuple[ArgumentField, ...], tool_input: Any, file: Any) -> None:
+        """Copy the ``--argument-fields`` named for this span (by its name after labels) out of
+        the call's input (a JSON object, or a string holding one) into ``attributes.arguments``."""
+        from abw.importers.common import extract_arguments
+        from abw.importers.rawio import decode_json_string
+
+        arguments = extract_arguments(
+            fields, self.name, decode_json_string(tool_input), file=file, line=self.line
+        )
+        if arguments is not None:
+            self.attributes["arguments"] = arguments
+
 
 def _duration(value: float | None) -> float | None:
     """A duration a span can hold: finite and not negative (clock skew in exports), else None."""
@@ -191,10 +203,15 @@ def make_trace(
     """Assemble a redacted trace: source hash, run metadata, spans and the redaction record.
 
     ``final_output`` is hashed into ``final_output_hash``; ``final_text`` (the final answer as
-    text) is where ``--output-fields`` are looked for.
+    text) is where ``--output-fields`` are looked for. The argument fields the spans keep are
+    recorded in ``redaction.kept_fields``.
     """
     from abw.hashing import sha256_hex
-    from abw.importers.common import extract_canonical_output, final_output_hash
+    from abw.importers.common import (
+        extract_canonical_output,
+        final_output_hash,
+        record_kept_arguments,
+    )
     from abw.models.trace import Redaction, Run, Source, Trace
 
     run = Run(
@@ -206,7 +223,7 @@ def make_trace(
         canonical_output=extract_canonical_output(final_text, options.output_fields),
         **(extra_run or {}),
     )
-    return Trace(
+    trace = Trace(
         source=Source(
             platform=platform,
             export_format=export_format,
@@ -219,6 +236,7 @@ def make_trace(
             applied=True, method="hash-only", removed_fields=sorted(set(removed_fields))
         ),
     )
+    return record_kept_arguments(trace)
 
 
 def assistant_text(value: Any) -> str | None:
