@@ -6,6 +6,10 @@ anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename 
 text itself is never kept). There is no exit code: the status is read from fixed texts the tools
 print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
 new syntax error(s)``). ``info.exit_status`` gives the run's outcome.
+
+``--argument-fields`` needs structured arguments: only function-calling trajectories have them
+(``history`` assistant messages with ``tool_calls``, paired with steps by their ``action``);
+a plain command string (0.x, mini-swe-agent, thought-action 1.x) has none to pick from.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import load_json, read_raw
+from abw.importers.rawio import decode_json_string, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
@@ -92,7 +96,11 @@ class SweAgentImporter(Importer):
     name: ClassVar[str] = "swe-agent"
     platform: ClassVar[str] = "swe_agent"
     export_format: ClassVar[str] = "swe-agent-traj"
-    help: ClassVar[str] = "SWE-agent .traj files (0.x, 1.x) and mini-swe-agent *.traj.json."
+    help: ClassVar[str] = (
+        "SWE-agent .traj files (0.x, 1.x) and mini-swe-agent *.traj.json. --argument-fields "
+        "reads function-calling trajectories' tool_calls arguments."
+    )
+    supports_argument_fields: ClassVar[bool] = True
     suffixes: ClassVar[tuple[str, ...]] = (".traj", ".json")
 
     def discover(self, folder: Path) -> list[Path]:
@@ -118,6 +126,11 @@ class SweAgentImporter(Importer):
                 "not a SWE-agent trajectory: expected an object with trajectory[] (or messages[])",
                 file=path,
                 field="trajectory",
+            )
+        if options.argument_fields and not any("arguments" in d.attributes for d in drafts):
+            options.warn(
+                f"{path.name}: no argument fields extracted (argument fields are read only from "
+                "function-calling trajectories' tool_calls, and none matched)"
             )
         extra = {}
         if "replay_config" in document:
@@ -153,11 +166,30 @@ def _model(document: dict[str, Any]) -> str:
     return name if isinstance(name, str) and name else "model"
 
 
+def _function_calls(document: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """``(action, function name, arguments)`` of each assistant message in ``history`` that made
+    exactly one function call, in order (function-calling trajectories only)."""
+    calls = []
+    for message in document.get("history") if isinstance(document.get("history"), list) else []:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        tool_calls = message.get("tool_calls")
+        if not isinstance(tool_calls, list) or len(tool_calls) != 1:
+            continue
+        function = tool_calls[0].get("function") if isinstance(tool_calls[0], dict) else None
+        if isinstance(function, dict) and isinstance(message.get("action"), str):
+            arguments = decode_json_string(function.get("arguments"))
+            calls.append((message["action"], str(function.get("name")), arguments))
+    return calls
+
+
 def _steps(
     document: dict[str, Any], options: ImportOptions, path: Path
 ) -> tuple[list[Draft], str | None]:
     drafts: list[Draft] = []
     model = _model(document)
+    calls = _function_calls(document) if options.argument_fields else []
+    next_call = 0
     for index, step in enumerate(document["trajectory"]):
         if not isinstance(step, dict):
             raise AbwInputError("a step is not an object", file=path, field=f"trajectory.{index}")
@@ -172,6 +204,12 @@ def _steps(
             draft.type = "retriever"
         if name == "bash":
             draft.mark_shell(options.labels, action)
+        # the next function call made with this step's action, when it called this tool
+        found = next((i for i in range(next_call, len(calls)) if calls[i][0] == action), None)
+        if found is not None:
+            next_call = found + 1
+            if calls[found][1] == name:
+                draft.keep_arguments(options.argument_fields, calls[found][2], path)
         seconds = step.get("execution_time")
         try:
             if seconds is not None:
