@@ -7,20 +7,8 @@ from typing import Any
 from abw.gating.common import Finding, RunRule, runs_word
 from abw.hashing import canonical_json
 from abw.models.spec import OutputEval
+from abw.rules.jsonvalue import json_equal
 from abw.traceio import TraceFile
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: 1 == 1.0, but true is not 1; objects by keys, arrays by position."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    return type(a) is type(b) and a == b
 
 
 def _short(value: Any) -> str:
