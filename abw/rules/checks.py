@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from abw.gating.common import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
 from abw.models.rules import rule_id
 from abw.rules import applies, evaluate_rules
@@ -43,19 +44,6 @@ class RuleChecks:
     run_failed: dict[str, list[str]] = field(default_factory=dict)
 
 
-def _violation(trace_file: Any, ordinals: tuple[int, ...] | list[int], message: str) -> Violation:
-    ordered = sorted(set(ordinals))
-    run = trace_file.trace.run
-    return Violation(
-        trace_id=run.trace_id,
-        trace_file=trace_file.path,
-        scenario_id=run.scenario_id,
-        span_ordinals=ordered,
-        span_lines=[trace_file.line_of(o) for o in ordered],
-        message=message,
-    )
-
-
 def _sentence(text: str) -> str:
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
@@ -78,7 +66,8 @@ def rule_checks(rules: list[Any], candidate: list[Any]) -> RuleChecks:
             counts[outcome.status] += 1
             if outcome.status != "satisfied":
                 prefix = "" if outcome.status == "violated" else "unknown: "
-                violations.append(_violation(tf, outcome.ordinals, prefix + outcome.message))
+                finding = Finding(prefix + outcome.message, outcome.ordinals)
+                violations.append(violation(tf, finding))
                 if outcome.status == "violated" and rule.enforcement == "hard":
                     result.run_failed.setdefault(tf.path, []).append(check_id)
         checked = sum(counts.values())
@@ -165,7 +154,7 @@ def assertion_checks(
                     f"{outcome.status}: {outcome.reason} (candidate {show(outcome.candidate_value)}"
                     f", baseline {show(outcome.baseline_value)})"
                 )
-                violations.append(_violation(tf, [], text))
+                violations.append(violation(tf, Finding(text)))
                 if outcome.status == "drifted" and assertion.severity == "error":
                     result.run_failed.setdefault(tf.path, []).append(check_id)
         checked = sum(counts.values())
