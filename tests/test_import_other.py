@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from abw.errors import AbwInputError
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_labels
@@ -340,3 +341,35 @@ def test_folder_discovery_skips_files_that_are_not_runs(run_cli, tmp_path):
     code, _, err = run_cli("import", "swe-agent", "--input", runs, "--out", tmp_path / "out")
     assert code == 0, err
     assert len(list((tmp_path / "out").glob("*.json"))) == len(SWE)
+
+
+JSON_IMPORTERS = {  # a real export of each
+    "langsmith": LANGSMITH[0],
+    "gemini": GEMINI[0],
+    "openhands": OPENHANDS[0],
+    "swe-agent": SWE[0],
+    "openai-agents": NATIVE,
+    "otel": CORPUS / "otel" / "packetpanic__jaeger_get-inventory.json",
+}
+
+
+@pytest.mark.parametrize("name", sorted(JSON_IMPORTERS))
+@pytest.mark.parametrize("content", [b"", b" \n\n", b"\xef\xbb\xbf", b"\xef\xbb\xbf \n"])
+def test_an_empty_file_is_named_empty(tmp_path, name, content):
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(content)
+    with pytest.raises(AbwInputError, match="the file is empty"):
+        _import(name, empty)
+
+
+@pytest.mark.parametrize("name", sorted(JSON_IMPORTERS))
+def test_a_byte_order_mark_is_skipped(tmp_path, name):
+    source = JSON_IMPORTERS[name]
+    marked = tmp_path / source.name
+    marked.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    plain, with_bom = _import(name, source), _import(name, marked)
+    assert plain and len(with_bom) == len(plain)
+    for a, b in zip(with_bom, plain, strict=True):
+        assert a.source.source_hash != b.source.source_hash  # the hash is of the bytes as given
+        assert [s.model_dump() for s in a.spans] == [s.model_dump() for s in b.spans]
+        assert a.run.final_status == b.run.final_status

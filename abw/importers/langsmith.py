@@ -19,7 +19,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import jsonl_records, read_raw
+from abw.importers.rawio import json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
@@ -100,12 +100,11 @@ class LangSmithImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        if not raw.strip():
-            raise AbwInputError("the file is empty", file=path)
+        body = json_body(raw, path)
         try:
-            document: Any = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+            document: Any = orjson.loads(body)
         except orjson.JSONDecodeError:
-            document = [run for _, run in jsonl_records(raw, path, options.warnings)]
+            document = [run for _, run in jsonl_records(body, path, options.warnings)]
         runs = _merge(_runs(document, path), path)
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)

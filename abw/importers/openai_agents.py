@@ -17,7 +17,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import jsonl_records, read_raw
+from abw.importers.rawio import json_body, jsonl_records, read_raw
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -42,10 +42,11 @@ REMOVED_FIELDS = (
 
 
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
+    body = json_body(raw, path)
     try:
-        document = orjson.loads(raw.removeprefix(b"\xef\xbb\xbf"))
+        document = orjson.loads(body)
     except orjson.JSONDecodeError:
-        return list(jsonl_records(raw, path, options.warnings))
+        return list(jsonl_records(body, path, options.warnings))
     if isinstance(document, dict) and isinstance(document.get("data"), list):
         return [(None, item) for item in document["data"]]
     if isinstance(document, list):
@@ -73,8 +74,6 @@ class OpenAIAgentsImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        if not raw.strip():
-            raise AbwInputError("the file is empty", file=path)
         traces: dict[str, dict[str, Any]] = {}
         spans: dict[str, list[tuple[int | None, dict[str, Any]]]] = {}
         for line, item in _objects(raw, path, options):

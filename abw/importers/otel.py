@@ -30,7 +30,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import read_raw
+from abw.importers.rawio import json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, preorder
 from abw.models.trace import Trace
@@ -366,10 +366,7 @@ def _is_console(value: Any) -> bool:
 
 def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
     """Every span of the file and the encoding it used (otlp-json, jaeger-json, otel-console)."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if not raw.strip():
-        raise AbwInputError("the file is empty", file=path)
+    raw = json_body(raw, path)
     spans: list[OSpan] = []
     try:
         whole: Any = orjson.loads(raw)

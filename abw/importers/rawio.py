@@ -11,6 +11,9 @@ import orjson
 from abw.errors import AbwInputError
 from abw.limits import MAX_RAW_BYTES, check_line, read_limited
 
+#: The UTF-8 byte-order mark some Windows tools write before JSON.
+BOM = b"\xef\xbb\xbf"
+
 
 def read_raw(path: Path) -> bytes:
     """The bytes of a raw export; a missing or unreadable file is an input error."""
@@ -28,12 +31,17 @@ def _line_of(raw: bytes, position: int | None) -> int | None:
     return None if position is None else raw.count(b"\n", 0, position) + 1
 
 
-def load_json(raw: bytes, path: Path) -> Any:
-    """One JSON document; invalid JSON is an input error naming its line."""
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+def json_body(raw: bytes, path: Path) -> bytes:
+    """``raw`` without a UTF-8 byte-order mark; an empty or blank file is an input error."""
+    raw = raw.removeprefix(BOM)
     if not raw.strip():
         raise AbwInputError("the file is empty", file=path)
+    return raw
+
+
+def load_json(raw: bytes, path: Path) -> Any:
+    """One JSON document; invalid JSON is an input error naming its line."""
+    raw = json_body(raw, path)
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -50,9 +58,7 @@ def jsonl_records(
     A cut-off last line (a file still being written) is skipped with a warning; invalid JSON
     anywhere else is an input error.
     """
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    lines = raw.split(b"\n")
+    lines = raw.removeprefix(BOM).split(b"\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     for index, line in enumerate(lines):
         check_line(line, path, index + 1)

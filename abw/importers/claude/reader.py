@@ -15,9 +15,8 @@ from typing import Any
 import orjson
 
 from abw.errors import AbwInputError
+from abw.importers.rawio import BOM
 from abw.limits import MAX_LINE_BYTES, check_line
-
-_BOM = b"\xef\xbb\xbf"
 
 
 def _utf8_problem(raw: bytes) -> str | None:
@@ -54,8 +53,8 @@ class JsonlReader:
                 line_no += 1
                 check_line(raw, self.path, line_no)
                 digest.update(raw)
-                if line_no == 1 and raw.startswith(_BOM):
-                    raw = raw[len(_BOM) :]
+                if line_no == 1:
+                    raw = raw.removeprefix(BOM)
                 if not raw.strip():
                     continue
                 try:
