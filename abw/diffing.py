@@ -108,11 +108,12 @@ def nearest_baseline(
 
 def _divergence(
     trace_file: TraceFile,
+    path: list[str],
     trie: _Trie,
     baseline: list[tuple[list[str], tuple[int, ...]]],
     encode: Any,
 ) -> Divergence | None:
-    path = path_names(trace_file)
+    """Where ``path`` (``trace_file``'s tool names) leaves the baseline prefix tree."""
     node, step = trie, 0
     while step < len(path) and path[step] in node.children:
         node = node.children[path[step]]
@@ -147,14 +148,14 @@ def _make_divergence(
     )
 
 
-def _mean_counts(runs: list[TraceFile], tools: list[str]) -> dict[str, float]:
-    if not runs:
+def _mean_counts(paths: list[list[str]], tools: list[str]) -> dict[str, float]:
+    if not paths:
         return dict.fromkeys(tools, 0.0)
     totals = dict.fromkeys(tools, 0)
-    for trace_file in runs:
-        for name in path_names(trace_file):
+    for path in paths:
+        for name in path:
             totals[name] += 1
-    return {name: totals[name] / len(runs) for name in tools}
+    return {name: totals[name] / len(paths) for name in tools}
 
 
 def diff_scenario(
@@ -186,8 +187,8 @@ def diff_scenario(
         )
     distances = [r.path_edit_distance for r in per_run]
 
-    mean_b = _mean_counts(baseline, tools)
-    mean_c = _mean_counts(candidate, tools)
+    mean_b = _mean_counts(base_paths, tools)
+    mean_c = _mean_counts(cand_paths, tools)
     fingerprint = math.sqrt(sum((mean_b[t] - mean_c[t]) ** 2 for t in tools))
     union = tools_b | tools_c
     jaccard = 1.0 - len(tools_b & tools_c) / len(union) if union else 0.0
@@ -200,8 +201,8 @@ def diff_scenario(
     )
     divergences = [
         d
-        for t in candidate
-        if (d := _divergence(t, trie, baseline_items, symbols.encode)) is not None
+        for t, path in zip(candidate, cand_paths, strict=True)
+        if (d := _divergence(t, path, trie, baseline_items, symbols.encode)) is not None
     ]
     first = min(divergences, key=lambda d: (d.step, d.trace_id, d.trace_file), default=None)
     return DiffResult(
