@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 import render_fixtures as fx
+from conftest import REPO
 from render_browser import CHROMIUM, FLAGS, Browser
 
+from abw.gating import run_gate
 from abw.render import render
 from abw.render.html import render_html
 
@@ -168,3 +170,18 @@ def test_chromium_loads_without_console_errors(tmp_path):
         shown = name.replace("\x1b", "\\x1b").replace("\t", "\\x09").replace("\n", "\\x0a")
         shown = shown.replace("\x00", "\\x00").replace("\x07", "\\x07").replace("\u202e", "\\u202e")
         assert shown in text, name
+
+
+def test_real_gate_diff_thresholds_shown_for_every_metric():
+    """The gate's own diff_shape checks (not fixtures) give each metric its warn/fail limits."""
+    example = REPO / "examples/refund-policy"
+    report = run_gate(
+        example / "traces/baseline", example / "traces/regressed", example / "behavior.yaml"
+    )
+    html = render_html(report)
+    for warn, fail in (("0.12", "0.25"), ("1", "2"), ("0.15", "0.4")):
+        assert (
+            f'<span class="w">warn &gt; {warn}</span><span class="f">fail &gt; {fail}</span>'
+            in html
+        )
+    assert "no thresholds in the report" not in html

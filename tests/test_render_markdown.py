@@ -7,8 +7,10 @@ from html.parser import HTMLParser
 
 import pytest
 import render_fixtures as fx
+from conftest import REPO
 from markdown_it import MarkdownIt
 
+from abw.gating import run_gate
 from abw.models.report import Check, Violation
 from abw.render import render
 from abw.render.common import md
@@ -183,3 +185,14 @@ def test_md_escaping_helper():
 
 def test_markdown_is_deterministic():
     assert render(fx.fail_report(), "markdown") == render(fx.fail_report(), "markdown")
+
+
+def test_real_gate_diff_thresholds_in_every_metric_cell():
+    """Each diff metric cell carries the limits of the gate's own diff_shape check."""
+    example = REPO / "examples/refund-policy"
+    report = run_gate(
+        example / "traces/baseline", example / "traces/regressed", example / "behavior.yaml"
+    )
+    text = render_markdown(report)
+    for limits in ("warn 0.12, fail 0.25", "warn 1, fail 2", "warn 0.15, fail 0.4"):
+        assert f"<sub>({limits})</sub>" in text

@@ -161,41 +161,27 @@ def md(value: Any) -> str:
     return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
 
 
-#: The three distribution-level diff metrics: key, label, DiffResult attribute.
+#: The three distribution-level diff metrics: the gate's diff_shape rule, label, DiffResult field.
 DIFF_METRICS: tuple[tuple[str, str, str], ...] = (
     ("path_edit_distance", "Path edit distance (mean)", "path_edit_distance_mean"),
     ("fingerprint_distance", "Fingerprint distance", "fingerprint_distance"),
-    ("tool_jaccard_distance", "Tool Jaccard distance", "tool_jaccard_distance"),
+    ("tool_jaccard", "Tool Jaccard distance", "tool_jaccard_distance"),
 )
-_METRIC_WORDS = {
-    "path_edit_distance": "edit",
-    "fingerprint_distance": "fingerprint",
-    "tool_jaccard_distance": "jaccard",
-}
 
 
 def diff_shape_checks(report: GateReport, scenario_id: str | None) -> dict[str, Check]:
-    """The diff_shape check behind each metric of a scenario, matched by its rule name."""
-    found: dict[str, Check] = {}
-    for check in report.checks:
-        if check.category != "diff_shape" or check.scenario_id != scenario_id:
-            continue
-        for key, word in _METRIC_WORDS.items():
-            if key not in found and (check.rule == key or word in check.rule.lower()):
-                found[key] = check
-    return found
+    """A scenario's diff_shape checks by rule (the gate gives each metric of DIFF_METRICS one)."""
+    return {
+        check.rule: check
+        for check in report.checks
+        if check.category == "diff_shape" and check.scenario_id == scenario_id
+    }
 
 
 def thresholds(limits: dict[str, Any]) -> tuple[float | None, float | None]:
-    """The warn and fail thresholds in a diff_shape check's ``limits``, whatever their key names."""
-
-    def find(word: str) -> float | None:
-        for key in (word, f"{word}_threshold"):
-            if is_number(limits.get(key)):
-                return float(limits[key])
-        for key, value in limits.items():
-            if is_number(value) and (key.endswith(f"_{word}") or word in key.split("_")):
-                return float(value)
-        return None
-
-    return find("warn"), find("fail")
+    """The ``warn`` and ``fail`` thresholds in a diff_shape check's ``limits`` (None if absent)."""
+    warn, fail = limits.get("warn"), limits.get("fail")
+    return (
+        float(warn) if is_number(warn) else None,
+        float(fail) if is_number(fail) else None,
+    )

@@ -145,7 +145,6 @@ def _threshold_cell(value: float, check: Check | None) -> str:
 def _diff_blocks(report: GateReport) -> list[Block]:
     if not report.diff:
         return []
-    shape = {(c.scenario_id, c.rule): c for c in report.checks if c.category == "diff_shape"}
     header = (
         "### Difference from baseline\n\n"
         "| Scenario | Runs (base/cand) | Path edit distance mean / max | Fingerprint | "
