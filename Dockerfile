@@ -30,12 +30,11 @@ ARG TORCH_VERSION=2.13.0
 RUN /opt/abw/bin/pip install --no-cache-dir "torch==${TORCH_VERSION}" \
  && /opt/abw/bin/pip install --no-cache-dir "/src[latent]"
 
-FROM ${PYTHON_IMAGE} AS latent
+# --- runtime: what both images share (a plain Python, the labels, the environment) -----------
+FROM ${PYTHON_IMAGE} AS runtime
 ARG VERSION=dev
 ARG REVISION=unknown
-LABEL org.opencontainers.image.title="abw-latent" \
-      org.opencontainers.image.description="abw hidden-state trajectories (torch + transformers) for GPU runners; advisory evidence for the gate" \
-      org.opencontainers.image.source="https://github.com/abw/gate" \
+LABEL org.opencontainers.image.source="https://github.com/abw/gate" \
       org.opencontainers.image.url="https://github.com/abw/gate" \
       org.opencontainers.image.documentation="https://github.com/abw/gate/blob/main/docs/action.md" \
       org.opencontainers.image.licenses="Apache-2.0" \
@@ -44,24 +43,17 @@ LABEL org.opencontainers.image.title="abw-latent" \
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PATH=/opt/abw/bin:$PATH
+
+FROM runtime AS latent
+LABEL org.opencontainers.image.title="abw-latent" \
+      org.opencontainers.image.description="abw hidden-state trajectories (torch + transformers) for GPU runners; advisory evidence for the gate"
 COPY --from=latent-build /opt/abw /opt/abw
 ENTRYPOINT ["/opt/abw/bin/abw-latent"]
 
 # --- gate: the Action's image (the last stage, so a plain `docker build` gives it) ----------
-FROM ${PYTHON_IMAGE} AS gate
-ARG VERSION=dev
-ARG REVISION=unknown
+FROM runtime AS gate
 LABEL org.opencontainers.image.title="abw gate" \
-      org.opencontainers.image.description="GitHub Action: gate AI agents on behavior (PASS/WARN/FAIL/INCONCLUSIVE, check run, PR comment, SARIF, JUnit)" \
-      org.opencontainers.image.source="https://github.com/abw/gate" \
-      org.opencontainers.image.url="https://github.com/abw/gate" \
-      org.opencontainers.image.documentation="https://github.com/abw/gate/blob/main/docs/action.md" \
-      org.opencontainers.image.licenses="Apache-2.0" \
-      org.opencontainers.image.version="${VERSION}" \
-      org.opencontainers.image.revision="${REVISION}"
-ENV PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONUNBUFFERED=1 \
-    PATH=/opt/abw/bin:$PATH
+      org.opencontainers.image.description="GitHub Action: gate AI agents on behavior (PASS/WARN/FAIL/INCONCLUSIVE, check run, PR comment, SARIF, JUnit)"
 COPY --from=build /opt/abw /opt/abw
 COPY entrypoint.py /app/entrypoint.py
 ENTRYPOINT ["/opt/abw/bin/python", "/app/entrypoint.py"]

@@ -178,6 +178,13 @@ def stages(text: str) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
+def image(all_stages: dict[str, list[tuple[str, str]]], name: str) -> list[tuple[str, str]]:
+    """A stage's instructions after those of the stages it is built ``FROM``, base first."""
+    own = all_stages[name]
+    base = own[0][1].split()[0] if own and own[0][0] == "FROM" else ""
+    return (image(all_stages, base) if base in all_stages else []) + own
+
+
 def github_rule_problems(text: str) -> list[str]:
     """GitHub's Dockerfile rules for container actions (dockerfile-support docs)."""
     problems = []
@@ -201,7 +208,7 @@ def github_rule_problems(text: str) -> list[str]:
         elif not all(str(a).startswith("/") for a in argv):
             problems.append("ENTRYPOINT must use absolute paths (no WORKDIR reliance)")
     install = re.compile(r"pip\S* install[^&;|]*(\btorch\b|\btransformers\b|\[latent\])")
-    for instruction, args in final + all_stages.get("build", []):
+    for instruction, args in image(all_stages, final_name) + all_stages.get("build", []):
         if instruction == "RUN" and install.search(args):
             problems.append(f"gate image installs torch/transformers: {args[:60]}")
     return problems
@@ -237,7 +244,7 @@ def test_dockerfile_stages_labels_and_bases():
     assert list(all_stages)[-1] == "gate"  # `image: Dockerfile` builds the last stage
     assert "latent" in all_stages
     for name in ("gate", "latent"):
-        labels = " ".join(args for i, args in all_stages[name] if i == "LABEL")
+        labels = " ".join(args for i, args in image(all_stages, name) if i == "LABEL")
         for key in ("title", "description", "source", "licenses", "version", "revision"):
             assert f"org.opencontainers.image.{key}=" in labels, (name, key)
         assert ("ENTRYPOINT", '["/opt/abw/bin/abw-latent"]') in all_stages[
