@@ -105,6 +105,27 @@ def test_langsmith_post_then_patch_and_output_fields(tmp_path):
     assert trace.run.canonical_output == {"refund": True}
 
 
+def test_langsmith_traces_in_run_order(tmp_path):
+    """Two traces in one file: each is its own trace, the one that started first comes first."""
+    (source,) = [p for p in LANGSMITH if "batch" in p.name]
+    runs = json.loads(source.read_text())["post"]
+    earlier = []
+    for run in runs:  # the same runs as another trace, a year earlier
+        copy = {**run, "id": run["id"] + "-b", "trace_id": run["trace_id"] + "-b"}
+        if run.get("parent_run_id"):
+            copy["parent_run_id"] = run["parent_run_id"] + "-b"
+        copy["dotted_order"] = ".".join(
+            f"2025{part[4:]}-b" for part in run["dotted_order"].split(".")
+        )
+        earlier.append(copy)
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps({"post": runs + earlier}))
+    first, second = _import("langsmith", path)
+    assert first.run.trace_id == runs[0]["trace_id"] + "-b"
+    assert second.run.trace_id == runs[0]["trace_id"]
+    assert _path(first) == _path(second) == _langsmith_expected(source)
+
+
 # ----------------------------------------------------------------- Gemini CLI
 
 GEMINI = sorted((CORPUS / "gemini-cli").glob("codemie__session-*.json"))

@@ -21,6 +21,7 @@ from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
+from abw.importers.tree import group_by_trace
 from abw.models.trace import Trace
 
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
@@ -108,13 +109,12 @@ class LangSmithImporter(Importer):
         runs = _merge(_runs(document, path), path)
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)
-        by_trace: dict[str, list[dict[str, Any]]] = {}
-        for run in runs.values():
-            by_trace.setdefault(str(run.get("trace_id") or run["id"]), []).append(run)
-        ordered = sorted(
-            by_trace.items(), key=lambda item: (min(_order(r) for r in item[1]), item[0])
-        )
-        return [self._trace(t, members, raw, path, options) for t, members in ordered]
+        return [
+            self._trace(t, members, raw, path, options)
+            for t, members in group_by_trace(
+                runs.values(), lambda r: str(r.get("trace_id") or r["id"]), _order
+            )
+        ]
 
     def _trace(
         self,

@@ -32,7 +32,7 @@ from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
-from abw.importers.tree import Node, preorder
+from abw.importers.tree import Node, group_by_trace, preorder
 from abw.models.trace import Trace
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -564,16 +564,11 @@ class OtelImporter(Importer):
         spans, encoding = read_spans(raw, path)
         if not spans:
             raise AbwInputError("the export holds no spans", file=path)
-        by_trace: dict[str, list[OSpan]] = {}
-        for span in spans:
-            by_trace.setdefault(span.trace_id, []).append(span)
-        ordered = sorted(
-            by_trace.items(),
-            key=lambda item: (min((s.start_ns or 0) for s in item[1]), item[0]),
-        )
         return [
             build_trace(trace_id, members, raw, path, options, self.platform, encoding)
-            for trace_id, members in ordered
+            for trace_id, members in group_by_trace(
+                spans, lambda s: s.trace_id, lambda s: s.start_ns or 0
+            )
         ]
 
 

@@ -7,9 +7,11 @@ depends on the order the raw file lists the spans in (children often come before
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -61,3 +63,14 @@ def preorder(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
         if node.key not in seen:
             walk(node, [])
     return out
+
+
+def group_by_trace(
+    items: Iterable[T], trace_of: Callable[[T], str], order: Callable[[T], Any]
+) -> list[tuple[str, list[T]]]:
+    """``(trace id, items)`` for every trace id, items in the order given; traces ordered by
+    their earliest item (``order``), then id, so a file's traces come out in run order."""
+    groups: dict[str, list[T]] = {}
+    for item in items:
+        groups.setdefault(trace_of(item), []).append(item)
+    return sorted(groups.items(), key=lambda group: (min(map(order, group[1])), group[0]))
