@@ -19,6 +19,23 @@ import click
 from abw.errors import AbwInputError
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
+#: The options passed on to ``abw.latent.run.compute``.
+EXTRACTION_OPTIONS = (
+    "layer",
+    "keep_vectors",
+    "context",
+    "method",
+    "max_step_tokens",
+    "max_context_tokens",
+    "batch_tokens",
+)
+
+
+def _choice(name: str, choices: list[str], help: str | None = None) -> Callable[..., Any]:
+    """An option with a fixed set of values; the first is the default."""
+    return click.option(
+        name, default=choices[0], show_default=True, type=click.Choice(choices), help=help
+    )
 
 
 def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -36,39 +53,26 @@ def _model_options(func: Callable[..., Any]) -> Callable[..., Any]:
             type=int,
             help="Hidden-state layer: 0 = embeddings, -1 = final; negative counts from the end.",
         ),
-        click.option(
-            "--device",
-            default="auto",
-            show_default=True,
-            type=click.Choice(["auto", "cpu", "cuda"]),
-        ),
-        click.option(
+        _choice("--device", ["auto", "cpu", "cuda"]),
+        _choice(
             "--dtype",
-            default="auto",
-            show_default=True,
-            type=click.Choice(["auto", "float32", "bfloat16", "float16"]),
-            help="auto: bfloat16 on CUDA, float32 on the CPU. Entropy is always float32.",
+            ["auto", "float32", "bfloat16", "float16"],
+            "auto: bfloat16 on CUDA, float32 on the CPU. Entropy is always float32.",
         ),
-        click.option(
+        _choice(
             "--keep-vectors",
-            default="none",
-            show_default=True,
-            type=click.Choice(["none", "full", "f16"]),
-            help="Also store each hidden state: full floats, or base64 float16 (vector_b64).",
+            ["none", "full", "f16"],
+            "Also store each hidden state: full floats, or base64 float16 (vector_b64).",
         ),
-        click.option(
+        _choice(
             "--context",
-            default="cumulative",
-            show_default=True,
-            type=click.Choice(["cumulative", "step"]),
-            help="cumulative: step t is read after steps 0..t; step: every step alone.",
+            ["cumulative", "step"],
+            "cumulative: step t is read after steps 0..t; step: every step alone.",
         ),
-        click.option(
+        _choice(
             "--method",
-            default="batched",
-            show_default=True,
-            type=click.Choice(["batched", "naive"]),
-            help="batched: one forward pass per trajectory, many per batch; naive: one per step.",
+            ["batched", "naive"],
+            "batched: one forward pass per trajectory, many per batch; naive: one per step.",
         ),
         click.option("--max-step-tokens", default=256, show_default=True, type=click.IntRange(1)),
         click.option(
@@ -107,16 +111,7 @@ def _load(options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         offline=options["offline"],
     )
     lm.resolve_layer(options["layer"])
-    extraction = {
-        "layer": options["layer"],
-        "keep_vectors": options["keep_vectors"],
-        "context": options["context"],
-        "method": options["method"],
-        "max_step_tokens": options["max_step_tokens"],
-        "max_context_tokens": options["max_context_tokens"],
-        "batch_tokens": options["batch_tokens"],
-    }
-    return lm, extraction
+    return lm, {name: options[name] for name in EXTRACTION_OPTIONS}
 
 
 def read_steps_file(path: Path) -> list[str]:
