@@ -29,7 +29,7 @@ def run_sort_key(trace_file: TraceFile) -> tuple[str, str, str]:
 
 def path_names(trace_file: TraceFile) -> list[str]:
     """Tool names along the run's path (non-llm spans by ordinal)."""
-    return [span.name for span in trace_file.trace.path()]
+    return [span.name for span in trace_file.path_spans]
 
 
 def scenario_key(scenario_id: str | None) -> tuple[int, str]:
@@ -134,7 +134,7 @@ def _divergence(
 def _make_divergence(
     trace_file: TraceFile, path: list[str], step: int, node: _Trie, baseline_path: list[str]
 ) -> Divergence:
-    spans = trace_file.trace.path()
+    spans = trace_file.path_spans
     return Divergence(
         trace_id=trace_file.trace.run.trace_id,
         trace_file=trace_file.path,

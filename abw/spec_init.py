@@ -31,13 +31,13 @@ class Inferred:
 
 
 def _tools_in_every_run(baseline: list[TraceFile]) -> list[str]:
-    sets = [{s.name for s in t.trace.path() if s.status == "success"} for t in baseline]
+    sets = [{s.name for s in t.path_spans if s.status == "success"} for t in baseline]
     common = set.intersection(*sets) if sets else set()
     return sorted(common)
 
 
 def _first_success(trace_file: TraceFile, tool: str) -> int:
-    return successful(trace_file.trace, tool)[0].ordinal
+    return successful(trace_file, tool)[0].ordinal
 
 
 #: Past this many pairs only the transitive reduction is suggested, to keep the YAML readable.
@@ -55,7 +55,7 @@ def order_suggestions(baseline: list[TraceFile], tools: list[str]) -> list[tuple
         (a, b)
         for a in tools
         for b in tools
-        if a != b and all(not order_violations(t.trace, a, b) for t in baseline)
+        if a != b and all(not order_violations(t, a, b) for t in baseline)
     }
     if len(holds) > MAX_SUGGESTIONS:
         holds = {
@@ -80,13 +80,13 @@ def infer(baseline: list[TraceFile]) -> Inferred:
     if not baseline:
         raise AbwInputError("no baseline traces were given", field="baseline")
     tools = _tools_in_every_run(baseline)
-    longest = max(len(t.trace.path()) for t in baseline)
+    longest = max(len(t.path_spans) for t in baseline)
     return Inferred(
         runs=len(baseline),
         required_tools=tools,
         max_path_length=(5 * longest + 3) // 4,  # ceil(1.25 * longest), exactly
-        max_errors=max(len(error_spans(t.trace)) for t in baseline),
-        max_retries=max(len(retry_spans(t.trace)) for t in baseline),
+        max_errors=max(len(error_spans(t)) for t in baseline),
+        max_retries=max(len(retry_spans(t)) for t in baseline),
         order_suggestions=order_suggestions(baseline, tools),
     )
 

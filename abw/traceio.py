@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +57,20 @@ class TraceFile:
 
     def line_of(self, ordinal: int) -> int:
         return self.span_lines.get(ordinal, 1)
+
+    @cached_property
+    def ordered_spans(self) -> list[Any]:
+        """All spans in ordinal order, sorted once per run (the trace's own list when it is
+        already in order, as written by :func:`write_trace`)."""
+        spans = self.trace.spans
+        if all(a.ordinal < b.ordinal for a, b in pairwise(spans)):
+            return spans
+        return sorted(spans, key=lambda s: s.ordinal)
+
+    @cached_property
+    def path_spans(self) -> list[Any]:
+        """The run's path (``Trace.path()``: non-``llm`` spans in ordinal order), built once."""
+        return [s for s in self.ordered_spans if s.type != "llm"]
 
 
 def _span_lines(text: bytes, span_count: int) -> dict[int, int]:

@@ -118,9 +118,9 @@ def gate(
             trace_file=trace_file.path,
             scenario_id=trace.run.scenario_id,
             passed=None if role == "baseline" else not failed[trace_file.path],
-            path_length=len(trace.path()),
-            errors=len(error_spans(trace)),
-            retries=len(retry_spans(trace)),
+            path_length=len(trace_file.path_spans),
+            errors=len(error_spans(trace_file)),
+            retries=len(retry_spans(trace_file)),
             failed_checks=[] if role == "baseline" else failed[trace_file.path],
         )
 

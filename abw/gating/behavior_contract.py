@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
-from abw.gating.spans import order_violations, ordered, successful
+from abw.gating.spans import order_violations, successful
 from abw.models.spec import Invariants
 from abw.traceio import TraceFile
 
 
 def _required_tool(index: int, tool: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        trace = trace_file.trace
-        if successful(trace, tool):
+        if successful(trace_file, tool):
             return None
-        attempts = [s.ordinal for s in ordered(trace) if s.name == tool]
+        attempts = [s.ordinal for s in trace_file.ordered_spans if s.name == tool]
         if attempts:
             return Finding(
                 f"{tool} was called {len(attempts)} time(s) but never succeeded "
@@ -37,7 +36,7 @@ def _required_tool(index: int, tool: str) -> RunRule:
 
 def _forbidden_tool(index: int, tool: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        hits = [s.ordinal for s in ordered(trace_file.trace) if s.name == tool]
+        hits = [s.ordinal for s in trace_file.ordered_spans if s.name == tool]
         if not hits:
             return None
         return Finding(
@@ -57,11 +56,10 @@ def _forbidden_tool(index: int, tool: str) -> RunRule:
 
 def _required_order(index: int, before: str, after: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        trace = trace_file.trace
-        early = order_violations(trace, before, after)
+        early = order_violations(trace_file, before, after)
         if not early:
             return None
-        first_before = next(iter(successful(trace, before, glob=True)), None)
+        first_before = next(iter(successful(trace_file, before, glob=True)), None)
         where = (
             f"the first successful {before} is at ordinal {first_before.ordinal}"
             if first_before is not None

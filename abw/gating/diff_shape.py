@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abw.gating.common import Finding, scenario_check, scenario_text, violation
-from abw.gating.spans import ordered
 from abw.models.report import Check, DiffResult, Verdict
 from abw.models.spec import Thresholds
 from abw.traceio import TraceFile
@@ -118,7 +117,7 @@ def checks(
     violations = []
     for path in sorted(candidate):
         trace_file = candidate[path]
-        hits = [s for s in ordered(trace_file.trace) if s.type != "llm" and s.name in new]
+        hits = [s for s in trace_file.path_spans if s.name in new]
         if hits:
             names = ", ".join(sorted({s.name for s in hits}))
             finding = Finding(

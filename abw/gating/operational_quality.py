@@ -10,7 +10,7 @@ from abw.traceio import TraceFile
 
 def _max_path_length(limit: int) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        path = trace_file.trace.path()
+        path = trace_file.path_spans
         if len(path) <= limit:
             return None
         extra = [s.ordinal for s in path[limit:]]
@@ -35,7 +35,7 @@ def _max_path_length(limit: int) -> RunRule:
 
 def _max_count(rule: str, limit: int, noun: str, spans_of) -> RunRule:  # type: ignore[no-untyped-def]
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        spans = spans_of(trace_file.trace)
+        spans = spans_of(trace_file)
         if len(spans) <= limit:
             return None
         ordinals = [s.ordinal for s in spans]

@@ -1,32 +1,32 @@
-"""Span-level facts the checks are built from (DESIGN.md §3)."""
+"""Span-level facts the checks are built from (DESIGN.md §3).
+
+Each takes a loaded run (:class:`~abw.traceio.TraceFile`), whose spans are put in ordinal
+order once (``TraceFile.ordered_spans``) however many checks read them.
+"""
 
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
-from abw.models.trace import Span, Trace
+from abw.models.trace import Span
+from abw.traceio import TraceFile
 
 
-def ordered(trace: Trace) -> list[Span]:
-    """All spans in ordinal order."""
-    return sorted(trace.spans, key=lambda s: s.ordinal)
-
-
-def successful(trace: Trace, pattern: str, *, glob: bool = False) -> list[Span]:
+def successful(run: TraceFile, pattern: str, *, glob: bool = False) -> list[Span]:
     """Successful spans whose name is ``pattern`` (or matches it as a glob), in ordinal order."""
     return [
         s
-        for s in ordered(trace)
+        for s in run.ordered_spans
         if s.status == "success" and (fnmatchcase(s.name, pattern) if glob else s.name == pattern)
     ]
 
 
-def error_spans(trace: Trace) -> list[Span]:
+def error_spans(run: TraceFile) -> list[Span]:
     """Spans with status ``error`` (any type)."""
-    return [s for s in ordered(trace) if s.status == "error"]
+    return [s for s in run.ordered_spans if s.status == "error"]
 
 
-def retry_spans(trace: Trace) -> list[Span]:
+def retry_spans(run: TraceFile) -> list[Span]:
     """Spans whose (name, input_hash) repeats an earlier span of the trace that failed.
 
     "Failed" means status ``error``; a span without an input hash is never a retry, since
@@ -34,7 +34,7 @@ def retry_spans(trace: Trace) -> list[Span]:
     """
     failed: set[tuple[str, str]] = set()
     retries: list[Span] = []
-    for span in ordered(trace):
+    for span in run.ordered_spans:
         key = (span.name, span.input_hash) if span.input_hash is not None else None
         if key is not None and key in failed:
             retries.append(span)
@@ -43,11 +43,11 @@ def retry_spans(trace: Trace) -> list[Span]:
     return retries
 
 
-def order_violations(trace: Trace, before: str, after: str) -> list[Span]:
+def order_violations(run: TraceFile, before: str, after: str) -> list[Span]:
     """Successful ``after`` spans with no successful ``before`` span at an earlier ordinal."""
-    first_before = next(iter(successful(trace, before, glob=True)), None)
+    first_before = next(iter(successful(run, before, glob=True)), None)
     return [
         s
-        for s in successful(trace, after, glob=True)
+        for s in successful(run, after, glob=True)
         if first_before is None or first_before.ordinal >= s.ordinal
     ]
