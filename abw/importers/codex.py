@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.common import extract_arguments, record_kept_arguments
+from abw.importers.common import extract_arguments
 from abw.importers.rawio import decode_json_string, jsonl_records, load_json, read_raw
 from abw.importers.spans import SHELL_TOOLS, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
@@ -233,20 +233,21 @@ class CodexImporter(Importer):
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)
-        trace = make_trace(
-            platform=self.platform,
-            export_format=self.export_format,
-            raw=raw,
-            trace_id=trace_id,
-            spans=spans,
-            options=options,
-            final_status=state.final_status,
-            final_output=state.final_text,
-            final_text=state.final_text,
-            removed_fields=REMOVED_FIELDS,
-            extra_run=extra,
-        )
-        return [record_kept_arguments(trace)]
+        return [
+            make_trace(
+                platform=self.platform,
+                export_format=self.export_format,
+                raw=raw,
+                trace_id=trace_id,
+                spans=spans,
+                options=options,
+                final_status=state.final_status,
+                final_output=state.final_text,
+                final_text=state.final_text,
+                removed_fields=REMOVED_FIELDS,
+                extra_run=extra,
+            )
+        ]
 
 
 def _records(raw: bytes, path: Path, options: ImportOptions):
@@ -483,8 +484,7 @@ def _call(
     draft.started_at = when
     draft.attributes.update(attributes)
     if is_shell:
-        draft.attributes["tool_alias"] = "shell"
-        draft.apply_label(state.options.labels, shell_command_text(name, args))
+        draft.mark_shell(state.options.labels, shell_command_text(name, args))
     _extract_arguments(state, draft, args)
     if kind == "local_shell_call" and payload.get("status") == "completed":
         draft.outcome = "ok"
