@@ -47,3 +47,17 @@ def test_help_lists_commands_without_importing_them():
         timeout=60,
     ).stdout
     assert "verify-report" in out and "gate" in out
+
+
+def test_every_listed_command_resolves():
+    """Each COMMANDS entry names a real click command (`abw --help` lists them unimported)."""
+    import click
+
+    from abw.cli import COMMANDS, cli
+
+    ctx = click.Context(cli)
+    assert cli.list_commands(ctx) == sorted(COMMANDS)
+    for name in COMMANDS:
+        command = cli.get_command(ctx, name)
+        assert isinstance(command, click.Command), name
+        assert command.name == name, (name, command.name)

@@ -7,7 +7,6 @@ neither pydantic schemas nor numpy, jinja2, PyGithub or torch.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import sys
 from typing import Any
@@ -46,22 +45,15 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _available(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
-
-
 class LazyGroup(click.Group):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, (module, _, _) in COMMANDS.items() if _available(module))
+        return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         entry = COMMANDS.get(cmd_name)
-        if entry is None or not _available(entry[0]):
+        if entry is None:
             return None
         module, attribute, _ = entry
         return getattr(importlib.import_module(module), attribute)
@@ -117,7 +109,4 @@ def main() -> None:
 def latent_main() -> None:
     """``abw-latent``: the same as ``abw latent``."""
     module, attribute, _ = COMMANDS["latent"]
-    if not _available(module):
-        click.echo("abw-latent: error: the latent command is not available", err=True)
-        sys.exit(2)
     sys.exit(run(getattr(importlib.import_module(module), attribute), prog_name="abw-latent"))
