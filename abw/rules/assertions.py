@@ -220,14 +220,30 @@ class RunAssertion:
     baseline_value: Any
 
 
-def assert_run(assertion: Any, candidate_trace: Any, baseline_traces: list[Any]) -> RunAssertion:
-    """Evaluate ``assertion`` on one candidate run against its scenario's baseline runs."""
-    candidate = resolve(observations(candidate_trace), assertion.selector)
-    base: Any = MISSING
-    why: str | None = None
-    if assertion.matcher.op in RELATIONAL:
-        values = [resolve(observations(t), assertion.selector) for t in baseline_traces]
-        base, why = baseline_value(values, assertion.baseline)
+def relational_baseline(
+    assertion: Any, baseline_docs: list[dict[str, Any]]
+) -> tuple[Any, str | None]:
+    """What a relational assertion compares with, from its scenario's baseline runs'
+    :func:`observations`: ``(value, None)`` or ``(MISSING, why)``; ``(MISSING, None)`` for a
+    matcher that needs no baseline."""
+    if assertion.matcher.op not in RELATIONAL:
+        return MISSING, None
+    values = [resolve(doc, assertion.selector) for doc in baseline_docs]
+    return baseline_value(values, assertion.baseline)
+
+
+def assess(
+    assertion: Any, candidate_doc: dict[str, Any], base: Any, why: str | None
+) -> RunAssertion:
+    """``assertion`` on one candidate run's observations, given :func:`relational_baseline`."""
+    candidate = resolve(candidate_doc, assertion.selector)
     result = match(assertion.matcher, candidate, base)
     reason = why if (why and result.status == "unknown") else result.reason
     return RunAssertion(result.status, reason, candidate, base)
+
+
+def assert_run(assertion: Any, candidate_trace: Any, baseline_traces: list[Any]) -> RunAssertion:
+    """Evaluate ``assertion`` on one candidate run against its scenario's baseline runs."""
+    relational = assertion.matcher.op in RELATIONAL
+    docs = [observations(t) for t in baseline_traces] if relational else []
+    return assess(assertion, observations(candidate_trace), *relational_baseline(assertion, docs))

@@ -19,7 +19,7 @@ from abw.gating.common import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
 from abw.models.rules import rule_id
 from abw.rules import applies, evaluate_rules
-from abw.rules.assertions import assert_run
+from abw.rules.assertions import RELATIONAL, assess, observations, relational_baseline
 from abw.rules.jsonvalue import MISSING, show
 
 CATEGORY = {
@@ -127,36 +127,59 @@ def _describe(rule: Any) -> str:
     return f"at most {rule.max_violations} violations of {', '.join(rule.rules)} per run"
 
 
+@dataclass
+class _Tally:
+    """What one assertion found over the candidate runs so far."""
+
+    check_id: str
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"compatible": 0, "drifted": 0, "unknown": 0}
+    )
+    violations: list[Violation] = field(default_factory=list)
+    values: dict[str, Any] = field(default_factory=dict)  # scenario -> baseline value
+
+
 def assertion_checks(
     assertions: list[Any], baseline: list[Any], candidate: list[Any]
 ) -> RuleChecks:
-    """One check per assertion; each candidate run is compared with its scenario's baseline."""
+    """One check per assertion; each candidate run is compared with its scenario's baseline.
+
+    Each run's observations are built once, and each baseline value once per assertion and
+    scenario, however many assertions and runs there are.
+    """
     result = RuleChecks()
-    by_scenario: dict[str | None, list[Any]] = {}
-    for tf in baseline:
-        by_scenario.setdefault(tf.trace.run.scenario_id, []).append(tf.trace)
-    for assertion in assertions:
-        check_id = f"output_eval.assertions.{assertion.id}"
-        counts = {"compatible": 0, "drifted": 0, "unknown": 0}
-        violations: list[Violation] = []
-        values: dict[str, Any] = {}
-        for tf in candidate:
-            scenario = tf.trace.run.scenario_id
+    base_docs: dict[str | None, list[dict[str, Any]]] = {}
+    if any(a.matcher.op in RELATIONAL for a in assertions):
+        for tf in baseline:
+            base_docs.setdefault(tf.trace.run.scenario_id, []).append(observations(tf.trace))
+    bases: dict[tuple[int, str | None], tuple[Any, str | None]] = {}
+    tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
+    for tf in candidate:
+        scenario = tf.trace.run.scenario_id
+        doc: dict[str, Any] | None = None
+        for index, assertion in enumerate(assertions):
             if not applies(assertion, scenario):
                 continue
-            outcome = assert_run(assertion, tf.trace, by_scenario.get(scenario, []))
-            counts[outcome.status] += 1
+            if doc is None:
+                doc = observations(tf.trace)
+            if (index, scenario) not in bases:
+                bases[index, scenario] = relational_baseline(assertion, base_docs.get(scenario, []))
+            outcome = assess(assertion, doc, *bases[index, scenario])
+            tally = tallies[index]
+            tally.counts[outcome.status] += 1
             key = "<none>" if scenario is None else scenario
             if outcome.baseline_value is not MISSING:
-                values.setdefault(key, outcome.baseline_value)
+                tally.values.setdefault(key, outcome.baseline_value)
             if outcome.status != "compatible":
                 text = (
                     f"{outcome.status}: {outcome.reason} (candidate {show(outcome.candidate_value)}"
                     f", baseline {show(outcome.baseline_value)})"
                 )
-                violations.append(violation(tf, Finding(text)))
+                tally.violations.append(violation(tf, Finding(text)))
                 if outcome.status == "drifted" and assertion.severity == "error":
-                    result.run_failed.setdefault(tf.path, []).append(check_id)
+                    result.run_failed.setdefault(tf.path, []).append(tally.check_id)
+    for assertion, tally in zip(assertions, tallies, strict=True):
+        counts, violations, values = tally.counts, tally.violations, tally.values
         checked = sum(counts.values())
         statement = assertion.statement
         verdicts: list[Verdict] = []
@@ -174,7 +197,7 @@ def assertion_checks(
             message = f"Compatible in all {checked} candidate runs: {assertion.statement}"
         result.checks.append(
             Check(
-                id=check_id,
+                id=tally.check_id,
                 rule=f"assertion.{assertion.matcher.op}",
                 category="output_eval",
                 verdict=worst_verdict(verdicts),
