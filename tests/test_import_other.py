@@ -394,3 +394,20 @@ def test_a_byte_order_mark_is_skipped(tmp_path, name):
         assert a.source.source_hash != b.source.source_hash  # the hash is of the bytes as given
         assert [s.model_dump() for s in a.spans] == [s.model_dump() for s in b.spans]
         assert a.run.final_status == b.run.final_status
+
+
+def test_a_time_past_the_last_utc_moment_is_no_time(tmp_path):
+    """9999-12-31T23:59:59-05:00 parses but overflows in UTC: no start time, not a crash."""
+    from abw.importers.spans import parse_time
+
+    assert parse_time("9999-12-31T23:59:59-05:00") is None
+    assert parse_time("9999-12-31T23:59:59+05:00") is not None
+    document = json.loads(GEMINI[0].read_text())
+    for message in document["messages"]:
+        message["timestamp"] = "9999-12-31T23:59:59-05:00"
+    late = tmp_path / GEMINI[0].name
+    late.write_text(json.dumps(document))
+    (trace,) = _import("gemini", late)
+    (plain,) = _import("gemini", GEMINI[0])
+    assert _path(trace) == _path(plain)
+    assert all(s.started_at is None for s in trace.spans if s.type == "llm")

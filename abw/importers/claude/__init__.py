@@ -121,7 +121,6 @@ class ClaudeImporter(Importer):
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         from abw.importers.claude.assemble import build_trace, is_helper_agent
         from abw.importers.claude.parser import FileParser
-        from abw.importers.common import record_kept_arguments
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
         main = FileParser(path, options, sidechain_file=sidechain).parse()
@@ -131,9 +130,9 @@ class ClaudeImporter(Importer):
                 f"{path.name}: a {kind} transcript (agent {main.agent_id} of session "
                 f"{main.session_id}), imported on its own"
             )
-            return [record_kept_arguments(build_trace(main, [], options))]
+            return [build_trace(main, [], options)]
         subs = [
             FileParser(p, options, sidechain_file=True).parse()
             for p in self.subagent_files(path, list(main.session_ids))
         ]
-        return [record_kept_arguments(build_trace(main, subs, options))]
+        return [build_trace(main, subs, options)]

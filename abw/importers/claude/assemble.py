@@ -13,11 +13,13 @@ from typing import Any
 from abw.hashing import content_hash
 from abw.importers.base import ImportOptions
 from abw.importers.claude.parser import FILE, MAIN, Draft, FileParser
-from abw.importers.common import extract_canonical_output, final_output_hash
-from abw.importers.spans import status_of
+from abw.importers.common import (
+    extract_canonical_output,
+    final_output_hash,
+    record_kept_arguments,
+)
+from abw.importers.spans import iso, status_of
 
-PLATFORM = "claude_code"
-EXPORT_FORMAT = "claude-code-jsonl"
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}")
 _HELPER_AGENT = re.compile(r"a?(?:compact|prompt_suggestion|side_question)[-_]?", re.IGNORECASE)
 
@@ -131,7 +133,7 @@ def _span(draft: Draft, ordinal: int, parent: Draft | None, main: FileParser) ->
         "attributes": dict(sorted(attributes.items())),
         "parent_span_id": parent.span_id if parent is not None else None,
         "outcome": draft.outcome,
-        "started_at": (draft.started.strftime("%Y-%m-%dT%H:%M:%S.%fZ") if draft.started else None),
+        "started_at": iso(draft.started),
         "duration_ms": draft.duration_ms,
         "source_ref": {"file": draft.file, "line": draft.line},
     }
@@ -139,7 +141,9 @@ def _span(draft: Draft, ordinal: int, parent: Draft | None, main: FileParser) ->
 
 
 def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions) -> Any:
-    """The redacted trace of one session (with its subagents)."""
+    """The redacted trace of one session (with its subagents), with the argument fields its
+    spans keep recorded."""
+    from abw.importers.claude import ClaudeImporter
     from abw.models.trace import Trace
 
     unlinked = [] if main.sidechain_file else link_subagents(main, subs, options)
@@ -157,8 +161,8 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
     if main.sidechain_file and main.session_id and main.agent_id:
         trace_id = safe_id(f"{main.session_id}/agent-{main.agent_id}", fallback)
     source: dict[str, Any] = {
-        "platform": PLATFORM,
-        "export_format": EXPORT_FORMAT,
+        "platform": ClaudeImporter.platform,
+        "export_format": ClaudeImporter.export_format,
         "exported_at": options.exported_at,
         "source_hash": main.sha256,
     }
@@ -178,4 +182,4 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
         "spans": spans,
         "redaction": {"applied": True, "method": "hash-only", "removed_fields": sorted(removed)},
     }
-    return Trace.model_validate(document)
+    return record_kept_arguments(Trace.model_validate(document))

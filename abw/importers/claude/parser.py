@@ -9,7 +9,7 @@ Nothing raw is kept: content is reduced to hashes as soon as it is read.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from abw.importers.claude.outcomes import (
 )
 from abw.importers.claude.reader import JsonlReader
 from abw.importers.common import extract_arguments, match_label
+from abw.importers.spans import parse_time
 
 #: Record types Claude Code writes; anything else is skipped (newer versions add types).
 KNOWN_TYPES = frozenset(
@@ -53,18 +54,6 @@ _USAGE_KEYS = (
 )
 MAIN = "main"
 FILE = "file"
-
-
-def parse_ts(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z`` or offset) -> aware UTC datetime, else ``None``."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value[:-1] + "+00:00" if value.endswith("Z") else value
-    try:
-        moment = datetime.fromisoformat(text)
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-    except (ValueError, OverflowError):
-        return None
 
 
 def ms_between(start: datetime | None, end: datetime | None) -> float | None:
@@ -240,7 +229,7 @@ class FileParser:
                 agent,
                 "llm",
                 model if isinstance(model, str) and model else "unknown",
-                started=parse_ts(record.get("timestamp")),
+                started=parse_time(record.get("timestamp")),
             )
             llm.agent_id = self.agent_id if agent == FILE else None
             self.messages[(agent, message_id)] = llm
@@ -317,7 +306,7 @@ class FileParser:
             outcome="incomplete",
             input_hash=input_hash,
             attributes={"tool": tool},
-            started=parse_ts(record.get("timestamp")),
+            started=parse_time(record.get("timestamp")),
         )
         if isinstance(tool_input, dict):
             if any(key in tool_input for key in _PATH_KEYS):
@@ -402,7 +391,7 @@ class FileParser:
         state.last_event = "prompt"
 
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
-        moment = parse_ts(record.get("timestamp"))
+        moment = parse_time(record.get("timestamp"))
         for draft in state.pending.values():
             draft.outcome = "interrupted"
             draft.duration_ms = ms_between(draft.started, moment)
@@ -435,7 +424,7 @@ class FileParser:
             draft.duration_ms = reported
             draft.attributes["duration_source"] = "reported"
         else:
-            draft.duration_ms = ms_between(draft.started, parse_ts(record.get("timestamp")))
+            draft.duration_ms = ms_between(draft.started, parse_time(record.get("timestamp")))
             if draft.duration_ms is not None:
                 draft.attributes["duration_source"] = "timestamps"
         if draft.type == "handoff" and isinstance(tool_use_result, dict):
@@ -477,7 +466,7 @@ class FileParser:
                 "memory",
                 "compaction",
                 attributes=attributes,
-                started=parse_ts(record.get("timestamp")),
+                started=parse_time(record.get("timestamp")),
             )
             self.drafts.setdefault(agent, []).append(draft)
             return
