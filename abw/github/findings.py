@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from abw.models.report import VERDICT_SEVERITY, GateReport
+from abw.render.common import shorten
 
 #: check verdict -> (workflow-command level, check-run annotation level)
 LEVELS = {
@@ -62,10 +63,6 @@ def repo_path(path: str, workspace: Path | None = None) -> str:
     return text
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]:
     """Every non-passing check as findings: one per violating run, else one at the spec file."""
     rank = {verdict: index for index, verdict in enumerate(VERDICT_SEVERITY)}
@@ -74,7 +71,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
     for check in report.checks:
         if check.verdict not in LEVELS:
             continue
-        title = _clip(f"{check.verdict}: {check.id}", TITLE_LIMIT)
+        title = shorten(f"{check.verdict}: {check.id}", TITLE_LIMIT)
         if not check.violations:
             found.append(
                 Finding(
@@ -83,7 +80,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                     spec_path,
                     1,
                     title,
-                    _clip(check.message, MESSAGE_LIMIT),
+                    shorten(check.message, MESSAGE_LIMIT),
                 )
             )
             continue
@@ -99,7 +96,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                     repo_path(violation.trace_file, workspace),
                     max(line, 1),
                     title,
-                    _clip(message, MESSAGE_LIMIT),
+                    shorten(message, MESSAGE_LIMIT),
                 )
             )
     found.sort(key=lambda f: (rank[f.verdict], f.check_id, f.path, f.line))
