@@ -411,3 +411,35 @@ def test_a_time_past_the_last_utc_moment_is_no_time(tmp_path):
     (plain,) = _import("gemini", GEMINI[0])
     assert _path(trace) == _path(plain)
     assert all(s.started_at is None for s in trace.spans if s.type == "llm")
+
+
+def test_folder_import_names_and_collisions(run_cli, tmp_path):
+    """Many traces of one file are <stem>-000.json...; two inputs with one stem are refused
+    before anything is written."""
+    runs = tmp_path / "runs"
+    for sub in ("a", "b"):
+        (runs / sub).mkdir(parents=True)
+    (source,) = [p for p in LANGSMITH if "batch" in p.name]
+    (runs / "a" / "same.json").write_bytes(source.read_bytes())
+    (runs / "b" / "same.json").write_bytes(source.read_bytes())
+    out = tmp_path / "out"
+    code, _, err = run_cli("import", "langsmith", "--input", runs, "--out", out)
+    assert code == 2 and "would both be written to same.json" in err, err
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["runs"]
+    code, _, err = run_cli("import", "langsmith", "--input", runs / "a", "--out", out)
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == ["same.json"]
+    document = json.loads(source.read_text())
+    copy = [{**r, "trace_id": r["trace_id"] + "-2", "id": r["id"] + "-2"} for r in document["post"]]
+    for run in copy:
+        if run.get("parent_run_id"):
+            run["parent_run_id"] += "-2"
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps({"post": document["post"] + copy}))
+    for target in (tmp_path / "many", tmp_path / "many.json"):
+        code, _, err = run_cli("import", "langsmith", "--input", two, "--out", target)
+        if target.suffix == ".json":
+            assert code == 2 and "2 traces to write: --out must be a folder" in err, err
+        else:
+            assert code == 0, err
+            assert sorted(p.name for p in target.iterdir()) == ["two-000.json", "two-001.json"]

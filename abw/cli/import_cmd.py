@@ -9,6 +9,27 @@ import click
 from abw.importers import importer_targets
 
 
+def _targets(source: Path, traces: list, out: Path, planned: dict[Path, Path]) -> list[Path]:
+    """The file in the folder ``out`` for each trace of ``source`` (``<stem>.json``, or
+    ``<stem>-000.json``... for many), added to ``planned`` (target -> source). Two inputs that
+    would write the same file are an input error, raised before either is written."""
+    from abw.errors import AbwInputError
+
+    targets = []
+    for index in range(len(traces)):
+        stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
+        target = out / f"{stem}.json"
+        if target in planned:
+            raise AbwInputError(
+                f"{planned[target]} and {source} would both be written to {target.name}; "
+                "import them separately",
+                field="--out",
+            )
+        planned[target] = source
+        targets.append(target)
+    return targets
+
+
 def _write_traces(
     traces_by_input: list[tuple[Path, list]], out: Path, single_file: bool
 ) -> list[Path]:
@@ -21,21 +42,13 @@ def _write_traces(
     if single_file:
         (trace,) = traces_by_input[0][1]
         return [write_trace(trace, out)]
-    from abw.errors import AbwInputError
-
-    planned: dict[Path, tuple[Path, object]] = {}
-    for source, traces in traces_by_input:
-        for index, trace in enumerate(traces):
-            stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
-            target = out / f"{stem}.json"
-            if target in planned:  # checked before anything is written
-                raise AbwInputError(
-                    f"{planned[target][0]} and {source} would both be written to {target.name}; "
-                    "import them separately",
-                    field="--out",
-                )
-            planned[target] = (source, trace)
-    return [write_trace(trace, target) for target, (_, trace) in planned.items()]
+    planned: dict[Path, Path] = {}
+    writes = [
+        (target, trace)
+        for source, traces in traces_by_input
+        for target, trace in zip(_targets(source, traces, out, planned), traces, strict=True)
+    ]
+    return [write_trace(trace, target) for target, trace in writes]
 
 
 def _stream_traces(importer, files, options, out: Path) -> list[Path]:
@@ -46,7 +59,6 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     import shutil
     import tempfile
 
-    from abw.errors import AbwInputError
     from abw.traceio import write_trace
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -55,16 +67,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     try:
         for source in files:
             traces = importer.import_file(source, options)
-            for index, trace in enumerate(traces):
-                stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
-                target = out / f"{stem}.json"
-                if target in planned:
-                    raise AbwInputError(
-                        f"{planned[target]} and {source} would both be written to "
-                        f"{target.name}; import them separately",
-                        field="--out",
-                    )
-                planned[target] = source
+            for target, trace in zip(_targets(source, traces, out, planned), traces, strict=True):
                 write_trace(trace, staging / target.name)
             del traces
         out.mkdir(parents=True, exist_ok=True)
@@ -73,6 +76,15 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return list(planned)
+
+
+def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
+    """The warnings and the one-line summary on stderr (none with ``--quiet``)."""
+    if quiet:
+        return
+    for warning in options.warnings:
+        click.echo(f"abw: warning: {warning}", err=True)
+    click.echo(f"abw: wrote {len(written)} trace(s) to {out}", err=True)
 
 
 def make_import_command(name: str, help_text: str) -> click.Command:
@@ -180,22 +192,14 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         if input_path.is_dir():  # stream: one input's traces in memory at a time
             if out.suffix == ".json":
                 raise AbwInputError("a folder of exports: --out must be a folder", field="--out")
-            written = _stream_traces(importer, bar, options, out)
-            if not quiet:
-                for warning in options.warnings:
-                    click.echo(f"abw: warning: {warning}", err=True)
-                click.echo(f"abw: wrote {len(written)} trace(s) to {out}", err=True)
+            _report(options, _stream_traces(importer, bar, options, out), out, quiet)
             return 0
         results = [(path, importer.import_file(path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
-        single_file = out.suffix == ".json" and total == 1 and not input_path.is_dir()
+        single_file = out.suffix == ".json" and total == 1
         if out.suffix == ".json" and not single_file:
             raise AbwInputError(f"{total} traces to write: --out must be a folder", field="--out")
-        written = _write_traces(results, out, single_file)
-        if not quiet:
-            for warning in options.warnings:
-                click.echo(f"abw: warning: {warning}", err=True)
-            click.echo(f"abw: wrote {len(written)} trace(s) to {out}", err=True)
+        _report(options, _write_traces(results, out, single_file), out, quiet)
         return 0
 
     return command
