@@ -19,7 +19,6 @@ This never imports torch or transformers, and never changes a verdict.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +28,7 @@ from abw.errors import AbwInputError, from_validation_error
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
+from abw.validate import load_document
 
 PROFILE_POINTS = 20
 ROLES = ("baseline", "candidate")
@@ -36,14 +36,7 @@ ROLES = ("baseline", "candidate")
 
 def load_trajectory(path: Path) -> RepresentationTrajectory:
     """One representation-trajectory/v0 file, or a one-line error naming the field."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
-    except json.JSONDecodeError as exc:
-        raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
-    except RecursionError:
-        raise AbwInputError("JSON nested too deeply", file=path) from None
+    document = load_document(path)
     try:
         return RepresentationTrajectory.model_validate(document)
     except ValidationError as exc:

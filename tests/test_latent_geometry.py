@@ -189,6 +189,12 @@ def test_summary_bad_input_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "candidate" / "b.json").write_text("{", encoding="utf-8")
     with pytest.raises(AbwInputError, match="invalid JSON"):
         summarize_latent(tmp_path)
+    (tmp_path / "candidate" / "b.json").write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(AbwInputError, match="nested too deeply"):
+        summarize_latent(tmp_path)
+    (tmp_path / "candidate" / "b.json").write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(AbwInputError, match="not valid UTF-8 at byte 7"):
+        summarize_latent(tmp_path)
     with pytest.raises(AbwInputError, match="no such folder"):
         summarize_latent(tmp_path / "missing")
 
