@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-_VERDICTS_FAILING = {"fail": ("FAIL",), "warn": ("FAIL", "WARN")}
+_FAIL_ON = ("fail", "warn")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -157,15 +157,16 @@ class AbwGate:
         allow_inconclusive: bool | None = None,
     ) -> Any:
         """Gate the candidate runs; fail the test with the gate's explanation unless it passes."""
+        from abw.verdicts import exit_code
+
         result = self.report(candidate, baseline=baseline, spec=spec)
         fail_on = fail_on or self._marker.get("fail_on") or "fail"
-        if fail_on not in _VERDICTS_FAILING:
+        if fail_on not in _FAIL_ON:
             raise pytest.UsageError("abw_gate: fail_on must be 'fail' or 'warn'")
         allow = allow_inconclusive
         if allow is None:
             allow = bool(self._marker.get("allow_inconclusive", False))
-        failing = set(_VERDICTS_FAILING[fail_on]) | (set() if allow else {"INCONCLUSIVE"})
-        if result.verdict in failing:
+        if exit_code(result.verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=allow):
             pytest.fail(explain_report(result), pytrace=False)
         return result
 
