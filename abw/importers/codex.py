@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import extract_arguments
-from abw.importers.rawio import decode_json_string, jsonl_records, load_json, read_raw
+from abw.importers.rawio import as_dict, decode_json_string, jsonl_records, load_json, read_raw
 from abw.importers.spans import SHELL_TOOLS, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
 
@@ -256,7 +256,7 @@ def _records(raw: bytes, path: Path, options: ImportOptions):
     if path.suffix == ".json" and stripped[:1] == b"{":
         document = load_json(raw, path)
         if isinstance(document, dict) and isinstance(document.get("items"), list):
-            session = document.get("session") if isinstance(document.get("session"), dict) else {}
+            session = as_dict(document.get("session"))
             yield 1, {"type": "session_meta", "payload": session}
             for item in document["items"]:
                 if isinstance(item, dict):

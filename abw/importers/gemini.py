@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import load_json, read_raw
+from abw.importers.rawio import as_dict, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
 
@@ -119,7 +119,7 @@ class GeminiImporter(Importer):
                 span_id=_text(message.get("id")),
             )
             llm.started_at = when
-            tokens = message.get("tokens") if isinstance(message.get("tokens"), dict) else {}
+            tokens = as_dict(message.get("tokens"))
             for source, target in (("input", "input_tokens"), ("output", "output_tokens")):
                 if isinstance(tokens.get(source), int):
                     llm.attributes[target] = tokens[source]

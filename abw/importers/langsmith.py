@@ -19,7 +19,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import json_body, jsonl_records, read_raw
+from abw.importers.rawio import as_dict, json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
 from abw.models.trace import Trace
@@ -27,11 +27,6 @@ from abw.models.trace import Trace
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
 TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "retriever"}
 REMOVED_FIELDS = ("inputs", "outputs", "error", "events", "extra", "serialized", "tags")
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
-    return value if isinstance(value, dict) else {}
 
 
 def _runs(document: Any, path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -143,13 +138,9 @@ class LangSmithImporter(Importer):
             else:
                 draft_error = {}
             name = str(run.get("name") or run.get("run_type"))
-            metadata = (
-                _dict(run.get("extra")).get("metadata")
-                if isinstance(run.get("extra"), dict)
-                else None
-            )
-            if span_type == "llm" and isinstance(metadata, dict) and metadata.get("ls_model_name"):
-                name = str(metadata["ls_model_name"])
+            model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
+            if span_type == "llm" and model:
+                name = str(model)
             draft = Draft(
                 (position,),
                 span_type,

@@ -17,7 +17,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import json_body, jsonl_records, read_raw
+from abw.importers.rawio import as_dict, json_body, jsonl_records, read_raw
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -174,7 +174,7 @@ class OpenAIAgentsImporter(Importer):
                 if isinstance(server, str):
                     draft.attributes["mcp_server"] = server
             if kind == "generation":
-                usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+                usage = as_dict(data.get("usage"))
                 for key in ("input_tokens", "output_tokens"):
                     if isinstance(usage.get(key), int):
                         draft.attributes[key] = usage[key]

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import load_json, read_raw
+from abw.importers.rawio import as_dict, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
 
@@ -38,11 +38,6 @@ REMOVED_FIELDS = (
     "extras",
     "tool_call_metadata.model_response",
 )
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
-    return value if isinstance(value, dict) else {}
 
 
 def _events(document: Any, path: Path) -> list[dict[str, Any]]:
@@ -85,7 +80,7 @@ class OpenHandsImporter(Importer):
             when = parse_time(event.get("timestamp"))
             meta = event.get("tool_call_metadata") or {}
             response = meta.get("model_response") if isinstance(meta, dict) else None
-            response = response if isinstance(response, dict) else {}
+            response = as_dict(response)
             if "action" in event and event.get("source") == "agent":
                 action = str(event.get("action"))
                 response_id = response.get("id")
@@ -95,7 +90,7 @@ class OpenHandsImporter(Importer):
                     llm = Draft((index, 0), "llm", str(model or "llm"), "ok", span_id=response_id)
                     llm.output = response.get("choices", ABSENT)
                     llm.started_at = when
-                    usage = response.get("usage") if isinstance(response.get("usage"), dict) else {}
+                    usage = as_dict(response.get("usage"))
                     for source, target in (
                         ("prompt_tokens", "input_tokens"),
                         ("completion_tokens", "output_tokens"),
@@ -104,7 +99,7 @@ class OpenHandsImporter(Importer):
                             llm.attributes[target] = usage[source]
                     drafts.append(llm)
                 if action == "message":
-                    content = _dict(event.get("args")).get("content")
+                    content = as_dict(event.get("args")).get("content")
                     final_text = content if isinstance(content, str) else final_text
                     if response_id is None:
                         llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
@@ -122,14 +117,14 @@ class OpenHandsImporter(Importer):
                 if action == "finish":  # the terminal tool call: it has no observation
                     draft.outcome = "ok"
                     final_status = "success"
-                    outputs = _dict(event.get("args")).get("final_thought") or _dict(
+                    outputs = as_dict(event.get("args")).get("final_thought") or as_dict(
                         event.get("args")
                     ).get("outputs")
                     final_text = outputs if isinstance(outputs, str) else final_text
             elif "observation" in event:
                 observation = str(event.get("observation"))
                 if observation == "agent_state_changed":
-                    state = _dict(event.get("extras")).get("agent_state")
+                    state = as_dict(event.get("extras")).get("agent_state")
                     final_status = _STATE_STATUS.get(str(state), final_status)
                     continue
                 draft = calls.get(repr(event.get("cause")))
@@ -188,11 +183,11 @@ class OpenHandsImporter(Importer):
 def _function_arguments(meta: dict[str, Any]) -> Any:
     """The arguments the model sent with the function call ``tool_call_metadata`` names (the
     ones that match the span's ``function_name``), or ``None`` when the response lacks it."""
-    response = _dict(meta.get("model_response"))
+    response = as_dict(meta.get("model_response"))
     for choice in response.get("choices") or []:
-        for call in _dict(_dict(choice).get("message")).get("tool_calls") or []:
-            if _dict(call).get("id") == meta.get("tool_call_id"):
-                return _dict(call.get("function")).get("arguments")
+        for call in as_dict(as_dict(choice).get("message")).get("tool_calls") or []:
+            if as_dict(call).get("id") == meta.get("tool_call_id"):
+                return as_dict(call.get("function")).get("arguments")
     return None
 
 
@@ -202,8 +197,8 @@ def _id(event: dict[str, Any]) -> str | None:
 
 
 def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -> None:
-    extras = event.get("extras") if isinstance(event.get("extras"), dict) else {}
-    metadata = extras.get("metadata") if isinstance(extras.get("metadata"), dict) else {}
+    extras = as_dict(event.get("extras"))
+    metadata = as_dict(extras.get("metadata"))
     code = metadata.get("exit_code")
     draft.output = {"content": event.get("content"), "observation": observation}
     draft.duration_ms = ms_between(draft.started_at, when)

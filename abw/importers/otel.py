@@ -30,7 +30,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import json_body, read_raw
+from abw.importers.rawio import as_dict, json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, group_by_trace, preorder
 from abw.models.trace import Trace
@@ -97,11 +97,6 @@ REMOVED_FIELDS = (
     "span.name",
     "resource.attributes",
 )
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else empty: wrong-typed containers are skipped."""
-    return value if isinstance(value, dict) else {}
 
 
 @dataclass
@@ -260,7 +255,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
 
 def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
     for trace in _list(document.get("data")):
-        trace = _dict(trace)
+        trace = as_dict(trace)
         for span in _list(trace.get("spans")):
             if not isinstance(span, dict):
                 continue
@@ -287,7 +282,7 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
             for log in _list(span.get("logs")):
                 fields = {
                     f["key"]: f.get("value")
-                    for f in _list(_dict(log).get("fields"))
+                    for f in _list(as_dict(log).get("fields"))
                     if isinstance(f, dict) and isinstance(f.get("key"), str)
                 }
                 events.append((str(fields.get("event", "log")), fields))
@@ -332,9 +327,9 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
             end_ns=_iso_ns(document.get("end_time")),
             status=_status({"code": status.get("status_code")})[0],
             status_message=status.get("description"),
-            attributes=dict(_dict(document.get("attributes"))),
+            attributes=dict(as_dict(document.get("attributes"))),
             events=[
-                (str(e.get("name")), dict(_dict(e.get("attributes"))))
+                (str(e.get("name")), dict(as_dict(e.get("attributes"))))
                 for e in _list(document.get("events"))
                 if isinstance(e, dict)
             ],

@@ -81,3 +81,8 @@ def decode_json_string(value: Any) -> Any:
         except orjson.JSONDecodeError:
             return value
     return value
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}``: a wrong-typed container is skipped."""
+    return value if isinstance(value, dict) else {}

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import decode_json_string, load_json, read_raw
+from abw.importers.rawio import as_dict, decode_json_string, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
@@ -117,16 +117,15 @@ class SweAgentImporter(Importer):
         document = load_json(raw, path)
         if isinstance(document, dict) and isinstance(document.get("messages"), list):
             drafts, final_text = _mini(document, options)
-            info = document.get("info") if isinstance(document.get("info"), dict) else {}
         elif isinstance(document, dict) and isinstance(document.get("trajectory"), list):
             drafts, final_text = _steps(document, options, path)
-            info = document.get("info") if isinstance(document.get("info"), dict) else {}
         else:
             raise AbwInputError(
                 "not a SWE-agent trajectory: expected an object with trajectory[] (or messages[])",
                 file=path,
                 field="trajectory",
             )
+        info = as_dict(document.get("info"))
         if options.argument_fields and not any("arguments" in d.attributes for d in drafts):
             options.warn(
                 f"{path.name}: no argument fields extracted (argument fields are read only from "
@@ -217,7 +216,7 @@ def _steps(
         except (TypeError, ValueError):
             pass
         drafts.append(draft)
-    info = document.get("info") if isinstance(document.get("info"), dict) else {}
+    info = as_dict(document.get("info"))
     submission = info.get("submission")
     return drafts, submission if isinstance(submission, str) else None
 
