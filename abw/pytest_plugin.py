@@ -50,10 +50,6 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-class GateFailure(AssertionError):
-    """Raised (via pytest.fail) when the gate does not let the test pass."""
-
-
 class AbwGate:
     """The ``abw_gate`` fixture: call it with the candidate runs of this test."""
 
