@@ -121,8 +121,7 @@ class LangSmithImporter(Importer):
     ) -> Trace:
         members = sorted(members, key=_order)
         ids = {r["id"] for r in members}
-        parents = {r["id"]: _parent(r, ids) for r in members}
-        roots = [r for r in members if parents[r["id"]] is None]
+        root = next((r for r in members if _parent(r, ids) is None), None)
         drafts: list[Draft] = []
         for position, run in enumerate(members):
             span_type = TYPES.get(str(run.get("run_type")))
@@ -131,12 +130,8 @@ class LangSmithImporter(Importer):
             failed = bool(run.get("error"))
             outcome = "error" if failed else ("ok" if run.get("end_time") else "incomplete")
             error_type = _error_type(run.get("error"))
-            if error_type:
-                draft_error = {"error_type": error_type}
-                if "Timeout" in error_type:
-                    outcome = "timeout"
-            else:
-                draft_error = {}
+            if error_type and "Timeout" in error_type:
+                outcome = "timeout"
             name = str(run.get("name") or run.get("run_type"))
             model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
             if span_type == "llm" and model:
@@ -156,9 +151,9 @@ class LangSmithImporter(Importer):
             draft.attributes["run_type"] = run.get("run_type")
             if span_type != "llm":  # a tool or retriever run's inputs are the call's arguments
                 draft.keep_arguments(options.argument_fields, run.get("inputs"), path)
-            draft.attributes.update(draft_error)
+            if error_type:
+                draft.attributes["error_type"] = error_type
             drafts.append(draft)
-        root = roots[0] if roots else None
         final_status, final_output, final_text = "unknown", None, None
         if root is not None:
             if root.get("error"):
