@@ -92,20 +92,49 @@ def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
     return mapping
 
 
-_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+class _SharedFieldsSet(set[str]):
+    """A pydantic ``fields_set`` shared by many loaded models, so it refuses changes: pydantic
+    adds a field's name to it when one assigns to a model, which would mark the field set on
+    every model sharing it. Assigning to a loaded span raises instead. (It must stay a ``set``:
+    pydantic-core rejects a frozenset there.)"""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any) -> Any:
+        raise TypeError("a loaded trace's spans are read-only (abw.traceio shares fields_set)")
+
+    add = update = discard = remove = pop = clear = _refuse
+    __ior__ = __iand__ = __isub__ = __ixor__ = _refuse
+    intersection_update = difference_update = symmetric_difference_update = _refuse
+
+    def __copy__(self) -> set[str]:  # model_copy(update=...) then owns a set it may change
+        return set(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> set[str]:
+        return set(self)
+
+
+_FIELDS_SETS: dict[frozenset[str], _SharedFieldsSet] = {}
+
+
+def _share_fields_set(model: Any) -> None:
+    key = frozenset(model.__pydantic_fields_set__)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None:
+        shared = _FIELDS_SETS[key] = _SharedFieldsSet(key)
+    object.__setattr__(model, "__pydantic_fields_set__", shared)
 
 
 def _share_fields_sets(spans: list[Any]) -> None:
-    """Spans with the same keys share one pydantic ``fields_set``: a set of 9 names costs 728
-    bytes, about 40 % of a loaded span, which made the gate's load of 10,000 runs of 50 spans
-    exceed 1 GB (benchmarks/bench_gate.py). It only records which keys the file gave; abw
-    never assigns to loaded spans nor dumps them with ``exclude_unset``."""
+    """Spans (and their ``source_ref``) with the same keys share one pydantic ``fields_set``:
+    a set of 9 names costs 728 bytes, about 40 % of a loaded span, which made the gate's load
+    of 10,000 runs of 50 spans exceed 1 GB (benchmarks/bench_gate.py); a source_ref's costs
+    216. It only records which keys the file gave (``exclude_unset`` dumps still work); the
+    shared set is read-only, so assigning to a loaded span raises (``model_copy`` works)."""
     for span in spans:
-        key = frozenset(span.__pydantic_fields_set__)
-        shared = _FIELDS_SETS.get(key)
-        if shared is None:
-            shared = _FIELDS_SETS[key] = set(key)
-        object.__setattr__(span, "__pydantic_fields_set__", shared)
+        _share_fields_set(span)
+        if span.source_ref is not None:
+            _share_fields_set(span.source_ref)
 
 
 def parse_trace(raw: bytes, path: str) -> TraceFile:
