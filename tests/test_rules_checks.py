@@ -68,3 +68,44 @@ def test_count_and_retry_are_operational_quality():
     check, _ = _one({"kind": "retry_limit", "max_retries": 0}, GOOD)
     assert (check.category, check.verdict) == ("operational_quality", "PASS")
     assert check.message.startswith("All 1 candidate runs satisfy")
+
+
+def test_assertion_checks_on_the_refund_example_match_assert_run_run_by_run():
+    """The shared per-run observations and per-scenario baseline values give exactly what
+    assert_run gives for each candidate run on its own."""
+    from abw.contract import load_contract_as_spec
+    from abw.rules import applies
+    from abw.rules.assertions import assert_run
+    from abw.rules.checks import assertion_checks
+    from abw.traceio import load_traces
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "refund-policy"
+    spec, _ = load_contract_as_spec(example / "contract.json")
+    baseline = load_traces(example / "traces" / "baseline")
+    candidate = load_traces(example / "traces" / "regressed")
+    from abw.models.rules import Assertion
+
+    extra = [  # drifted and unknown (baseline runs disagree on the path) cases too
+        {"id": "same-path", "selector": "/path", "matcher": {"op": "sequence_same"}},
+        {"id": "same-length", "selector": "/path_length", "matcher": {"op": "same"}},
+        {"id": "short", "selector": "/path_length", "matcher": {"op": "equals", "value": 4}},
+        {"id": "tools", "selector": "/tools", "matcher": {"op": "set_same"}, "severity": "warn"},
+        {"id": "calls", "selector": "/path_length", "matcher": {"op": "exists"}},
+    ]
+    assertions = [
+        *spec.assertions,
+        *(Assertion.model_validate({"statement": "holds", **a}) for a in extra),
+    ]
+    result = assertion_checks(assertions, baseline, candidate)
+    for assertion, check in zip(assertions, result.checks, strict=True):
+        expected = {"compatible": 0, "drifted": 0, "unknown": 0}
+        for tf in candidate:
+            sid = tf.trace.run.scenario_id
+            if applies(assertion, sid):
+                same = [b.trace for b in baseline if b.trace.run.scenario_id == sid]
+                expected[assert_run(assertion, tf.trace, same).status] += 1
+        assert {k: check.measured[k] for k in expected} == expected
+    assert any(check.measured["drifted"] for check in result.checks)
+    assert any(check.measured["unknown"] for check in result.checks)
+    assert any(check.measured["compatible"] for check in result.checks)
