@@ -493,3 +493,27 @@ def test_gate_sees_no_difference_between_the_two_exports(tmp_path):
     report = gate(baseline, candidate, spec, spec_file="spec.yaml", spec_sha256="0" * 64)
     failing = {c.category for c in report.checks if c.verdict != "PASS"}
     assert failing <= {"sample_sufficiency"}
+
+
+@pytest.mark.parametrize(
+    "status",
+    ["ERROR", None, [], {"status_code": "ERROR", "description": ["not", "text"]}],
+)
+def test_console_status_of_the_wrong_type_is_not_a_crash(tmp_path, status):
+    """A console span's status that is not an object (or a description that is not text)."""
+    span = {
+        "name": "execute_tool get_weather",
+        "context": {"trace_id": "0x" + "12" * 16, "span_id": "0x" + "34" * 8},
+        "parent_id": None,
+        "start_time": "2026-03-01T20:47:18.716835Z",
+        "end_time": "2026-03-01T20:47:19Z",
+        "status": status,
+        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"},
+    }
+    path = tmp_path / "console.json"
+    path.write_text(json.dumps(span))
+    (trace,) = _import(path)
+    failed = isinstance(status, dict)
+    assert [(s.name, s.status) for s in trace.path()] == [
+        ("get_weather", "error" if failed else "success")
+    ]

@@ -316,8 +316,11 @@ def _iso_ns(value: Any) -> int | None:
 def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
     kept: dict[tuple[str, str], OSpan] = {}
     for document in documents:
-        context = document.get("context") or {}
-        status = document.get("status") or {}
+        context = document["context"]  # an object: _is_console checked it
+        status = as_dict(document.get("status"))
+        code, message = _status(
+            {"code": status.get("status_code"), "message": status.get("description")}
+        )
         span = OSpan(
             trace_id=norm_id(context.get("trace_id"), 16) or "",
             span_id=norm_id(context.get("span_id"), 8) or "",
@@ -325,8 +328,8 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
             name=str(document.get("name") or ""),
             start_ns=_iso_ns(document.get("start_time")),
             end_ns=_iso_ns(document.get("end_time")),
-            status=_status({"code": status.get("status_code")})[0],
-            status_message=status.get("description"),
+            status=code,
+            status_message=message,
             attributes=dict(as_dict(document.get("attributes"))),
             events=[
                 (str(e.get("name")), dict(as_dict(e.get("attributes"))))
