@@ -6,6 +6,7 @@ order once (``TraceFile.ordered_spans``) however many checks read them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fnmatch import fnmatchcase
 
 from abw.models.trace import Span
@@ -27,20 +28,26 @@ def error_spans(run: TraceFile) -> list[Span]:
 
 
 def retry_spans(run: TraceFile) -> list[Span]:
-    """Spans whose (name, input_hash) repeats an earlier span of the trace that failed.
+    """The run's retries (:func:`retries`)."""
+    return retries(run.ordered_spans)
+
+
+def retries(spans: Iterable[Span]) -> list[Span]:
+    """Spans (given in ordinal order) whose (name, input_hash) repeats an earlier span that
+    failed.
 
     "Failed" means status ``error``; a span without an input hash is never a retry, since
     nothing shows that it repeated the same input.
     """
     failed: set[tuple[str, str]] = set()
-    retries: list[Span] = []
-    for span in run.ordered_spans:
+    found: list[Span] = []
+    for span in spans:
         key = (span.name, span.input_hash) if span.input_hash is not None else None
         if key is not None and key in failed:
-            retries.append(span)
+            found.append(span)
         if key is not None and span.status == "error":
             failed.add(key)
-    return retries
+    return found
 
 
 def order_violations(run: TraceFile, before: str, after: str) -> list[Span]:

@@ -15,6 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from abw.gating.spans import retries
 from abw.rules.jsonvalue import MISSING, is_number, json_equal, json_key, resolve, show
 
 AssertionStatus = Literal["compatible", "drifted", "unknown"]
@@ -25,19 +26,6 @@ RELATIONAL = frozenset({"same", "set_same", "sequence_same", "number_delta", "ra
 class MatchResult:
     status: AssertionStatus
     reason: str
-
-
-def _retries(spans: list[Any]) -> int:
-    """Spans whose (name, input_hash) repeats an earlier failed span of the run (DESIGN §3)."""
-    failed: set[tuple[str, str | None]] = set()
-    count = 0
-    for span in sorted(spans, key=lambda s: s.ordinal):
-        key = (span.name, span.input_hash)
-        if span.input_hash is not None and key in failed:
-            count += 1
-        if span.status == "error":
-            failed.add(key)
-    return count
 
 
 def observations(trace: Any) -> dict[str, Any]:
@@ -56,7 +44,7 @@ def observations(trace: Any) -> dict[str, Any]:
         "tool_counts": dict(sorted(Counter(names).items())),
         "path_length": len(path),
         "errors": sum(1 for s in trace.spans if s.status == "error"),
-        "retries": _retries(trace.spans),
+        "retries": len(retries(sorted(trace.spans, key=lambda s: s.ordinal))),
     }
     if trace.run.scenario_id is not None:
         document["scenario_id"] = trace.run.scenario_id
