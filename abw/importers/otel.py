@@ -314,33 +314,32 @@ def _iso_ns(value: Any) -> int | None:
 
 
 def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
-    kept: dict[tuple[str, str], OSpan] = {}
+    """A span written twice (started, then ended) is kept twice here; build_trace keeps the
+    ended copy, as for the other encodings."""
     for document in documents:
         context = document["context"]  # an object: _is_console checked it
         status = as_dict(document.get("status"))
         code, message = _status(
             {"code": status.get("status_code"), "message": status.get("description")}
         )
-        span = OSpan(
-            trace_id=norm_id(context.get("trace_id"), 16) or "",
-            span_id=norm_id(context.get("span_id"), 8) or "",
-            parent_id=norm_id(document.get("parent_id"), 8),
-            name=str(document.get("name") or ""),
-            start_ns=_iso_ns(document.get("start_time")),
-            end_ns=_iso_ns(document.get("end_time")),
-            status=code,
-            status_message=message,
-            attributes=dict(as_dict(document.get("attributes"))),
-            events=[
-                (str(e.get("name")), dict(as_dict(e.get("attributes"))))
-                for e in _list(document.get("events"))
-                if isinstance(e, dict)
-            ],
+        out.append(
+            OSpan(
+                trace_id=norm_id(context.get("trace_id"), 16) or "",
+                span_id=norm_id(context.get("span_id"), 8) or "",
+                parent_id=norm_id(document.get("parent_id"), 8),
+                name=str(document.get("name") or ""),
+                start_ns=_iso_ns(document.get("start_time")),
+                end_ns=_iso_ns(document.get("end_time")),
+                status=code,
+                status_message=message,
+                attributes=dict(as_dict(document.get("attributes"))),
+                events=[
+                    (str(e.get("name")), dict(as_dict(e.get("attributes"))))
+                    for e in _list(document.get("events"))
+                    if isinstance(e, dict)
+                ],
+            )
         )
-        key = (span.trace_id, span.span_id)
-        if key not in kept or span.end_ns is not None:
-            kept[key] = span
-    out.extend(kept.values())
 
 
 def _concatenated(text: str) -> list[Any] | None:
