@@ -238,6 +238,20 @@ def test_event_file_must_be_json(tmp_path):
     with pytest.raises(AbwInputError, match="not JSON"):
         RunContext.from_env({"GITHUB_EVENT_PATH": str(bad)})
     assert RunContext.from_env({"GITHUB_EVENT_PATH": str(tmp_path / "missing")}).event == {}
+    bad.write_bytes(b'{"a": "\xff"}')
+    with pytest.raises(AbwInputError, match="not JSON"):
+        RunContext.from_env({"GITHUB_EVENT_PATH": str(bad)})
+
+
+def test_event_file_over_the_limit_is_refused(tmp_path, monkeypatch):
+    from abw.github import context
+
+    big = tmp_path / "event.json"
+    big.write_text('{"pad": "' + "x" * 2000 + '"}')
+    monkeypatch.setattr(context, "MAX_EVENT_BYTES", 1000)
+    with pytest.raises(AbwInputError, match="over abw's limit") as info:
+        RunContext.from_env({"GITHUB_EVENT_PATH": str(big)})
+    assert info.value.file == str(big)
 
 
 def test_entrypoint_is_thin():

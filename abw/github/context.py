@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError
+from abw.limits import read_limited
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 #: Event files are read as data only; larger ones are refused (they come from artifacts too).
@@ -21,9 +22,7 @@ def load_event(path: str | Path | None) -> dict[str, Any]:
         return {}
     source = Path(path)
     try:
-        if source.stat().st_size > MAX_EVENT_BYTES:
-            raise AbwInputError("event file is too large", file=str(source))
-        payload = json.loads(source.read_text(encoding="utf-8"))
+        payload = json.loads(read_limited(source, MAX_EVENT_BYTES, "the event file"))
     except FileNotFoundError:
         return {}
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
