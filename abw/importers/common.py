@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cached_property
@@ -117,6 +118,19 @@ def parse_argument_fields(text: str | None) -> tuple[ArgumentField, ...]:
     return tuple(fields)
 
 
+_MISSING: Any = object()
+
+
+def _lookup(document: Any, parts: Iterable[str]) -> Any:
+    """The value at a dotted path (each part a key of an object), or ``_MISSING``."""
+    value = document
+    for part in parts:
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
 #: How deeply a kept argument value may nest (a trace must stay writable and readable).
 MAX_ARGUMENT_DEPTH = 64
 
@@ -158,21 +172,18 @@ def extract_arguments(
         return None
     kept: dict[str, Any] = {}
     for named in wanted:
-        value: Any = tool_input
-        for part in named.parts:
-            if not isinstance(value, dict) or part not in value:
-                break
-            value = value[part]
-        else:
-            if _depth(value) > MAX_ARGUMENT_DEPTH:
-                raise AbwInputError(
-                    f"argument field {span_name}:{named.path} nests deeper than "
-                    f"{MAX_ARGUMENT_DEPTH} levels; name a field inside it",
-                    file=file,
-                    line=line,
-                    field=_ARGUMENT_FIELDS_FLAG,
-                )
-            kept[named.path] = value
+        value = _lookup(tool_input, named.parts)
+        if value is _MISSING:
+            continue
+        if _depth(value) > MAX_ARGUMENT_DEPTH:
+            raise AbwInputError(
+                f"argument field {span_name}:{named.path} nests deeper than "
+                f"{MAX_ARGUMENT_DEPTH} levels; name a field inside it",
+                file=file,
+                line=line,
+                field=_ARGUMENT_FIELDS_FLAG,
+            )
+        kept[named.path] = value
     return kept
 
 
@@ -219,16 +230,8 @@ def extract_canonical_output(
     document = _json_object(final_text)
     if document is None:
         return None
-    kept: dict[str, Any] = {}
-    for name in fields:
-        value: Any = document
-        for part in name.split("."):
-            if not isinstance(value, dict) or part not in value:
-                break
-            value = value[part]
-        else:
-            kept[name] = value
-    return kept
+    found = {name: _lookup(document, name.split(".")) for name in fields}
+    return {name: value for name, value in found.items() if value is not _MISSING}
 
 
 def final_output_hash(final_output: Any) -> str | None:
