@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError, from_validation_error
+from abw.errors import AbwInputError
 from abw.models.report import Check, GateReport
 from abw.text import clean
 
@@ -36,26 +35,6 @@ _WHY: dict[str, str] = {
     "sprt": "Wald's SPRT on the per-run pass indicator, decided on exact integer counts: "
     "accept H0 PASS, accept H1 FAIL, otherwise INCONCLUSIVE.",
 }
-
-
-def load_report(path: str | Path) -> GateReport:
-    """Read a gate-report/v0 JSON file; any problem is one-line bad input."""
-    from pydantic import ValidationError
-
-    try:
-        raw = Path(path).read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        raise AbwInputError("report file not found", file=path) from None
-    try:
-        document = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AbwInputError(f"invalid JSON: {exc}", file=path) from None
-    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
-        raise AbwInputError("not a gate-report/v0 document", file=path, field="schema_version")
-    try:
-        return GateReport.model_validate(document)
-    except ValidationError as exc:
-        raise from_validation_error(exc, file=path) from None
 
 
 def find_check(report: GateReport, check_id: str) -> Check:

@@ -43,7 +43,7 @@ def _gate_report(
     if report is not None:
         if any(v is not None for v in (baseline, candidate, spec, contract)):
             raise AbwInputError("give either report or baseline/candidate/spec", field="report")
-        from abw.explain import load_report
+        from abw.render import load_report
 
         return load_report(report)
     if baseline is None or candidate is None:

@@ -38,6 +38,8 @@ def load_document(path: Path) -> Any:
         text = read_limited(path, MAX_TRACE_BYTES, "the document").decode("utf-8")
     except FileNotFoundError:
         raise AbwInputError("no such file", file=path) from None
+    except IsADirectoryError:
+        raise AbwInputError("expected a file, found a folder", file=path) from None
     except UnicodeDecodeError as exc:
         raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
     if path.suffix.lower() in {".yaml", ".yml"}:

@@ -52,3 +52,23 @@ def test_passed_and_statistical_checks(report):
 def test_unknown_check_names_the_closest(report):
     with pytest.raises(AbwInputError, match=r"did you mean sample_sufficiency\.wilson@refund"):
         find_check(report, "sample_sufficiency.wilson")
+
+
+def test_a_bad_report_is_one_line_exit_2(run_cli, tmp_path):
+    """abw explain reads reports with abw.render.load_report: size-limited, line numbers."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version":\n', encoding="utf-8")
+    other = tmp_path / "trace.json"
+    other.write_text('{"schema_version": "agent-behavior-trace/v0"}', encoding="utf-8")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for path, words in (
+        (tmp_path, "expected a file, found a folder"),
+        (bad, ":2: invalid JSON"),
+        (other, "gate-report/v0"),
+        (deep, "invalid JSON"),
+        (tmp_path / "missing.json", "no such file"),
+    ):
+        code, out, err = run_cli("explain", "x", "--report", path)
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and err.startswith("abw: error: ") and words in err, err

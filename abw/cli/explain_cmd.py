@@ -21,7 +21,8 @@ import click
 def explain(check_id: str, report_path: Path, fmt: str) -> int:
     """Explain one check of a gate report: its inputs, violating spans and why."""
     from abw.explain import explain as explain_text
-    from abw.explain import find_check, load_report
+    from abw.explain import find_check
+    from abw.render import load_report
 
     report = load_report(report_path)
     if fmt == "json":
