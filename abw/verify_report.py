@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.hashing import file_sha256
 
@@ -34,14 +32,9 @@ class Verification:
 
 
 def _report_inputs(report_path: Path) -> dict[str, Any]:
-    try:
-        raw = report_path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        raise AbwInputError("report file not found", file=report_path) from None
-    try:
-        document = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise AbwInputError(f"invalid JSON: {exc.args[0]}", file=report_path) from None
+    from abw.validate import load_document
+
+    document = load_document(report_path)
     if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
         raise AbwInputError("not a gate-report/v0 document", file=report_path)
     inputs = document.get("inputs")

@@ -110,3 +110,20 @@ def test_missing_inputs_are_exit_2(run_cli, judged, tmp_path):
     assert _verify(run_cli, tmp_path / "nope.json", base, cand, spec)[0] == 2
     assert _verify(run_cli, report, tmp_path / "nope", cand, spec)[0] == 2
     assert _verify(run_cli, report, base, cand, tmp_path / "nope.yaml")[0] == 2
+
+
+def test_an_unreadable_report_is_one_line_exit_2(run_cli, judged, tmp_path):
+    _, base, cand, spec = judged
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"schema_version":\n', encoding="utf-8")
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    for path, words in (
+        (tmp_path, "expected a file, found a folder"),
+        (bad, ":2: invalid JSON"),
+        (deep, "invalid JSON"),
+        (tmp_path / "missing.json", "no such file"),
+    ):
+        code, out, err = _verify(run_cli, path, base, cand, spec)
+        assert (code, out) == (2, ""), err
+        assert err.count("\n") == 1 and err.startswith("abw: error: ") and words in err, err
