@@ -64,13 +64,9 @@ def order_suggestions(baseline: list[TraceFile], tools: list[str]) -> list[tuple
             if not any((a, c) in holds and (c, b) in holds for c in tools)
         }
 
-    def position(pair: tuple[str, str]) -> tuple[int, int, str, str]:
-        # Sums of first-success ordinals over the same runs: integers, so order-independent.
-        total_a = sum(_first_success(t, pair[0]) for t in baseline)
-        total_b = sum(_first_success(t, pair[1]) for t in baseline)
-        return (total_a, total_b, pair[0], pair[1])
-
-    return sorted(holds, key=position)
+    # Sums of first-success ordinals over the same runs: integers, so order-independent.
+    total = {tool: sum(_first_success(t, tool) for t in baseline) for tool in tools}
+    return sorted(holds, key=lambda pair: (total[pair[0]], total[pair[1]], *pair))
 
 
 def infer(baseline: list[TraceFile]) -> Inferred:
