@@ -148,10 +148,10 @@ def assertion_checks(
     scenario, however many assertions and runs there are.
     """
     result = RuleChecks()
-    base_docs: dict[str | None, list[dict[str, Any]]] = {}
-    if any(a.matcher.op in RELATIONAL for a in assertions):
-        for tf in baseline:
-            base_docs.setdefault(tf.trace.run.scenario_id, []).append(observations(tf.trace))
+    by_scenario: dict[str | None, list[Any]] = {}
+    for tf in baseline:
+        by_scenario.setdefault(tf.trace.run.scenario_id, []).append(tf)
+    base_docs: dict[str | None, list[dict[str, Any]]] = {}  # built for scenarios that need them
     bases: dict[tuple[int, str | None], tuple[Any, str | None]] = {}
     tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
     for tf in candidate:
@@ -163,6 +163,9 @@ def assertion_checks(
             if doc is None:
                 doc = observations(tf.trace)
             if (index, scenario) not in bases:
+                if assertion.matcher.op in RELATIONAL and scenario not in base_docs:
+                    runs = by_scenario.get(scenario, [])
+                    base_docs[scenario] = [observations(t.trace) for t in runs]
                 bases[index, scenario] = relational_baseline(assertion, base_docs.get(scenario, []))
             outcome = assess(assertion, doc, *bases[index, scenario])
             tally = tallies[index]
