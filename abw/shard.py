@@ -44,21 +44,10 @@ def _require_dask() -> Any:
 
 def per_run_outcome(trace_file: Any, spec: Any, baseline: list[Any]) -> RunOutcome:
     """The gate's own per-run hard checks for one candidate run (exactly what ``gate`` does)."""
-    from abw.gating import _rule_checks, behavior_contract, operational_quality, output_eval
-    from abw.gating.common import evaluate_rule
+    from abw.gating import per_run_checks
 
-    failed: list[str] = []
-    rules = [
-        *output_eval.rules(spec.output),
-        *behavior_contract.rules(spec.invariants),
-        *operational_quality.rules(spec.invariants),
-    ]
-    for rule in rules:
-        check, outcome = evaluate_rule(rule, [trace_file])
-        if not outcome.get(trace_file.path, True):
-            failed.append(check.id)
-    for extra in _rule_checks(spec, baseline, [trace_file]):
-        failed += extra.run_failed.get(trace_file.path, [])
+    _, failed_by_path = per_run_checks(spec, baseline, [trace_file])
+    failed = failed_by_path[trace_file.path]
     return RunOutcome(trace_file.path, trace_file.trace.run.scenario_id, not failed, tuple(failed))
 
 

@@ -16,7 +16,7 @@ from abw.errors import AbwInputError
 from abw.gating.ledger import inputs_digest
 
 if TYPE_CHECKING:
-    from abw.models.report import GateReport, LatentAdvisory
+    from abw.models.report import Check, GateReport, LatentAdvisory
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
 
@@ -53,15 +53,7 @@ def gate(
     """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence."""
     from abw import __version__
     from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
-    from abw.gating import (
-        behavior_contract,
-        diff_shape,
-        ledger,
-        operational_quality,
-        output_eval,
-        sample_sufficiency,
-    )
-    from abw.gating.common import evaluate_rule
+    from abw.gating import diff_shape, ledger, sample_sufficiency
     from abw.gating.spans import error_spans, retry_spans
     from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
 
@@ -70,24 +62,7 @@ def gate(
     baseline = sorted(baseline, key=run_sort_key)
     candidate = sorted(candidate, key=run_sort_key)
 
-    # Hard, per-run checks over every candidate run (the spec applies to every scenario).
-    rules = [
-        *output_eval.rules(spec.output),
-        *behavior_contract.rules(spec.invariants),
-        *operational_quality.rules(spec.invariants),
-    ]
-    checks = []
-    failed: dict[str, list[str]] = {t.path: [] for t in candidate}
-    for rule in rules:
-        check, outcome = evaluate_rule(rule, candidate)
-        checks.append(check)
-        for path, ok in outcome.items():
-            if not ok:
-                failed[path].append(check.id)
-    for extra in _rule_checks(spec, baseline, candidate):
-        checks += extra.checks
-        for path, ids in extra.run_failed.items():
-            failed[path] += ids
+    checks, failed = per_run_checks(spec, baseline, candidate)
 
     # Per scenario: shape against the baseline, and sample statistics on per-run passes.
     diffs = diff(baseline, candidate)
@@ -147,6 +122,35 @@ def gate(
             spec_file, spec_sha256, [("baseline", baseline), ("candidate", candidate)]
         ),
     )
+
+
+def per_run_checks(
+    spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]
+) -> tuple[list[Check], dict[str, list[str]]]:
+    """The hard, per-run checks over every candidate run (the spec applies to every scenario),
+    and per candidate trace file the ids of the checks it failed (abw.shard runs this per run).
+    """
+    from abw.gating import behavior_contract, operational_quality, output_eval
+    from abw.gating.common import evaluate_rule
+
+    rules = [
+        *output_eval.rules(spec.output),
+        *behavior_contract.rules(spec.invariants),
+        *operational_quality.rules(spec.invariants),
+    ]
+    checks = []
+    failed: dict[str, list[str]] = {t.path: [] for t in candidate}
+    for rule in rules:
+        check, outcome = evaluate_rule(rule, candidate)
+        checks.append(check)
+        for path, ok in outcome.items():
+            if not ok:
+                failed[path].append(check.id)
+    for extra in _rule_checks(spec, baseline, candidate):
+        checks += extra.checks
+        for path, ids in extra.run_failed.items():
+            failed[path] += ids
+    return checks, failed
 
 
 def _rule_checks(spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]) -> list[Any]:
