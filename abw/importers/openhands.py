@@ -78,9 +78,8 @@ class OpenHandsImporter(Importer):
         final_status, final_text, model = "unknown", None, None
         for index, event in enumerate(events):
             when = parse_time(event.get("timestamp"))
-            meta = event.get("tool_call_metadata") or {}
-            response = meta.get("model_response") if isinstance(meta, dict) else None
-            response = as_dict(response)
+            meta = as_dict(event.get("tool_call_metadata"))
+            response = as_dict(meta.get("model_response"))
             if "action" in event and event.get("source") == "agent":
                 action = str(event.get("action"))
                 response_id = response.get("id")
@@ -112,7 +111,7 @@ class OpenHandsImporter(Importer):
                 draft = self._action(event, index, action, meta, when, options, path)
                 drafts.append(draft)
                 calls[repr(event.get("id"))] = draft
-                if isinstance(meta, dict) and isinstance(meta.get("tool_call_id"), str):
+                if isinstance(meta.get("tool_call_id"), str):
                     by_tool_call[meta["tool_call_id"]] = draft
                 if action == "finish":  # the terminal tool call: it has no observation
                     draft.outcome = "ok"
@@ -128,7 +127,7 @@ class OpenHandsImporter(Importer):
                     final_status = _STATE_STATUS.get(str(state), final_status)
                     continue
                 draft = calls.get(repr(event.get("cause")))
-                if draft is None and isinstance(meta, dict):
+                if draft is None:
                     draft = by_tool_call.get(str(meta.get("tool_call_id")))
                 if draft is None or draft.outcome is not None:
                     continue
@@ -156,13 +155,12 @@ class OpenHandsImporter(Importer):
         event: dict[str, Any],
         index: int,
         action: str,
-        meta: Any,
+        meta: dict[str, Any],
         when: Any,
         options: ImportOptions,
         path: Path,
     ) -> Draft:
-        name = meta.get("function_name") if isinstance(meta, dict) else None
-        name = str(name or action)
+        name = str(meta.get("function_name") or action)
         args = event.get("args", ABSENT)
         draft = Draft((index, 1), "tool", name, None, args, span_id=_id(event))
         draft.attributes["action"] = action
@@ -174,8 +172,7 @@ class OpenHandsImporter(Importer):
         if action in _SHELL or name in _SHELL:
             command = args.get("command") or args.get("code") if isinstance(args, dict) else None
             draft.mark_shell(options.labels, command)
-        function_call = isinstance(meta, dict) and bool(meta.get("function_name"))
-        called = _function_arguments(meta) if function_call else None
+        called = _function_arguments(meta) if meta.get("function_name") else None
         draft.keep_arguments(options.argument_fields, args if called is None else called, path)
         return draft
 

@@ -158,10 +158,8 @@ def _tool(command: str) -> str:
 
 
 def _model(document: dict[str, Any]) -> str:
-    config = document.get("replay_config") or document.get("config") or {}
-    agent = config.get("agent") if isinstance(config, dict) else None
-    model = agent.get("model") if isinstance(agent, dict) else None
-    name = model.get("name") if isinstance(model, dict) else None
+    config = as_dict(document.get("replay_config") or document.get("config"))
+    name = as_dict(as_dict(config.get("agent")).get("model")).get("name")
     return name if isinstance(name, str) and name else "model"
 
 
