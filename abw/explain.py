@@ -8,33 +8,8 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.models.report import Check, GateReport
+from abw.render.rules import rule_text
 from abw.text import clean
-
-_WHY: dict[str, str] = {
-    "required_tools": "Every candidate run needs at least one successful span of the tool.",
-    "forbidden_tools": "Any span of the tool, whatever its status, is a violation.",
-    "required_order": "Every successful `after` span needs a successful `before` span at an "
-    "earlier ordinal (precedence; names may be globs).",
-    "max_path_length": "A run's path (its non-llm spans) may not be longer than the budget.",
-    "max_errors": "A run may not have more spans with status error than the budget.",
-    "max_retries": "A run may not repeat a failed span's (name, input_hash) more often than "
-    "the budget.",
-    "required_fields": "Every run's canonical_output must hold each named field.",
-    "expected": "Every run's canonical_output fields must equal the expected JSON values.",
-    "path_edit_distance": "Mean over candidate runs of the Levenshtein distance to the nearest "
-    "baseline path, divided by the longer length; WARN past warn, FAIL past fail.",
-    "fingerprint_distance": "Euclidean distance between the baseline's and the candidate's mean "
-    "per-run tool-call counts; WARN past warn, FAIL past fail.",
-    "tool_jaccard": "1 - |shared tools| / |all tools| over the two sets of runs; WARN past warn, "
-    "FAIL past fail.",
-    "baseline_coverage": "A candidate scenario without baseline runs cannot be compared, so it "
-    "is INCONCLUSIVE rather than silently passed.",
-    "min_runs": "Fewer candidate runs than min_runs is INCONCLUSIVE.",
-    "wilson": "Wilson bounds on the per-run pass rate against tau: lower >= tau PASS, "
-    "upper < tau FAIL, otherwise INCONCLUSIVE.",
-    "sprt": "Wald's SPRT on the per-run pass indicator, decided on exact integer counts: "
-    "accept H0 PASS, accept H1 FAIL, otherwise INCONCLUSIVE.",
-}
 
 
 def find_check(report: GateReport, check_id: str) -> Check:
@@ -61,7 +36,7 @@ def explain(report: GateReport, check_id: str) -> str:
         f"  {check.message}",
         "",
         f"category   {check.category} ({kind})",
-        f"rule       {check.rule}: {_WHY.get(check.rule) or _rule_why(check.rule)}",
+        f"rule       {check.rule}: {rule_text(check.rule, check.category).full}",
     ]
     if check.scenario_id is not None:
         lines.append(f"scenario   {check.scenario_id}")
@@ -103,13 +78,6 @@ def explain(report: GateReport, check_id: str) -> str:
             lines.append(f"    {where or v.trace_file}")
     lines += ["", "why", f"  {_why(check)}"]
     return "\n".join(clean(line) for line in lines) + "\n"
-
-
-def _rule_why(rule: str) -> str:
-    """Descriptions of spec.rules / spec.assertions kinds (abw.rules.checks.WHY)."""
-    from abw.rules.checks import WHY
-
-    return WHY.get(rule, "")
 
 
 def _why(check: Check) -> str:

@@ -72,3 +72,16 @@ def test_a_bad_report_is_one_line_exit_2(run_cli, tmp_path):
         code, out, err = run_cli("explain", "x", "--report", path)
         assert (code, out) == (2, ""), err
         assert err.count("\n") == 1 and err.startswith("abw: error: ") and words in err, err
+
+
+def test_explain_and_sarif_describe_each_rule_with_the_same_text(report):
+    """One catalogue of what a check kind means, for `abw explain` and SARIF's rules[]."""
+    import json
+
+    from abw.render import render
+
+    sarif_rules = json.loads(render(report, "sarif"))["runs"][0]["tool"]["driver"]["rules"]
+    full = {rule["id"]: rule["fullDescription"]["text"] for rule in sarif_rules}
+    for check in report.checks:
+        text = explain(report, check.id)
+        assert f"rule       {check.rule}: {full[check.rule]}" in text

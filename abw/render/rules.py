@@ -85,56 +85,6 @@ _RULES: dict[str, RuleText] = {
         "them is reported, never silently passed.",
         "Record baseline runs for the scenario, or check the scenario ids of the candidate runs.",
     ),
-    "precedence": RuleText(
-        "A step ran without the step that must come before it.",
-        "Every successful 'after' span needs a successful 'before' span at an earlier ordinal.",
-        "Inspect the reported span: the required earlier step did not happen first.",
-    ),
-    "response": RuleText(
-        "A step was not followed by its required response.",
-        "Every successful 'trigger' span must be followed by a successful 'response' span, "
-        "within the configured number of steps when one is given.",
-        "Inspect the reported trigger span and what the agent did after it.",
-    ),
-    "immediately_before": RuleText(
-        "A step did not directly follow the step it must follow.",
-        "Every successful 'after' span must directly follow (previous path step) a successful "
-        "'before' span.",
-        "Inspect the path step just before the reported span.",
-    ),
-    "absence_after": RuleText(
-        "A tool ran after a stop point.",
-        "No path span matching 'forbidden' may run after the first successful 'stop' span.",
-        "Inspect the reported span: it ran after the run should have stopped doing this.",
-    ),
-    "count": RuleText(
-        "A tool was called too few or too many times.",
-        "The number of spans matching 'tool' must lie between 'min' and 'max' (inclusive).",
-        "Compare the run's calls of the tool with the bounds in the spec.",
-    ),
-    "retry_limit": RuleText(
-        "Too many retries of the same call.",
-        "Retries per call signature (or per tool) must stay within 'max_retries'.",
-        "Inspect the repeated calls at the reported lines.",
-    ),
-    "arguments": RuleText(
-        "A tool was called with arguments outside the contract.",
-        "Explicitly extracted argument fields of the tool's spans must satisfy the rule's "
-        "constraints.",
-        "Inspect the arguments of the reported span.",
-    ),
-    "recovery": RuleText(
-        "A violation was not followed by the required recovery action.",
-        "Each violation of the named rule must be followed by a successful recovery span within "
-        "the configured number of path steps.",
-        "Inspect what the agent did after the violation.",
-    ),
-    "soft_budget": RuleText(
-        "A run used up its budget of tolerated violations.",
-        "A run's violations of the listed rules, counted by span ordinal, must stay within the "
-        "budget.",
-        "Inspect the violations counted against the budget.",
-    ),
     "min_runs": RuleText(
         "Too few candidate runs to decide.",
         "A scenario needs at least thresholds.min_runs candidate runs before its pass rate is "
@@ -156,19 +106,69 @@ _RULES: dict[str, RuleText] = {
 }
 
 
+# spec.rules kinds: (short, help); the full description is abw.rules.checks.WHY, the one the
+# rule engine and `abw explain` use.
+_SPEC_RULES: dict[str, tuple[str, str]] = {
+    "precedence": (
+        "A step ran without the step that must come before it.",
+        "Inspect the reported span: the required earlier step did not happen first.",
+    ),
+    "response": (
+        "A step was not followed by its required response.",
+        "Inspect the reported trigger span and what the agent did after it.",
+    ),
+    "immediately_before": (
+        "A step did not directly follow the step it must follow.",
+        "Inspect the path step just before the reported span.",
+    ),
+    "absence_after": (
+        "A tool ran after a stop point.",
+        "Inspect the reported span: it ran after the run should have stopped doing this.",
+    ),
+    "count": (
+        "A tool was called too few or too many times.",
+        "Compare the run's calls of the tool with the bounds in the spec.",
+    ),
+    "retry_limit": (
+        "Too many retries of the same call.",
+        "Inspect the repeated calls at the reported lines.",
+    ),
+    "arguments": (
+        "A tool was called with arguments outside the contract.",
+        "Inspect the arguments of the reported span.",
+    ),
+    "recovery": (
+        "A violation was not followed by the required recovery action.",
+        "Inspect what the agent did after the violation.",
+    ),
+    "soft_budget": (
+        "A run used up its budget of tolerated violations.",
+        "Inspect the violations counted against the budget.",
+    ),
+}
+
+
 def rule_text(rule: str, category: str) -> RuleText:
     """The catalogue entry for ``rule``, or a generic text naming its category."""
     known = _RULES.get(rule)
     if known is not None:
         return known
     if rule.startswith("assertion."):
+        from abw.rules.checks import WHY
+
         op = rule.split(".", 1)[1]
         return RuleText(
             "A value assertion on the run's output or arguments does not hold.",
-            f"A value assertion with matcher {op!r} compares explicitly extracted values of "
+            WHY.get(rule)
+            or f"A value assertion with matcher {op!r} compares explicitly extracted values of "
             "candidate runs with the spec (or with the baseline).",
             "Compare the reported run's extracted values with the assertion in the spec.",
         )
+    if rule in _SPEC_RULES:
+        from abw.rules.checks import WHY
+
+        short, help_text = _SPEC_RULES[rule]
+        return RuleText(short, WHY[rule], help_text)
     title = category_title(category)
     return RuleText(
         f"{title} check {rule} did not pass.",
