@@ -13,7 +13,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 TMP = REPO / "benchmarks" / "tmp"  # git-ignored; every generated input lives here
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus"
 PYTHON = sys.executable
 ABW = str(Path(sys.executable).with_name("abw"))
 

@@ -3,7 +3,7 @@
     python benchmarks/gen_inputs.py sessions --mb 500      # Claude Code session folder
     python benchmarks/gen_inputs.py traces --baseline 1000 --candidate 10000
 
-*sessions*: the real Claude Code transcripts of ../shared/corpus/claude-code (main sessions, not
+*sessions*: the real Claude Code transcripts of tests/corpus/claude-code (main sessions, not
 the subagent files), copied again and again with fresh ids — every UUID in a copy gets a
 copy-specific prefix, so each copy is a distinct session with the same structure — until the
 folder holds the requested size.
@@ -43,7 +43,7 @@ def claude_sessions() -> list[Path]:
     if not found:
         found = sorted((REPO / "examples" / "refund-policy" / "transcripts").rglob("*.jsonl"))
     if not found:
-        raise SystemExit("no Claude Code transcripts found (../shared/corpus or examples/)")
+        raise SystemExit("no Claude Code transcripts found (tests/corpus or examples/)")
     return found
 
 

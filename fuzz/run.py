@@ -4,7 +4,7 @@
     .venv/bin/python fuzz/run.py --runs 5000 --only trace,spec
 
 Each target runs in its own process (fuzz/harness.py) seeded from the real corpus
-(../shared/corpus) into fuzz/out/seeds/<target>/; inputs that break the contract are saved in
+(tests/corpus) into fuzz/out/seeds/<target>/; inputs that break the contract are saved in
 fuzz/out/crashes/<target>/. Exit code 1 when any target crashed, else 0.
 """
 

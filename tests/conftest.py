@@ -1,4 +1,4 @@
-"""Shared fixtures: where the real corpus and references are, and a CLI runner."""
+"""Shared fixtures: where the vendored real corpus and reference schemas are, and a CLI runner."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-CORPUS = SHARED / "corpus"
-REFERENCE = SHARED / "reference"
+TESTS = REPO / "tests"
+CORPUS = TESTS / "corpus"  # real exports, vendored with their provenance (corpus/PROVENANCE.md)
+REFERENCE = TESTS / "reference"  # SARIF and JUnit schemas, with their source (its README.md)
 
 
 @pytest.fixture

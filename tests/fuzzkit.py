@@ -17,7 +17,7 @@ from pathlib import Path
 from abw.errors import AbwInputError
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = REPO / "tests" / "corpus"
 EXAMPLES = REPO / "examples"
 
 # importer name -> corpus sub-folder holding its real exports
