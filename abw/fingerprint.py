@@ -22,13 +22,14 @@ from __future__ import annotations
 from typing import Any
 
 from abw.hashing import canonical_json, sha256_hex
+from abw.semantics import in_order
 
 FINGERPRINT_VERSION = "abw-fingerprint/v0"
 
 
 def behavior_document(trace: Any, *, with_content: bool = False) -> dict[str, Any]:
     """The canonical document the fingerprint hashes (see the module docstring)."""
-    spans = sorted(trace.spans, key=lambda s: s.ordinal)
+    spans = in_order(trace.spans)
     position = {s.span_id: i for i, s in enumerate(spans)}
     items = []
     for span in spans:

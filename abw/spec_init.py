@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from abw.gating.spans import error_spans, order_violations, retry_spans, successful
 from abw.models.spec import Invariants, Spec, Thresholds
+from abw.semantics import order_violations, successes
 from abw.traceio import TraceFile
 
 
@@ -37,7 +37,7 @@ def _tools_in_every_run(baseline: list[TraceFile]) -> list[str]:
 
 
 def _first_success(trace_file: TraceFile, tool: str) -> int:
-    return successful(trace_file, tool)[0].ordinal
+    return successes(trace_file.ordered_spans, tool)[0].ordinal
 
 
 #: Past this many pairs only the transitive reduction is suggested, to keep the YAML readable.
@@ -55,7 +55,7 @@ def order_suggestions(baseline: list[TraceFile], tools: list[str]) -> list[tuple
         (a, b)
         for a in tools
         for b in tools
-        if a != b and all(not order_violations(t, a, b) for t in baseline)
+        if a != b and all(not order_violations(t.ordered_spans, a, b) for t in baseline)
     }
     if len(holds) > MAX_SUGGESTIONS:
         holds = {
@@ -81,8 +81,8 @@ def infer(baseline: list[TraceFile]) -> Inferred:
         runs=len(baseline),
         required_tools=tools,
         max_path_length=(5 * longest + 3) // 4,  # ceil(1.25 * longest), exactly
-        max_errors=max(len(error_spans(t)) for t in baseline),
-        max_retries=max(len(retry_spans(t)) for t in baseline),
+        max_errors=max(len(t.error_spans) for t in baseline),
+        max_retries=max(len(t.retry_spans) for t in baseline),
         order_suggestions=order_suggestions(baseline, tools),
     )
 

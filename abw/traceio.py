@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from abw import semantics
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
@@ -62,15 +62,22 @@ class TraceFile:
     def ordered_spans(self) -> list[Any]:
         """All spans in ordinal order, sorted once per run (the trace's own list when it is
         already in order, as written by :func:`write_trace`)."""
-        spans = self.trace.spans
-        if all(a.ordinal < b.ordinal for a, b in pairwise(spans)):
-            return spans
-        return sorted(spans, key=lambda s: s.ordinal)
+        return list(semantics.in_order(self.trace.spans))
 
     @cached_property
     def path_spans(self) -> list[Any]:
-        """The run's path (``Trace.path()``: non-``llm`` spans in ordinal order), built once."""
-        return [s for s in self.ordered_spans if s.type != "llm"]
+        """The run's path (:func:`abw.semantics.path`), built once."""
+        return semantics.path(self.ordered_spans)
+
+    @cached_property
+    def error_spans(self) -> list[Any]:
+        """The run's errors (:func:`abw.semantics.errors`), found once."""
+        return semantics.errors(self.ordered_spans)
+
+    @cached_property
+    def retry_spans(self) -> list[Any]:
+        """The run's retries (:func:`abw.semantics.retries`), found once."""
+        return semantics.retries(self.ordered_spans)
 
 
 def _span_lines(text: bytes, span_count: int) -> dict[int, int]:

@@ -54,7 +54,6 @@ def gate(
     from abw import __version__
     from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
     from abw.gating import diff_shape, ledger, sample_sufficiency
-    from abw.gating.spans import error_spans, retry_spans
     from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
 
     _check_unique(baseline, "baseline")
@@ -94,8 +93,8 @@ def gate(
             scenario_id=trace.run.scenario_id,
             passed=None if role == "baseline" else not failed[trace_file.path],
             path_length=len(trace_file.path_spans),
-            errors=len(error_spans(trace_file)),
-            retries=len(retry_spans(trace_file)),
+            errors=len(trace_file.error_spans),
+            retries=len(trace_file.retry_spans),
             failed_checks=[] if role == "baseline" else failed[trace_file.path],
         )
 

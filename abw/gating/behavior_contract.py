@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
-from abw.gating.spans import order_violations, successful
 from abw.models.spec import Invariants
+from abw.semantics import attempts, order_violations, successes
 from abw.traceio import TraceFile
 
 
 def _required_tool(index: int, tool: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        if successful(trace_file, tool):
+        if successes(trace_file.ordered_spans, tool):
             return None
-        attempts = [s.ordinal for s in trace_file.ordered_spans if s.name == tool]
-        if attempts:
+        tried = [s.ordinal for s in attempts(trace_file.ordered_spans, tool)]
+        if tried:
             return Finding(
-                f"{tool} was called {len(attempts)} time(s) but never succeeded "
-                f"(ordinals {ordinals_text(attempts)})",
-                tuple(attempts),
+                f"{tool} was called {len(tried)} time(s) but never succeeded "
+                f"(ordinals {ordinals_text(tried)})",
+                tuple(tried),
             )
         return Finding(f"no {tool} span at all")
 
@@ -36,7 +36,7 @@ def _required_tool(index: int, tool: str) -> RunRule:
 
 def _forbidden_tool(index: int, tool: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        hits = [s.ordinal for s in trace_file.ordered_spans if s.name == tool]
+        hits = [s.ordinal for s in attempts(trace_file.ordered_spans, tool)]
         if not hits:
             return None
         return Finding(
@@ -56,10 +56,11 @@ def _forbidden_tool(index: int, tool: str) -> RunRule:
 
 def _required_order(index: int, before: str, after: str) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
-        early = order_violations(trace_file, before, after)
+        spans = trace_file.ordered_spans
+        early = order_violations(spans, before, after)
         if not early:
             return None
-        first_before = next(iter(successful(trace_file, before, glob=True)), None)
+        first_before = next(iter(successes(spans, before, glob=True)), None)
         where = (
             f"the first successful {before} is at ordinal {first_before.ordinal}"
             if first_before is not None

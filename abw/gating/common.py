@@ -6,16 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from abw.findings import Finding, violation
 from abw.models.report import Category, Check, Verdict, Violation
 from abw.traceio import TraceFile
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Why one run breaks a rule, and the spans (ordinals) that show it."""
-
-    message: str
-    ordinals: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -30,19 +23,6 @@ class RunRule:
     passed_message: Callable[[int], str]  # runs checked -> sentence
     failed_message: Callable[[int, int], str]  # (violating runs, runs checked) -> sentence
     measured: dict[str, Any] = field(default_factory=dict)
-
-
-def violation(trace_file: TraceFile, finding: Finding) -> Violation:
-    """A report violation pointing at the run's file and the lines of its spans."""
-    ordinals = sorted(set(finding.ordinals))
-    return Violation(
-        trace_id=trace_file.trace.run.trace_id,
-        trace_file=trace_file.path,
-        scenario_id=trace_file.trace.run.scenario_id,
-        span_ordinals=ordinals,
-        span_lines=[trace_file.line_of(o) for o in ordinals],
-        message=finding.message,
-    )
 
 
 def evaluate_rule(rule: RunRule, runs: list[TraceFile]) -> tuple[Check, dict[str, bool]]:

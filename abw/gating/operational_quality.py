@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
-from abw.gating.spans import error_spans, retry_spans
 from abw.models.spec import Invariants
 from abw.traceio import TraceFile
 
@@ -69,7 +68,11 @@ def rules(invariants: Invariants) -> list[RunRule]:
     if invariants.max_path_length is not None:
         found.append(_max_path_length(invariants.max_path_length))
     if invariants.max_errors is not None:
-        found.append(_max_count("max_errors", invariants.max_errors, "error spans", error_spans))
+        found.append(
+            _max_count("max_errors", invariants.max_errors, "error spans", lambda t: t.error_spans)
+        )
     if invariants.max_retries is not None:
-        found.append(_max_count("max_retries", invariants.max_retries, "retries", retry_spans))
+        found.append(
+            _max_count("max_retries", invariants.max_retries, "retries", lambda t: t.retry_spans)
+        )
     return found

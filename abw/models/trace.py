@@ -97,5 +97,7 @@ class Trace(_Open):
     redaction: Redaction = Field(default_factory=Redaction)
 
     def path(self) -> list[Span]:
-        """The non-``llm`` spans in ordinal order: what the gate calls the run's path."""
-        return sorted((s for s in self.spans if s.type != "llm"), key=lambda s: s.ordinal)
+        """The non-``llm`` spans in ordinal order (:func:`abw.semantics.path`)."""
+        from abw.semantics import in_order, path
+
+        return path(in_order(self.spans))

@@ -15,8 +15,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from abw.gating.spans import retries
 from abw.rules.jsonvalue import MISSING, is_number, json_equal, json_key, resolve, show
+from abw.semantics import errors, in_order, retries
 
 AssertionStatus = Literal["compatible", "drifted", "unknown"]
 RELATIONAL = frozenset({"same", "set_same", "sequence_same", "number_delta", "rank_not_lower"})
@@ -35,6 +35,7 @@ def observations(trace: Any) -> dict[str, Any]:
     ``/scenario_id``, ``/path`` (tool names in order), ``/tools`` (sorted, unique),
     ``/tool_counts/<name>``, ``/path_length``, ``/errors``, ``/retries``.
     """
+    ordered = in_order(trace.spans)
     path = trace.path()
     names = [s.name for s in path]
     document: dict[str, Any] = {
@@ -43,8 +44,8 @@ def observations(trace: Any) -> dict[str, Any]:
         "tools": sorted(set(names)),
         "tool_counts": dict(sorted(Counter(names).items())),
         "path_length": len(path),
-        "errors": sum(1 for s in trace.spans if s.status == "error"),
-        "retries": len(retries(sorted(trace.spans, key=lambda s: s.ordinal))),
+        "errors": len(errors(ordered)),
+        "retries": len(retries(ordered)),
     }
     if trace.run.scenario_id is not None:
         document["scenario_id"] = trace.run.scenario_id

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from abw.gating.common import Finding, violation
+from abw.findings import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
 from abw.models.rules import rule_id
 from abw.rules import applies, evaluate_rules

@@ -1,0 +1,141 @@
+"""Trace semantics (DESIGN.md §3, docs/semantics.md), defined once for every reader.
+
+The gate's checks (:mod:`abw.gating`), the path rules and assertions (:mod:`abw.rules`),
+``abw diff``, spec inference, the behavior fingerprint and the latent step extraction all read
+a run through these definitions; nothing here imports any of them. Each function takes spans
+(anything with ``ordinal``, ``type``, ``name``, ``status``, ``input_hash`` and
+``started_at``: the trace model's spans or a lean mirror of them) and, except :func:`in_order`,
+expects them **in ordinal order** (:func:`in_order`, or ``TraceFile.ordered_spans``, which
+sorts once per run).
+
+- **path**: the non-``llm`` spans, in ordinal order.
+- **errors**: spans with status ``error`` (any type).
+- **retries**: spans whose (name, input hash) repeats an earlier span of the same run that
+  failed (status ``error``); a span without an input hash is never a retry.
+- **successes** / **attempts** of a tool: its spans with status ``success`` / every span of
+  that name, whatever its status.
+- **order violations** of ``{before: A, after: B}``: successful B spans with no successful A at
+  an earlier ordinal (precedence over successful calls).
+- **start time** of a run: the earliest ``started_at`` of its spans, as an aware UTC datetime
+  (naive times read as UTC; unreadable ones are ignored); ``None`` when no span has one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
+from itertools import pairwise
+from typing import Protocol, TypeVar
+
+
+class SpanLike(Protocol):
+    """What these definitions read of a span (``abw.models.trace.Span`` has all of it)."""
+
+    @property
+    def ordinal(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def input_hash(self) -> str | None: ...
+    @property
+    def started_at(self) -> str | None: ...
+
+
+S = TypeVar("S", bound=SpanLike)
+
+__all__ = [
+    "SpanLike",
+    "attempts",
+    "errors",
+    "in_order",
+    "name_matches",
+    "order_violations",
+    "path",
+    "retries",
+    "start_time",
+    "successes",
+]
+
+
+def in_order(spans: Sequence[S]) -> Sequence[S]:
+    """The spans in ordinal order: the sequence itself when it already is (as written)."""
+    if all(a.ordinal < b.ordinal for a, b in pairwise(spans)):
+        return spans
+    return sorted(spans, key=lambda s: s.ordinal)
+
+
+def path(ordered: Iterable[S]) -> list[S]:
+    """The run's path: its non-``llm`` spans (``ordered`` is in ordinal order)."""
+    return [s for s in ordered if s.type != "llm"]
+
+
+def errors(ordered: Iterable[S]) -> list[S]:
+    """Spans with status ``error`` (any type)."""
+    return [s for s in ordered if s.status == "error"]
+
+
+def retries(ordered: Iterable[S]) -> list[S]:
+    """Spans whose (name, input_hash) repeats an earlier span that failed (status ``error``).
+
+    A span without an input hash is never a retry: nothing shows it repeated the same input.
+    """
+    failed: set[tuple[str, str]] = set()
+    found: list[S] = []
+    for span in ordered:
+        if span.input_hash is None:
+            continue
+        key = (span.name, span.input_hash)
+        if key in failed:
+            found.append(span)
+        if span.status == "error":
+            failed.add(key)
+    return found
+
+
+def name_matches(pattern: str, name: str, *, glob: bool = False) -> bool:
+    """Whether a span name is ``pattern`` (or, with ``glob``, matches it case-sensitively)."""
+    return fnmatchcase(name, pattern) if glob else name == pattern
+
+
+def successes(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:
+    """Successful spans named ``pattern`` (or matching it as a glob)."""
+    return [
+        s for s in ordered if s.status == "success" and name_matches(pattern, s.name, glob=glob)
+    ]
+
+
+def attempts(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:
+    """Every span named ``pattern`` (or matching it as a glob), whatever its status."""
+    return [s for s in ordered if name_matches(pattern, s.name, glob=glob)]
+
+
+def order_violations(ordered: Sequence[S], before: str, after: str) -> list[S]:
+    """Successful ``after`` spans with no successful ``before`` span at an earlier ordinal
+    (both names may be globs)."""
+    first = next(iter(successes(ordered, before, glob=True)), None)
+    return [
+        s
+        for s in successes(ordered, after, glob=True)
+        if first is None or first.ordinal >= s.ordinal
+    ]
+
+
+def _moment(text: object) -> datetime | None:
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def start_time(spans: Iterable[SpanLike]) -> datetime | None:
+    """The run's start: the earliest readable ``started_at`` of its spans, or ``None``."""
+    moments = [m for s in spans if (m := _moment(s.started_at)) is not None]
+    return min(moments, default=None)
