@@ -77,6 +77,19 @@ class Progress:
         except (OSError, ValueError):
             self.enabled = False
 
+    def write_line(self, text: str) -> None:
+        """Print ``text`` on its own line above the bar (plainly when no bar is drawn)."""
+        if not self.enabled:
+            print(text, file=self.stream, flush=True)
+            return
+        try:
+            self.stream.write("\r\x1b[K" + text + "\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
+            return
+        self._draw()
+
     def close(self) -> None:
         """Erase the bar so the next message starts on a clean line."""
         if self.enabled and self._drawn:

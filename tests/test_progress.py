@@ -99,3 +99,16 @@ def test_import_draws_a_bar_on_a_terminal_only(tmp_path):
         ["import", "codex", "--input", "in", "--out", "b", "--quiet"], tmp_path
     )
     assert code == 0 and "import codex [" not in shown
+
+
+def test_write_line_prints_above_the_bar_or_plainly():
+    plain = io.StringIO()
+    Progress(3, "runs", stream=plain).write_line("a #1: passed")
+    assert plain.getvalue() == "a #1: passed\n"
+    tty = FakeTty()
+    bar = Progress(3, "runs", enabled=True, stream=tty)
+    bar.advance()
+    bar.write_line("a #1: passed")
+    text = tty.getvalue()
+    assert "\r\x1b[Ka #1: passed\n" in text
+    assert text.endswith(bar.line() + "\x1b[K")  # the bar is drawn again below the line

@@ -26,6 +26,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "gate_command",
         "Gate a candidate set: PASS/WARN/FAIL/INCONCLUSIVE.",
     ),
+    "sample": (
+        "abw.cli.sample_cmd",
+        "sample_command",
+        "Run the agent until each scenario's verdict is decided.",
+    ),
     "explain": ("abw.cli.explain_cmd", "explain", "Explain one check of a gate report."),
     "report": (
         "abw.cli.report_cmd",

@@ -1,0 +1,161 @@
+"""``abw sample``: run the agent until each scenario's verdict is decided, then gate."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from abw.cli.options import path_option
+from abw.text import clean
+
+
+def _run_line(event) -> str:  # abw.sample.loop.RunEvent
+    """One line per recorded run: what it was, and where its scenario stands now."""
+    state = event.state
+    if event.problem is not None:
+        outcome = f"did not complete: {event.problem}"
+        if event.stderr_tail:
+            outcome += f" (stderr: {event.stderr_tail})"
+    else:
+        outcome = {True: "passed", False: "failed", None: "recorded"}[event.passed]
+    standing = f"{state.n} run(s), {state.passed} passed, {state.bounds_text()}: " + (
+        f"decided {state.verdict}" if state.decided else "undecided"
+    )
+    return clean(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
+
+
+def format_sample_summary(result, limits) -> str:  # SampleResult, Limits
+    """Per scenario: the verdict, the runs it took, and why sampling stopped."""
+    lines = []
+    for sid, state in result.states.items():
+        stopped = result.stopped.get(sid) or "stopped"
+        failures = result.failures[sid]
+        fails = f", {failures} did not complete" if failures else ""
+        lines.append(
+            f"  {sid}: {state.verdict} ({stopped}) after {state.n} run(s), "
+            f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.bounds_text()}"
+        )
+        lines.append(f"    {state.why}")
+    total = sum(result.new_runs.values())
+    head = f"abw sample: {total} new agent run(s) over {len(result.states)} scenario(s)"
+    return "\n".join(clean(line) for line in [head, *lines]) + "\n"
+
+
+@click.command("sample")
+@path_option("--scenarios", "scenarios_path", required=True, help="The scenarios.yaml.")
+@path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")
+@path_option("--spec", "spec_path", required=True, help="The behavior-spec/v0 YAML.")
+@path_option(
+    "--out", required=True, help="Candidate traces folder (runs already there are continued)."
+)
+@path_option("--report", "report_path", help="Write gate-report.json here at the end.")
+@path_option("--report-dir", help="Also write every report format here at the end.")
+@click.option(
+    "--parallel",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Scenarios running at once (a scenario's runs are always one after another).",
+)
+@click.option(
+    "--max-runs",
+    type=click.IntRange(min=1),
+    default=50,
+    show_default=True,
+    help="Most runs per scenario, counting runs already in --out.",
+)
+@click.option(
+    "--budget-runs",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Most new agent runs in this invocation, over all scenarios.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1800.0,
+    show_default=True,
+    help="Seconds one run may take; past it the run is stopped.",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="warn: a WARN verdict exits 1.",
+)
+@click.option("--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3.")
+@click.option("--quiet", "-q", is_flag=True, help="No per-run lines; only the summary.")
+def sample_command(
+    scenarios_path: Path,
+    baseline: Path,
+    spec_path: Path,
+    out: Path,
+    report_path: Path | None,
+    report_dir: Path | None,
+    parallel: int,
+    max_runs: int,
+    budget_runs: int | None,
+    timeout: float,
+    fail_on: str,
+    allow_inconclusive: bool,
+    quiet: bool,
+) -> int:
+    """Run the agent per scenario, import each run, and stop each scenario once the gate's
+    sequential statistic decides it (or a hard check fails under failing_runs: forbid).
+
+    The report is exactly what `abw gate --baseline BASELINE --candidate OUT --spec SPEC`
+    writes. Exit codes as for abw gate: 0 PASS or WARN, 1 FAIL, 3 INCONCLUSIVE, 2 invalid input
+    or interrupted (the runs recorded so far stay in OUT; the same command continues).
+    """
+    from abw.atomic import write_atomic
+    from abw.cli.gate_cmd import format_summary
+    from abw.gating import report_json, run_gate
+    from abw.progress import Progress
+    from abw.sample.loop import Limits, SampleInterrupted, Sampler
+    from abw.verdicts import exit_code
+
+    if quiet:
+        os.environ["ABW_NO_PROGRESS"] = "1"
+    limits = Limits(max_runs, budget_runs, timeout, parallel)
+    sampler = Sampler(scenarios_path, baseline, spec_path, out, limits)
+    bar = Progress(sampler.most_new_runs(), "abw sample runs", quiet=quiet)
+
+    def on_run(event) -> None:
+        bar.advance()
+        if not quiet:
+            bar.write_line(_run_line(event))
+
+    sampler.on_run = on_run
+    try:
+        result = sampler.run()
+    except SampleInterrupted as exc:
+        bar.close()
+        click.echo(
+            f"abw sample: {exc}; they are in {out}. Run the same command to continue.", err=True
+        )
+        return 2
+    finally:
+        bar.close()
+    click.echo(format_sample_summary(result, limits), nl=False)
+    if not out.is_dir() or not any(out.rglob("*.json")):
+        click.echo("abw sample: no runs recorded; nothing to gate.")
+        return exit_code("INCONCLUSIVE", allow_inconclusive=allow_inconclusive)
+    report = run_gate(baseline, out, spec_path)  # what `abw gate` gives on these traces
+    if report_path is not None:
+        write_atomic(report_path, report_json(report))
+    written = {}
+    if report_dir is not None:
+        from abw.render import write_reports
+
+        written = write_reports(report, report_dir)
+    click.echo(format_summary(report), nl=False)
+    if report_path is not None:
+        click.echo(f"report: {report_path}")
+    for fmt, path in sorted(written.items()):
+        click.echo(f"{fmt}: {path}")
+    return exit_code(
+        report.verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=allow_inconclusive
+    )

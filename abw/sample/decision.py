@@ -1,0 +1,82 @@
+"""Whether a scenario is decided, read from a gate report: the gate decides, not abw sample.
+
+``abw sample`` gates every recorded trace after each run and reads the scenario's checks here,
+so its stopping rule is exactly the gate's verdict on the same traces:
+
+- a hard check FAILs with a counterexample in the scenario (under ``failing_runs: forbid`` one
+  violating run is proof, and no later run can undo it): decided, at once;
+- every ``sample_sufficiency`` check of the scenario has a verdict other than INCONCLUSIVE
+  (the sequential statistic has reached PASS or FAIL): decided;
+- otherwise the evidence is not yet enough either way, and another run is worth paying for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from abw.models.report import GateReport, Verdict
+
+STATISTIC_CATEGORY = "sample_sufficiency"
+
+
+@dataclass(frozen=True)
+class ScenarioState:
+    """One scenario as the gate sees it now."""
+
+    scenario_id: str
+    n: int  # candidate runs recorded
+    passed: int  # of them, runs that passed every per-run check
+    verdict: Verdict  # the worst verdict of this scenario's checks
+    decided: bool
+    why: str  # one plain sentence: what decided it, or what is still missing
+    lower: float | None = None  # bounds on the pass rate, as the report gives them
+    upper: float | None = None
+
+    def bounds_text(self) -> str:
+        if self.lower is None or self.upper is None:
+            return "no bounds yet"
+        return f"bounds [{self.lower:.3f}, {self.upper:.3f}]"
+
+
+def undecided(scenario_id: str) -> ScenarioState:
+    """The state of a scenario with no recorded run."""
+    return ScenarioState(scenario_id, 0, 0, "INCONCLUSIVE", False, "no runs recorded yet")
+
+
+def scenario_state(report: GateReport, scenario_id: str) -> ScenarioState:
+    """Read one scenario's decision from ``report`` (see the module docstring)."""
+    from abw.models.report import worst_verdict
+
+    stats = next((s for s in report.statistics if s.scenario_id == scenario_id), None)
+    if stats is None or stats.n == 0:
+        return undecided(scenario_id)
+    own = [c for c in report.checks if c.scenario_id == scenario_id]
+    verdicts = [c.verdict for c in own]
+    state: dict[str, Any] = {
+        "scenario_id": scenario_id,
+        "n": stats.n,
+        "passed": stats.k,
+        "lower": stats.wilson_lower,
+        "upper": stats.wilson_upper,
+    }
+
+    for check in report.checks:
+        if not (check.hard and check.verdict == "FAIL"):
+            continue
+        hit = next((v for v in check.violations if v.scenario_id == scenario_id), None)
+        if hit is not None:
+            why = f"{check.id} has a counterexample in run {hit.trace_id}: {hit.message}"
+            return ScenarioState(**state, verdict="FAIL", decided=True, why=why)
+
+    statistic = [c for c in own if c.category == STATISTIC_CATEGORY]
+    verdict = worst_verdict(verdicts)
+    failing = next((c for c in statistic if c.verdict == "FAIL"), None)
+    if failing is not None:
+        return ScenarioState(**state, verdict=verdict, decided=True, why=failing.message)
+    waiting = next((c for c in statistic if c.verdict == "INCONCLUSIVE"), None)
+    if waiting is not None or not statistic:
+        why = waiting.message if waiting is not None else "the report has no statistic for it"
+        return ScenarioState(**state, verdict=verdict, decided=False, why=why)
+    return ScenarioState(**state, verdict=verdict, decided=True, why=statistic[-1].message)

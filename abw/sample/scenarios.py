@@ -1,0 +1,210 @@
+"""``scenarios.yaml``: per scenario, the command that runs the agent once and how to import it.
+
+The file fails closed like a spec: unknown keys and repeated keys are refused, and every error
+is one line naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from abw.errors import AbwInputError, from_validation_error
+from abw.limits import read_limited
+from abw.specio import MAX_SPEC_BYTES, parse_yaml_text
+
+#: The literal token in ``run`` that abw replaces with a fresh transcript path (shell-quoted).
+#: Only this token is replaced, so ``${PROMPT}`` or JSON braces in a command stay as written.
+PLACEHOLDER = "{transcript}"
+
+#: Flags of ``abw import`` that ``abw sample`` sets itself.
+_RESERVED_IMPORT_FLAGS = ("--input", "--out", "--scenario-id", "--quiet", "-q", "--no-redact")
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+class _Closed(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Scenario(_Closed):
+    """One scenario: run ``run`` once per agent run, import its transcript with ``importer``."""
+
+    id: str = Field(description="The scenario id written into every trace (run.scenario_id).")
+    run: str = Field(min_length=1, description="Shell command that runs the agent once.")
+    transcript: str | None = Field(
+        default=None,
+        description="'stdout', or a file/folder glob where the run leaves its transcript; "
+        "omit it when run contains {transcript}.",
+    )
+    importer: str = Field(min_length=1, description="An `abw import` source, e.g. claude, codex.")
+    import_args: list[str] = Field(
+        default_factory=list, description="More `abw import <importer>` flags."
+    )
+    cwd: str | None = Field(
+        default=None, description="Folder to run in, relative to the scenarios file's folder."
+    )
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables.")
+    max_runs: int | None = Field(
+        default=None, ge=1, description="Most runs of this scenario (overrides --max-runs)."
+    )
+    timeout: float | None = Field(
+        default=None, gt=0, description="Seconds one run may take (overrides --timeout)."
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str) -> str:
+        if not _ID.match(value):
+            raise ValueError(
+                "a scenario id is letters, digits, '.', '_' and '-', starting with a letter "
+                "or digit"
+            )
+        return value
+
+    @field_validator("import_args")
+    @classmethod
+    def _import_args(cls, value: list[str]) -> list[str]:
+        for arg in value:
+            flag = arg.split("=", 1)[0]
+            if flag in _RESERVED_IMPORT_FLAGS:
+                raise ValueError(f"{flag} is set by abw sample; remove it from import_args")
+        return value
+
+    @model_validator(mode="after")
+    def _transcript_source(self) -> Scenario:
+        has_placeholder = PLACEHOLDER in self.run
+        if has_placeholder and self.transcript is not None:
+            raise ValueError(
+                "run contains {transcript} and transcript is also given; keep one of them"
+            )
+        if not has_placeholder and self.transcript is None:
+            raise ValueError(
+                "say where the transcript appears: put {transcript} in run, or set "
+                "transcript: stdout, or transcript: a file/folder glob"
+            )
+        return self
+
+    @property
+    def source(self) -> Literal["placeholder", "stdout", "glob"]:
+        """Where a run's transcript is read from."""
+        if self.transcript is None:
+            return "placeholder"
+        return "stdout" if self.transcript == "stdout" else "glob"
+
+
+class ScenarioFile(_Closed):
+    scenarios: list[Scenario] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> ScenarioFile:
+        seen: set[str] = set()
+        for scenario in self.scenarios:
+            if scenario.id in seen:
+                raise ValueError(f"scenario id {scenario.id!r} is given twice")
+            seen.add(scenario.id)
+        return self
+
+
+def _node_line(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
+    """The 1-based line of the YAML node at ``loc`` (a pydantic error location), or of the
+    deepest node on the way there."""
+    line = None
+    for part in loc:
+        if node is None:
+            break
+        line = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
+            match = [(k, v) for k, v in node.value if getattr(k, "value", None) == part]
+            if not match:
+                break
+            key, node = match[0]
+            line = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
+            node = node.value[part] if 0 <= part < len(node.value) else None
+        else:
+            break
+    return line
+
+
+def _refuse_repeated_keys(node: yaml.Node | None, file: Path) -> None:
+    """A key given twice in one mapping is an error (YAML would keep the last silently)."""
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if isinstance(current, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, value in current.value:
+                name = str(getattr(key, "value", ""))
+                if name in seen:
+                    raise AbwInputError(
+                        "key given twice in one mapping",
+                        file=file,
+                        line=key.start_mark.line + 1,
+                        field=name,
+                    )
+                seen.add(name)
+                stack.append(value)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend(current.value)
+
+
+def load_scenarios(path: str | Path) -> ScenarioFile:
+    """Read and validate a scenarios file; any problem is an :class:`AbwInputError`."""
+    from pydantic import ValidationError
+
+    from abw.specio import _NoAliasLoader
+
+    file = Path(path)
+    try:
+        raw = read_limited(file, MAX_SPEC_BYTES, "the scenarios file")
+    except (FileNotFoundError, IsADirectoryError):
+        raise AbwInputError("scenarios file not found", file=file) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
+    document = parse_yaml_text(text, file)  # aliases, depth, size and syntax refused there
+    root = yaml.compose(text, Loader=_NoAliasLoader)
+    _refuse_repeated_keys(root, file)
+    if not isinstance(document, dict):
+        raise AbwInputError("a scenarios file is a mapping with a 'scenarios' list", file=file)
+    try:
+        loaded = ScenarioFile.model_validate(document)
+    except ValidationError as exc:
+        loc = tuple(exc.errors()[0]["loc"])
+        error = from_validation_error(
+            exc, file=file, unknown_key="unknown key (scenarios files fail closed)"
+        )
+        error.line = _node_line(root, loc)
+        raise error from None
+    for index, scenario in enumerate(loaded.scenarios):
+        _check_import_args(scenario, file, _node_line(root, ("scenarios", index, "import_args")))
+    return loaded
+
+
+def _check_import_args(scenario: Scenario, file: Path, line: int | None) -> None:
+    """The importer exists and ``abw import <importer>`` accepts the flags, checked before any
+    agent run is paid for."""
+    import click
+
+    from abw.cli.import_cmd import make_import_command
+    from abw.importers import get_importer
+
+    field = f"scenarios.{scenario.id}.importer"
+    try:
+        importer = get_importer(scenario.importer)
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=file, line=line, field=field) from None
+    command = make_import_command(scenario.importer, importer.help)
+    args = ["--input", "-", "--out", "-", *scenario.import_args]
+    try:
+        command.make_context(scenario.importer, args)
+    except click.ClickException as exc:
+        raise AbwInputError(
+            exc.format_message(), file=file, line=line, field=f"scenarios.{scenario.id}.import_args"
+        ) from None

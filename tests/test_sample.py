@@ -1,0 +1,275 @@
+"""``abw sample`` end to end: stand-in agents writing real Claude Code and Codex transcripts,
+the real importers, the real gate, and real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+BASELINE = EXAMPLE / "traces" / "baseline"
+SPEC = EXAMPLE / "behavior.yaml"
+CLAUDE_AGENT = REPO / "examples" / "sample" / "claude_agent.py"
+CODEX_AGENT = REPO / "examples" / "sample" / "codex_agent.py"
+LABELS = "classify,lookup_order,policy_check:guardrail,refund_commit"
+FIELDS = "decision,order_id,refund_amount,currency,fraud_check_passed"
+PY = shlex.quote(sys.executable)
+
+
+def claude_scenario(sid: str = "refund-policy", agent_args: str = "", transcript: str = "") -> str:
+    where = "" if transcript else " --transcript {transcript}"
+    run = f"{PY} {shlex.quote(str(CLAUDE_AGENT))} {agent_args}{where}"
+    lines = [
+        f"  - id: {sid}",
+        f"    run: {json.dumps(run)}",
+        "    importer: claude",
+        f'    import_args: [--bash-tool-labels, "{LABELS}", --output-fields, "{FIELDS}"]',
+    ]
+    if transcript:
+        lines.append(f"    transcript: {transcript}")
+    return "\n".join(lines) + "\n"
+
+
+def write_scenarios(tmp_path: Path, *entries: str) -> Path:
+    path = tmp_path / "scenarios.yaml"
+    path.write_text("scenarios:\n" + "".join(entries), encoding="utf-8")
+    return path
+
+
+def sample_args(scenarios: Path, out: Path, *extra: str, baseline: Path = BASELINE) -> list[str]:
+    return [
+        "sample",
+        "--scenarios",
+        str(scenarios),
+        "--baseline",
+        str(baseline),
+        "--spec",
+        str(SPEC),
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def traces_of(out: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(out.rglob("*.json"))]
+
+
+def test_good_agent_passes_and_the_report_is_the_gates_byte_for_byte(tmp_path, run_cli):
+    scenarios = write_scenarios(tmp_path, claude_scenario(agent_args="--seed 7"))
+    out, report = tmp_path / "candidate", tmp_path / "sample-report.json"
+    code, stdout, stderr = run_cli(*sample_args(scenarios, out, "--report", report))
+    assert code == 0, stdout + stderr
+    assert "refund-policy: PASS (decided)" in stdout
+    runs = traces_of(out)
+    assert runs and all(r["run"]["scenario_id"] == "refund-policy" for r in runs)
+    assert all(r["source"]["platform"] == "claude_code" for r in runs)
+    # decided as soon as the statistic allowed: one run fewer would not have been enough
+    assert "#1: passed" in stderr and f"#{len(runs)}: passed" in stderr
+    assert f"#{len(runs) - 1}: passed; {len(runs) - 1} run(s)" in stderr
+    assert "undecided" in stderr.splitlines()[-2]
+    gate_report = tmp_path / "gate-report.json"
+    code, _, _ = run_cli(
+        "gate", "--baseline", BASELINE, "--candidate", out, "--spec", SPEC, "--out", gate_report
+    )
+    assert code == 0
+    assert report.read_bytes() == gate_report.read_bytes()
+
+
+def test_a_counterexample_under_forbid_stops_the_scenario_at_once(tmp_path, run_cli):
+    scenarios = write_scenarios(tmp_path, claude_scenario(agent_args="--regress 1"))
+    out = tmp_path / "candidate"
+    code, stdout, _ = run_cli(*sample_args(scenarios, out, "--max-runs", "20"))
+    assert code == 1
+    assert len(traces_of(out)) == 1  # one violating run is proof: no second run is paid for
+    assert "refund-policy: FAIL (decided) after 1 run(s)" in stdout
+    assert "behavior_contract.required_order[0] has a counterexample" in stdout
+
+
+def test_codex_rollouts_from_a_sessions_glob(tmp_path, run_cli):
+    sessions = tmp_path / "codex-home" / "sessions"
+    old = sessions / "2020" / "01" / "01" / "rollout-old.jsonl"  # an earlier session: not a run
+    old.parent.mkdir(parents=True)
+    old.write_text("not a rollout\n", encoding="utf-8")
+    # baseline: Codex runs of the released agent, imported by hand as a user would
+    raw = tmp_path / "codex-baseline"
+    for index in range(12):
+        subprocess.run(
+            [sys.executable, CODEX_AGENT, "--transcript", raw / f"run-{index:02d}.jsonl"],
+            check=True,
+            env={**os.environ, "ABW_RUN": str(index)},
+        )
+    baseline = tmp_path / "baseline"
+    code, _, err = run_cli(
+        "import", "codex", "--input", raw, "--out", baseline, "--scenario-id", "refund-codex",
+        "--bash-tool-labels", LABELS, "--output-fields", FIELDS,
+    )  # fmt: skip
+    assert code == 0, err
+    run = f"{PY} {shlex.quote(str(CODEX_AGENT))} --seed 3 --sessions {shlex.quote(str(sessions))}"
+    entry = (
+        "  - id: refund-codex\n"
+        f"    run: {json.dumps(run)}\n"
+        f"    transcript: {json.dumps(str(sessions) + '/**/rollout-*.jsonl')}\n"
+        "    importer: codex\n"
+        f'    import_args: [--bash-tool-labels, "{LABELS}", --output-fields, "{FIELDS}"]\n'
+    )
+    scenarios = write_scenarios(tmp_path, entry)
+    out = tmp_path / "candidate"
+    code, stdout, stderr = run_cli(*sample_args(scenarios, out, baseline=baseline))
+    assert code == 0, stdout + stderr
+    runs = traces_of(out)
+    assert len(runs) >= 2
+    assert {r["source"]["platform"] for r in runs} == {"codex_cli"}
+    assert all(r["run"]["final_status"] == "success" for r in runs)
+    assert all("execution_problem" not in r["run"] for r in runs)
+    assert "refund-codex: PASS (decided)" in stdout
+
+
+def test_runs_that_crash_time_out_or_leave_nothing_are_kept_and_never_pass(tmp_path, run_cli):
+    scenarios = write_scenarios(
+        tmp_path,
+        claude_scenario("crashes", "--crash 1"),
+        claude_scenario("slow", "--sleep 30"),
+    )
+    out = tmp_path / "candidate"
+    args = sample_args(scenarios, out, "--max-runs", "2", "--timeout", "0.5", "--parallel", "2")
+    started = time.monotonic()
+    code, stdout, stderr = run_cli(*args)
+    assert time.monotonic() - started < 20  # the sleeping agents were stopped at the limit
+    assert code == 1, stdout + stderr
+    runs = {r["run"]["scenario_id"]: [] for r in traces_of(out)}
+    for r in traces_of(out):
+        runs[r["run"]["scenario_id"]].append(r["run"])
+    assert [r["final_status"] for r in runs["crashes"]] == ["unknown"]
+    assert runs["crashes"][0]["execution_problem"] == "the command exited with code 1"
+    assert [r["final_status"] for r in runs["slow"]] == ["cancelled"]
+    assert runs["slow"][0]["execution_problem"] == "timed out"
+    assert "did not complete: the command exited with code 1 (stderr: claude: API error" in stderr
+    assert "1 did not complete" in stdout
+
+
+def test_execution_failures_are_in_the_gate_report_as_failed_runs(tmp_path, run_cli):
+    scenarios = write_scenarios(tmp_path, claude_scenario(agent_args="--crash 1"))
+    out, report_path = tmp_path / "candidate", tmp_path / "report.json"
+    code, _, _ = run_cli(*sample_args(scenarios, out, "--report", report_path))
+    assert code == 1
+    report = json.loads(report_path.read_text())
+    candidate = [r for r in report["runs"] if r["role"] == "candidate"]
+    assert len(candidate) == 1 and candidate[0]["passed"] is False
+
+
+def test_a_second_sample_continues_the_sequence(tmp_path, run_cli):
+    scenarios = write_scenarios(tmp_path, claude_scenario(agent_args="--seed 11"))
+    out, first, second = tmp_path / "candidate", tmp_path / "first.json", tmp_path / "second.json"
+    code, stdout, _ = run_cli(*sample_args(scenarios, out, "--budget-runs", "3", "--report", first))
+    assert code == 3  # not decided within the budget
+    assert "run budget spent (3)" in stdout
+    names = sorted(p.name for p in (out / "refund-policy").iterdir())
+    assert [n[:4] for n in names] == ["0001", "0002", "0003"]
+    code, stdout, _ = run_cli(*sample_args(scenarios, out, "--report", second))
+    assert code == 0
+    later = sorted(p.name for p in (out / "refund-policy").iterdir())
+    assert later[:3] == names and later[3][:4] == "0004"
+    assert "refund-policy: PASS (decided)" in stdout
+    before = [r["trace_file"] for r in json.loads(first.read_text())["runs"]]
+    after = [r["trace_file"] for r in json.loads(second.read_text())["runs"]]
+    assert set(before) <= set(after)
+    # a third invocation has nothing left to do: the scenario is decided
+    code, stdout, _ = run_cli(*sample_args(scenarios, out))
+    assert code == 0 and "0 new agent run(s)" in stdout
+    assert sorted(p.name for p in (out / "refund-policy").iterdir()) == later
+
+
+def test_budget_and_max_runs_bound_the_runs(tmp_path, run_cli):
+    scenarios = write_scenarios(
+        tmp_path, claude_scenario("a", "--seed 1"), claude_scenario("b", "--seed 2")
+    )
+    out = tmp_path / "candidate"
+    code, stdout, _ = run_cli(*sample_args(scenarios, out, "--max-runs", "2"))
+    assert code == 3
+    assert len(traces_of(out)) == 4
+    assert "reached max runs (2)" in stdout
+
+
+def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path):
+    scenarios = write_scenarios(tmp_path, claude_scenario(agent_args="--seed 5 --sleep 0.4"))
+    out = tmp_path / "candidate"
+    abw = [sys.executable, "-c", "from abw.cli import main; main()"]
+    process = subprocess.Popen(
+        [*abw, *sample_args(scenarios, out)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    folder = out / "refund-policy"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if folder.is_dir() and len(list(folder.glob("*.json"))) >= 3:
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)  # land inside a run
+    process.send_signal(signal.SIGTERM)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 2, stdout + stderr
+    assert "Run the same command to continue" in stderr
+    assert "Traceback" not in stderr
+    recorded = sorted(folder.iterdir())
+    assert recorded and all(p.suffix == ".json" for p in recorded)  # no temporary files left
+    from abw.traceio import load_traces
+
+    assert len(load_traces(out)) == len(recorded)  # every file is a whole, valid trace
+    # no stand-in agent is left running
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    assert str(CLAUDE_AGENT) not in ps
+    rerun = subprocess.run(
+        [*abw, *sample_args(scenarios, out)], cwd=REPO, capture_output=True, text=True
+    )
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    after = sorted(folder.iterdir())
+    assert after[: len(recorded)] == recorded
+    first_new = int(after[len(recorded)].name[:4])
+    assert first_new == int(recorded[-1].name[:4]) + 1
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n    colour: 1\n",
+         "scenarios.yaml:5: scenarios.0.colour: unknown key"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    run: y {transcript}\n"
+         "    importer: claude\n", "scenarios.yaml:4: run: key given twice"),
+        ("scenarios:\n  - id: a\n    run: agent\n    importer: claude\n",
+         "scenarios.yaml:2: scenarios.0: Value error, say where the transcript appears"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    transcript: stdout\n"
+         "    importer: claude\n", "keep one of them"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claud\n",
+         "scenarios.a.importer: unknown importer 'claud'"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
+         "    import_args: [--bash-tool-label, x]\n",
+         "scenarios.yaml:5: scenarios.a.import_args: No such option '--bash-tool-label'"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
+         "    import_args: [--out, x]\n", "--out is set by abw sample"),
+        ("scenarios:\n  - id: a/b\n    run: x {transcript}\n    importer: claude\n",
+         "scenarios.yaml:2: scenarios.0.id:"),
+        ("scenarios: []\n", "scenarios.yaml:1: scenarios:"),
+    ],
+)  # fmt: skip
+def test_bad_scenarios_files_are_one_line_errors(tmp_path, run_cli, body, needle):
+    scenarios = tmp_path / "scenarios.yaml"
+    scenarios.write_text(body, encoding="utf-8")
+    code, _, stderr = run_cli(*sample_args(scenarios, tmp_path / "out"))
+    assert code == 2
+    assert stderr.count("\n") == 1 and "Traceback" not in stderr
+    assert needle in stderr
+    assert not (tmp_path / "out").exists()  # nothing ran
