@@ -13,7 +13,7 @@ so its stopping rule is exactly the gate's verdict on the same traces:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from abw.models.report import GateReport, Verdict
@@ -28,11 +28,16 @@ class ScenarioState:
     scenario_id: str
     n: int  # candidate runs recorded
     passed: int  # of them, runs that passed every per-run check
-    verdict: Verdict  # the worst verdict of this scenario's checks
-    decided: bool
+    verdict: Verdict  # the worst verdict of this scenario's checks (diff shape included)
+    statistic: Verdict  # the pass-rate test alone: PASS, FAIL or INCONCLUSIVE
+    decided_by: Literal["counterexample", "statistic"] | None  # None: not decided yet
     why: str  # one plain sentence: what decided it, or what is still missing
     lower: float | None = None  # bounds on the pass rate, as the report gives them
     upper: float | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.decided_by is not None
 
     def bounds_text(self) -> str:
         if self.lower is None or self.upper is None:
@@ -42,7 +47,9 @@ class ScenarioState:
 
 def undecided(scenario_id: str) -> ScenarioState:
     """The state of a scenario with no recorded run."""
-    return ScenarioState(scenario_id, 0, 0, "INCONCLUSIVE", False, "no runs recorded yet")
+    return ScenarioState(
+        scenario_id, 0, 0, "INCONCLUSIVE", "INCONCLUSIVE", None, "no runs recorded yet"
+    )
 
 
 def scenario_state(report: GateReport, scenario_id: str) -> ScenarioState:
@@ -53,30 +60,29 @@ def scenario_state(report: GateReport, scenario_id: str) -> ScenarioState:
     if stats is None or stats.n == 0:
         return undecided(scenario_id)
     own = [c for c in report.checks if c.scenario_id == scenario_id]
-    verdicts = [c.verdict for c in own]
+    statistic_checks = [c for c in own if c.category == STATISTIC_CATEGORY]
+    statistic = worst_verdict([c.verdict for c in statistic_checks])
+    if not statistic_checks:
+        statistic = "INCONCLUSIVE"
     state: dict[str, Any] = {
         "scenario_id": scenario_id,
         "n": stats.n,
         "passed": stats.k,
+        "statistic": statistic,
         "lower": stats.wilson_lower,
         "upper": stats.wilson_upper,
     }
-
+    verdict = worst_verdict([c.verdict for c in own])
     for check in report.checks:
         if not (check.hard and check.verdict == "FAIL"):
             continue
         hit = next((v for v in check.violations if v.scenario_id == scenario_id), None)
         if hit is not None:
             why = f"{check.id} has a counterexample in run {hit.trace_id}: {hit.message}"
-            return ScenarioState(**state, verdict="FAIL", decided=True, why=why)
-
-    statistic = [c for c in own if c.category == STATISTIC_CATEGORY]
-    verdict = worst_verdict(verdicts)
-    failing = next((c for c in statistic if c.verdict == "FAIL"), None)
-    if failing is not None:
-        return ScenarioState(**state, verdict=verdict, decided=True, why=failing.message)
-    waiting = next((c for c in statistic if c.verdict == "INCONCLUSIVE"), None)
-    if waiting is not None or not statistic:
+            return ScenarioState(**state, verdict="FAIL", decided_by="counterexample", why=why)
+    if statistic == "INCONCLUSIVE":
+        waiting = next((c for c in statistic_checks if c.verdict == "INCONCLUSIVE"), None)
         why = waiting.message if waiting is not None else "the report has no statistic for it"
-        return ScenarioState(**state, verdict=verdict, decided=False, why=why)
-    return ScenarioState(**state, verdict=verdict, decided=True, why=statistic[-1].message)
+        return ScenarioState(**state, verdict=verdict, decided_by=None, why=why)
+    decisive = next((c for c in statistic_checks if c.verdict == statistic), statistic_checks[-1])
+    return ScenarioState(**state, verdict=verdict, decided_by="statistic", why=decisive.message)
