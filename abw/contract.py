@@ -38,6 +38,11 @@ RULE_KINDS = (
     "absence_after",
     "count",
     "retry_limit",
+    "tool_allowlist",
+    "result_required",
+    "confidence",
+    "new_tools",
+    "tool_call_growth",
     "arguments",
 )
 
@@ -132,7 +137,10 @@ class _Compiler:
         elif kind in ("required_output_fields", "expected_output"):
             self.output_clause(clause, enforcement, where)
         elif kind in RULE_KINDS:
-            self.rule(clause, enforcement, kind, dict(clause.params))
+            params = dict(clause.params)
+            if kind == "precedence":  # a clause means what the hard invariant means
+                params.setdefault("subject", "successes")
+            self.rule(clause, enforcement, kind, params)
         elif kind == "assertion":
             if enforcement == "precondition":
                 raise AbwInputError("an assertion cannot be a precondition", field=where)
@@ -313,6 +321,7 @@ def run_contract_gate(
     contract: str | Path,
     *,
     latent: str | Path | None = None,
+    strict: bool = False,
 ) -> Any:
     """Like :func:`abw.gating.run_gate`, with a contract compiled in memory in place of a spec.
 
@@ -322,6 +331,8 @@ def run_contract_gate(
     from abw.traceio import load_traces
 
     spec, digest = load_contract_as_spec(contract)
+    if strict:
+        spec = spec.model_copy(update={"strict": True})
     return gate(
         load_traces(baseline),
         load_traces(candidate),

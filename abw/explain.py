@@ -96,10 +96,18 @@ def _why(check: Check) -> str:
             if check.hard
             else ("The measured value is within the spec's limits, so it passed.")
         )
-    if check.hard:
+    known = sum(v.in_baseline is True for v in check.violations)
+    if check.hard and check.verdict == "WARN" and known:
         return (
-            f"{len(check.violations)} run(s) contradict the rule; one counterexample is proof, "
-            "so the check FAILs."
+            f"{known} run(s) contradict the rule, but baseline runs of the same scenario already "
+            "did (baseline_violations: warn), so the check WARNs instead of FAILing."
+        )
+    if check.hard:
+        new = sum(v.in_baseline is False for v in check.violations)
+        split = f" ({new} new, {known} already in the baseline)" if known or new else ""
+        return (
+            f"{len(check.violations)} run(s) contradict the rule{split}; one counterexample is "
+            "proof, so the check FAILs."
         )
     if check.verdict == "INCONCLUSIVE":
         return "The evidence is not enough to decide either way; run more candidate runs."

@@ -10,7 +10,8 @@ from abw.traceio import TraceFile
 
 
 def span(name: str, status: str = "success", **extra: Any) -> dict[str, Any]:
-    """One span description: ``span("refund_commit", "error", input="x", arguments={...})``."""
+    """One span description: ``span("refund_commit", "error", input="x", arguments={...})``;
+    also ``type=``, ``result=None`` (no output recorded) and ``outcome=``."""
     return {"name": name, "status": status, **extra}
 
 
@@ -29,15 +30,17 @@ def trace(
         if "arguments" in item:
             attributes["arguments"] = item.pop("arguments")
         given_input = item.pop("input", item["name"] + str(ordinal))
+        result = item.pop("result", ["out", ordinal])  # None: no output recorded
         built.append(
             {
+                **({"outcome": item.pop("outcome")} if "outcome" in item else {}),
                 "span_id": f"s{ordinal}",
                 "ordinal": ordinal,
                 "type": item.pop("type", "tool"),
                 "name": item["name"],
                 "status": item["status"],
                 "input_hash": None if given_input is None else content_hash(given_input),
-                "output_hash": content_hash(["out", ordinal]),
+                "output_hash": None if result is None else content_hash(result),
                 "attributes": attributes,
             }
         )

@@ -16,6 +16,14 @@ from tests.rules_kit import span, trace
 RULE = TypeAdapter(Rule)
 RULES = [
     {"kind": "precedence", "before": "a", "after": "b"},
+    {"kind": "precedence", "before": "a", "after": "b", "subject": "successes"},
+    {"kind": "precedence", "before": "a", "after": "b", "within": 2},
+    {"kind": "precedence", "before": {"name": "a", "status": ["error"]}, "after": "b"},
+    {"kind": "absence_after", "stop": "a", "allowed": ["c", {"name": "b", "status": ["error"]}]},
+    {"kind": "count", "tool": {"name": "*", "status": ["error"]}, "max": 1},
+    {"kind": "count", "tool": {"name": ["a", "b"], "status": ["success"]}, "min": 2},
+    {"kind": "retry_limit", "tool": "*", "max_attempts": 1},
+    {"kind": "tool_allowlist", "tools": ["a", {"name": "b", "status": ["error"]}]},
     {"kind": "response", "trigger": "a", "response": "b"},
     {"kind": "response", "trigger": "a", "response": "b", "within_steps": 2},
     {"kind": "immediately_before", "before": "a", "after": "b"},

@@ -23,6 +23,7 @@ def status(rule: dict, *spans):
 
 
 PRECEDENCE = {"kind": "precedence", "before": "policy_check", "after": "refund_*"}
+SUCCESSES = {**PRECEDENCE, "subject": "successes"}
 
 
 @pytest.mark.parametrize(
@@ -38,8 +39,98 @@ PRECEDENCE = {"kind": "precedence", "before": "policy_check", "after": "refund_*
         ([], ("satisfied", [])),
     ],
 )
-def test_precedence(spans, expected):
+def test_precedence_over_successes(spans, expected):
+    assert status(SUCCESSES, *spans) == expected
+
+
+@pytest.mark.parametrize(
+    ("spans", "expected"),
+    [
+        (["policy_check", "refund_commit"], ("satisfied", [])),
+        # an unapproved attempt is the defect, whether or not the refund API then failed
+        ([span("refund_commit", "error"), "policy_check", "refund_issue"], ("violated", [0])),
+        ([span("refund_commit", "cancelled")], ("violated", [0])),
+        # a call with no recorded result is an attempt too
+        ([span("refund_commit", "unknown")], ("violated", [0])),
+        ([span("policy_check", "unknown"), span("refund_commit", "error")], ("unknown", [1])),
+        ([span("policy_check", "error"), span("refund_commit", "error")], ("violated", [1])),
+    ],
+)
+def test_precedence_over_attempts_is_the_default(spans, expected):
     assert status(PRECEDENCE, *spans) == expected
+    assert "(subject: attempts)" in outcome(PRECEDENCE, *spans).message
+
+
+@pytest.mark.parametrize(
+    ("spans", "expected"),
+    [
+        (["policy_check", "x", "refund_commit"], ("satisfied", [])),
+        # a stale approval: more than 2 path steps back
+        (["policy_check", "x", "y", "refund_commit"], ("violated", [3])),
+        (["policy_check", "x", "y", "policy_check", "refund_commit"], ("satisfied", [])),
+        ([span("policy_check", "unknown"), "x", "refund_commit"], ("unknown", [2])),
+    ],
+)
+def test_precedence_within_k_steps(spans, expected):
+    assert status({**PRECEDENCE, "within": 2}, *spans) == expected
+
+
+BOUND = {**PRECEDENCE, "bind": {"before": "order_id", "after": "order_id"}}
+
+
+@pytest.mark.parametrize(
+    ("spans", "expected"),
+    [
+        (
+            [
+                span("policy_check", arguments={"order_id": 42}),
+                span("refund_commit", arguments={"order_id": 42}),
+            ],
+            ("satisfied", []),
+        ),
+        # an approval for another order does not count
+        (
+            [
+                span("policy_check", arguments={"order_id": 7}),
+                span("refund_commit", arguments={"order_id": 42}),
+            ],
+            ("violated", [1]),
+        ),
+        (
+            [
+                span("policy_check", arguments={"order_id": 7}),
+                span("policy_check", arguments={"order_id": 42}),
+                span("refund_commit", arguments={"order_id": 42}),
+            ],
+            ("satisfied", []),
+        ),
+        # a call that passed no order_id has nothing to bind
+        (
+            [span("policy_check", arguments={"order_id": 42}), span("refund_commit", arguments={})],
+            ("violated", [1]),
+        ),
+        # a side whose arguments were not extracted: unknown
+        (
+            [span("policy_check"), span("refund_commit", arguments={"order_id": 42})],
+            ("unknown", [1]),
+        ),
+        ([span("policy_check", arguments={"order_id": 42}), "refund_commit"], ("unknown", [1])),
+    ],
+)
+def test_precedence_binds_arguments(spans, expected):
+    assert status(BOUND, *spans) == expected
+
+
+def test_precedence_with_combined_matchers():
+    rule = {
+        "kind": "precedence",
+        "before": {"name": ["approve", "escalate"], "type": ["guardrail"]},
+        "after": {"name": "refund_*", "type": ["tool"]},
+    }
+    assert status(rule, span("approve", type="guardrail"), "refund_commit") == ("satisfied", [])
+    # a tool span named approve is not the guardrail the rule asks for
+    assert status(rule, "approve", "refund_commit") == ("violated", [1])
+    assert status(rule, span("escalate", type="guardrail"), "refund_commit") == ("satisfied", [])
 
 
 def test_precedence_ignores_llm_spans():

@@ -48,6 +48,12 @@ def format_summary(report) -> str:  # GateReport
 )
 @click.option("--fail-on-warn", is_flag=True, help="Same as --fail-on warn.")
 @click.option("--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Every assertion counts as severity error: a drifted or unknown warn/info assertion "
+    "FAILs or is INCONCLUSIVE (as the spec's strict: true).",
+)
 @click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line.")
 def gate_command(
@@ -61,6 +67,7 @@ def gate_command(
     fail_on: str,
     fail_on_warn: bool,
     allow_inconclusive: bool,
+    strict: bool,
     timestamp: bool,
     quiet: bool,
 ) -> int:
@@ -82,9 +89,9 @@ def gate_command(
     if contract_path is not None:
         from abw.contract import run_contract_gate
 
-        report = run_contract_gate(baseline, candidate, contract_path, latent=latent)
+        report = run_contract_gate(baseline, candidate, contract_path, latent=latent, strict=strict)
     else:
-        report = run_gate(baseline, candidate, spec_path, latent=latent)
+        report = run_gate(baseline, candidate, spec_path, latent=latent, strict=strict)
     if timestamp:
         from datetime import UTC, datetime
 

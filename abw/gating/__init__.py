@@ -130,7 +130,7 @@ def per_run_checks(
     and per candidate trace file the ids of the checks it failed (abw.shard runs this per run).
     """
     from abw.gating import behavior_contract, operational_quality, output_eval
-    from abw.gating.common import evaluate_rule
+    from abw.gating.common import evaluate_rule, mark_against_baseline
 
     rules = [
         *output_eval.rules(spec.output),
@@ -141,6 +141,10 @@ def per_run_checks(
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
     for rule in rules:
         check, outcome = evaluate_rule(rule, candidate)
+        if check.violations:
+            check, outcome = mark_against_baseline(
+                rule, check, outcome, baseline, spec.baseline_violations
+            )
         checks.append(check)
         for path, ok in outcome.items():
             if not ok:
@@ -159,8 +163,8 @@ def _rule_checks(spec: Spec, baseline: list[TraceFile], candidate: list[TraceFil
     from abw.rules.checks import assertion_checks, rule_checks
 
     return [
-        rule_checks(list(spec.rules), candidate),
-        assertion_checks(list(spec.assertions), baseline, candidate),
+        rule_checks(list(spec.rules), candidate, baseline, spec.baseline_violations),
+        assertion_checks(list(spec.assertions), baseline, candidate, spec.strict),
     ]
 
 
@@ -170,12 +174,17 @@ def run_gate(
     spec: str | Path,
     *,
     latent: str | Path | None = None,
+    strict: bool = False,
 ) -> GateReport:
-    """Load the baseline and candidate folders (or files) and the spec, then :func:`gate`."""
+    """Load the baseline and candidate folders (or files) and the spec, then :func:`gate`.
+
+    ``strict``: as the spec's ``strict: true`` (every assertion counts as severity error)."""
     from abw.specio import load_spec
     from abw.traceio import load_traces
 
     loaded_spec, spec_sha256 = load_spec(spec)
+    if strict:
+        loaded_spec = loaded_spec.model_copy(update={"strict": True})
     baseline_traces = load_traces(baseline)
     candidate_traces = load_traces(candidate)
     advisory = load_latent(latent) if latent is not None else None

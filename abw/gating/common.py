@@ -83,3 +83,42 @@ def scenario_check(category: Category, rule: str, scenario_id: str | None, **fie
 
 def scenario_text(scenario_id: str | None) -> str:
     return "runs without a scenario id" if scenario_id is None else f"scenario {scenario_id}"
+
+
+def mark_against_baseline(
+    rule: RunRule,
+    check: Check,
+    outcome: dict[str, bool],
+    baseline: list[TraceFile],
+    policy: str,
+) -> tuple[Check, dict[str, bool]]:
+    """The rule also on the baseline runs of the violating scenarios: each violation marked
+    new or already in the baseline (with the baseline rate). ``policy: warn``: runs whose
+    violation the baseline already had do not count as failed, and a check with only such
+    violations WARNs."""
+    from abw.rules.baseline_marks import mark, split_text
+
+    scenarios = {v.scenario_id for v in check.violations}
+    rate: dict[str | None, tuple[int, int]] = {}
+    for run in baseline:
+        sid = run.trace.run.scenario_id
+        if sid in scenarios:
+            bad, total = rate.get(sid, (0, 0))
+            rate[sid] = (bad + (rule.evaluate(run) is not None), total + 1)
+    marked = [mark(v, *rate.get(v.scenario_id, (0, 0))) for v in check.violations]
+    known = {v.trace_file for v in marked if v.in_baseline}
+    new = len(marked) - len(known)
+    message = check.message
+    if known:
+        text = split_text(new, len(known))
+        message = message[:-1] + text + "." if message.endswith(".") else message + text
+    update: dict[str, Any] = {
+        "violations": marked,
+        "message": message,
+        "measured": {**check.measured, "violating_new": new, "violating_in_baseline": len(known)},
+    }
+    if policy == "warn" and known:
+        outcome = {path: ok or path in known for path, ok in outcome.items()}
+        if new == 0:
+            update["verdict"] = "WARN"
+    return check.model_copy(update=update), outcome

@@ -45,6 +45,13 @@ class Violation(_Model):
         default_factory=list, description="1-based lines of those spans in trace_file."
     )
     message: str
+    in_baseline: bool | None = Field(
+        default=None,
+        description="Whether baseline runs of the same scenario break the same check: false = "
+        "new in the candidate; null = not compared (no baseline run, or not a violation).",
+    )
+    baseline_violating_runs: int | None = Field(default=None, ge=0)
+    baseline_runs: int | None = Field(default=None, ge=0)
 
 
 class Check(_Model):

@@ -38,12 +38,50 @@ class _Rule(_Closed):
     )
 
 
-class PrecedenceRule(_Rule):
-    """Every successful ``after`` span has a successful ``before`` span at an earlier ordinal."""
+SpanTypeName = Literal["llm", "tool", "retriever", "memory", "handoff", "guardrail"]
+SpanStatusName = Literal["success", "error", "cancelled", "unknown"]
 
-    kind: Literal["precedence"]
+
+class SpanMatch(_Closed):
+    """A combined matcher: name glob, span types and statuses must all match.
+
+    ``type`` empty: every path span (non-``llm``); naming ``llm`` evaluates the rule over every
+    span. ``status`` empty: the rule's default for that role (e.g. successful ``before`` spans).
+    """
+
+    name: str | list[str] = Field(
+        default="*", description="Glob on the span name, or a list of globs (any of them)."
+    )
+    type: list[SpanTypeName] = Field(default_factory=list)
+    status: list[SpanStatusName] = Field(default_factory=list)
+
+
+Pattern = str | SpanMatch
+
+
+class Binding(_Closed):
+    """Extracted argument fields (``attributes.arguments``) that must be equal on both spans."""
+
     before: str = Field(min_length=1)
     after: str = Field(min_length=1)
+
+
+class PrecedenceRule(_Rule):
+    """Every ``after`` span (each attempt, or each success) has a successful ``before`` span at
+    an earlier ordinal: within ``within`` path steps and with equal bound arguments when given."""
+
+    kind: Literal["precedence"]
+    before: Pattern
+    after: Pattern
+    subject: Literal["attempts", "successes"] = Field(
+        default="attempts",
+        description="attempts: every after span whatever its status (unknown too); "
+        "successes: only successful after spans (invariants.required_order's meaning).",
+    )
+    within: int | None = Field(
+        default=None, ge=1, description="The before span is at most this many path steps back."
+    )
+    bind: Binding | None = None
 
 
 class ResponseRule(_Rule):
@@ -68,18 +106,22 @@ class ImmediatelyBeforeRule(_Rule):
 
 
 class AbsenceAfterRule(_Rule):
-    """No path span matching ``forbidden`` after the first successful ``stop`` span."""
+    """No path span matching ``forbidden`` after the first successful ``stop`` span, except
+    spans matching one of ``allowed`` (an exception list)."""
 
     kind: Literal["absence_after"]
-    stop: str = Field(min_length=1)
-    forbidden: str = Field(default="*", min_length=1)
+    stop: Pattern
+    forbidden: Pattern = "*"
+    allowed: list[Pattern] = Field(
+        default_factory=list, description="Spans that may still run after the stop."
+    )
 
 
 class CountRule(_Rule):
     """Spans matching ``tool`` number between ``min`` and ``max`` (inclusive)."""
 
     kind: Literal["count"]
-    tool: str = Field(min_length=1)
+    tool: Pattern = Field(description="Name glob, or a matcher of name, type and status.")
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
     count_status: Literal["any", "success"] = Field(
@@ -96,18 +138,72 @@ class CountRule(_Rule):
 
 
 class RetryLimitRule(_Rule):
-    """Retries per call signature (or per tool) stay within ``max_retries``.
+    """Per call signature (or per tool): retries within ``max_retries``, or attempts within
+    ``max_attempts``.
 
-    A retry is a span whose signature repeats an earlier span of the same run that failed.
+    A retry is a span whose signature repeats an earlier span of the same run that failed (the
+    ``max_retries`` invariant's definition); an attempt is every span, whatever its status.
     """
 
     kind: Literal["retry_limit"]
-    tool: str = Field(default="*", min_length=1)
-    max_retries: int = Field(ge=0)
+    tool: Pattern = "*"
+    max_retries: int | None = Field(default=None, ge=0)
+    max_attempts: int | None = Field(default=None, ge=1)
     group_by: Literal["call_signature", "tool"] = Field(
         default="call_signature",
         description="call_signature: (name, input_hash); tool: name only.",
     )
+
+    @model_validator(mode="after")
+    def _one_limit(self) -> RetryLimitRule:
+        if (self.max_retries is None) == (self.max_attempts is None):
+            raise ValueError("a retry_limit rule needs exactly one of max_retries, max_attempts")
+        return self
+
+
+class ToolAllowlistRule(_Rule):
+    """Every path span of the listed ``types`` matches one of ``tools``."""
+
+    kind: Literal["tool_allowlist"]
+    tools: list[Pattern] = Field(min_length=1)
+    types: list[SpanTypeName] = Field(
+        default_factory=lambda: ["tool"], description="Span types the allowlist governs."
+    )
+
+
+class ResultRequiredRule(_Rule):
+    """Every span matching ``tool`` has a recorded result (completeness)."""
+
+    kind: Literal["result_required"]
+    tool: Pattern = "*"
+
+
+class ConfidenceRule(_Rule):
+    """A span matching ``tool`` whose extracted ``field`` is at least ``threshold`` needs an
+    earlier successful ``evidence`` span (a confident claim needs proof)."""
+
+    kind: Literal["confidence"]
+    tool: Pattern
+    field: str = Field(min_length=1, description="Key in the span's extracted arguments.")
+    threshold: float
+    evidence: Pattern
+
+
+class NewToolsRule(_Rule):
+    """No path span of a tool that no baseline run of the same scenario used."""
+
+    kind: Literal["new_tools"]
+    tool: Pattern = "*"
+
+
+class ToolCallGrowthRule(_Rule):
+    """The run's spans matching ``tool`` grow at most ``max_increase_percent`` over the
+    baseline runs of the same scenario (their ``baseline`` aggregate)."""
+
+    kind: Literal["tool_call_growth"]
+    tool: Pattern = Field(default_factory=lambda: SpanMatch(type=["tool"]))
+    max_increase_percent: float = Field(ge=0)
+    baseline: Literal["median", "max", "min"] = "median"
 
 
 ArgumentMode = Literal["exact", "observed_subset", "observed_superset", "ignore"]
@@ -154,6 +250,11 @@ Rule = Annotated[
     | AbsenceAfterRule
     | CountRule
     | RetryLimitRule
+    | ToolAllowlistRule
+    | ResultRequiredRule
+    | ConfidenceRule
+    | NewToolsRule
+    | ToolCallGrowthRule
     | ArgumentsRule
     | RecoveryRule
     | SoftBudgetRule,

@@ -94,6 +94,17 @@ class Spec(_Closed):
         default_factory=list,
         description="Value assertions between baseline and candidate runs (docs/contracts.md).",
     )
+    baseline_violations: Literal["fail", "warn"] = Field(
+        default="fail",
+        description="A hard rule or invariant violation that baseline runs of the same scenario "
+        "also have: fail (default: a violation is a violation) or warn (reported as already in "
+        "the baseline; the run does not count as failed).",
+    )
+    strict: bool = Field(
+        default=False,
+        description="Every assertion counts as severity error (warn and info too): drifted "
+        "FAILs, unknown is INCONCLUSIVE (also `abw gate --strict`).",
+    )
 
     @model_validator(mode="after")
     def _rule_references(self) -> Spec:

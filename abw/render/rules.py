@@ -133,6 +133,26 @@ _SPEC_RULES: dict[str, tuple[str, str]] = {
         "Too many retries of the same call.",
         "Inspect the repeated calls at the reported lines.",
     ),
+    "tool_allowlist": (
+        "A tool outside the allowlist was called.",
+        "Inspect the reported span: the agent used a capability the contract does not allow.",
+    ),
+    "result_required": (
+        "A call has no recorded result.",
+        "Inspect the reported call: the run ended (or the file was cut off) before it answered.",
+    ),
+    "confidence": (
+        "A confident claim came without earlier evidence.",
+        "Inspect the reported span: it claimed a high value before any successful evidence step.",
+    ),
+    "new_tools": (
+        "The candidate used a tool the baseline never used.",
+        "Inspect the reported spans; list the tool in the spec if the new capability is intended.",
+    ),
+    "tool_call_growth": (
+        "The number of calls grew past the allowance over the baseline.",
+        "Compare the run's calls with the baseline runs of its scenario (loops, detours).",
+    ),
     "arguments": (
         "A tool was called with arguments outside the contract.",
         "Inspect the arguments of the reported span.",

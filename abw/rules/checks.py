@@ -18,13 +18,17 @@ from typing import Any
 from abw.findings import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
 from abw.models.rules import rule_id
-from abw.rules import applies, evaluate_rules
+from abw.rules import BaselineRuns, RuleOutcome, applies, evaluate_rules
 from abw.rules.assertions import RELATIONAL, assess, observations, relational_baseline
+from abw.rules.baseline_marks import KnownPolicy, mark, split_text
 from abw.rules.jsonvalue import MISSING, show
+from abw.rules.outcome import label
 
 CATEGORY = {
     "count": "operational_quality",
     "retry_limit": "operational_quality",
+    "result_required": "operational_quality",
+    "tool_call_growth": "operational_quality",
 }
 ON_VIOLATED: dict[str, Verdict] = {"hard": "FAIL", "soft": "WARN", "precondition": "INCONCLUSIVE"}
 ON_UNKNOWN: dict[str, Verdict] = {
@@ -32,6 +36,8 @@ ON_UNKNOWN: dict[str, Verdict] = {
     "soft": "WARN",
     "precondition": "INCONCLUSIVE",
 }
+#: A violation the baseline already had, under ``baseline_violations: warn``.
+KNOWN_WARN: dict[str, Verdict] = {"hard": "WARN", "soft": "WARN", "precondition": "INCONCLUSIVE"}
 SEVERITY_DRIFTED: dict[str, Verdict] = {"error": "FAIL", "warn": "WARN", "info": "PASS"}
 SEVERITY_UNKNOWN: dict[str, Verdict] = {"error": "INCONCLUSIVE", "warn": "WARN", "info": "PASS"}
 
@@ -49,41 +55,94 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def rule_checks(rules: list[Any], candidate: list[Any]) -> RuleChecks:
-    """One check per rule over every candidate run it covers."""
+def _by_scenario(runs: list[Any]) -> dict[str | None, list[Any]]:
+    grouped: dict[str | None, list[Any]] = {}
+    for tf in runs:
+        grouped.setdefault(tf.trace.run.scenario_id, []).append(tf)
+    return grouped
+
+
+def rule_checks(
+    rules: list[Any],
+    candidate: list[Any],
+    baseline: list[Any] | None = None,
+    known_policy: KnownPolicy = "fail",
+) -> RuleChecks:
+    """One check per rule over every candidate run it covers.
+
+    With ``baseline``: the relative rules compare each run with its scenario's baseline runs,
+    and the rules are evaluated on those baseline runs too (for the scenarios where a candidate
+    run breaks a rule), so each violation is marked new or already in the baseline.
+    ``known_policy: warn`` turns a hard violation the baseline already had into a WARN.
+    """
     result = RuleChecks()
-    per_run = [(tf, evaluate_rules(rules, tf.trace)) for tf in candidate]
+    base_groups = _by_scenario(baseline) if baseline is not None else {}
+    facts = {sid: BaselineRuns.of([t.trace for t in runs]) for sid, runs in base_groups.items()}
+
+    def facts_of(scenario: str | None) -> BaselineRuns | None:
+        return facts.get(scenario, BaselineRuns(())) if baseline is not None else None
+
+    per_run = [
+        (tf, evaluate_rules(rules, tf.trace, facts_of(tf.trace.run.scenario_id)))
+        for tf in candidate
+    ]
+    base_outcomes: dict[str | None, list[dict[str, RuleOutcome | None]]] = {}
+
+    def baseline_rate(scenario: str | None, rid: str) -> tuple[int, int]:
+        if scenario not in base_outcomes:
+            base_outcomes[scenario] = [
+                evaluate_rules(rules, t.trace, facts_of(scenario))
+                for t in base_groups.get(scenario, [])
+            ]
+        found = [o[rid] for o in base_outcomes[scenario] if o[rid] is not None]
+        return sum(o.status == "violated" for o in found), len(found)
+
     for index, rule in enumerate(rules):
         rid = rule_id(rule, index)
         category = CATEGORY.get(rule.kind, "behavior_contract")
         check_id = f"{category}.rules.{rid}"
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
+        split = {"new": 0, "known": 0}
         for tf, outcomes in per_run:
             outcome = outcomes[rid]
             if outcome is None:
                 continue
             counts[outcome.status] += 1
-            if outcome.status != "satisfied":
-                prefix = "" if outcome.status == "violated" else "unknown: "
-                finding = Finding(prefix + outcome.message, outcome.ordinals)
-                violations.append(violation(tf, finding))
-                if outcome.status == "violated" and rule.enforcement == "hard":
-                    result.run_failed.setdefault(tf.path, []).append(check_id)
+            if outcome.status == "satisfied":
+                continue
+            prefix = "" if outcome.status == "violated" else "unknown: "
+            item = violation(tf, Finding(prefix + outcome.message, outcome.ordinals))
+            known = False
+            if outcome.status == "violated" and baseline is not None:
+                bad, runs = baseline_rate(tf.trace.run.scenario_id, rid)
+                item = mark(item, bad, runs)
+                known = bad > 0
+                split["known" if known else "new"] += 1
+            violations.append(item)
+            excused = known and known_policy == "warn"
+            if outcome.status == "violated" and rule.enforcement == "hard" and not excused:
+                result.run_failed.setdefault(tf.path, []).append(check_id)
         checked = sum(counts.values())
         verdicts: list[Verdict] = []
-        if counts["violated"]:
+        if counts["violated"] > split["known"] or (split["known"] and known_policy == "fail"):
             verdicts.append(ON_VIOLATED[rule.enforcement])
+        elif split["known"]:
+            verdicts.append(KNOWN_WARN[rule.enforcement])
         if counts["unknown"]:
             verdicts.append(ON_UNKNOWN[rule.enforcement])
         verdict = worst_verdict(verdicts)
         label = rule.statement or _describe(rule)
         if counts["violated"]:
             message = f"{counts['violated']} of {checked} candidate runs break: {label}"
+            message += split_text(split["new"], split["known"])
         elif counts["unknown"]:
             message = f"{counts['unknown']} of {checked} candidate runs cannot be decided: {label}"
         else:
             message = f"All {checked} candidate runs satisfy: {label}"
+        measured: dict[str, Any] = {**counts, "runs": checked}
+        if baseline is not None and counts["violated"]:
+            measured |= {"violated_new": split["new"], "violated_in_baseline": split["known"]}
         result.checks.append(
             Check(
                 id=check_id,
@@ -93,7 +152,7 @@ def rule_checks(rules: list[Any], candidate: list[Any]) -> RuleChecks:
                 message=_sentence(message),
                 hard=rule.enforcement != "soft",
                 runs_checked=checked,
-                measured={**counts, "runs": checked},
+                measured=measured,
                 limits=rule.model_dump(mode="json", exclude_none=True),
                 violations=violations,
             )
@@ -104,7 +163,13 @@ def rule_checks(rules: list[Any], candidate: list[Any]) -> RuleChecks:
 def _describe(rule: Any) -> str:
     kind = rule.kind
     if kind == "precedence":
-        return f"every successful {rule.after} needs an earlier successful {rule.before}"
+        noun = "attempt" if rule.subject == "attempts" else "successful call"
+        within = f" within {rule.within} steps" if rule.within else ""
+        bound = f" with {rule.bind.before} = {rule.bind.after}" if rule.bind else ""
+        return (
+            f"every {label(rule.after)} {noun} needs an earlier successful {label(rule.before)}"
+            f"{within}{bound} (subject: {rule.subject})"
+        )
     if kind == "response":
         within = f" within {rule.within_steps} steps" if rule.within_steps else ""
         return (
@@ -113,13 +178,34 @@ def _describe(rule: Any) -> str:
     if kind == "immediately_before":
         return f"every successful {rule.after} directly follows a successful {rule.before}"
     if kind == "absence_after":
-        return f"nothing matching {rule.forbidden} runs after {rule.stop}"
+        but = f" (except {', '.join(label(a) for a in rule.allowed)})" if rule.allowed else ""
+        return f"nothing matching {label(rule.forbidden)}{but} runs after {label(rule.stop)}"
     if kind == "count":
         low = "0" if rule.min is None else str(rule.min)
         high = "any" if rule.max is None else str(rule.max)
-        return f"{rule.tool} is called between {low} and {high} times"
+        return f"{label(rule.tool)} is called between {low} and {high} times"
     if kind == "retry_limit":
-        return f"at most {rule.max_retries} retries per {rule.group_by} of {rule.tool}"
+        if rule.max_attempts is not None:
+            what = f"at most {rule.max_attempts} attempts"
+        else:
+            what = f"at most {rule.max_retries} retries of a failed call"
+        return f"{what} per {rule.group_by} of {label(rule.tool)}"
+    if kind == "tool_allowlist":
+        return f"every tool called is one of {', '.join(label(t) for t in rule.tools)}"
+    if kind == "result_required":
+        return f"every {label(rule.tool)} call has a recorded result"
+    if kind == "confidence":
+        return (
+            f"a {label(rule.tool)} with {rule.field} >= {rule.threshold:g} needs an earlier "
+            f"successful {label(rule.evidence)}"
+        )
+    if kind == "new_tools":
+        return f"no {label(rule.tool)} tool that the baseline runs of the scenario never used"
+    if kind == "tool_call_growth":
+        return (
+            f"{label(rule.tool)} calls grow at most {rule.max_increase_percent:g}% over the "
+            f"baseline {rule.baseline}"
+        )
     if kind == "arguments":
         return f"{rule.tool} arguments meet the {rule.mode} constraint"
     if kind == "recovery":
@@ -140,9 +226,11 @@ class _Tally:
 
 
 def assertion_checks(
-    assertions: list[Any], baseline: list[Any], candidate: list[Any]
+    assertions: list[Any], baseline: list[Any], candidate: list[Any], strict: bool = False
 ) -> RuleChecks:
     """One check per assertion; each candidate run is compared with its scenario's baseline.
+
+    ``strict``: every assertion counts as severity ``error`` (behaviorlock's ``--strict``).
 
     Each run's observations are built once, and each baseline value once per assertion and
     scenario, however many assertions and runs there are.
@@ -179,17 +267,18 @@ def assertion_checks(
                     f", baseline {show(outcome.baseline_value)})"
                 )
                 tally.violations.append(violation(tf, Finding(text)))
-                if outcome.status == "drifted" and assertion.severity == "error":
+                if outcome.status == "drifted" and (strict or assertion.severity == "error"):
                     result.run_failed.setdefault(tf.path, []).append(tally.check_id)
     for assertion, tally in zip(assertions, tallies, strict=True):
         counts, violations, values = tally.counts, tally.violations, tally.values
         checked = sum(counts.values())
         statement = assertion.statement
+        severity = "error" if strict else assertion.severity
         verdicts: list[Verdict] = []
         if counts["drifted"]:
-            verdicts.append(SEVERITY_DRIFTED[assertion.severity])
+            verdicts.append(SEVERITY_DRIFTED[severity])
         if counts["unknown"] or not checked:
-            verdicts.append(SEVERITY_UNKNOWN[assertion.severity])
+            verdicts.append(SEVERITY_UNKNOWN[severity])
         if not checked:
             message = f"No candidate run to check: {assertion.statement}"
         elif counts["drifted"]:
@@ -205,7 +294,7 @@ def assertion_checks(
                 category="output_eval",
                 verdict=worst_verdict(verdicts),
                 message=_sentence(message),
-                hard=assertion.severity == "error",
+                hard=severity == "error",
                 runs_checked=checked,
                 measured={**counts, "runs": checked, "baseline_values": values},
                 limits=assertion.model_dump(mode="json", exclude_none=True),
@@ -217,15 +306,32 @@ def assertion_checks(
 
 #: One sentence per rule kind and matcher, for ``abw explain`` (the ``rule`` of a check).
 WHY: dict[str, str] = {
-    "precedence": "Every successful `after` span needs a successful `before` span at an "
-    "earlier ordinal (exists; names may be globs).",
+    "precedence": "Every `after` span — each attempt whatever its status (subject: attempts, "
+    "the default; an unrecorded result is an attempt too) or each success (subject: "
+    "successes) — needs a successful `before` span at an earlier ordinal (exists; names may "
+    "be globs), at most `within` path steps back and with equal `bind` arguments when given "
+    "(unknown when a side's arguments were not extracted).",
     "response": "Every successful `trigger` span must be followed by a successful `response` "
     "span (within `within_steps` path steps when given).",
     "immediately_before": "The path step directly before every successful `after` span must "
     "be a successful `before` span.",
-    "absence_after": "No span matching `forbidden` may run after the first successful `stop`.",
-    "count": "The number of spans matching `tool` must stay within [min, max].",
-    "retry_limit": "Repeats of a failed call's signature must stay within `max_retries`.",
+    "absence_after": "No span matching `forbidden` may run after the first successful `stop`, "
+    "except those matching an `allowed` pattern.",
+    "count": "The number of spans matching `tool` (a name glob, or a matcher of name, span "
+    "type and status, e.g. failed tool calls only) must stay within [min, max].",
+    "retry_limit": "Per call signature (name, input hash) or per tool: repeats of a failed "
+    "call stay within `max_retries`, or all calls (attempts, whatever their status) within "
+    "`max_attempts`.",
+    "tool_allowlist": "Every span of the governed types (default: tool) must match one of the "
+    "allowed tools; any other tool is a violation.",
+    "result_required": "Every matching call must have a recorded result; a missing one is a "
+    "violation when the run ended, unknown when the recording may be cut off.",
+    "confidence": "A matching span whose extracted `field` is at least `threshold` needs an "
+    "earlier successful `evidence` span (a confident claim needs proof).",
+    "new_tools": "No span of a tool that no baseline run of the same scenario used (tools the "
+    "candidate stopped using do not count).",
+    "tool_call_growth": "The run's matching calls may exceed the baseline runs' median (or "
+    "max / min) count of the same scenario by at most `max_increase_percent`.",
     "arguments": "The explicitly extracted arguments of each matching call must meet `mode`.",
     "recovery": "Each violation of the named soft rule must be followed by a successful "
     "recovery action within `within_steps`.",

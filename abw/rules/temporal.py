@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abw.rules.outcome import RuleOutcome, combine, matches
+from abw.rules.arguments import extracted_arguments
+from abw.rules.jsonvalue import json_equal
+from abw.rules.outcome import (
+    RuleOutcome,
+    Tri,
+    any_status,
+    combine,
+    label,
+    matches,
+    span_matches,
+)
 
 Span = Any  # abw.models.trace.Span
 
@@ -22,26 +32,58 @@ def _maybe(span: Span) -> bool:
     return span.status == "unknown"
 
 
-def precedence(path: Sequence[Span], before: str, after: str) -> RuleOutcome:
-    """Every successful ``after`` has a successful ``before`` at an earlier ordinal."""
+def _bound(bind: Any, before: Span, after: Span) -> Tri:
+    """Whether the bound argument fields are equal: None when a side was not extracted."""
+    if bind is None:
+        return True
+    left, right = extracted_arguments(before), extracted_arguments(after)
+    if left is None or right is None:
+        return None
+    if bind.before not in left or bind.after not in right:
+        return False
+    return json_equal(left[bind.before], right[bind.after])
+
+
+def precedence(
+    path: Sequence[Span],
+    before: Any,
+    after: Any,
+    subject: str = "attempts",
+    within: int | None = None,
+    bind: Any = None,
+) -> RuleOutcome:
+    """Every ``after`` span (each attempt whatever its status, or each success) has a successful
+    ``before`` span at an earlier ordinal, at most ``within`` path steps back and with equal
+    ``bind`` arguments when given."""
+    subject_status = ("success",) if subject == "successes" else ()
+    noun = "attempt" if subject == "attempts" else "success"
     violated: list[int] = []
     unknown: list[int] = []
-    seen_ok = seen_maybe = False
-    for span in path:
-        if matches(after, span.name) and (_ok(span) or _maybe(span)) and not seen_ok:
-            if _ok(span) and not seen_maybe:
-                violated.append(span.ordinal)
-            else:
-                unknown.append(span.ordinal)
-        if matches(before, span.name):
-            seen_ok = seen_ok or _ok(span)
-            seen_maybe = seen_maybe or _maybe(span)
+    for index, span in enumerate(path):
+        role = span_matches(after, span, subject_status)
+        if role is False:
+            continue
+        start = 0 if within is None else max(0, index - within)
+        sure = maybe = False
+        for earlier in path[start:index]:
+            found = span_matches(before, earlier, ("success",))
+            link = _bound(bind, earlier, span) if found is not False else False
+            if found and link:
+                sure = True
+                break
+            maybe = maybe or (found is not False and link is not False)
+        if not sure:
+            (unknown if maybe or role is None else violated).append(span.ordinal)
+    a, b = label(after), label(before)
+    where = f" within {within} steps" if within else ""
+    bound = f" with {bind.before} = {bind.after}" if bind is not None else ""
+    need = f"an earlier successful {b}{where}{bound}"
     return combine(
         violated,
         unknown,
-        f"every successful {after} had an earlier successful {before}",
-        f"{after} succeeded with no earlier successful {before}",
-        f"whether {before} succeeded before {after} is not recorded",
+        f"every {a} {noun} had {need} (subject: {subject})",
+        f"a {a} {noun} had no {need[3:]} (subject: {subject})",
+        f"whether each {a} {noun} had {need} is not recorded (subject: {subject})",
     )
 
 
@@ -96,49 +138,58 @@ def immediately_before(path: Sequence[Span], before: str, after: str) -> RuleOut
     )
 
 
-def absence_after(path: Sequence[Span], stop: str, forbidden: str = "*") -> RuleOutcome:
-    """No span matching ``forbidden`` after the first successful ``stop`` span."""
+def absence_after(
+    path: Sequence[Span], stop: Any, forbidden: Any = "*", allowed: Sequence[Any] = ()
+) -> RuleOutcome:
+    """No span matching ``forbidden`` (and none of ``allowed``) after the first successful
+    ``stop`` span."""
     violated: list[int] = []
     unknown: list[int] = []
     stopped = maybe_stopped = False
     for span in path:
-        if (stopped or maybe_stopped) and matches(forbidden, span.name):
-            (violated if stopped else unknown).append(span.ordinal)
-        if matches(stop, span.name):
-            stopped = stopped or _ok(span)
-            maybe_stopped = maybe_stopped or _maybe(span)
-    after = sorted({s.name for s in path if s.ordinal in set(violated)})
+        if stopped or maybe_stopped:
+            hit = span_matches(forbidden, span)
+            excused = [span_matches(a, span) for a in allowed]
+            if hit is not False and True not in excused:
+                sure = stopped and hit is True and None not in excused
+                (violated if sure else unknown).append(span.ordinal)
+        found = span_matches(stop, span, ("success",))
+        stopped = stopped or found is True
+        maybe_stopped = maybe_stopped or found is None
+    names = sorted({s.name for s in path if s.ordinal in set(violated)})
+    s, f = label(stop), label(forbidden)
+    but = f" except {', '.join(label(a) for a in allowed)}" if allowed else ""
     return combine(
         violated,
         unknown,
-        f"nothing matching {forbidden} ran after {stop}",
-        f"{', '.join(after)} ran after {stop} had succeeded",
-        f"whether {stop} had succeeded before later spans is not recorded",
+        f"nothing matching {f}{but} ran after {s}",
+        f"{', '.join(names)} ran after {s} had succeeded{but and f' (allowed:{but[7:]})'}",
+        f"whether {s} had succeeded before later spans is not recorded",
     )
 
 
 def count(
     path: Sequence[Span],
-    tool: str,
+    tool: Any,
     minimum: int | None,
     maximum: int | None,
     count_status: str = "any",
 ) -> RuleOutcome:
-    """``minimum <= count <= maximum`` of spans matching ``tool`` (any status, or successful)."""
-    spans = [s for s in path if matches(tool, s.name)]
-    if count_status == "success":
-        sure = [s for s in spans if _ok(s)]
-        maybe = [s for s in spans if _maybe(s)]
-    else:
-        sure, maybe = spans, []
+    """``minimum <= count <= maximum`` of spans matching ``tool`` (a name glob or a combined
+    matcher of name, type and status; ``count_status: success`` counts successes only)."""
+    default = ("success",) if count_status == "success" else ()
+    hits = [(s, span_matches(tool, s, default)) for s in path]
+    sure = [s for s, m in hits if m is True]
+    maybe = [s for s, m in hits if m is None]
     low, high = len(sure), len(sure) + len(maybe)
     bounds = f"[{'0' if minimum is None else minimum}, {'∞' if maximum is None else maximum}]"
-    what = f"{'successful ' if count_status == 'success' else ''}{tool} spans"
+    what = f"{'successful ' if count_status == 'success' else ''}{label(tool)} spans"
     if maximum is not None and low > maximum:
         excess = tuple(s.ordinal for s in sure[maximum:])
         return RuleOutcome("violated", f"{low} {what}, more than {maximum}", excess, low - maximum)
     if minimum is not None and high < minimum:
-        present = tuple(s.ordinal for s in spans)
+        made = any_status(tool)  # the calls that were made, whatever their status
+        present = tuple(s.ordinal for s in path if span_matches(made, s) is not False)
         return RuleOutcome("violated", f"{high} {what}, fewer than {minimum}", present, 1)
     if (maximum is not None and high > maximum) or (minimum is not None and low < minimum):
         return RuleOutcome(
@@ -150,14 +201,61 @@ def count(
 
 
 def retry_limit(
-    path: Sequence[Span], tool: str, max_retries: int, group_by: str = "call_signature"
+    path: Sequence[Span],
+    tool: Any,
+    max_retries: int | None,
+    group_by: str = "call_signature",
+    max_attempts: int | None = None,
 ) -> RuleOutcome:
-    """Retries per signature stay within ``max_retries``.
+    """Retries (or, with ``max_attempts``, attempts) per signature stay within the limit."""
+    if max_attempts is not None:
+        return _attempts(path, tool, max_attempts, group_by)
+    return _retries(path, tool, max_retries or 0, group_by)
 
-    A retry is a span whose signature (name and input hash, or name only with
-    ``group_by: tool``) repeats an earlier span of the same run that failed (status ``error``).
-    A span without an input hash has no known signature.
-    """
+
+def _attempts(path: Sequence[Span], tool: Any, limit: int, group_by: str) -> RuleOutcome:
+    """Every span is an attempt, whatever its status. Signature: (name, input_hash), or the
+    name with ``group_by: tool``. A span without an input hash may belong to any signature
+    of its name: ``unknown`` when it could push one over the limit."""
+    groups: dict[tuple[str, str | None], list[int]] = {}
+    unsigned: dict[str, list[int]] = {}
+    for span in path:
+        if span_matches(tool, span) is not True:
+            continue
+        if group_by == "call_signature" and span.input_hash is None:
+            unsigned.setdefault(span.name, []).append(span.ordinal)
+            continue
+        key = (span.name, span.input_hash if group_by == "call_signature" else None)
+        groups.setdefault(key, []).append(span.ordinal)
+    violated: list[int] = []
+    unknown: list[int] = []
+    worst = 0
+    for key in sorted(groups, key=str):
+        ordinals, loose = groups[key], unsigned.get(key[0], [])
+        worst = max(worst, len(ordinals))
+        if len(ordinals) > limit:
+            violated.extend(ordinals[limit:])
+        elif len(ordinals) + len(loose) > limit:
+            unknown.extend(loose)
+    for loose in unsigned.values():
+        if len(loose) > limit:
+            unknown.extend(loose)
+    kind = "call signature" if group_by == "call_signature" else "tool"
+    name = label(tool)
+    return combine(
+        violated,
+        unknown,
+        f"at most {worst} attempts per {kind} of {name} (limit {limit})",
+        f"more than {limit} attempts of one {kind} of {name}",
+        f"attempts of {name} cannot be grouped: some calls have no input hash (limit {limit})",
+    )
+
+
+def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -> RuleOutcome:
+    """A retry is a span whose signature (name and input hash, or name only with
+    ``group_by: tool``) repeats an earlier span of the same run that failed (status ``error``),
+    the ``max_retries`` invariant's definition. A span without an input hash has no known
+    signature."""
     failed: set[tuple[str, str | None]] = set()
     maybe_failed: set[tuple[str, str | None]] = set()
     troubled_names: set[str] = set()  # names with an earlier failed or unrecorded span
@@ -165,7 +263,7 @@ def retry_limit(
     maybe: dict[tuple[str, str | None], list[int]] = {}
     unsigned: list[int] = []
     for span in path:
-        if not matches(tool, span.name):
+        if span_matches(tool, span) is not True:
             continue
         if group_by == "call_signature" and span.input_hash is None:
             if span.name in troubled_names:
@@ -195,11 +293,12 @@ def retry_limit(
             unknown.extend(maybe.get(key, []) + unsigned)
     if len(unsigned) > max_retries and not sure and not maybe:
         unknown.extend(unsigned)
-    label = "call signature" if group_by == "call_signature" else "tool"
+    kind = "call signature" if group_by == "call_signature" else "tool"
+    name = label(tool)
     return combine(
         violated,
         unknown,
-        f"at most {worst} retries per {label} of {tool} (limit {max_retries})",
-        f"more than {max_retries} retries of one {label} of {tool}",
-        f"retries of {tool} cannot be counted: failed or unsigned calls are not recorded",
+        f"at most {worst} retries per {kind} of {name} (limit {max_retries})",
+        f"more than {max_retries} retries of one {kind} of {name}",
+        f"retries of {name} cannot be counted: failed or unsigned calls are not recorded",
     )

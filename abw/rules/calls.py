@@ -1,0 +1,101 @@
+"""Rules on the calls themselves: an allowlist, every call has a result, confident claims.
+
+Three-valued like every rule (:mod:`abw.rules.temporal`): a span whose result was not
+recorded decides nothing it could decide either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from abw.rules.arguments import extracted_arguments
+from abw.rules.jsonvalue import is_number
+from abw.rules.outcome import RuleOutcome, combine, label, span_matches
+
+Span = Any  # abw.models.trace.Span
+
+
+def tool_allowlist(path: Sequence[Span], tools: Sequence[Any], types: Sequence[str]) -> RuleOutcome:
+    """Every span of ``types`` matches one of ``tools``."""
+    violated: list[int] = []
+    unknown: list[int] = []
+    for span in path:
+        if span.type not in types:
+            continue
+        hits = [span_matches(p, span) for p in tools]
+        if True not in hits:
+            (unknown if None in hits else violated).append(span.ordinal)
+    names = sorted({s.name for s in path if s.ordinal in set(violated)})
+    listed = ", ".join(label(t) for t in tools)
+    return combine(
+        violated,
+        unknown,
+        f"every {'/'.join(types)} span is on the allowlist ({listed})",
+        f"{', '.join(names)} is not on the allowlist ({listed})",
+        f"whether some calls are on the allowlist depends on unrecorded results ({listed})",
+    )
+
+
+def has_result(span: Span) -> bool:
+    """A result was recorded: a known status, or an output (status unknown but answered)."""
+    return span.status != "unknown" or span.output_hash is not None
+
+
+def result_required(path: Sequence[Span], tool: Any, final_status: str) -> RuleOutcome:
+    """Every span matching ``tool`` has a recorded result.
+
+    A missing result is a violation when the recording is complete (the run has a final
+    status, or the importer marked the span ``incomplete``); when the run's final status is
+    ``unknown`` too, the recording may have been cut off before the result: ``unknown``.
+    """
+    violated: list[int] = []
+    unknown: list[int] = []
+    for span in path:
+        if span_matches(tool, span) is not True or has_result(span):
+            continue
+        ended = final_status != "unknown" or span.outcome == "incomplete"
+        (violated if ended else unknown).append(span.ordinal)
+    name = label(tool)
+    return combine(
+        violated,
+        unknown,
+        f"every {name} call has a recorded result",
+        f"a {name} call has no result, though the run ended",
+        f"a {name} call has no result and the recording may be cut off (final status unknown)",
+    )
+
+
+def confidence(
+    path: Sequence[Span], tool: Any, field: str, threshold: float, evidence: Any
+) -> RuleOutcome:
+    """Each ``tool`` span whose extracted ``field`` is at least ``threshold`` has an earlier
+    successful ``evidence`` span. A call without that field claims nothing; one whose
+    arguments were not extracted, or hold a non-number there, is ``unknown``."""
+    violated: list[int] = []
+    unknown: list[int] = []
+    for index, span in enumerate(path):
+        if span_matches(tool, span) is not True:
+            continue
+        arguments = extracted_arguments(span)
+        if arguments is not None and field not in arguments:
+            continue
+        value = None if arguments is None else arguments[field]
+        if not is_number(value):
+            unknown.append(span.ordinal)
+            continue
+        if value < threshold:
+            continue
+        found = [span_matches(evidence, e, ("success",)) for e in path[:index]]
+        if True in found:
+            continue
+        (unknown if None in found else violated).append(span.ordinal)
+    name, proof = label(tool), label(evidence)
+    return combine(
+        violated,
+        unknown,
+        f"every {name} with {field} >= {threshold:g} had an earlier successful {proof}",
+        f"{name} claimed {field} >= {threshold:g} with no earlier successful {proof}",
+        f"whether each {name} with {field} >= {threshold:g} had an earlier successful {proof} "
+        "is not recorded",
+    )
