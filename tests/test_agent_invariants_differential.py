@@ -5,14 +5,14 @@ outcome the peer documents for each.
 The peer's events become abw spans by hand here (the mapping is also in docs/contracts.md,
 "agent-invariants"):
 
-* ``tool.call`` + its ``tool.result`` (same ``call_id``) -> one ``tool`` span named by the tool:
-  ``ok: false`` -> ``error``, otherwise ``success``; no result -> ``unknown`` with no output.
-  ``call_signature`` -> ``input_hash``; ``approval_id`` -> an extracted argument.
+* ``tool.call`` + its later ``tool.result`` (same ``call_id``) -> one ``tool`` span named by
+  the tool: ``ok: false`` -> ``error``, otherwise ``success``; no result -> ``unknown`` with no
+  output. ``call_signature`` -> ``input_hash``; ``approval_id`` -> an extracted argument.
 * ``approval.granted`` -> a ``guardrail`` span ``approval:<approval_scope>``, ``success``
   (``approved: false`` -> ``error``), arguments ``approval_id``.
-* ``outcome.observed`` -> a ``guardrail`` span ``outcome.<evidence_class>``: ``success`` when
-  the verdict is ``satisfied``, else ``error``. The last verdict (or ``none``) is the run's
-  ``canonical_output.final_outcome``.
+* ``outcome.observed`` -> a ``guardrail`` span ``outcome.<evidence_class>:<outcome_id>``:
+  ``success`` when the verdict is ``satisfied``, else ``error``. The last verdict (or
+  ``none``) is the run's ``canonical_output.final_outcome``.
 * ``agent.message`` -> an ``llm`` span ``agent.claims_completion`` (or ``agent.message``),
   arguments ``confidence``; every other event -> a ``guardrail`` span named by its type.
 * ``final_status``: ``success`` after ``run.completed``, ``error`` after ``run.failed``.
@@ -24,94 +24,16 @@ threshold to 0 and opens the shape thresholds: only the contract's checks decide
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from abw.gating import gate
-from abw.hashing import content_hash
 from abw.models.spec import Spec
-from abw.models.trace import Trace
 from abw.traceio import TraceFile
 from abw.verdicts import exit_code
+from tests.agent_invariants_kit import CORPUS, events, to_trace
 
-CORPUS = Path(__file__).parent / "corpus" / "agent-invariants"
 TOOL = {"type": ["tool"]}
-
-
-def events(name: str) -> list[dict]:
-    lines = (CORPUS / name).read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]
-
-
-def to_trace(items: list[dict], trace_id: str) -> tuple[Trace, dict[int, int]]:
-    """The trace, and each span's ordinal -> the peer's event ``seq``."""
-    results = {e["call_id"]: e for e in items if e["type"] == "tool.result" and "call_id" in e}
-    spans, seq_of = [], {}
-    for event in items:
-        kind = event["type"]
-        arguments: dict | None = None
-        result, input_hash = ["event", event["seq"]], None
-        if kind == "tool.result":
-            continue  # folded into its call
-        if kind == "tool.call":
-            answer = results.get(event.get("call_id"))
-            span_type, name = "tool", event["tool"]
-            status = (
-                "unknown" if answer is None else "error" if answer.get("ok") is False else "success"
-            )
-            result = None if answer is None else ["result", answer["seq"]]
-            if "call_signature" in event:
-                input_hash = content_hash(event["call_signature"])
-            arguments = {k: event[k] for k in ("approval_id",) if k in event}
-        elif kind == "approval.granted":
-            span_type, name = "guardrail", f"approval:{event.get('approval_scope', '')}"
-            status = "error" if event.get("approved") is False else "success"
-            arguments = {k: event[k] for k in ("approval_id",) if k in event}
-        elif kind == "outcome.observed":
-            span_type, name = "guardrail", f"outcome.{event.get('evidence_class', 'none')}"
-            status = "success" if event.get("verdict") == "satisfied" else "error"
-        elif kind == "agent.message":
-            claims = event.get("claims_completion") is True
-            span_type = "llm"
-            name = "agent.claims_completion" if claims else "agent.message"
-            status = "success"
-            arguments = {k: event[k] for k in ("confidence",) if k in event}
-        else:
-            span_type, name, status = "guardrail", kind, "success"
-        seq_of[len(spans)] = event["seq"]
-        spans.append(
-            {
-                "span_id": f"e{event['seq']}",
-                "ordinal": len(spans),
-                "type": span_type,
-                "name": name,
-                "status": status,
-                "input_hash": input_hash,
-                "output_hash": None if result is None else content_hash(result),
-                "attributes": {} if arguments is None else {"arguments": arguments},
-            }
-        )
-    kinds = {e["type"] for e in items}
-    final = (
-        "success" if "run.completed" in kinds else "error" if "run.failed" in kinds else "unknown"
-    )
-    verdicts = [e.get("verdict") for e in items if e["type"] == "outcome.observed"]
-    document = {
-        "source": {
-            "platform": "agent-invariants",
-            "export_format": "jsonl",
-            "source_hash": "0" * 64,
-        },
-        "run": {
-            "trace_id": trace_id,
-            "scenario_id": "support",
-            "final_status": final,
-            "canonical_output": {"final_outcome": verdicts[-1] if verdicts else "none"},
-        },
-        "spans": spans,
-    }
-    return Trace.model_validate(document), seq_of
 
 
 #: The example contract, rule by rule, in abw's words (peer id -> abw rules).
@@ -145,7 +67,7 @@ MAPPED = {
         {
             "kind": "precedence",
             "before": {
-                "name": ["outcome.externally_observed", "outcome.configured_verifier"],
+                "name": ["outcome.externally_observed:*", "outcome.configured_verifier:*"],
                 "type": ["guardrail"],
             },
             "after": {

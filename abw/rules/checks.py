@@ -36,6 +36,8 @@ ON_UNKNOWN: dict[str, Verdict] = {
     "soft": "WARN",
     "precondition": "INCONCLUSIVE",
 }
+#: Rules that compare a run with the baseline runs of its scenario.
+RELATIVE = frozenset({"new_tools", "tool_call_growth"})
 #: A violation the baseline already had, under ``baseline_violations: warn``.
 KNOWN_WARN: dict[str, Verdict] = {"hard": "WARN", "soft": "WARN", "precondition": "INCONCLUSIVE"}
 SEVERITY_DRIFTED: dict[str, Verdict] = {"error": "FAIL", "warn": "WARN", "info": "PASS"}
@@ -77,10 +79,15 @@ def rule_checks(
     """
     result = RuleChecks()
     base_groups = _by_scenario(baseline) if baseline is not None else {}
-    facts = {sid: BaselineRuns.of([t.trace for t in runs]) for sid, runs in base_groups.items()}
+    relative = any(rule.kind in RELATIVE for rule in rules)
+    facts: dict[str | None, BaselineRuns] = {}
 
     def facts_of(scenario: str | None) -> BaselineRuns | None:
-        return facts.get(scenario, BaselineRuns(())) if baseline is not None else None
+        if baseline is None or not relative:
+            return None
+        if scenario not in facts:  # built once per scenario, only for the relative rules
+            facts[scenario] = BaselineRuns.of([t.trace for t in base_groups.get(scenario, [])])
+        return facts[scenario]
 
     per_run = [
         (tf, evaluate_rules(rules, tf.trace, facts_of(tf.trace.run.scenario_id)))

@@ -158,13 +158,13 @@ def absence_after(
         maybe_stopped = maybe_stopped or found is None
     names = sorted({s.name for s in path if s.ordinal in set(violated)})
     s, f = label(stop), label(forbidden)
-    but = f" except {', '.join(label(a) for a in allowed)}" if allowed else ""
+    but = f" (allowed: {', '.join(label(a) for a in allowed)})" if allowed else ""
     return combine(
         violated,
         unknown,
-        f"nothing matching {f}{but} ran after {s}",
-        f"{', '.join(names)} ran after {s} had succeeded{but and f' (allowed:{but[7:]})'}",
-        f"whether {s} had succeeded before later spans is not recorded",
+        f"nothing matching {f} ran after {s}{but}",
+        f"{', '.join(names)} ran after {s} had succeeded{but}",
+        f"whether {s} had succeeded before later spans is not recorded{but}",
     )
 
 
