@@ -143,3 +143,18 @@ def test_report_dir_writes_every_format(folders, run_cli):
     ]
     assert json.loads((tmp / "reports" / "gate-report.json").read_text())["verdict"] == "FAIL"
     assert "report.sarif" in out
+
+
+def test_strict_fails_on_an_info_assertion(folders, run_cli):
+    tmp, base, _, _, _, _, _ = folders
+    spec = tmp / "info.yaml"
+    spec.write_text(
+        SPEC.replace("{warn}", "0.9")
+        + "assertions:\n"
+        + "  - {id: short, statement: Paths stay short., severity: info, selector: /path_length,\n"
+        + "     matcher: {op: equals, value: 1}}\n"
+    )
+    good = tmp / "good"
+    assert run_cli(*gate_args(base, good, spec))[0] == 0
+    code, out, _ = run_cli(*gate_args(base, good, spec, "--strict"))
+    assert code == 1 and "output_eval.assertions.short" in out

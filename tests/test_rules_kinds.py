@@ -262,3 +262,14 @@ def test_tool_call_growth(rule, spans, baseline, expected):
 def test_globs_and_literal_names(pattern, name, hit):
     got = status({"kind": "count", "tool": pattern, "max": 0}, name)
     assert got == (("violated", [0]) if hit else ("satisfied", []))
+
+
+@pytest.mark.parametrize("name", [[], "", [""]])
+def test_a_matcher_needs_a_name(name):
+    with pytest.raises(ValidationError, match="non-empty glob"):
+        RULE.validate_python({"kind": "count", "tool": {"name": name}, "max": 1})
+
+
+def test_an_empty_name_is_refused():
+    with pytest.raises(ValidationError):
+        RULE.validate_python({"kind": "precedence", "before": "", "after": "b"})

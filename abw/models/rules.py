@@ -55,8 +55,15 @@ class SpanMatch(_Closed):
     type: list[SpanTypeName] = Field(default_factory=list)
     status: list[SpanStatusName] = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _names(self) -> SpanMatch:
+        names = [self.name] if isinstance(self.name, str) else self.name
+        if not names or not all(names):
+            raise ValueError("a matcher's name must be a non-empty glob or list of globs")
+        return self
 
-Pattern = str | SpanMatch
+
+Pattern = Annotated[str, Field(min_length=1)] | SpanMatch
 
 
 class Binding(_Closed):
