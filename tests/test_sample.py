@@ -273,3 +273,27 @@ def test_bad_scenarios_files_are_one_line_errors(tmp_path, run_cli, body, needle
     assert stderr.count("\n") == 1 and "Traceback" not in stderr
     assert needle in stderr
     assert not (tmp_path / "out").exists()  # nothing ran
+
+
+def test_parallel_scenarios_run_at_once_and_each_scenario_one_run_at_a_time(tmp_path, run_cli):
+    log = tmp_path / "log.txt"
+    agent = f"{PY} {shlex.quote(str(CLAUDE_AGENT))} --sleep 1 --transcript {{transcript}}"
+    mark = shlex.quote(str(log))
+    entries = []
+    for sid in ("a", "b"):
+        run = f"echo start $ABW_SCENARIO >> {mark}; {agent}; echo end $ABW_SCENARIO >> {mark}"
+        entries.append(
+            f"  - id: {sid}\n    run: {json.dumps(run)}\n    importer: claude\n"
+            f'    import_args: [--bash-tool-labels, "{LABELS}", --output-fields, "{FIELDS}"]\n'
+        )
+    scenarios = write_scenarios(tmp_path, *entries)
+    out = tmp_path / "candidate"
+    code, stdout, stderr = run_cli(
+        *sample_args(scenarios, out, "--parallel", "2", "--max-runs", "2")
+    )
+    assert code == 3, stdout + stderr
+    events = log.read_text().split("\n")[:-1]
+    assert sorted(events[:2]) == ["start a", "start b"]  # both scenarios started together
+    for sid in ("a", "b"):  # and each scenario's own runs one after another
+        own = [e.split()[0] for e in events if e.endswith(f" {sid}")]
+        assert own == ["start", "end", "start", "end"]
