@@ -8,39 +8,6 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option
-from abw.text import clean
-
-
-def _run_line(event) -> str:  # abw.sample.loop.RunEvent
-    """One line per recorded run: what it was, and where its scenario stands now."""
-    state = event.state
-    if event.problem is not None:
-        outcome = f"did not complete: {event.problem}"
-        if event.stderr_tail:
-            outcome += f" (stderr: {event.stderr_tail})"
-    else:
-        outcome = {True: "passed", False: "failed", None: "recorded"}[event.passed]
-    standing = f"{state.n} run(s), {state.passed} passed, {state.bounds_text()}: " + (
-        f"decided {state.verdict}" if state.decided else "undecided"
-    )
-    return clean(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
-
-
-def format_sample_summary(result, limits) -> str:  # SampleResult, Limits
-    """Per scenario: the verdict, the runs it took, and why sampling stopped."""
-    lines = []
-    for sid, state in result.states.items():
-        stopped = result.stopped.get(sid) or "stopped"
-        failures = result.failures[sid]
-        fails = f", {failures} did not complete" if failures else ""
-        lines.append(
-            f"  {sid}: {state.verdict} ({stopped}) after {state.n} run(s), "
-            f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.bounds_text()}"
-        )
-        lines.append(f"    {state.why}")
-    total = sum(result.new_runs.values())
-    head = f"abw sample: {total} new agent run(s) over {len(result.states)} scenario(s)"
-    return "\n".join(clean(line) for line in [head, *lines]) + "\n"
 
 
 @click.command("sample")
@@ -115,6 +82,7 @@ def sample_command(
     from abw.gating import report_json, run_gate
     from abw.progress import Progress
     from abw.sample.loop import Limits, SampleInterrupted, Sampler
+    from abw.sample.text import run_line, sample_summary
     from abw.verdicts import exit_code
 
     if quiet:
@@ -126,7 +94,7 @@ def sample_command(
     def on_run(event) -> None:
         bar.advance()
         if not quiet:
-            bar.write_line(_run_line(event))
+            bar.write_line(run_line(event))
 
     sampler.on_run = on_run
     try:
@@ -139,7 +107,7 @@ def sample_command(
         return 2
     finally:
         bar.close()
-    click.echo(format_sample_summary(result, limits), nl=False)
+    click.echo(sample_summary(result), nl=False)
     if not out.is_dir() or not any(out.rglob("*.json")):
         click.echo("abw sample: no runs recorded; nothing to gate.")
         return exit_code("INCONCLUSIVE", allow_inconclusive=allow_inconclusive)

@@ -1,0 +1,43 @@
+"""What ``abw sample`` prints: a line per recorded run and a summary per scenario (the CLI and
+the Action print the same text)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from abw.text import clean
+
+if TYPE_CHECKING:
+    from abw.sample.loop import RunEvent, SampleResult
+
+
+def run_line(event: RunEvent) -> str:
+    """One line per recorded run: what it was, and where its scenario stands now."""
+    state = event.state
+    if event.problem is not None:
+        outcome = f"did not complete: {event.problem}"
+        if event.stderr_tail:
+            outcome += f" (stderr: {event.stderr_tail})"
+    else:
+        outcome = {True: "passed", False: "failed", None: "recorded"}[event.passed]
+    standing = f"{state.n} run(s), {state.passed} passed, {state.bounds_text()}: " + (
+        f"decided {state.verdict}" if state.decided else "undecided"
+    )
+    return clean(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
+
+
+def sample_summary(result: SampleResult) -> str:
+    """Per scenario: the verdict, the runs it took, and why sampling stopped."""
+    lines = []
+    for sid, state in result.states.items():
+        stopped = result.stopped.get(sid) or "stopped"
+        failures = result.failures[sid]
+        fails = f", {failures} did not complete" if failures else ""
+        lines.append(
+            f"  {sid}: {state.verdict} ({stopped}) after {state.n} run(s), "
+            f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.bounds_text()}"
+        )
+        lines.append(f"    {state.why}")
+    total = sum(result.new_runs.values())
+    head = f"abw sample: {total} new agent run(s) over {len(result.states)} scenario(s)"
+    return "\n".join(clean(line) for line in [head, *lines]) + "\n"
