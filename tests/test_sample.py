@@ -297,3 +297,36 @@ def test_parallel_scenarios_run_at_once_and_each_scenario_one_run_at_a_time(tmp_
     for sid in ("a", "b"):  # and each scenario's own runs one after another
         own = [e.split()[0] for e in events if e.endswith(f" {sid}")]
         assert own == ["start", "end", "start", "end"]
+
+
+def test_transcript_from_stdout(tmp_path, run_cli):
+    scenarios = write_scenarios(
+        tmp_path, claude_scenario(agent_args="--seed 2", transcript="stdout")
+    )
+    out = tmp_path / "candidate"
+    code, stdout, stderr = run_cli(*sample_args(scenarios, out, "--max-runs", "2"))
+    assert code == 3, stdout + stderr
+    runs = traces_of(out)
+    assert len(runs) == 2 and all(r["run"]["final_status"] == "success" for r in runs)
+    assert all(r["run"]["canonical_output"]["decision"] == "refund_approved" for r in runs)
+
+
+def test_a_signal_while_a_run_is_written_waits_until_it_is_written():
+    import signal as signals
+
+    from abw.sample.loop import _SIGNALS, _install_handlers, _restore_handlers
+
+    previous = _install_handlers()
+    written = []
+    try:
+        with pytest.raises(KeyboardInterrupt), _SIGNALS.shield():
+            os.kill(os.getpid(), signals.SIGTERM)
+            time.sleep(0.05)
+            written.append("trace")  # the write goes on; the interrupt comes after it
+        assert written == ["trace"]
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signals.SIGTERM)
+            time.sleep(1)
+    finally:
+        _restore_handlers(previous)
+    assert signals.getsignal(signals.SIGTERM) == previous[signals.SIGTERM]

@@ -89,7 +89,7 @@ class Sampler:
         on_run: Callable[[RunEvent], None] | None = None,
     ) -> None:
         from abw.specio import load_spec
-        from abw.traceio import load_traces, trace_paths
+        from abw.traceio import load_traces
 
         self.file = load_scenarios(scenarios_file)
         self.base = scenarios_file.resolve().parent
@@ -101,7 +101,7 @@ class Sampler:
         self.on_run = on_run or (lambda event: None)
         self.candidate: list[TraceFile] = []
         if out.is_dir() and any(out.rglob("*.json")):
-            self.candidate = [*map(_load, trace_paths(out))]
+            self.candidate = load_traces(out)
         self.report: GateReport | None = None
         self.states = {s.id: undecided(s.id) for s in self.file.scenarios}
         self.new_runs = {s.id: 0 for s in self.file.scenarios}
@@ -221,7 +221,7 @@ class Sampler:
             result = future.result() if not future.cancelled() else None
             if result is None or result.interrupted:
                 return  # stopped by this interruption: not a run of the agent
-            with self._shielded():
+            with _SIGNALS.shield():
                 self._record(scenario, sequence, result, work_root / f"{scenario.id}-{sequence}")
             recorded += 1
 
@@ -269,30 +269,34 @@ class Sampler:
                 globs.add(pattern)
         return chosen
 
+
+class _Signals:
+    """SIGINT and SIGTERM as a KeyboardInterrupt in the main thread, held back while a finished
+    run is being written (:meth:`shield`) and raised right after it."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending = False
+
+    def handle(self, signum: int, frame: object) -> None:
+        if self.depth:
+            self.pending = True
+            return
+        raise KeyboardInterrupt
+
     @contextmanager
-    def _shielded(self) -> Iterator[None]:
-        """Hold SIGINT/SIGTERM while a finished run is imported and written; raise after."""
-        global _DEFERRED
-        _SHIELD.append(True)
+    def shield(self) -> Iterator[None]:
+        self.depth += 1
         try:
             yield
         finally:
-            _SHIELD.pop()
-        if _DEFERRED and not _SHIELD:
-            _DEFERRED = False
+            self.depth -= 1
+        if self.pending and not self.depth:
+            self.pending = False
             raise KeyboardInterrupt
 
 
-_SHIELD: list[bool] = []
-_DEFERRED = False
-
-
-def _on_signal(signum: int, frame: object) -> None:
-    global _DEFERRED
-    if _SHIELD:
-        _DEFERRED = True
-        return
-    raise KeyboardInterrupt
+_SIGNALS = _Signals()
 
 
 def _install_handlers() -> dict[int, Any]:
@@ -301,16 +305,10 @@ def _install_handlers() -> dict[int, Any]:
         return {}
     previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, _on_signal)
+        previous[sig] = signal.signal(sig, _SIGNALS.handle)
     return previous
 
 
 def _restore_handlers(previous: dict[int, Any]) -> None:
     for sig, handler in previous.items():
         signal.signal(sig, handler)
-
-
-def _load(path: Path) -> Any:
-    from abw.traceio import load_trace
-
-    return load_trace(path)
