@@ -15,7 +15,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
     PYTHONDONTWRITEBYTECODE=1
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md LICENSE /src/
 COPY abw /src/abw
 COPY agent_behavior_workbench /src/agent_behavior_workbench
 RUN python -m venv /opt/abw \

@@ -9,8 +9,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-setup: $(BIN)/python
+# The stamp makes `make setup` a no-op until pyproject.toml or the setup script changes (the editable
+# install follows source edits by itself); delete it, or the venv, to force a fresh setup.
+STAMP := $(VENV)/.abw-setup-done
+
+setup: $(STAMP)
+
+$(STAMP): $(BIN)/python pyproject.toml scripts/setup.sh
 	bash scripts/setup.sh $(BIN)
+	touch $@
 
 demo: setup
 	$(BIN)/abw demo
