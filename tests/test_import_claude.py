@@ -39,15 +39,18 @@ def expected_status(block: dict, line: dict) -> str:
         content = "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
     content = content or ""
     result = line.get("toolUseResult")
-    if result == "User rejected tool use" or "doesn't want to proceed" in content:
+    failed = block.get("is_error") is True or (
+        isinstance(result, str) and result.startswith("Error")
+    )
+    if result == "User rejected tool use" or (
+        failed and content.startswith("The user doesn't want to proceed")
+    ):
         return "cancelled"
-    if content.startswith("[Request interrupted") or (
+    if (failed and content.startswith("[Request interrupted")) or (
         isinstance(result, dict) and result.get("interrupted") is True
     ):
         return "cancelled"
-    if block.get("is_error") is True or (isinstance(result, str) and result.startswith("Error")):
-        return "error"
-    return "success"
+    return "error" if failed else "success"
 
 
 def expected_calls(path: Path) -> dict[str, list[tuple[str, str, int]]]:
@@ -105,7 +108,7 @@ def tool_spans(trace) -> list:
 
 # ----------------------------------------------------------------- every corpus file
 def test_corpus_is_there():
-    assert len(FILES) >= 19
+    assert len(FILES) >= 22
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -194,6 +197,27 @@ def test_outcomes_are_distinct():
     errors, _ = import_one(CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl")
     outcomes = [s.outcome for s in tool_spans(errors)]
     assert outcomes.count("error") == 6 and outcomes.count("rejected") == 1
+
+
+def test_successful_read_of_a_transcript_is_ok():
+    """A Read whose output is itself a transcript holding the rejection and interrupt texts
+    succeeded: the result's structure (no is_error, a toolUseResult file record) decides."""
+    path = CLAUDE / "spotter__8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    trace, _ = import_one(path)
+    reads = {s.source_ref.line: s for s in tool_spans(trace) if s.name == "Read"}
+    result_line = dict(raw_lines(path))[78]
+    text = result_line["message"]["content"][0]["content"]
+    assert "The user doesn't want to proceed with this tool use" in text  # the real file holds it
+    call = next(
+        s
+        for s in reads.values()
+        if any(
+            b.get("id") == result_line["message"]["content"][0]["tool_use_id"]
+            for b in dict(raw_lines(path))[s.source_ref.line]["message"]["content"]
+        )
+    )
+    assert (call.status, call.outcome) == ("success", "ok")
+    assert not [s for s in tool_spans(trace) if s.outcome in ("rejected", "interrupted")]
 
 
 def test_cut_off_call_is_incomplete_never_success():

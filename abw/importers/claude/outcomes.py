@@ -70,27 +70,36 @@ def result_text(content: Any) -> str:
 def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
     """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``.
 
-    ``is_error`` is optional in the format: absent means false. Order matters: a rejection is
-    also flagged as an error, and must stay a rejection.
+    Structure first: ``toolUseResult`` = ``User rejected tool use`` is a rejection, its
+    ``interrupted: true`` an interrupt; ``is_error: true`` (optional in the format: absent means
+    false), an ``Error…`` string or ``status`` ``error``/``failed`` is a failure. Only a failure,
+    or a result that carries no structure at all (no ``toolUseResult``, no ``is_error``), is
+    refined by the fixed texts Claude Code starts such results with; a successful result is
+    ``ok`` whatever its output says (a ``Read`` of a transcript holds those texts too).
     """
-    text = result_text(content)
     tur = tool_use_result
-    if tur == _REJECTED_RESULT or any(marker in text for marker in _REJECTED):
+    if tur == _REJECTED_RESULT:
         return "rejected"
-    if text.lstrip().startswith(INTERRUPT_MARKER) or (
-        isinstance(tur, dict) and tur.get("interrupted") is True
-    ):
+    if isinstance(tur, dict) and tur.get("interrupted") is True:
         return "interrupted"
-    head = text.lstrip()[:200]
+    failed = (
+        is_error is True
+        or (isinstance(tur, str) and tur.startswith("Error"))
+        or (isinstance(tur, dict) and tur.get("status") in ("error", "failed"))
+    )
+    if not failed and (tur is not None or is_error is not None):
+        return "ok"
+    text = result_text(content).lstrip()
+    if text.startswith(_REJECTED):
+        return "rejected"
+    if text.startswith(INTERRUPT_MARKER):
+        return "interrupted"
+    head = text[:200]
     if (_NOT_GRANTED in text and _DENIED.match(head)) or (
         head.startswith("Permission to use ") and " denied" in head
     ):
         return "denied"
-    if is_error is True or (isinstance(tur, str) and tur.startswith("Error")):
-        return "error"
-    if text.lstrip().startswith("<tool_use_error>"):
-        return "error"
-    if isinstance(tur, dict) and tur.get("status") in ("error", "failed"):
+    if failed or text.startswith("<tool_use_error>"):
         return "error"
     return "ok"
 
