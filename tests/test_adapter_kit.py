@@ -35,7 +35,8 @@ SAMPLES: dict[str, list[Path]] = {
     "langsmith": sorted((CORPUS / "langsmith").glob("*.json")),
     "gemini": sorted((CORPUS / "gemini-cli").glob("*session-*.json")),
     "openhands": sorted((CORPUS / "openhands").glob("*.json")),
-    "swe-agent": sorted((CORPUS / "swe-agent").glob("*.traj")),
+    "swe-agent": sorted((CORPUS / "swe-agent").glob("*.traj"))
+    + sorted((CORPUS / "mini-swe-agent").glob("*.traj.json")),
     "claude": sorted((CORPUS / "claude-code").glob("*.jsonl")),
 }
 #: Raw keys an importer keeps on purpose (identities, not content).

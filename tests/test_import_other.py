@@ -266,13 +266,93 @@ def test_swe_agent_steps(path):
     assert "reproduce" not in text and "diff --git" not in text
 
 
-def test_swe_agent_bash_labels_and_replay_flag():
+def test_swe_agent_bash_labels_and_durations():
     path = CORPUS / "swe-agent" / "sweagent__demo_function_calling_replace__marshmallow-1867.traj"
     (trace,) = _import("swe-agent", path, labels=parse_labels("python:tool"))
     assert [s.name for s in trace.path()].count("python") == 2
     assert trace.run.model_extra["replayed"] is True
     durations = [s.duration_ms for s in trace.path()]
     assert all(d is not None and d > 0 for d in durations)
+
+
+def test_swe_agent_replay_config_is_not_a_replay():
+    """SWE-agent 1.x writes replay_config on every run: a real gpt-4o run (cost and tokens
+    recorded) is not a replay; a replayed demonstration (no tokens exchanged) is."""
+    real = CORPUS / "swe-agent" / "sweagent__test-repo__6e44b9__sweagenttestrepo-1c2844.traj"
+    document = json.loads(real.read_text())
+    assert "replay_config" in document and document["info"]["model_stats"]["tokens_sent"] > 0
+    (trace,) = _import("swe-agent", real)
+    assert "replayed" not in trace.run.model_extra
+    assert next(s.name for s in trace.spans if s.type == "llm") == "gpt-4o"
+    demo = CORPUS / "swe-agent" / "sweagent__demo_function_calling_replace__marshmallow-1867.traj"
+    (replay,) = _import("swe-agent", demo)
+    assert replay.run.model_extra["replayed"] is True
+
+
+@pytest.mark.parametrize("path", SWE, ids=lambda p: p.name[:40])
+def test_swe_agent_source_lines_point_at_their_steps(path):
+    raw_lines = path.read_text().splitlines()
+    steps = json.loads(path.read_text())["trajectory"]
+    (trace,) = _import("swe-agent", path)
+    lines = [s.source_ref.line for s in trace.spans if s.type == "llm"]
+    assert len(lines) == len(steps) and lines == sorted(set(lines))
+    for line, step in zip(lines, steps, strict=True):
+        # the step object opens on that line; its action is written within it
+        assert raw_lines[line - 1].strip() == "{"
+        nxt = lines[lines.index(line) + 1] if line != lines[-1] else len(raw_lines)
+        assert json.dumps(step["action"])[1:20] in "\n".join(raw_lines[line - 1 : nxt])
+    assert all(s.source_ref.line for s in trace.spans)
+
+
+def test_removed_fields_are_what_the_file_held():
+    held = {path.name: set(_import("swe-agent", path)[0].redaction.removed_fields) for path in SWE}
+    old = held["sweagent__pydicom__pydicom-1458.traj"]  # 0.x: no replay_config, no history use
+    assert "replay_config" not in old and "messages.content" not in old
+    assert "replay_config" in held["sweagent__test-repo__6e44b9__sweagenttestrepo-1c2844.traj"]
+    for path in SWE:
+        document = json.loads(path.read_text())
+        for name in held[path.name]:
+            top = name.split(".")[0]
+            assert document.get(top), (path.name, name)
+    (mini,) = _import("swe-agent", MINI_LIST)
+    assert mini.redaction.removed_fields == ["messages.content"]
+
+
+MINI_LIST = CORPUS / "mini-swe-agent" / "miniswe__github_issue.traj.json"
+
+
+def test_mini_swe_agent_bare_message_list():
+    """mini-swe-agent's bare list of messages (its inspector reads them) imports: one bash span
+    per fenced ``mswea_bash_command``, its status from the next ``<returncode>``."""
+    messages = json.loads(MINI_LIST.read_text())
+    assert isinstance(messages, list)
+    expected = []
+    for message, reply in zip(messages, [*messages[1:], None], strict=True):
+        if message["role"] == "assistant" and "```mswea_bash_command" in message["content"]:
+            code = re.search(r"<returncode>(\d+)</returncode>", (reply or {}).get("content", ""))
+            # the submit command's reply is the submitted diff itself, with no return code
+            expected.append(("bash", "success" if not code or code.group(1) == "0" else "error"))
+    assert expected.count(("bash", "error")) == 2  # non-zero return codes (a missing file, ...)
+    (trace,) = _import("swe-agent", MINI_LIST)
+    assert len(expected) >= 5 and _path(trace) == expected
+    assert sum(s.type == "llm" for s in trace.spans) == sum(
+        m["role"] == "assistant" for m in messages
+    )
+    raw_lines = MINI_LIST.read_text().splitlines()
+    for span in trace.spans:
+        assert raw_lines[span.source_ref.line - 1].strip() == "{"
+    assert "missing_colon" not in render_trace(trace)
+
+
+def test_mini_swe_agent_list_in_a_folder_imports(run_cli, tmp_path):
+    """A folder import is atomic: a bare-list file used to block every run beside it."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / MINI_LIST.name).write_bytes(MINI_LIST.read_bytes())
+    (runs / SWE[0].name).write_bytes(SWE[0].read_bytes())
+    code, _, err = run_cli("import", "swe-agent", "--input", runs, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 2
 
 
 def test_mini_swe_agent(tmp_path):

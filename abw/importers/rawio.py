@@ -86,3 +86,22 @@ def decode_json_string(value: Any) -> Any:
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else ``{}``: a wrong-typed container is skipped."""
     return value if isinstance(value, dict) else {}
+
+
+def _holds(value: Any, keys: list[str]) -> bool:
+    if isinstance(value, list):
+        return any(_holds(item, keys) for item in value)
+    if not keys:
+        return value not in (None, "", [], {})
+    return isinstance(value, dict) and keys[0] in value and _holds(value[keys[0]], keys[1:])
+
+
+def held_fields(document: Any, fields: dict[str, str] | tuple[str, ...]) -> list[str]:
+    """The names of ``fields`` the input actually holds, for ``redaction.removed_fields``.
+
+    ``fields`` maps a name to a dotted path (a tuple: each name is its own path); lists on the
+    way are looked through (``trajectory.action``: some step has an action). Only a non-empty
+    value counts: an absent, null or empty field held no content to remove.
+    """
+    paths = fields if isinstance(fields, dict) else {name: name for name in fields}
+    return sorted(name for name, path in paths.items() if _holds(document, path.split(".")))

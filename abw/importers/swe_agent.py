@@ -7,6 +7,16 @@ text itself is never kept). There is no exit code: the status is read from fixed
 print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
 new syntax error(s)``). ``info.exit_status`` gives the run's outcome.
 
+mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its
+own inspector still reads) a bare list of messages; its command is the one fenced block of an
+assistant message (```` ```mswea_bash_command ````, ```` ```bash ````, or
+``<mswea_bash_command>``), its status the next message's ``<returncode>``.
+
+``source_ref.line`` is the raw line each step (or message) starts on. ``run.replayed`` says the
+actions were not a model's: the run's ``model_stats`` record no tokens at all (a replay or a
+human demonstration). SWE-agent 1.x writes ``replay_config`` on *every* run — it is the config
+to replay it with — so that key alone says nothing.
+
 ``--argument-fields`` needs structured arguments: only function-calling trajectories have them
 (``history`` assistant messages with ``tool_calls``, paired with steps by their ``action``);
 a plain command string (0.x, mini-swe-agent, thought-action 1.x) has none to pick from.
@@ -20,7 +30,8 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, decode_json_string, load_json, read_raw
+from abw.importers.positions import value_lines
+from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.models.trace import Trace
 
@@ -60,7 +71,12 @@ _FAILURES = (
     re.compile(r"^Usage: ", re.MULTILINE),
 )
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
-_BASH_BLOCK = re.compile(r"```(?:bash|sh)\s*\n(.*?)\n```", re.DOTALL)
+_BASH_BLOCK = re.compile(
+    r"```(?:mswea_bash_command|bash|sh)\s*\n(.*?)\n```"
+    r"|<mswea_bash_command>(.*?)</mswea_bash_command>",
+    re.DOTALL,
+)
+#: The content kinds a trajectory can hold; ``removed_fields`` names those a file does hold.
 REMOVED_FIELDS = (
     "trajectory.action",
     "trajectory.observation",
@@ -71,6 +87,7 @@ REMOVED_FIELDS = (
     "info.submission",
     "info.edited_files30",
     "replay_config",
+    "messages.content",
 )
 
 
@@ -115,13 +132,19 @@ class SweAgentImporter(Importer):
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
         document = load_json(raw, path)
+        if _message_list(document):  # mini-swe-agent's bare list of messages
+            document = {"messages": document}
+            lines = {("messages", *key): line for key, line in value_lines(raw, 1).items()}
+        else:
+            lines = value_lines(raw, 2)
         if isinstance(document, dict) and isinstance(document.get("messages"), list):
-            drafts, final_text = _mini(document, options)
+            drafts, final_text = _mini(document, options, lines)
         elif isinstance(document, dict) and isinstance(document.get("trajectory"), list):
-            drafts, final_text = _steps(document, options, path)
+            drafts, final_text = _steps(document, options, path, lines)
         else:
             raise AbwInputError(
-                "not a SWE-agent trajectory: expected an object with trajectory[] (or messages[])",
+                "not a SWE-agent trajectory: expected an object with trajectory[] (or "
+                "messages[]), or a list of {role, content} messages",
                 file=path,
                 field="trajectory",
             )
@@ -131,9 +154,7 @@ class SweAgentImporter(Importer):
                 f"{path.name}: no argument fields extracted (argument fields are read only from "
                 "function-calling trajectories' tool_calls, and none matched)"
             )
-        extra = {}
-        if "replay_config" in document:
-            extra["replayed"] = True  # a replayed demonstration, not a free model run
+        extra = {"replayed": True} if _no_model_tokens(info, drafts) else {}
         return [
             make_trace(
                 platform=self.platform,
@@ -145,10 +166,28 @@ class SweAgentImporter(Importer):
                 final_status=_final_status(info.get("exit_status")),
                 final_output=final_text,
                 final_text=final_text,
-                removed_fields=REMOVED_FIELDS,
+                removed_fields=held_fields(document, REMOVED_FIELDS),
                 extra_run=extra,
             )
         ]
+
+
+def _message_list(document: Any) -> bool:
+    """A non-empty list of ``{role, ...}`` objects (mini-swe-agent's older trajectories)."""
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in document)
+    )
+
+
+def _no_model_tokens(info: dict[str, Any], drafts: list[Draft]) -> bool:
+    """The run took steps but its model exchanged no tokens: a replay or a human demonstration
+    (SWE-agent's replay and human models report 0), not a model's run."""
+    stats = as_dict(info.get("model_stats"))
+    counts = [stats.get("tokens_sent"), stats.get("tokens_received")]
+    recorded = all(isinstance(c, int) and not isinstance(c, bool) for c in counts)
+    return recorded and counts == [0, 0] and any(d.type != "llm" for d in drafts)
 
 
 def _tool(command: str) -> str:
@@ -181,7 +220,7 @@ def _function_calls(document: dict[str, Any]) -> list[tuple[str, str, Any]]:
 
 
 def _steps(
-    document: dict[str, Any], options: ImportOptions, path: Path
+    document: dict[str, Any], options: ImportOptions, path: Path, lines: dict[tuple, int]
 ) -> tuple[list[Draft], str | None]:
     drafts: list[Draft] = []
     model = _model(document)
@@ -190,13 +229,17 @@ def _steps(
     for index, step in enumerate(document["trajectory"]):
         if not isinstance(step, dict):
             raise AbwInputError("a step is not an object", file=path, field=f"trajectory.{index}")
-        drafts.append(Draft((index, 0), "llm", model, "ok", output=step.get("response", ABSENT)))
+        line = lines.get(("trajectory", index))
+        llm = Draft((index, 0), "llm", model, "ok", output=step.get("response", ABSENT))
+        llm.line = line
+        drafts.append(llm)
         action = step.get("action")
         if not isinstance(action, str) or not action.strip():
             continue
         name = _tool(action)
         draft = Draft((index, 1), "tool", name, None, action, step.get("observation", ABSENT))
         draft.outcome = observation_outcome(step.get("observation"))
+        draft.line = line
         if name in RETRIEVERS:
             draft.type = "retriever"
         if name == "bash":
@@ -219,9 +262,11 @@ def _steps(
     return drafts, submission if isinstance(submission, str) else None
 
 
-def _mini(document: dict[str, Any], options: ImportOptions) -> tuple[list[Draft], str | None]:
-    """mini-swe-agent: assistant messages run one ```bash block; the next user message holds
-    ``<returncode>N</returncode>``."""
+def _mini(
+    document: dict[str, Any], options: ImportOptions, lines: dict[tuple, int]
+) -> tuple[list[Draft], str | None]:
+    """mini-swe-agent: assistant messages run one fenced command block; the next user message
+    holds ``<returncode>N</returncode>``."""
     drafts: list[Draft] = []
     pending: Draft | None = None
     final_text = None
@@ -230,13 +275,18 @@ def _mini(document: dict[str, Any], options: ImportOptions) -> tuple[list[Draft]
             continue
         content = message.get("content")
         text = content if isinstance(content, str) else ""
+        line = lines.get(("messages", index))
         if message.get("role") == "assistant":
-            drafts.append(Draft((index, 0), "llm", "model", "ok", output=content))
+            llm = Draft((index, 0), "llm", "model", "ok", output=content)
+            llm.line = line
+            drafts.append(llm)
             final_text = text or final_text
             block = _BASH_BLOCK.search(text)
             if block:
-                pending = Draft((index, 1), "tool", "bash", "incomplete", block.group(1))
-                pending.mark_shell(options.labels, block.group(1))
+                command = block.group(1) if block.group(1) is not None else block.group(2)
+                pending = Draft((index, 1), "tool", "bash", "incomplete", command)
+                pending.line = line
+                pending.mark_shell(options.labels, command)
                 drafts.append(pending)
         elif message.get("role") == "user" and pending is not None:
             code = _RETURNCODE.search(text)
