@@ -335,10 +335,17 @@ def inject_canaries(
                 and CONTENT_ATTRIBUTE.search(attribute_key)
             ):
                 return {**inner, "value": plant(inner["value"])}
-            return {k: plant(v) if k in content_keys else walk(v) for k, v in inner.items()}
+            return {k: plant(v) if _content_key(k) else walk(v) for k, v in inner.items()}
         if isinstance(inner, list):
             return [walk(x) for x in inner]
         return inner
+
+    def _content_key(key: str) -> bool:
+        """A content key, or a dotted attribute name that holds content (a flat attribute
+        object, as the console exporter and any-agent write: ``gen_ai.input.messages``)."""
+        if key in kept:
+            return False
+        return key in content_keys or ("." in key and bool(CONTENT_ATTRIBUTE.search(key)))
 
     return walk(value)
 

@@ -30,6 +30,7 @@ CORPUS_DIRS: dict[str, str] = {
     "gemini": "gemini-cli",
     "openhands": "openhands",
     "swe-agent": "swe-agent",
+    "any-agent": "any-agent",
 }
 
 MAX_SEED_BYTES = 64 * 1024  # JSON Lines seeds are cut to this so one execution stays fast

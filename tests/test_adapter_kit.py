@@ -31,6 +31,7 @@ from abw_example_adapter import StepsImporter  # noqa: E402
 SAMPLES: dict[str, list[Path]] = {
     "codex": sorted((CORPUS / "codex").glob("*.jsonl")),
     "otel": sorted((CORPUS / "otel").glob("*")),
+    "any-agent": sorted((CORPUS / "any-agent").glob("*.json")),
     "openai-agents": sorted((CORPUS / "openai-agents").glob("*.json")),
     "langsmith": sorted((CORPUS / "langsmith").glob("*.json")),
     "gemini": sorted((CORPUS / "gemini-cli").glob("*session-*.json")),

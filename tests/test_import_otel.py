@@ -10,6 +10,7 @@ import pytest
 
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
+from abw.importers.common import parse_argument_fields
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
 
@@ -517,3 +518,58 @@ def test_console_status_of_the_wrong_type_is_not_a_crash(tmp_path, status):
     assert [(s.name, s.status) for s in trace.path()] == [
         ("get_weather", "error" if failed else "success")
     ]
+
+
+# ----------------------------------------------------------------- any-agent
+
+ANY_AGENT = sorted((CORPUS / "any-agent").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", ANY_AGENT, ids=lambda p: p.name)
+def test_any_agent_trace_json_imports_with_its_llm_calls(path):
+    """any-agent's AgentTrace JSON (integer ids and times, lower-case status, a parent
+    context): every call_llm span is an llm span and every execute_tool span a tool span,
+    in start-time order under the invoke_agent scope."""
+    document = json.loads(path.read_text())
+    spans = sorted(document["spans"], key=lambda s: s["start_time"])
+    root = next(s for s in document["spans"] if s["parent"]["span_id"] is None)
+    expected, agents = [], []
+    for span in spans:
+        operation = span["attributes"]["gen_ai.operation.name"]
+        if operation == "call_llm":
+            expected.append(("llm", span["attributes"]["gen_ai.request.model"], "success"))
+        elif operation == "execute_tool":
+            expected.append(("tool", span["attributes"]["gen_ai.tool.name"], "success"))
+        else:
+            continue
+        # the agent scope names the spans under it (Google ADK's parents are not exported)
+        under = span["parent"]["span_id"] == root["context"]["span_id"]
+        agents.append("any_agent" if under else None)
+    for name in ("otel", "any-agent"):
+        (trace,) = get_importer(name).import_file(path, ImportOptions())
+        assert [(s.type, s.name, s.status) for s in trace.spans] == expected
+        assert trace.source.export_format == "any-agent-json"
+        assert trace.run.trace_id == format(root["context"]["trace_id"], "032x")
+        assert [s.attributes.get("agent") for s in trace.spans] == agents
+        assert all(s.duration_ms is not None and s.duration_ms >= 0 for s in trace.spans)
+        assert trace.run.final_status == "success"
+    assert trace.source.platform == "any_agent"
+    text = render_trace(trace)
+    assert "America/New_York" not in text and "Use the available tools" not in text
+
+
+def test_any_agent_argument_fields_read_the_tool_args():
+    path = CORPUS / "any-agent" / "anyagent__OPENAI_trace.json"
+    (trace,) = get_importer("any-agent").import_file(
+        path, ImportOptions(argument_fields=parse_argument_fields("get_current_time:timezone"))
+    )
+    (call,) = [s for s in trace.spans if s.name == "get_current_time"]
+    assert call.attributes["arguments"] == {"timezone": "America/New_York"}
+
+
+def test_any_agent_cli(run_cli, tmp_path):
+    code, _, err = run_cli(
+        "import", "any-agent", "--input", CORPUS / "any-agent", "--out", tmp_path / "out"
+    )
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == len(ANY_AGENT)

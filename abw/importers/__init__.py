@@ -21,6 +21,7 @@ BUILTIN: dict[str, str] = {
     "claude": "abw.importers.claude:ClaudeImporter",
     "codex": "abw.importers.codex:CodexImporter",
     "otel": "abw.importers.otel:OtelImporter",
+    "any-agent": "abw.importers.otel:AnyAgentImporter",
     "openai-agents": "abw.importers.openai_agents:OpenAIAgentsImporter",
     "langsmith": "abw.importers.langsmith:LangSmithImporter",
     "gemini": "abw.importers.gemini:GeminiImporter",

@@ -37,7 +37,8 @@ from abw.models.trace import Trace
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
-LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate"}
+#: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
+LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
 TOOL_OPS = {"execute_tool"}
 RETRIEVER_OPS = {"retrieval", "embeddings", "rerank"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
@@ -53,6 +54,7 @@ VERCEL_LLM = {
 INPUT_KEYS = (
     "gen_ai.tool.call.arguments",
     "ai.toolCall.args",
+    "gen_ai.tool.args",
     "input.value",
     "gen_ai.input.messages",
     "traceloop.entity.input",
@@ -69,9 +71,15 @@ OUTPUT_KEYS = (
     "ai.response.text",
     "ai.response.toolCalls",
     "gen_ai.completion",
+    "gen_ai.output",
 )
 #: Where a tool span records the call's arguments (a JSON object, usually as a string).
-ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "ai.toolCall.args", "input.value")
+ARGUMENT_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "ai.toolCall.args",
+    "gen_ai.tool.args",
+    "input.value",
+)
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
 _FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
 _MODEL_KEYS = (
@@ -167,8 +175,10 @@ def key_values(items: Any) -> dict[str, Any]:
 
 def norm_id(value: Any, size: int) -> str | None:
     """A trace id (16 bytes) or span id (8 bytes) as lower-case hex, from hex or base64."""
-    if value is None or value == "":
+    if value is None or value == "" or isinstance(value, bool):
         return None
+    if isinstance(value, int):  # any-agent writes ids as integers
+        return format(value, f"0{size * 2}x") if value > 0 else None
     text = str(value)
     if text.startswith("0x"):
         text = text[2:]
@@ -313,9 +323,24 @@ def _iso_ns(value: Any) -> int | None:
     return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
 
 
+def _time_ns(value: Any) -> int | None:
+    """An ISO time (console exporter) or integer nanoseconds since the epoch (any-agent)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _ns(value)
+    return _iso_ns(value)
+
+
+def _parent_id(document: dict[str, Any]) -> str | None:
+    """``parent_id`` (console exporter), or the span id of the ``parent`` context (any-agent)."""
+    if "parent_id" in document:
+        return norm_id(document.get("parent_id"), 8)
+    return norm_id(as_dict(document.get("parent")).get("span_id"), 8)
+
+
 def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
     """A span written twice (started, then ended) is kept twice here; build_trace keeps the
-    ended copy, as for the other encodings."""
+    ended copy, as for the other encodings. any-agent's ``AgentTrace.spans`` have this shape
+    too, with integer ids and times and a ``parent`` context."""
     for document in documents:
         context = document["context"]  # an object: _is_console checked it
         status = as_dict(document.get("status"))
@@ -326,10 +351,10 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
             OSpan(
                 trace_id=norm_id(context.get("trace_id"), 16) or "",
                 span_id=norm_id(context.get("span_id"), 8) or "",
-                parent_id=norm_id(document.get("parent_id"), 8),
+                parent_id=_parent_id(document),
                 name=str(document.get("name") or ""),
-                start_ns=_iso_ns(document.get("start_time")),
-                end_ns=_iso_ns(document.get("end_time")),
+                start_ns=_time_ns(document.get("start_time")),
+                end_ns=_time_ns(document.get("end_time")),
                 status=code,
                 status_message=message,
                 attributes=dict(as_dict(document.get("attributes"))),
@@ -362,7 +387,8 @@ def _is_console(value: Any) -> bool:
 
 
 def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
-    """Every span of the file and the encoding it used (otlp-json, jaeger-json, otel-console)."""
+    """Every span of the file and the encoding it used (otlp-json, jaeger-json, otel-console,
+    any-agent-json)."""
     raw = json_body(raw, path)
     spans: list[OSpan] = []
     try:
@@ -383,9 +409,19 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
         if all(_is_console(d) for d in documents) and documents:
             _console(documents, spans)
             return spans, "otel-console"
+        agent_spans = whole.get("spans") if isinstance(whole, dict) else None
+        if isinstance(agent_spans, list) and agent_spans and all(map(_is_console, agent_spans)):
+            # any-agent's AgentTrace: {"spans", "final_output"}. Its trace ids are 128-bit
+            # integers, which orjson reads as floats: decode again with exact integers.
+            try:
+                agent_spans = json.loads(raw)["spans"]
+            except (ValueError, RecursionError):
+                raise AbwInputError("an integer in the trace is too long", file=path) from None
+            _console(agent_spans, spans)
+            return spans, "any-agent-json"
         raise AbwInputError(
             "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON), "
-            "data[].spans (Jaeger) or console-exporter spans",
+            "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
             file=path,
         )
     lines = raw.split(b"\n")
@@ -567,6 +603,19 @@ class OtelImporter(Importer):
                 spans, lambda s: s.trace_id, lambda s: s.start_ns or 0
             )
         ]
+
+
+class AnyAgentImporter(OtelImporter):
+    """any-agent (mozilla-ai): the ``AgentTrace`` JSON it writes (``agent_trace.model_dump_json``:
+    ``{"spans": [...], "final_output": ...}``), or its spans exported as OTLP. The same reading
+    as ``otel``; ``call_llm`` spans are llm spans, ``execute_tool`` spans tools."""
+
+    name: ClassVar[str] = "any-agent"
+    platform: ClassVar[str] = "any_agent"
+    help: ClassVar[str] = (
+        "any-agent traces: its AgentTrace JSON ({spans, final_output}) or OTLP export; call_llm "
+        "spans are llm spans. --argument-fields reads execute_tool spans' gen_ai.tool.args."
+    )
 
 
 def build_trace(
