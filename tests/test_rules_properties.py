@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
@@ -57,3 +57,66 @@ def test_unknown_means_the_unrecorded_spans_decide(spans, index):
         outcomes.add(_status(rule, filled))
     expected = outcomes.pop() if len(outcomes) == 1 else "unknown"
     assert got == expected, (RULES[index], spans)
+
+
+def _reference_precedence(spans, within, bind):
+    """Precedence by its definition, pair by pair (quadratic): a reference for the engine."""
+
+    def link(b, a):
+        if not bind:
+            return True
+        left, right = b.attributes.get("arguments"), a.attributes.get("arguments")
+        if left is None or right is None:
+            return None
+        if "k" not in left or "k" not in right:
+            return False
+        return left["k"] == right["k"]
+
+    violated = unknown = False
+    for i, a in enumerate(spans):
+        if a.name != "b":
+            continue
+        window = spans[max(0, i - within) if within else 0 : i]
+        found = [
+            (True if b.status == "success" else None, link(b, a))
+            for b in window
+            if b.name == "a" and b.status in ("success", "unknown")
+        ]
+        if any(f and lk for f, lk in found):
+            continue
+        if any(lk is not False for _, lk in found):
+            unknown = True
+        else:
+            violated = True
+    return "violated" if violated else "unknown" if unknown else "satisfied"
+
+
+arguments_strategy = st.sampled_from([None, {}, {"k": 1}, {"k": 2}])
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    spans=st.lists(
+        st.tuples(
+            st.sampled_from("ab"),
+            st.sampled_from(["success", "error", "unknown"]),
+            arguments_strategy,
+        ),
+        max_size=7,
+    ),
+    within=st.sampled_from([None, 1, 2]),
+    bind=st.booleans(),
+)
+@example(spans=[("a", "success", None), ("b", "success", {"k": 1})], within=None, bind=True)
+@example(spans=[("a", "unknown", {"k": 1}), ("b", "error", {"k": 1})], within=None, bind=True)
+def test_precedence_agrees_with_its_definition(spans, within, bind):
+    rule = {"kind": "precedence", "before": "a", "after": "b"}
+    if within:
+        rule["within"] = within
+    if bind:
+        rule["bind"] = {"before": "k", "after": "k"}
+    built = trace(
+        *(span(n, s) if args is None else span(n, s, arguments=args) for n, s, args in spans)
+    ).path()
+    got = evaluate_rule(RULE.validate_python(rule), built).status
+    assert got == _reference_precedence(built, within, bind), (spans, within, bind)

@@ -14,6 +14,7 @@ from abw.rules.jsonvalue import is_number
 from abw.rules.outcome import RuleOutcome, combine, label, span_matches
 
 Span = Any  # abw.models.trace.Span
+_ABSENT = object()
 
 
 def tool_allowlist(path: Sequence[Span], tools: Sequence[Any], types: Sequence[str]) -> RuleOutcome:
@@ -74,22 +75,20 @@ def confidence(
     arguments were not extracted, or hold a non-number there, is ``unknown``."""
     violated: list[int] = []
     unknown: list[int] = []
-    for index, span in enumerate(path):
-        if span_matches(tool, span) is not True:
-            continue
-        arguments = extracted_arguments(span)
-        if arguments is not None and field not in arguments:
-            continue
-        value = None if arguments is None else arguments[field]
-        if not is_number(value):
-            unknown.append(span.ordinal)
-            continue
-        if value < threshold:
-            continue
-        found = [span_matches(evidence, e, ("success",)) for e in path[:index]]
-        if True in found:
-            continue
-        (unknown if None in found else violated).append(span.ordinal)
+    proven = maybe_proven = False  # a successful / unrecorded evidence span so far
+    for span in path:
+        if span_matches(tool, span) is True:
+            arguments = extracted_arguments(span)
+            value = None if arguments is None else arguments.get(field, _ABSENT)
+            if value is _ABSENT or (is_number(value) and value < threshold):
+                pass  # no claim, or not a confident one
+            elif not is_number(value):
+                unknown.append(span.ordinal)
+            elif not proven:
+                (unknown if maybe_proven else violated).append(span.ordinal)
+        found = span_matches(evidence, span, ("success",))
+        proven = proven or found is True
+        maybe_proven = maybe_proven or found is None
     name, proof = label(tool), label(evidence)
     return combine(
         violated,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abw.rules.arguments import extracted_arguments
-from abw.rules.jsonvalue import json_equal
+from abw.rules.jsonvalue import json_key
 from abw.rules.outcome import (
     RuleOutcome,
     Tri,
@@ -32,16 +32,46 @@ def _maybe(span: Span) -> bool:
     return span.status == "unknown"
 
 
-def _bound(bind: Any, before: Span, after: Span) -> Tri:
-    """Whether the bound argument fields are equal: None when a side was not extracted."""
-    if bind is None:
-        return True
-    left, right = extracted_arguments(before), extracted_arguments(after)
-    if left is None or right is None:
-        return None
-    if bind.before not in left or bind.after not in right:
-        return False
-    return json_equal(left[bind.before], right[bind.after])
+class _Earlier:
+    """The latest ``before`` spans seen so far (path indexes), for a linear-time precedence.
+
+    ``sure`` / ``maybe``: the latest successful / unrecorded one; with ``bind``, per bound value
+    (``by_key``) and for those whose arguments were not extracted (``loose``).
+    """
+
+    def __init__(self, field: str | None) -> None:
+        self.field = field
+        self.sure = self.maybe = self.loose = -1
+        self.by_key: dict[str, list[int]] = {}  # value key -> [sure index, maybe index]
+
+    def add(self, index: int, span: Span, found: Tri) -> None:
+        slot = 0 if found else 1
+        if found:
+            self.sure = index
+        else:
+            self.maybe = index
+        if self.field is None:
+            return
+        arguments = extracted_arguments(span)
+        if arguments is None:
+            self.loose = index
+        elif self.field in arguments:
+            self.by_key.setdefault(json_key(arguments[self.field]), [-1, -1])[slot] = index
+
+    def decide(self, span: Span, field: str | None, start: int) -> Tri:
+        """True: a successful, bound ``before`` lies in ``[start, here)``; None: one may."""
+        if self.field is None:
+            return True if self.sure >= start else (None if self.maybe >= start else False)
+        arguments = extracted_arguments(span)
+        if arguments is None:  # nothing to bind on this side
+            return None if max(self.sure, self.maybe) >= start else False
+        if field in arguments:
+            sure, maybe = self.by_key.get(json_key(arguments[field]), [-1, -1])
+            if sure >= start:
+                return True
+            if maybe >= start:
+                return None
+        return None if self.loose >= start else False
 
 
 def precedence(
@@ -54,26 +84,23 @@ def precedence(
 ) -> RuleOutcome:
     """Every ``after`` span (each attempt whatever its status, or each success) has a successful
     ``before`` span at an earlier ordinal, at most ``within`` path steps back and with equal
-    ``bind`` arguments when given."""
+    ``bind`` arguments when given (unknown when a side's arguments were not extracted; a call
+    that passed no such field binds nothing)."""
     subject_status = ("success",) if subject == "successes" else ()
     noun = "attempt" if subject == "attempts" else "success"
     violated: list[int] = []
     unknown: list[int] = []
+    earlier = _Earlier(None if bind is None else bind.before)
     for index, span in enumerate(path):
         role = span_matches(after, span, subject_status)
-        if role is False:
-            continue
-        start = 0 if within is None else max(0, index - within)
-        sure = maybe = False
-        for earlier in path[start:index]:
-            found = span_matches(before, earlier, ("success",))
-            link = _bound(bind, earlier, span) if found is not False else False
-            if found and link:
-                sure = True
-                break
-            maybe = maybe or (found is not False and link is not False)
-        if not sure:
-            (unknown if maybe or role is None else violated).append(span.ordinal)
+        if role is not False:
+            start = 0 if within is None else max(0, index - within)
+            found = earlier.decide(span, None if bind is None else bind.after, start)
+            if found is not True:
+                (unknown if found is None or role is None else violated).append(span.ordinal)
+        match = span_matches(before, span, ("success",))
+        if match is not False:
+            earlier.add(index, span, match)
     a, b = label(after), label(before)
     where = f" within {within} steps" if within else ""
     bound = f" with {bind.before} = {bind.after}" if bind is not None else ""
