@@ -202,6 +202,93 @@ def test_gemini_cancelled_and_error_calls(tmp_path):
     assert "--prod" not in render_trace(trace)
 
 
+@pytest.mark.parametrize("path", GEMINI, ids=lambda p: p.name[:40])
+def test_gemini_source_lines_point_at_messages_and_calls(path):
+    """Each llm span's line is where its message object opens, each tool span's where its
+    toolCalls entry opens (the object's first key, its id, is on the next line)."""
+    raw_lines = path.read_text().splitlines()
+    document = json.loads(path.read_text())
+    ids = [m["id"] for m in document["messages"] if m["type"] == "gemini"]
+    ids += [c["id"] for m in document["messages"] for c in m.get("toolCalls", [])]
+    (trace,) = _import("gemini", path)
+    assert len(trace.spans) == len(ids)
+    for span in trace.spans:
+        line = span.source_ref.line
+        assert raw_lines[line - 1].strip() == "{"
+        assert raw_lines[line].strip() == f'"id": {json.dumps(span.span_id)},'
+    assert sorted(s.span_id for s in trace.spans) == sorted(ids)
+
+
+def test_gemini_shell_exit_code_decides_the_outcome(tmp_path):
+    """A shell call the recording marks success only ran: its output's ``Exit Code: N`` line
+    decides (127, 1 -> error; 0 -> ok). The real session's write_file calls are turned into
+    run_shell_command calls whose output is written in the shell tool's own format."""
+    document = json.loads(GEMINI[0].read_text())
+    calls = [c for m in document["messages"] for c in m.get("toolCalls", [])]
+    codes = {0: "127", 1: "1", 2: "0", 3: "(none)"}
+    for position, code in codes.items():
+        call = calls[position]
+        call["name"] = "run_shell_command"
+        call["args"] = {"command": "pip install nothing-here", "description": "install"}
+        output = (
+            "Command: pip install nothing-here\nDirectory: (root)\nOutput: some text\n"
+            f"Error: (none)\nExit Code: {code}\nSignal: (none)\nBackground PIDs: (none)"
+        )
+        call["result"] = [
+            {
+                "functionResponse": {
+                    "id": call["id"],
+                    "name": "run_shell_command",
+                    "response": {"output": output},
+                }
+            }
+        ]
+        call["status"] = "success"
+    path = tmp_path / GEMINI[0].name
+    path.write_text(json.dumps(document, indent=2))
+    (trace,) = _import("gemini", path)
+    shell = [s for s in trace.path() if s.name == "run_shell_command"]
+    assert [(s.status, s.attributes.get("exit_code")) for s in shell] == [
+        ("error", 127),
+        ("error", 1),
+        ("success", 0),
+        ("success", None),
+    ]
+
+
+def test_removed_fields_name_only_what_the_input_held():
+    """removed_fields lists the content kinds the file held, not a fixed list."""
+    (gemini,) = _import("gemini", GEMINI[0])
+    document = json.loads(GEMINI[0].read_text())
+    calls = [c for m in document["messages"] for c in m.get("toolCalls", [])]
+    held = {f"toolCalls.{k}" for c in calls for k, v in c.items() if v not in (None, "", [], {})}
+    held |= {f"messages.{k}" for m in document["messages"] for k, v in m.items() if v}
+    held |= {"projectHash"} if document.get("projectHash") else set()
+    assert set(gemini.redaction.removed_fields) <= held
+    assert "toolCalls.args" in gemini.redaction.removed_fields
+    # the same importer on a session without thoughts or descriptions does not list them
+    for message in document["messages"]:
+        message.pop("thoughts", None)
+        for call in message.get("toolCalls", []):
+            call.pop("description", None)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        bare = Path(folder) / "session.json"
+        bare.write_text(json.dumps(document))
+        (trimmed,) = _import("gemini", bare)
+    assert set(gemini.redaction.removed_fields) - set(trimmed.redaction.removed_fields) == {
+        "messages.thoughts",
+        "toolCalls.description",
+    }
+    for path in OPENHANDS:
+        (trace,) = _import("openhands", path)
+        events = json.loads(path.read_text())
+        for name in trace.redaction.removed_fields:
+            top = name.split(".")[0]
+            assert any(e.get(top) for e in events), (path.name, name)
+
+
 # ----------------------------------------------------------------- OpenHands
 
 OPENHANDS = sorted((CORPUS / "openhands").glob("*.json"))
@@ -233,6 +320,22 @@ def test_openhands_actions_paired_with_observations(path):
         1 for e in events if e.get("action") == "message" and e.get("source") == "agent"
     )
     assert sum(s.type == "llm" for s in trace.spans) == len(responses) + plain_messages
+
+
+@pytest.mark.parametrize("path", OPENHANDS, ids=lambda p: p.name)
+def test_openhands_source_lines_point_at_events(path):
+    raw_lines = path.read_text().splitlines()
+    events = json.loads(path.read_text())
+    (trace,) = _import("openhands", path)
+    for span in trace.spans:
+        line = span.source_ref.line
+        assert raw_lines[line - 1].strip() == "{"
+        event_id = int(raw_lines[line].strip().removeprefix('"id": ').rstrip(","))
+        assert any(e["id"] == event_id for e in events)
+    tools = [s for s in trace.spans if s.type != "llm"]
+    assert [s.span_id for s in tools] == [
+        f"event-{int(raw_lines[s.source_ref.line].split(':')[1].strip(' ,'))}" for s in tools
+    ]
 
 
 def test_openhands_soft_timeout():

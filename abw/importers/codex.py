@@ -23,7 +23,15 @@ from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import extract_arguments
 from abw.importers.rawio import as_dict, decode_json_string, jsonl_records, load_json, read_raw
-from abw.importers.spans import SHELL_TOOLS, Draft, finish, make_trace, ms_between, parse_time
+from abw.importers.spans import (
+    SHELL_TOOLS,
+    Draft,
+    exit_outcome,
+    finish,
+    make_trace,
+    ms_between,
+    parse_time,
+)
 from abw.models.trace import Trace
 
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
@@ -119,11 +127,9 @@ def classify_output(output: Any) -> Verdict:
 
 
 def _exit_outcome(code: int | None, text: str) -> str:
-    if code == 0:
-        return "ok"
-    if code == 124 or _TIMED_OUT.search(text[:400] if text else ""):
-        return "timeout"
-    return "error"
+    if code is not None and exit_outcome(code) != "error":
+        return exit_outcome(code)
+    return "timeout" if _TIMED_OUT.search(text[:400] if text else "") else "error"
 
 
 def _int(value: Any) -> int | None:

@@ -5,6 +5,11 @@ followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled
 rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
 not in the file). A call's start is the epoch-ms in its id (``<name>-<ms>-<rand>``), its end the
 call's timestamp. ``logs.json`` (user prompts only) holds no behavior and is refused.
+
+A shell call the recording marks ``success`` only *ran*: the command's own exit code is the
+``Exit Code: N`` line of its output, and a non-zero one makes the call an error (as the Codex
+and OpenHands importers read theirs). ``source_ref.line`` is the raw line each message and
+tool call starts on.
 """
 
 from __future__ import annotations
@@ -16,12 +21,22 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, load_json, read_raw
-from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.importers.positions import value_lines
+from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
+from abw.importers.spans import (
+    ABSENT,
+    Draft,
+    exit_outcome,
+    finish,
+    make_trace,
+    ms_between,
+    parse_time,
+)
 from abw.models.trace import Trace
 
 _STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled": "rejected"}
 _ID_TIME = re.compile(r"-(\d{12,14})-[0-9a-f]+$")
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 SHELL_TOOLS = {"run_shell_command", "shell"}
 #: Typed like the Claude importer types its equivalents (Read/Grep/WebFetch, TodoWrite).
 RETRIEVER_TOOLS = {
@@ -35,15 +50,16 @@ RETRIEVER_TOOLS = {
     "google_web_search",
 }
 MEMORY_TOOLS = {"write_todos", "save_memory"}
-REMOVED_FIELDS = (
-    "messages.content",
-    "messages.thoughts",
-    "toolCalls.args",
-    "toolCalls.result",
-    "toolCalls.resultDisplay",
-    "toolCalls.description",
-    "projectHash",
-)
+#: The content kinds a recording can hold (name -> where); ``removed_fields`` names those held.
+REMOVED_FIELDS = {
+    "messages.content": "messages.content",
+    "messages.thoughts": "messages.thoughts",
+    "toolCalls.args": "messages.toolCalls.args",
+    "toolCalls.result": "messages.toolCalls.result",
+    "toolCalls.resultDisplay": "messages.toolCalls.resultDisplay",
+    "toolCalls.description": "messages.toolCalls.description",
+    "projectHash": "projectHash",
+}
 
 
 def _prompt_log_file(path: Path) -> bool:
@@ -95,6 +111,7 @@ class GeminiImporter(Importer):
             )
         drafts: list[Draft] = []
         final_status, final_text = "unknown", None
+        lines = value_lines(raw, 4)
         for index, message in enumerate(document["messages"]):
             if not isinstance(message, dict):
                 raise AbwInputError(
@@ -119,6 +136,7 @@ class GeminiImporter(Importer):
                 span_id=_text(message.get("id")),
             )
             llm.started_at = when
+            llm.line = lines.get(("messages", index))
             tokens = as_dict(message.get("tokens"))
             for source, target in (("input", "input_tokens"), ("output", "output_tokens")):
                 if isinstance(tokens.get(source), int):
@@ -128,7 +146,9 @@ class GeminiImporter(Importer):
             calls = calls if isinstance(calls, list) else []
             for position, call in enumerate(calls, 1):
                 if isinstance(call, dict):
-                    drafts.append(self._call(call, index, position, llm.span_id, options, path))
+                    draft = self._call(call, index, position, llm.span_id, options, path)
+                    draft.line = lines.get(("messages", index, "toolCalls", position - 1))
+                    drafts.append(draft)
             content = message.get("content")
             if isinstance(content, str) and content.strip():
                 final_text = content
@@ -147,7 +167,7 @@ class GeminiImporter(Importer):
                 final_status=final_status,
                 final_output=final_text,
                 final_text=final_text,
-                removed_fields=REMOVED_FIELDS,
+                removed_fields=held_fields(document, REMOVED_FIELDS),
             )
         ]
 
@@ -185,6 +205,11 @@ class GeminiImporter(Importer):
                 draft.name = agent
         if name in SHELL_TOOLS and isinstance(args, dict):
             draft.mark_shell(options.labels, args.get("command"))
+        if name in SHELL_TOOLS and outcome == "ok":
+            code = _exit_code(call.get("result"))
+            if code is not None:
+                draft.attributes["exit_code"] = code
+                draft.outcome = exit_outcome(code)
         draft.keep_arguments(options.argument_fields, args, path)
         ended = parse_time(call.get("timestamp"))
         started = _id_time(call.get("id"))
@@ -193,6 +218,22 @@ class GeminiImporter(Importer):
             draft.duration_ms = ms_between(started, ended)
             draft.attributes["duration_source"] = "id_epoch_ms"
         return draft
+
+
+def _exit_code(result: Any) -> int | None:
+    """The last ``Exit Code: N`` of a shell call's output (the ``functionResponse`` parts, or a
+    plain string); ``None`` when there is none (``Exit Code: (none)``, a killed command)."""
+    parts = result if isinstance(result, list) else [result]
+    outputs = []
+    for part in parts:
+        if isinstance(part, str):
+            outputs.append(part)
+        response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
+        for key in ("output", "error"):
+            if isinstance(response.get(key), str):
+                outputs.append(response[key])
+    codes = [m.group(1) for text in outputs for m in _EXIT_CODE.finditer(text)]
+    return int(codes[-1]) if codes else None
 
 
 def _text(value: Any) -> str | None:

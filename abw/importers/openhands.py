@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, load_json, read_raw
+from abw.importers.positions import value_lines
+from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.models.trace import Trace
 
@@ -40,11 +41,13 @@ REMOVED_FIELDS = (
 )
 
 
-def _events(document: Any, path: Path) -> list[dict[str, Any]]:
+def _events(document: Any, path: Path) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    """The events, and the key of the document they are under (``()`` for a bare array)."""
+    prefix: tuple[str, ...] = ()
     if isinstance(document, dict):
         for key in ("events", "history", "trajectory"):
             if isinstance(document.get(key), list):
-                document = document[key]
+                document, prefix = document[key], (key,)
                 break
     if not isinstance(document, list) or not all(isinstance(e, dict) for e in document):
         raise AbwInputError(
@@ -54,7 +57,7 @@ def _events(document: Any, path: Path) -> list[dict[str, Any]]:
         raise AbwInputError(
             "not an OpenHands trajectory: no action or observation events", file=path
         )
-    return document
+    return document, prefix
 
 
 class OpenHandsImporter(Importer):
@@ -70,7 +73,7 @@ class OpenHandsImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        events = _events(load_json(raw, path), path)
+        events, prefix = _events(load_json(raw, path), path)
         drafts: list[Draft] = []
         calls: dict[Any, Draft] = {}
         by_tool_call: dict[str, Draft] = {}
@@ -132,7 +135,9 @@ class OpenHandsImporter(Importer):
                 if draft is None or draft.outcome is not None:
                     continue
                 _observe(draft, event, observation, when)
+        lines = value_lines(raw, len(prefix) + 1)
         for draft in drafts:
+            draft.line = lines.get((*prefix, draft.sort_key[0]))  # the event it came from
             if draft.outcome is None:
                 draft.outcome = "incomplete"
         return [
@@ -146,7 +151,7 @@ class OpenHandsImporter(Importer):
                 final_status=final_status,
                 final_output=final_text,
                 final_text=final_text,
-                removed_fields=REMOVED_FIELDS,
+                removed_fields=held_fields(events, REMOVED_FIELDS),
             )
         ]
 

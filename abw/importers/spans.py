@@ -41,6 +41,14 @@ SHELL_TOOLS = frozenset(
 )
 
 
+def exit_outcome(code: int) -> str:
+    """The outcome of a command from its exit code: 0 ok, 124 (``timeout``'s) timeout, else
+    error. Every importer whose format records exit codes reads them through this."""
+    if code == 0:
+        return "ok"
+    return "timeout" if code == 124 else "error"
+
+
 def status_of(outcome: str | None) -> str:
     """The span status for an outcome (``None`` -> ``unknown``)."""
     return OUTCOME_STATUS.get(outcome or "", "unknown")

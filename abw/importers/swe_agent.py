@@ -32,7 +32,7 @@ from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.positions import value_lines
 from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
-from abw.importers.spans import ABSENT, Draft, finish, make_trace
+from abw.importers.spans import ABSENT, Draft, exit_outcome, finish, make_trace
 from abw.models.trace import Trace
 
 #: SWE-agent commands that only read or navigate (file viewer and search tools).
@@ -293,7 +293,7 @@ def _mini(
             pending.output = content
             if code:
                 pending.attributes["exit_code"] = int(code.group(1))
-                pending.outcome = "ok" if code.group(1) == "0" else "error"
+                pending.outcome = exit_outcome(int(code.group(1)))
             else:
                 pending.outcome = observation_outcome(text)
             pending = None
