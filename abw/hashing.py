@@ -1,7 +1,28 @@
 """Canonical JSON and SHA-256: the one redaction primitive.
 
 Every piece of content that leaves an importer (prompts, tool inputs and outputs, paths,
-commands) is reduced to :func:`content_hash` of its canonical JSON form.
+commands) is reduced to :func:`content_hash` of its canonical JSON form. What that form is,
+exactly (docs/hashing.md): the text Python's ``json.dumps(value, sort_keys=True,
+separators=(",", ":"), ensure_ascii=False, allow_nan=False)`` writes, encoded as UTF-8 (lone
+surrogates as their three-byte WTF-8 form). That is
+
+- objects with their keys sorted by code point, no whitespace anywhere;
+- strings raw (no ``\\uXXXX`` for non-ASCII), escaping only ``"``, ``\\`` and the control
+  characters below U+0020 (``\\b \\f \\n \\r \\t`` short, the rest ``\\u00xx``);
+- integers in exact decimal, however large; floats as Python's ``repr`` (shortest round trip:
+  ``0.1``, ``1.0``, ``1e-05``, ``1e+16``); NaN and infinities refused (``ValueError``).
+
+It is RFC 8785 (JCS) for every value whose numbers are integers of at most 2**53 in magnitude
+and whose object keys do not mix characters above U+FFFF with U+E000-U+FFFF (JCS sorts keys by
+UTF-16 code units and writes numbers as ECMAScript does); abw keeps its own form so that no
+hash it ever wrote changes.
+
+One implementation, two encoders: a value made only of exact ``dict``/``list``/``tuple``/
+``str``/``int``/``bool``/``None`` and floats that orjson writes as their ``repr`` (the common
+case: :func:`orjson_exact`) is encoded by orjson, which writes those byte for byte as above
+(``tests/test_hashing.py`` proves it on the corpus and on generated values); anything else
+(other floats, integers beyond 64 bits, lone surrogates, subclasses, non-string keys) goes
+through the standard library's encoder, which defines the form.
 """
 
 from __future__ import annotations
@@ -11,12 +32,61 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 
-def canonical_json(value: Any) -> str:
-    """JSON with sorted keys, no insignificant whitespace and no NaN: equal values, equal text."""
+ORJSON_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+
+
+def orjson_exact(value: Any) -> bool:
+    """Whether orjson writes ``value`` exactly as the standard library's encoder does: it holds
+    only exact ``dict``/``list``/``tuple``/``str``/``int``/``bool``/``None`` and floats whose
+    orjson text is their ``repr`` (orjson writes ``1e-05`` as ``0.00001``, NaN as ``null``).
+
+    orjson checks the rest itself: with :data:`ORJSON_OPTIONS` it refuses (``TypeError``)
+    integers beyond 64 bits, lone surrogates, keys that are not exact ``str`` and nesting deeper
+    than 255 levels, and the caller then falls back to the standard library."""
+    stack = [value]
+    pop, push = stack.pop, stack.extend
+    dumps, text_of = orjson.dumps, float.__repr__
+    while stack:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is dict:
+            push(item.values())
+        elif kind is list or kind is tuple:
+            push(item)
+        elif kind is not float or dumps(item) != text_of(item).encode():
+            return False
+    return True
+
+
+def _stdlib(value: Any) -> str:
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of :func:`canonical_json` (what :func:`content_hash` hashes)."""
+    if orjson_exact(value):
+        try:
+            return orjson.dumps(value, option=ORJSON_OPTIONS)
+        except TypeError:  # beyond 64 bits, lone surrogates, non-str keys, deep nesting
+            pass
+    return _stdlib(value).encode("utf-8", "surrogatepass")
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys, no insignificant whitespace and no NaN: equal values, equal text
+    (the exact form: this module's docstring)."""
+    return canonical_bytes(value).decode("utf-8", "surrogatepass")
 
 
 def sha256_hex(data: bytes | str) -> str:
@@ -28,7 +98,7 @@ def sha256_hex(data: bytes | str) -> str:
 
 def content_hash(value: Any) -> str:
     """SHA-256 of the canonical JSON of ``value``; ``None`` hashes like JSON ``null``."""
-    return sha256_hex(canonical_json(value))
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()
 
 
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:

@@ -1,29 +1,32 @@
-"""Gate speed: ``abw gate`` on B baseline × C candidate traces of ≈50 spans vs. load floors.
+"""Gate speed: ``abw gate`` on B baseline × C candidate traces of ≈50 spans vs. parse floors.
 
-    python benchmarks/bench_gate.py --baseline 1000 --candidate 10000
+    python benchmarks/bench_gate.py --baseline 1000 --candidate 10000 [--rounds 3]
 
-Floors, each in its own process on the same files: *parse* reads every trace file and parses
-it with orjson (the least any tool must do to look at the data); *load* is abw's own loader
-(``load_traces``: parse + schema validation into models). The gate runs as the real CLI
-(``abw gate ... --out``). Prints wall seconds, peak RSS and the ratios gate/parse, gate/load.
+Floors, each in its own process on the same files, interleaved with the gate round by round
+(ratios are medians of per-round ratios, steadier than single timings on a shared machine):
+*json* reads every trace file and parses it with the standard library's ``json.loads`` (the
+floor the targets are stated against); *orjson* the same with orjson; *load* is abw's own
+loader (``load_traces``: parse + schema validation into models). The gate runs as the real CLI
+(``abw gate ... --out``); the report's SHA-256 is printed, and two gate runs must agree.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ABW, PYTHON, TMP, best_of, ratio
+from common import ABW, PYTHON, TMP, paired, verdict
 
-PARSE_FLOOR = """
-import sys, orjson
+PARSE = """
+import sys, {module}
 from pathlib import Path
 for folder in sys.argv[1:]:
     for path in sorted(Path(folder).rglob("*.json")):
-        orjson.loads(path.read_bytes())
+        {module}.loads(path.read_bytes())
 """
 
 LOAD_FLOOR = """
@@ -33,32 +36,67 @@ for folder in sys.argv[1:]:
     load_traces(folder)
 """
 
+#: (baseline, candidate) -> (target gate/json ratio, target peak RSS MB or None), issue targets
+TARGETS = {(200, 2000): (3.0, None), (1000, 10000): (2.0, 400.0)}
 
-def run(baseline: int, candidate: int, repeat: int) -> dict[str, float]:
+
+def run(baseline: int, candidate: int, rounds: int) -> dict[str, float]:
     from gen_inputs import gen_traces
 
     data = gen_traces(TMP / f"traces-{baseline}x{candidate}", baseline, candidate)
     folders = [str(data / "baseline"), str(data / "candidate")]
-    parse_s, parse_rss, _ = best_of([PYTHON, "-c", PARSE_FLOOR, *folders], repeat)
-    load_s, load_rss, _ = best_of([PYTHON, "-c", LOAD_FLOOR, *folders], repeat)
+    report = data / "gate-report.json"
     gate_cmd = [
         ABW, "gate", "--baseline", folders[0], "--candidate", folders[1],
-        "--spec", str(data / "spec.yaml"), "--out", str(data / "gate-report.json"), "-q",
+        "--spec", str(data / "spec.yaml"), "--out", str(report), "-q",
     ]  # fmt: skip
-    gate_s, gate_rss, _ = best_of(gate_cmd, repeat)
-    print(f"gate {baseline} baseline x {candidate} candidate traces (~50 spans each)")
-    print(f"  floor parse (read + orjson): {parse_s:8.2f} s  peak RSS {parse_rss:7.0f} MB")
-    print(f"  floor load (abw load_traces): {load_s:7.2f} s  peak RSS {load_rss:7.0f} MB")
-    print(f"  abw gate:                    {gate_s:8.2f} s  peak RSS {gate_rss:7.0f} MB")
-    print(f"  ratio gate/parse {ratio(gate_s, parse_s)}   gate/load {ratio(gate_s, load_s)}")
+    result = paired(
+        {
+            "json": [PYTHON, "-c", PARSE.format(module="json"), *folders],
+            "orjson": [PYTHON, "-c", PARSE.format(module="orjson"), *folders],
+            "load": [PYTHON, "-c", LOAD_FLOOR, *folders],
+            "gate": gate_cmd,
+        },
+        rounds,
+    )
+    digest = hashlib.sha256(report.read_bytes()).hexdigest()
+    gate_ratio = result.ratio("gate", "json")
+    print(
+        f"gate {baseline} baseline x {candidate} candidate traces (~50 spans each), {rounds} rounds"
+    )
+    for name, label in (
+        ("json", "floor: read + json.loads"),
+        ("orjson", "floor: read + orjson.loads"),
+        ("load", "abw load_traces (+ validation)"),
+        ("gate", "abw gate"),
+    ):
+        print(
+            f"  {label:32s} {result.median(name):7.2f} s  peak RSS "
+            f"{result.peak_rss_mb[name]:6.0f} MB"
+        )
+    target, rss_target = TARGETS.get((baseline, candidate), (None, None))
+    line = f"  ratio gate / json floor  {gate_ratio:.2f}x"
+    if target is not None:
+        line += f"  (target <= {target:.0f}x: {verdict(gate_ratio <= target)})"
+    print(line)
+    print(f"  ratio gate / orjson floor {result.ratio('gate', 'orjson'):.2f}x")
+    print(f"  ratio gate / abw load     {result.ratio('gate', 'load'):.2f}x")
+    if rss_target is not None:
+        rss = result.peak_rss_mb["gate"]
+        met = verdict(rss <= rss_target)
+        print(f"  gate peak RSS {rss:.0f} MB (target <= {rss_target:.0f} MB: {met})")
+    print(f"  report sha256 {digest[:16]}")
     return {
         "baseline": baseline,
         "candidate": candidate,
-        "parse_s": parse_s,
-        "load_s": load_s,
-        "gate_s": gate_s,
-        "gate_rss_mb": gate_rss,
-        "load_rss_mb": load_rss,
+        "json_s": result.median("json"),
+        "orjson_s": result.median("orjson"),
+        "load_s": result.median("load"),
+        "gate_s": result.median("gate"),
+        "gate_over_json": gate_ratio,
+        "gate_rss_mb": result.peak_rss_mb["gate"],
+        "load_rss_mb": result.peak_rss_mb["load"],
+        "report_sha256": digest,
     }
 
 
@@ -66,9 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=int, default=1000)
     parser.add_argument("--candidate", type=int, default=10000)
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
-    run(args.baseline, args.candidate, args.repeat)
+    run(args.baseline, args.candidate, args.rounds)
     return 0
 
 

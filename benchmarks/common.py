@@ -82,3 +82,40 @@ def machine() -> str:
 
 def ratio(value: float, floor: float) -> str:
     return f"{value / floor:.2f}x" if floor > 0 else "n/a"
+
+
+@dataclass
+class Paired:
+    """Interleaved runs of several commands: round r runs each command once, in turn, so every
+    command sees the same load on a shared machine; ratios are medians of per-round ratios."""
+
+    times: dict[str, list[float]]
+    peak_rss_mb: dict[str, float]
+
+    def median(self, name: str) -> float:
+        return statistics.median(self.times[name])
+
+    def ratio(self, name: str, floor: str) -> float:
+        """Median over rounds of ``name``'s time / ``floor``'s time in the same round."""
+        pairs = zip(self.times[name], self.times[floor], strict=True)
+        return statistics.median(a / b for a, b in pairs)
+
+
+def paired(commands: dict[str, list[str]], rounds: int) -> Paired:
+    """Run every command ``rounds`` times, interleaved (see :class:`Paired`)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    rss: dict[str, float] = dict.fromkeys(commands, 0.0)
+    for _ in range(rounds):
+        for name, args in commands.items():
+            run = measure(args)
+            if run.returncode not in (0, 1, 3):
+                raise SystemExit(
+                    f"benchmark command failed ({run.returncode}): {args}\n{run.stderr}"
+                )
+            times[name].append(run.seconds)
+            rss[name] = max(rss[name], run.peak_rss_mb)
+    return Paired(times, rss)
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT met"

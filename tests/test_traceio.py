@@ -9,7 +9,8 @@ import pytest
 from abw.traceio import load_traces, render_trace
 from tests.conftest import REPO
 
-TRACES = REPO / "examples" / "refund-policy" / "traces" / "baseline"
+EXAMPLE = REPO / "examples" / "refund-policy"
+TRACES = EXAMPLE / "traces" / "baseline"
 
 
 def test_loaded_spans_share_fields_sets_and_still_dump_unset_fields_exactly():
@@ -36,3 +37,59 @@ def test_assigning_to_a_loaded_span_raises_but_model_copy_works():
     with pytest.raises(TypeError, match="read-only"):
         span.parent_span_id = "x"
     assert other.__pydantic_fields_set__ == before  # the shared set did not change
+
+
+def _span_lines_by_parsing(text: bytes, span_count: int) -> dict[int, int]:
+    """The definition: parse every span line and read its ordinal."""
+    import orjson
+
+    lines = text.split(b"\n")
+    if b'"spans": [' not in lines:
+        return {}
+    start = lines.index(b'"spans": [') + 2
+    mapping = {}
+    for offset in range(span_count):
+        raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
+        try:
+            ordinal = orjson.loads(raw.rstrip(b",")).get("ordinal")
+        except (orjson.JSONDecodeError, AttributeError):
+            return {}
+        if isinstance(ordinal, int):
+            mapping[ordinal] = start + offset
+    return mapping
+
+
+def _layouts(trace) -> dict[str, bytes]:
+    import json
+
+    document = trace.model_dump(mode="json", exclude_none=True)
+    spans = document.pop("spans")
+    reordered = [dict(reversed(list(s.items()))) for s in spans]  # ordinal before span_id
+    odd_ids = [{**s, "span_id": 'a "quoted\\" id, "ordinal": 999'} for s in spans]
+    head = "{\n" + "".join(f"{json.dumps(k)}: {json.dumps(v)},\n" for k, v in document.items())
+    return {
+        "written": render_trace(trace).encode(),
+        "compact": json.dumps({**document, "spans": spans}, separators=(",", ":")).encode(),
+        "pretty": json.dumps({**document, "spans": spans}, indent=2).encode(),
+        "keys reordered": (
+            head + '"spans": [\n' + ",\n".join(json.dumps(s) for s in reordered) + "\n]\n}\n"
+        ).encode(),
+        "tricky ids": (
+            head + '"spans": [\n' + ",\n".join(json.dumps(s) for s in odd_ids) + "\n]\n}\n"
+        ).encode(),
+    }
+
+
+def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
+    from abw.traceio import _span_lines, parse_trace
+
+    runs = [t for s in ("baseline", "regressed") for t in load_traces(EXAMPLE / "traces" / s)]
+    assert runs
+    for run in runs:
+        for name, text in _layouts(run.trace).items():
+            count = len(run.trace.spans)
+            expected = _span_lines_by_parsing(text, count)
+            assert _span_lines(text, count) == expected, name
+            assert parse_trace(text, "x.json").span_lines == expected, name
+            if name in ("written", "keys reordered", "tricky ids"):
+                assert len(expected) == count, name  # the one-span-per-line layouts map all

@@ -86,12 +86,17 @@ def gate_command(
 
     if (spec_path is None) == (contract_path is None):
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
-    if contract_path is not None:
-        from abw.contract import run_contract_gate
+    from abw.gcpause import gc_paused
 
-        report = run_contract_gate(baseline, candidate, contract_path, latent=latent, strict=strict)
-    else:
-        report = run_gate(baseline, candidate, spec_path, latent=latent, strict=strict)
+    with gc_paused():  # load + gate allocate millions of acyclic objects (docs/performance.md)
+        if contract_path is not None:
+            from abw.contract import run_contract_gate
+
+            report = run_contract_gate(
+                baseline, candidate, contract_path, latent=latent, strict=strict
+            )
+        else:
+            report = run_gate(baseline, candidate, spec_path, latent=latent, strict=strict)
     if timestamp:
         from datetime import UTC, datetime
 

@@ -59,6 +59,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     import shutil
     import tempfile
 
+    from abw.gcpause import gc_paused
     from abw.traceio import write_trace
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -66,9 +67,12 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     planned: dict[Path, Path] = {}  # target -> source
     try:
         for source in files:
-            traces = importer.import_file(source, options)
-            for target, trace in zip(_targets(source, traces, out, planned), traces, strict=True):
-                write_trace(trace, staging / target.name)
+            with gc_paused():  # one file at a time: cyclic garbage, if any, goes in between
+                traces = importer.import_file(source, options)
+                for target, trace in zip(
+                    _targets(source, traces, out, planned), traces, strict=True
+                ):
+                    write_trace(trace, staging / target.name)
             del traces
         out.mkdir(parents=True, exist_ok=True)
         for target in planned:
@@ -194,7 +198,10 @@ def make_import_command(name: str, help_text: str) -> click.Command:
                 raise AbwInputError("a folder of exports: --out must be a folder", field="--out")
             _report(options, _stream_traces(importer, bar, options, out), out, quiet)
             return 0
-        results = [(path, importer.import_file(path, options)) for path in bar]
+        from abw.gcpause import gc_paused
+
+        with gc_paused():
+            results = [(path, importer.import_file(path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1
         if out.suffix == ".json" and not single_file:

@@ -8,7 +8,6 @@ by what they are, never by the order they were passed in.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -220,9 +219,6 @@ def report_document(report: GateReport) -> dict[str, Any]:
 
 def report_json(report: GateReport) -> str:
     """Byte-stable JSON text of a report: sorted keys, two-space indent, trailing newline."""
-    return (
-        json.dumps(
-            report_document(report), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False
-        )
-        + "\n"
-    )
+    from abw.jsontext import indented_json
+
+    return indented_json(report_document(report))
