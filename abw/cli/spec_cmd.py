@@ -1,4 +1,5 @@
-"""``abw spec init``: write a behavior spec computed from baseline traces."""
+"""``abw spec init`` (a behavior spec computed from baseline traces) and ``abw spec convert``
+(a peer tool's contract as a behavior spec)."""
 
 from __future__ import annotations
 
@@ -39,4 +40,48 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None) -> in
         f"{inferred.max_path_length}, {len(inferred.order_suggestions)} order suggestion(s) "
         f"from {inferred.runs} baseline run(s)"
     )
+    return 0
+
+
+@spec.command("convert")
+@click.argument("contract_path", type=click.Path(path_type=Path))
+@click.option(
+    "--from",
+    "source_format",
+    type=click.Choice(["behaviorlock", "agent-invariants"]),
+    default=None,
+    help="The contract's format (default: recognised from its shape).",
+)
+@click.option(
+    "--out", type=click.Path(path_type=Path), default=None, help="behavior-spec/v0 YAML file."
+)
+@click.option("--id", "spec_id", default=None, help="Spec id (default: the contract's name).")
+def convert(
+    contract_path: Path, source_format: str | None, out: Path | None, spec_id: str | None
+) -> int:
+    """Convert a behaviorlock or agent-invariants CONTRACT into a behavior spec (stdout without
+    --out). Each construct abw cannot express exactly is printed on stderr, one line each, and
+    written into the spec's header; none is dropped in silence."""
+    from abw.atomic import write_atomic
+    from abw.contract import spec_yaml
+    from abw.errors import AbwInputError
+    from abw.hashing import sha256_hex
+    from abw.importers.rawio import load_json, read_raw
+    from abw.spec_convert import convert as convert_contract
+    from abw.spec_convert import header
+
+    raw = read_raw(contract_path)
+    document = load_json(raw, contract_path)
+    try:
+        conversion = convert_contract(document, source_format, spec_id)
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
+    text = header(conversion, contract_path.name, sha256_hex(raw)) + spec_yaml(conversion.spec)
+    for note in conversion.unexpressible:
+        click.echo(f"abw: not expressed exactly: {note}", err=True)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        click.echo(f"abw: wrote {out} ({len(conversion.unexpressible)} note(s))", err=True)
     return 0

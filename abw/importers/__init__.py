@@ -27,6 +27,8 @@ BUILTIN: dict[str, str] = {
     "gemini": "abw.importers.gemini:GeminiImporter",
     "openhands": "abw.importers.openhands:OpenHandsImporter",
     "swe-agent": "abw.importers.swe_agent:SweAgentImporter",
+    "agent-invariants": "abw.importers.agent_invariants:AgentInvariantsImporter",
+    "behaviorlock": "abw.importers.behaviorlock:BehaviorlockImporter",
 }
 
 
