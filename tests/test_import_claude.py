@@ -492,4 +492,81 @@ def test_api_error_ending(tmp_path: Path):
     before, _ = import_one(source)
     assert trace.run.final_status == "error"
     assert trace.run.final_output_hash == before.run.final_output_hash
-    assert (trace.spans[-1].name, trace.spans[-1].status) == ("<synthetic>", "error")
+    assert (trace.spans[-1].name, trace.spans[-1].status) == ("api_error", "error")
+
+
+def _with_lines(tmp_path: Path, source: Path, extra: list[dict], before_last: bool = True) -> Path:
+    """``source`` with ``extra`` records put before its last assistant response (or at the
+    end), in the shape Claude Code writes them."""
+    lines = [json.loads(t) for t in source.read_text(encoding="utf-8").splitlines()]
+    at = (
+        max(i for i, x in enumerate(lines) if x.get("type") == "assistant")
+        if before_last
+        else len(lines)
+    )
+    while (
+        before_last
+        and at > 0
+        and lines[at - 1].get("type") == "assistant"
+        and (lines[at - 1]["message"].get("id") == lines[at]["message"].get("id"))
+    ):
+        at -= 1  # the first line of that API response
+    path = tmp_path / source.name
+    rows = [*lines[:at], *extra, *lines[at:]]
+    path.write_text("".join(json.dumps(x) + "\n" for x in rows), encoding="utf-8")
+    return path
+
+
+def _retry(attempt: int, session: str) -> dict:
+    return {
+        "type": "system",
+        "subtype": "api_error",
+        "level": "error",
+        "sessionId": session,
+        "uuid": f"retry-{attempt}",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "error": {"status": 529, "error": {"type": "overloaded_error"}},
+        "retryInMs": 500.0 * attempt,
+        "retryAttempt": attempt,
+        "maxRetries": 10,
+    }
+
+
+def test_api_retries_are_recorded_on_the_request(tmp_path: Path):
+    """system/api_error retry records (attempts 1-8 of 10) before an answer are kept on the
+    llm span of the request that answered; they are not the agent's errors."""
+    source = CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    session = json.loads(source.read_text(encoding="utf-8").splitlines()[0]).get("sessionId", "s")
+    path = _with_lines(tmp_path, source, [_retry(n, session) for n in range(1, 9)])
+    trace, _ = import_one(path)
+    before, _ = import_one(source)
+    llm = [s for s in trace.spans if s.type == "llm"]
+    assert len(llm) == len([s for s in before.spans if s.type == "llm"])
+    (retried,) = [s for s in llm if "api_retries" in s.attributes]
+    assert retried == llm[-1]
+    assert retried.attributes["api_retries"] == 8 and retried.attributes["api_retry_max"] == 10
+    assert retried.attributes["api_error_statuses"] == [529] * 8
+    assert [s.status for s in trace.spans] == [s.status for s in before.spans]
+    assert trace.run.final_status == before.run.final_status
+    # cut off while retrying: the request has no outcome
+    path = _with_lines(tmp_path, source, [_retry(1, session), _retry(2, session)], False)
+    trace, _ = import_one(path)
+    assert (trace.spans[-1].name, trace.spans[-1].status) == ("api_error", "unknown")
+    assert trace.spans[-1].attributes["api_retries"] == 2
+    assert trace.run.final_status == "unknown"
+
+
+def test_synthetic_messages_are_not_llm_spans(tmp_path: Path):
+    """Claude Code's own "No response requested." (model <synthetic>) is no model call and
+    no answer."""
+    source = CLAUDE / "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl"
+    lines = [json.loads(t) for t in source.read_text(encoding="utf-8").splitlines()]
+    last = json.loads(json.dumps(next(x for x in reversed(lines) if x.get("type") == "assistant")))
+    last.update(uuid="synthetic-1")
+    last["message"].update(id="synthetic-msg", model="<synthetic>", usage={})
+    last["message"]["content"] = [{"type": "text", "text": "No response requested."}]
+    path = _with_lines(tmp_path, source, [last], False)
+    trace, _ = import_one(path)
+    before, _ = import_one(source)
+    assert [(s.type, s.name) for s in trace.spans] == [(s.type, s.name) for s in before.spans]
+    assert trace.run.final_output_hash == before.run.final_output_hash

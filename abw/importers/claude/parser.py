@@ -95,6 +95,34 @@ class AgentState:
     final_text: str | None = None
     first_user_text: str | None = None
     root_line: int | None = None
+    #: ``system``/``api_error`` retry records not yet followed by the request's outcome:
+    #: (line, attempt, max retries, HTTP status)
+    retries: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
+
+
+#: The model name Claude Code gives the assistant messages it writes itself.
+SYNTHETIC = "<synthetic>"
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _record_retries(llm: Draft, state: AgentState) -> None:
+    """Put the API retries that preceded this request on its llm span: ``api_retries`` (how
+    many retry records), ``api_retry_max`` (the retry budget), ``api_error_statuses`` (the
+    HTTP statuses, in order). The request that finally answered (or failed) is one span; the
+    attempts are attributes, so provider flakiness does not count as the agent's errors."""
+    if not state.retries:
+        return
+    llm.attributes["api_retries"] = len(state.retries)
+    budgets = [_int(m) for _, _, m, _ in state.retries if _int(m) is not None]
+    if budgets:
+        llm.attributes["api_retry_max"] = budgets[-1]
+    statuses = [_int(c) for _, _, _, c in state.retries if _int(c) is not None]
+    if statuses:
+        llm.attributes["api_error_statuses"] = statuses
+    state.retries.clear()
 
 
 def _text_of(content: Any) -> str | None:
@@ -142,6 +170,13 @@ class FileParser:
             self.known_records += 1
             self._record(line, kind, record)
         self.sha256 = reader.sha256
+        for agent, state in self.agents.items():  # retries with no outcome: cut off mid-retry
+            if state.retries:
+                draft = Draft(self.name, state.retries[0][0], 0, agent, "llm", "api_error")
+                draft.outcome = "incomplete"
+                draft.agent_id = self.agent_id if agent == FILE else None
+                _record_retries(draft, state)
+                self.drafts.setdefault(agent, []).append(draft)
         if reader.records == 0:
             raise AbwInputError("empty file: not a Claude Code transcript", file=self.path)
         if self.known_records == 0:
@@ -216,12 +251,19 @@ class FileParser:
                 "expected a list of blocks", file=self.path, line=line, field="message.content"
             )
         state = self._state(agent)
+        if message.get("model") == SYNTHETIC and record.get("isApiErrorMessage") is not True:
+            # written by Claude Code itself ("No response requested.", ...): no model call,
+            # no answer; its text is hashed away like any assistant text
+            self.removed.add("assistant_text")
+            return
         message_id = message.get("id")
         if not isinstance(message_id, str) or not message_id:
             message_id = record.get("uuid") if isinstance(record.get("uuid"), str) else str(line)
         llm = self.messages.get((agent, message_id))
         if llm is None:
             model = message.get("model")
+            if model == SYNTHETIC:  # an API error Claude Code wrote: the request that failed
+                model = "api_error"
             llm = Draft(
                 self.name,
                 line,
@@ -234,6 +276,7 @@ class FileParser:
             llm.agent_id = self.agent_id if agent == FILE else None
             self.messages[(agent, message_id)] = llm
             self.drafts.setdefault(agent, []).append(llm)
+            _record_retries(llm, state)
         usage = message.get("usage")
         if isinstance(usage, dict):
             for key in _USAGE_KEYS:
@@ -471,7 +514,12 @@ class FileParser:
             self.drafts.setdefault(agent, []).append(draft)
             return
         if subtype == "api_error":
-            self._state(agent).last_event = "api_error"
+            state = self._state(agent)
+            state.last_event = "api_retry"  # a retry announced: not yet the request's outcome
+            error = record.get("error") if isinstance(record.get("error"), dict) else {}
+            state.retries.append(
+                (line, record.get("retryAttempt"), record.get("maxRetries"), error.get("status"))
+            )
         if any(key in record for key in ("content", "hookInfos", "hookErrors", "error")):
             self.removed.add("system_message")
 
