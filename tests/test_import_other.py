@@ -626,3 +626,38 @@ def test_folder_import_names_and_collisions(run_cli, tmp_path):
         else:
             assert code == 0, err
             assert sorted(p.name for p in target.iterdir()) == ["two-000.json", "two-001.json"]
+
+
+def _held_independently(objects: list[dict], field: str) -> bool:
+    return any(o.get(field) not in (None, "", [], {}) for o in objects)
+
+
+def test_removed_fields_of_every_json_importer_are_what_the_input_held():
+    """Each importer lists the content kinds its input held: no fixed list (a session with no
+    tool calls does not list tool arguments; an export without events does not list events)."""
+    codex = CORPUS / "codex" / "agenthistory__real_sessions_codex_session-01.jsonl"
+    payloads = [json.loads(line).get("payload", {}) for line in codex.read_text().splitlines()]
+    (trace,) = _import("codex", codex)
+    assert not any(p.get("type") == "function_call" for p in payloads)
+    assert "function_call.arguments" not in trace.redaction.removed_fields
+    assert "message.content" in trace.redaction.removed_fields
+    batch = CORPUS / "langsmith" / "gen__langsmith__runs-batch_payload.json"
+    document = json.loads(batch.read_text())
+    runs = document["post"] + document.get("patch", [])
+    for trace in _import("langsmith", batch):
+        assert trace.redaction.removed_fields
+        for name in trace.redaction.removed_fields:
+            assert _held_independently(runs, name), name
+    for name in ("tags", "events"):
+        held = _held_independently(runs, name)
+        assert any(name in t.redaction.removed_fields for t in _import("langsmith", batch)) == held
+    (native,) = _import("openai-agents", NATIVE)
+    spans = [o for o in json.loads(NATIVE.read_text())["data"] if o.get("object") == "trace.span"]
+    assert ("error.message" in native.redaction.removed_fields) == _held_independently(
+        [s.get("error") or {} for s in spans], "message"
+    )
+    assert "trace.metadata" not in native.redaction.removed_fields  # the trace has none
+    any_agent = CORPUS / "any-agent" / "anyagent__OPENAI_trace.json"
+    (trace,) = _import("otel", any_agent)
+    assert not _held_independently(json.loads(any_agent.read_text())["spans"], "events")
+    assert trace.redaction.removed_fields == ["span.attributes", "span.name"]

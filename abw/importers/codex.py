@@ -22,7 +22,14 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import extract_arguments
-from abw.importers.rawio import as_dict, decode_json_string, jsonl_records, load_json, read_raw
+from abw.importers.rawio import (
+    as_dict,
+    decode_json_string,
+    held_fields,
+    jsonl_records,
+    load_json,
+    read_raw,
+)
 from abw.importers.spans import (
     SHELL_TOOLS,
     Draft,
@@ -225,8 +232,10 @@ class CodexImporter(Importer):
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
         state = _State(options, path)
+        held: dict[str, list[Any]] = {}  # record kind -> its payloads, for removed_fields
         for line, record in _records(raw, path, options):
             _step(state, line, record)
+            _note_held(held, record)
         if state.recognised == 0:
             raise AbwInputError(
                 "not a Codex rollout: no session_meta, response_item or event_msg records",
@@ -250,10 +259,23 @@ class CodexImporter(Importer):
                 final_status=state.final_status,
                 final_output=state.final_text,
                 final_text=state.final_text,
-                removed_fields=REMOVED_FIELDS,
+                removed_fields=held_fields(held, REMOVED_FIELDS),
                 extra_run=extra,
             )
         ]
+
+
+def _note_held(held: dict[str, list[Any]], record: dict[str, Any]) -> None:
+    """File the record's payload under the name ``REMOVED_FIELDS`` reads it by: the record
+    type for ``session_meta`` / ``turn_context`` / ``event_msg``, the item type for a
+    ``response_item`` (``message``, ``function_call``, ...)."""
+    kind, payload = _str(record.get("type")), record.get("payload")
+    if not isinstance(payload, dict):
+        return
+    if kind == "response_item":
+        kind = _str(payload.get("type"))
+    if kind:
+        held.setdefault(kind, []).append(payload)
 
 
 def _records(raw: bytes, path: Path, options: ImportOptions):

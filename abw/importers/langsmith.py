@@ -19,7 +19,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, json_body, jsonl_records, read_raw
+from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
 from abw.models.trace import Trace
@@ -175,7 +175,7 @@ class LangSmithImporter(Importer):
             final_status=final_status,
             final_output=final_output,
             final_text=final_text,
-            removed_fields=REMOVED_FIELDS,
+            removed_fields=held_fields(members, REMOVED_FIELDS),
         )
 
 

@@ -17,7 +17,7 @@ import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, json_body, jsonl_records, read_raw
+from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -29,16 +29,18 @@ from abw.importers.spans import (
 from abw.importers.tree import Node, preorder
 from abw.models.trace import Trace
 
-REMOVED_FIELDS = (
-    "span_data.input",
-    "span_data.output",
-    "span_data.data",
-    "span_data.model_config",
-    "error.message",
-    "error.data",
-    "trace.metadata",
-    "trace.group_id",
-)
+#: The content kinds an export can hold (name -> where, over {"span": [...], "trace": header});
+#: ``removed_fields`` names those a trace's objects hold.
+REMOVED_FIELDS = {
+    "span_data.input": "span.span_data.input",
+    "span_data.output": "span.span_data.output",
+    "span_data.data": "span.span_data.data",
+    "span_data.model_config": "span.span_data.model_config",
+    "error.message": "span.error.message",
+    "error.data": "span.error.data",
+    "trace.metadata": "trace.metadata",
+    "trace.group_id": "trace.group_id",
+}
 
 
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
@@ -200,7 +202,9 @@ class OpenAIAgentsImporter(Importer):
             final_status=final_status,
             final_output=final_text if final_text is not None else final,
             final_text=final_text,
-            removed_fields=REMOVED_FIELDS,
+            removed_fields=held_fields(
+                {"span": [sp for _, sp in members], "trace": header or {}}, REMOVED_FIELDS
+            ),
             extra_run=extra,
         )
 

@@ -122,6 +122,7 @@ class OSpan:
     attributes: dict[str, Any]
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     line: int | None = None
+    resource_attributes: bool = False  # its resource carried attributes (OTLP)
 
 
 # ---------------------------------------------------------------- value decoding
@@ -231,6 +232,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
         scopes = resource_spans.get("scopeSpans") or resource_spans.get(
             "instrumentationLibrarySpans"
         )
+        resource = bool(as_dict(resource_spans.get("resource")).get("attributes"))
         for scope in _list(scopes):
             for span in _list(scope.get("spans") if isinstance(scope, dict) else None):
                 if not isinstance(span, dict):
@@ -259,6 +261,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
                             if isinstance(e, dict)
                         ],
                         line=line,
+                        resource_attributes=resource,
                     )
                 )
 
@@ -309,6 +312,11 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                     status_message=message if isinstance(message, str) else None,
                     attributes=tags,
                     events=events,
+                    resource_attributes=bool(
+                        as_dict(as_dict(trace.get("processes")).get(span.get("processID"))).get(
+                            "tags"
+                        )
+                    ),
                 )
             )
 
@@ -708,8 +716,20 @@ def build_trace(
         final_status=final_status,
         final_output=final_output,
         final_text=final_text,
-        removed_fields=REMOVED_FIELDS,
+        removed_fields=_held(list(unique.values())),
     )
+
+
+def _held(spans: list[OSpan]) -> list[str]:
+    """The ``REMOVED_FIELDS`` these spans held (names are always; the rest when non-empty)."""
+    held = {
+        "span.name": any(s.name for s in spans),
+        "span.attributes": any(s.attributes for s in spans),
+        "span.events": any(s.events for s in spans),
+        "span.status.message": any(s.status_message for s in spans),
+        "resource.attributes": any(s.resource_attributes for s in spans),
+    }
+    return [name for name in REMOVED_FIELDS if held.get(name)]
 
 
 def _outcome(
