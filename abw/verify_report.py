@@ -1,4 +1,4 @@
-"""Check that a gate report judges exactly the given inputs (``abw verify-report``).
+"""Check that a gate report judges exactly the given inputs, and that it agrees with itself.
 
 A ``gate-report/v0`` lists the SHA-256 of its spec and of every trace it read, per role, and a
 digest over them. Verification recomputes those hashes from the files on disk and compares:
@@ -6,6 +6,11 @@ the same spec, the same baseline traces, the same candidate traces (as multisets
 file names may differ between machines), and a digest that matches both the listed hashes and
 the recomputed ones. It reads only bytes and the report's ``inputs`` block: it never runs the
 gate, so it is cheap enough to run in any pipeline that consumes a report.
+
+:func:`consistency_problems` checks a report against itself: the top-level ``verdict`` must be
+the worst of its checks' verdicts, the ``summary`` must lead with that verdict, and a hard check
+that lists violating runs cannot PASS. The Action refuses to publish a report that fails this,
+and ``abw verify-report`` reports it, each problem naming the field that disagrees.
 """
 
 from __future__ import annotations
@@ -31,12 +36,63 @@ class Verification:
     traces_checked: int = 0
 
 
-def _report_inputs(report_path: Path) -> dict[str, Any]:
+VERDICTS = ("FAIL", "INCONCLUSIVE", "WARN", "PASS")
+
+
+def _shown(value: Any) -> str:
+    from abw.text import clean
+
+    return clean(str(value))[:80]
+
+
+def consistency_problems(document: dict[str, Any]) -> list[str]:
+    """Where a gate report (as JSON data) contradicts itself: ``field: why`` lines, or none."""
+    checks = document.get("checks")
+    if not isinstance(checks, list):
+        return ["checks: not a list of checks"]
+    problems: list[str] = []
+    verdicts: list[str] = []
+    for index, check in enumerate(checks):
+        verdict = check.get("verdict") if isinstance(check, dict) else None
+        if verdict not in VERDICTS:
+            problems.append(f"checks[{index}].verdict: {_shown(verdict)!r} is not a verdict")
+            continue
+        verdicts.append(verdict)
+        violations = check.get("violations")
+        if check.get("hard") is True and verdict == "PASS" and violations:
+            problems.append(
+                f"checks[{index}].verdict: hard check {_shown(check.get('id'))} says PASS but "
+                f"lists {len(violations)} violating run(s)"
+            )
+    worst = next((v for v in VERDICTS if v in verdicts), "PASS")
+    verdict = document.get("verdict")
+    if verdict != worst:
+        deciding = next(
+            (f" ({_shown(c.get('id'))} is {worst})" for c in checks if c.get("verdict") == worst),
+            "",
+        )
+        problems.append(
+            f"verdict: the report says {_shown(verdict)} but its checks give {worst}{deciding}"
+        )
+    summary = document.get("summary")
+    lead = summary.split(":", 1)[0].strip() if isinstance(summary, str) else None
+    if lead != worst:
+        problems.append(
+            f"summary: it leads with {_shown(lead)!r}, but the verdict of the checks is {worst}"
+        )
+    return problems
+
+
+def _report_document(report_path: Path) -> dict[str, Any]:
     from abw.validate import load_document
 
     document = load_document(report_path)
     if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
         raise AbwInputError("not a gate-report/v0 document", file=report_path)
+    return document
+
+
+def _report_inputs(report_path: Path, document: dict[str, Any]) -> dict[str, Any]:
     inputs = document.get("inputs")
     ok = (
         isinstance(inputs, dict)
@@ -74,7 +130,8 @@ def verify_report(
     """
     from abw.gating.ledger import inputs_digest
 
-    inputs = _report_inputs(Path(report_path))
+    document = _report_document(Path(report_path))
+    inputs = _report_inputs(Path(report_path), document)
     spec_path = Path(spec)
     if not spec_path.is_file():
         raise AbwInputError("spec file not found", file=spec_path)
@@ -112,4 +169,35 @@ def verify_report(
     actual_digest = inputs_digest(spec_hash, actual_hashes)
     if actual_digest != inputs["digest"] and not problems:
         problems.append("the inputs digest differs from the one recomputed from these files")
-    return Verification(not problems, actual_digest, problems, checked)
+    consistency = consistency_problems(document)
+    if not problems and not consistency:
+        problems = _regate_problems(document, baseline, candidate, spec_path)
+    return Verification(
+        not (problems or consistency), actual_digest, consistency + problems, checked
+    )
+
+
+def _regate_problems(
+    document: dict[str, Any], baseline: str | Path, candidate: str | Path, spec: Path
+) -> list[str]:
+    """Run the gate again on the (hash-verified) inputs; name every verdict that differs."""
+    from abw.gating import run_gate
+
+    again = run_gate(str(baseline), str(candidate), str(spec))
+    problems = []
+    if document.get("verdict") != again.verdict:
+        problems.append(
+            f"verdict: the report says {_shown(document.get('verdict'))}, the gate gives "
+            f"{again.verdict} on these inputs"
+        )
+    reported = {c.get("id"): (i, c.get("verdict")) for i, c in enumerate(document["checks"])}
+    for check in again.checks:
+        index, verdict = reported.get(check.id, (None, None))
+        if index is None:
+            problems.append(f"checks: the gate's check {_shown(check.id)} is missing")
+        elif verdict != check.verdict:
+            problems.append(
+                f"checks[{index}].verdict: {_shown(check.id)} says {_shown(verdict)}, the gate "
+                f"gives {check.verdict}"
+            )
+    return problems

@@ -165,6 +165,13 @@ class Runner:
     event_name: str = "pull_request"
     pr_number: int | None = 7
     head_repo: str | None = None
+    #: the runner's event payload as given (else one built from the fields above)
+    payload: dict | None = None
+    #: what $GITHUB_OUTPUT / $GITHUB_STEP_SUMMARY already hold when the step starts
+    output_prefix: str = ""
+    summary_prefix: str = ""
+    #: RLIMIT_FSIZE for the step (a disk that fills up at this file size), None for none
+    file_size_limit: int | None = None
 
     def __post_init__(self) -> None:
         self.workspace = self.root / "workspace"
@@ -173,6 +180,8 @@ class Runner:
         self.files.mkdir(exist_ok=True)
 
     def event(self) -> dict:
+        if self.payload is not None:
+            return self.payload
         if self.event_name not in ("pull_request", "pull_request_target") or not self.pr_number:
             return {"ref": "refs/heads/main", "after": MERGE_SHA}
         return {
@@ -188,6 +197,13 @@ class Runner:
             },
         }
 
+    def _limits(self) -> None:
+        import resource
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (self.file_size_limit, self.file_size_limit))
+
     def run(
         self,
         inputs: dict[str, str],
@@ -200,8 +216,8 @@ class Runner:
         event_path.write_text(json.dumps(self.event()), encoding="utf-8")
         output = self.files / "output.txt"
         summary = self.files / "summary.md"
-        output.write_text("", encoding="utf-8")
-        summary.write_text("", encoding="utf-8")
+        output.write_text(self.output_prefix, encoding="utf-8")
+        summary.write_text(self.summary_prefix, encoding="utf-8")
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(self.files),
@@ -232,6 +248,7 @@ class Runner:
             capture_output=True,
             text=True,
             timeout=120,
+            preexec_fn=self._limits if self.file_size_limit else None,
         )
         return Result(
             proc.returncode,

@@ -1,9 +1,14 @@
 """A small fake of the GitHub REST API on 127.0.0.1, enough for PyGithub's check runs and comments.
 
-It keeps state (check runs with their appended annotations, issue comments), logs every request,
-and can inject faults: a queued response (403, 500, rate limit, ...) for the next requests that
-match a method and a path pattern. Served under ``/api/v3`` like GitHub Enterprise Server, so the
-client's ``base_url`` really comes from ``GITHUB_API_URL``.
+It keeps state (check runs with their appended annotations, issue comments with their authors),
+logs every request with its headers, and can inject faults: a queued response (403, 500, rate
+limit, ...) for the next requests that match a method and a path pattern. Served under
+``/api/v3`` like GitHub Enterprise Server (GraphQL under ``/api/graphql``), so the client's
+``base_url`` really comes from ``GITHUB_API_URL``.
+
+Authentication is modelled: each known token acts as one login (the default token as
+``github-actions[bot]``), a comment is authored by the token that posted it, GraphQL
+``viewer { login }`` answers who the token is, and an unknown token gets 401.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 API_PREFIX = "/api/v3"
+GRAPHQL_PATH = "/api/graphql"
+DEFAULT_TOKEN = "ghs_faketoken123"
 
 
 @dataclass
@@ -34,6 +41,8 @@ class Request:
     method: str
     path: str
     body: Any
+    headers: dict[str, str] = field(default_factory=dict)
+    query: str = ""
 
 
 @dataclass
@@ -42,11 +51,14 @@ class FakeGitHub:
 
     repository: str = "octo/agents"
     pulls: tuple[int, ...] = (7,)
+    #: PR number -> (head SHA, head repository), as GET /pulls/{n} answers
+    pull_heads: dict[int, tuple[str, str]] = field(default_factory=dict)
     check_runs: dict[int, dict[str, Any]] = field(default_factory=dict)
     comments: dict[int, dict[str, Any]] = field(default_factory=dict)
     requests: list[Request] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
-    bot_login: str = "github-actions[bot]"
+    #: token -> the login it acts as
+    tokens: dict[str, str] = field(default_factory=lambda: {DEFAULT_TOKEN: "github-actions[bot]"})
     _next_id: int = 100
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
@@ -63,7 +75,9 @@ class FakeGitHub:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 body = json.loads(raw) if raw else None
-                status, payload, headers = fake.handle(self.command, self.path, body)
+                status, payload, headers = fake.handle(
+                    self.command, self.path, body, dict(self.headers.items())
+                )
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json; charset=utf-8")
@@ -143,22 +157,49 @@ class FakeGitHub:
         }
         return comment_id
 
+    def _pull_head(self, number: int) -> dict[str, Any]:
+        sha, repo = self.pull_heads.get(number, ("a" * 40, self.repository))
+        return {
+            "head": {"sha": sha, "ref": f"pr-{number}", "repo": {"full_name": repo}},
+            "base": {"sha": "f" * 40, "ref": "main", "repo": {"full_name": self.repository}},
+        }
+
     def _check_run_json(self, run: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in run.items() if k != "annotations"}
 
-    def handle(self, method: str, raw_path: str, body: Any) -> tuple[int, Any, dict[str, str]]:
-        path = raw_path.split("?", 1)[0]
+    def login_of(self, headers: dict[str, str]) -> str | None:
+        """The login an ``Authorization: token|Bearer <token>`` header acts as."""
+        value = {k.lower(): v for k, v in headers.items()}.get("authorization", "")
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() not in ("token", "bearer"):
+            return None
+        return self.tokens.get(token.strip())
+
+    def handle(
+        self, method: str, raw_path: str, body: Any, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any, dict[str, str]]:
+        path, _, query = raw_path.partition("?")
+        headers = headers or {}
         with self._lock:
-            self.requests.append(Request(method, path, body))
+            self.requests.append(Request(method, path, body, headers, query))
             for fault in self.faults:
                 if fault.times > 0 and fault.method == method and fault.pattern.search(path):
                     fault.times -= 1
                     return fault.status, fault.body, fault.headers
-            return self._route(method, path, body)
+            login = self.login_of(headers)
+            if login is None:
+                return 401, {"message": "Bad credentials"}, {}
+            return self._route(method, path, body, login)
 
-    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+    def _route(
+        self, method: str, path: str, body: Any, login: str
+    ) -> tuple[int, Any, dict[str, str]]:
         repo = f"{API_PREFIX}/repos/{self.repository}"
         base = self._base()
+        if method == "POST" and path == GRAPHQL_PATH:
+            if " ".join(str(body.get("query", "")).split()) != "query { viewer { login } }":
+                return 200, {"errors": [{"message": "fake GitHub knows only viewer.login"}]}, {}
+            return 200, {"data": {"viewer": {"login": login}}}, {}
         if method == "GET" and path == repo:
             owner, name = self.repository.split("/")
             return (
@@ -216,6 +257,7 @@ class FakeGitHub:
                     "comments_url": f"{base}/issues/{number}/comments",
                     "issue_url": f"{base}/issues/{number}",
                     "pull_request": {"url": f"{base}/pulls/{number}"},
+                    **(self._pull_head(number) if match.group(1) == "pulls" else {}),
                 },
                 {},
             )
@@ -230,7 +272,7 @@ class FakeGitHub:
             if method == "POST":
                 if len(body["body"]) > 65_536:
                     return 422, {"message": "Validation Failed"}, {}
-                comment_id = self._new_comment(number, body["body"], self.bot_login)
+                comment_id = self._new_comment(number, body["body"], login)
                 return 201, self.comments[comment_id], {}
         match = re.fullmatch(rf"{re.escape(repo)}/issues/comments/(\d+)", path)
         if match and method == "PATCH":

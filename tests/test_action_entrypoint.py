@@ -196,8 +196,9 @@ def test_output_dir_is_configurable_and_reports_are_deterministic(fake, runner):
     assert not fake.requests
 
 
-def test_published_report_mode_uses_event_file_for_fork_prs(fake, runner):
-    """Workflow B of the two-workflow pattern: publish a report and event from artifacts."""
+def test_published_report_mode_uses_the_runners_workflow_run_event(fake, runner):
+    """Workflow B of the two-workflow pattern: publish a report and event from artifacts; the
+    commit comes from the runner's workflow_run event, the artifact only names the PR."""
     inputs = write_gate_workspace(runner.workspace, "FAIL")
     runner.run({**inputs, "comment": "off", "check-run": "false"})
     artifacts = runner.workspace / "artifacts"
@@ -205,7 +206,15 @@ def test_published_report_mode_uses_event_file_for_fork_prs(fake, runner):
     (runner.workspace / "abw-report" / "gate-report.json").rename(artifacts / "gate-report.json")
     event = {"pull_request": {"number": 7, "head": {"sha": "9" * 40}}, "number": 7}
     (artifacts / "event.json").write_text(json.dumps(event))
+    fake.pull_heads = {7: ("9" * 40, "someone/agents")}
     runner.event_name = "workflow_run"
+    runner.payload = {
+        "workflow_run": {
+            "head_sha": "9" * 40,
+            "head_repository": {"full_name": "someone/agents"},
+            "pull_requests": [],
+        }
+    }
     result = runner.run(
         {
             "report": "artifacts/gate-report.json",

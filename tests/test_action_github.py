@@ -194,7 +194,7 @@ def test_70000_character_report_is_truncated(fake, runner):
     run_url = "https://github.example/octo/agents/actions/runs/4242"
     (comment,) = fake.comments.values()
     assert 60_000 < len(comment["body"]) <= 65_536
-    assert comment["body"].startswith("<!-- abw/gate:report key=abw gate ")
+    assert comment["body"].startswith("<!-- abw/gate:report v1 key=abw%20gate digest=")
     assert run_url in comment["body"][-2000:]  # the cut says where the full report is
     (run,) = fake.check_runs.values()
     assert 60_000 < len(run["output"]["summary"]) <= 65_535

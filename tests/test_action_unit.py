@@ -12,7 +12,13 @@ from action_env import make_report, parse_outputs
 from abw.errors import AbwInputError
 from abw.github import commands
 from abw.github.checks import batches, clip_markdown
-from abw.github.comment import COMMENT_LIMIT, build_body, digest_of, marker_prefix
+from abw.github.comment import (
+    COMMENT_LIMIT,
+    build_body,
+    digest_of,
+    format_marker,
+    parse_marker,
+)
 from abw.github.context import RunContext
 from abw.github.findings import findings, repo_path, top_for_commands
 from abw.github.inputs import ActionInputs, env_name, get_input
@@ -208,13 +214,32 @@ def test_clip_markdown_closes_blocks_and_links_the_run():
 
 
 def test_comment_body_within_limit_with_marker_and_digest():
-    body = build_body("abw gate", "x" * 70_000, "report-1", "https://github.example/r")
+    body = build_body("abw gate", "x" * 70_000, "1" * 64, "https://github.example/r")
     assert len(body) <= COMMENT_LIMIT
-    assert body.startswith(marker_prefix("abw gate"))
-    assert digest_of(body) is not None
-    same = build_body("abw gate", "different run link", "report-1", None)
+    assert body.startswith("<!-- abw/gate:report v1 key=abw%20gate digest=" + "1" * 64 + " -->\n")
+    assert digest_of(body) == "1" * 64
+    same = build_body("abw gate", "different run link", "1" * 64, None)
     assert digest_of(same) == digest_of(body)
-    assert digest_of(build_body("abw gate", "", "report-2", None)) != digest_of(body)
+    assert digest_of(build_body("abw gate", "", "2" * 64, None)) != digest_of(body)
+
+
+@pytest.mark.parametrize(
+    "name", ["abw gate", "abw gate (latent)", "a=b c", "x%20y", "tab\there", "ünïcode ✓", "-- >"]
+)
+def test_marker_round_trips_any_check_name_as_one_exact_key(name):
+    fields = {"key": name, "digest": "d" * 64, "chain": "c" * 64, "restarts": "2"}
+    line = format_marker(fields)
+    assert "-->" not in line[:-3] and "\n" not in line
+    assert parse_marker(line + "\nbody") == fields
+
+
+def test_marker_of_a_prefix_related_name_is_another_key():
+    # "abw gate" is a prefix of "abw gate (latent)": the keys must still differ exactly
+    latent = parse_marker(format_marker({"key": "abw gate (latent)", "digest": "0" * 64}))
+    assert latent["key"] != "abw gate"
+    assert parse_marker("<!-- abw/gate:report v1 key=abw%20gate -->trailing") is None
+    assert parse_marker(" <!-- abw/gate:report v1 key=abw%20gate -->") is None
+    assert parse_marker("text\n<!-- abw/gate:report v1 key=abw%20gate -->") is None
 
 
 # --- run context -----------------------------------------------------------------------------
@@ -225,11 +250,11 @@ def test_context_uses_pr_head_sha_not_merge_sha():
     }
     ctx = RunContext(repository="o/r", sha="m" * 40, event=event, run_id="9")
     assert ctx.head_sha == "h" * 40
-    assert ctx.pr_number == 7
+    assert ctx.pr_numbers == [7]
     assert ctx.is_fork is True
     assert ctx.run_url == "https://github.com/o/r/actions/runs/9"
     push = RunContext(repository="o/r", sha="m" * 40, event={"ref": "refs/heads/main"})
-    assert push.head_sha == "m" * 40 and push.pr_number is None and not push.is_fork
+    assert push.head_sha == "m" * 40 and push.pr_numbers == [] and not push.is_fork
 
 
 def test_event_file_must_be_json(tmp_path):

@@ -127,3 +127,66 @@ def test_an_unreadable_report_is_one_line_exit_2(run_cli, judged, tmp_path):
         code, out, err = _verify(run_cli, path, base, cand, spec)
         assert (code, out) == (2, ""), err
         assert err.count("\n") == 1 and err.startswith("abw: error: ") and words in err, err
+
+
+@pytest.fixture
+def failing(tmp_path):
+    """A report over the example's regressed candidate (FAIL)."""
+    from abw.atomic import write_atomic
+    from abw.gating import report_json, run_gate
+
+    base = shutil.copytree(EXAMPLE / "traces" / "baseline", tmp_path / "baseline")
+    cand = shutil.copytree(EXAMPLE / "traces" / "regressed", tmp_path / "candidate")
+    spec = shutil.copy(EXAMPLE / "behavior.yaml", tmp_path / "behavior.yaml")
+    report = tmp_path / "gate-report.json"
+    gated = run_gate(base, cand, spec)
+    assert gated.verdict == "FAIL"  # the premise
+    write_atomic(report, report_json(gated))
+    return report, base, cand, tmp_path / "behavior.yaml"
+
+
+def _edit(report, change):
+    document = json.loads(report.read_text())
+    change(document)
+    report.write_text(json.dumps(document))
+
+
+def test_a_verdict_edited_from_fail_to_pass_is_named(run_cli, failing):
+    _edit(failing[0], lambda d: d.update(verdict="PASS"))
+    code, out, _ = _verify(run_cli, *failing)
+    assert code == 1
+    assert "mismatch: verdict: the report says PASS but its checks give FAIL" in out
+
+
+def test_an_edited_summary_is_named(run_cli, failing):
+    _edit(failing[0], lambda d: d.update(summary="PASS: all good."))
+    code, out, _ = _verify(run_cli, *failing)
+    assert code == 1 and "mismatch: summary: it leads with 'PASS'" in out
+
+
+def test_a_consistent_forgery_is_caught_by_gating_again(run_cli, failing):
+    def forge(document):
+        for check in document["checks"]:
+            check["verdict"] = "PASS"
+            check["violations"] = []
+        document["verdict"] = "PASS"
+        document["summary"] = "PASS: all checks passed."
+
+    _edit(failing[0], forge)
+    code, out, _ = _verify(run_cli, *failing)
+    assert code == 1
+    assert "mismatch: verdict: the report says PASS, the gate gives FAIL on these inputs" in out
+    assert "the gate gives FAIL" in out and "mismatch: checks[" in out
+
+
+def test_every_example_report_is_consistent():
+    from abw.gating import run_gate
+    from abw.verify_report import consistency_problems
+
+    for candidate in ("good", "regressed"):
+        report = run_gate(
+            EXAMPLE / "traces" / "baseline",
+            EXAMPLE / "traces" / candidate,
+            EXAMPLE / "behavior.yaml",
+        )
+        assert consistency_problems(report.model_dump(mode="json")) == [], candidate

@@ -39,6 +39,13 @@ def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None)
     return (head + note)[:limit]
 
 
+def run_title(report: Any) -> str:
+    """``VERDICT: summary`` once (the summary already leads with the verdict), ≤ 255 chars."""
+    from abw.render.common import summary_text
+
+    return f"{report.verdict}: {summary_text(report)}"[:TITLE_LIMIT]
+
+
 @dataclass(frozen=True)
 class CheckRunResult:
     """What was sent: the check run id and the number of requests that carried annotations."""

@@ -2,13 +2,32 @@
 
 Retries are PyGithub's :class:`github.GithubRetry` (urllib3) with a fixed budget: 5xx, 429 and
 rate-limit 403s are retried with back-off, waits for a rate-limit reset are capped, and every
-other 4xx (including 403 "Resource not accessible by integration") fails at once.
+other 4xx (including 403 "Resource not accessible by integration") fails at once. Publishing
+as a whole has one deadline: a wait that would pass it raises :class:`DeadlineExceeded`
+instead of sleeping. Every request names abw and its version in ``User-Agent`` and asks for
+the documented media type and REST API version.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from abw import __version__
+
+#: The REST API version abw is written against (``X-GitHub-Api-Version``).
+API_VERSION = "2022-11-28"
+MEDIA_TYPE = "application/vnd.github+json"
+USER_AGENT = f"abw/{__version__} (+https://github.com/abw/gate)"
+#: ``query { viewer { login } }``: who the token acts as, for user and installation tokens alike.
+VIEWER_QUERY = "query { viewer { login } }"
+
+
+class DeadlineExceeded(Exception):
+    """Publishing ran out of its time budget (the ``publish-timeout`` input)."""
+
 
 RETRY_STATUSES = (429, *range(500, 600))
 RETRY_METHODS = frozenset({"GET", "POST", "PATCH", "PUT", "DELETE", "HEAD", "OPTIONS"})
@@ -32,6 +51,8 @@ class ClientSettings:
     secondary_wait: float = 60.0
     write_interval: float = 1.0
     timeout: float = 20.0
+    #: ``time.monotonic()`` after which no request is retried or started (None: no deadline).
+    deadline: float | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ClientSettings:
@@ -45,11 +66,42 @@ class ClientSettings:
         )
 
 
+def remaining(deadline: float | None) -> float | None:
+    """Seconds left before ``deadline`` (None: no deadline)."""
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def check_deadline(deadline: float | None) -> None:
+    """Raise :class:`DeadlineExceeded` once ``deadline`` has passed."""
+    left = remaining(deadline)
+    if left is not None and left <= 0:
+        raise DeadlineExceeded("the publish deadline has passed")
+
+
 def make_retry(settings: ClientSettings):  # -> github.GithubRetry
-    """A bounded :class:`github.GithubRetry`."""
+    """A bounded :class:`github.GithubRetry` that never sleeps past the deadline."""
     from github import GithubRetry
 
-    return GithubRetry(
+    class DeadlineRetry(GithubRetry):
+        deadline: float | None = None
+
+        def new(self, **kw: Any) -> DeadlineRetry:
+            fresh = super().new(**kw)
+            fresh.deadline = self.deadline
+            return fresh
+
+        def sleep(self, response: Any = None) -> None:
+            wait = self.get_backoff_time()
+            if self.respect_retry_after_header and response is not None:
+                wait = max(wait, self.get_retry_after(response) or 0.0)
+            left = remaining(self.deadline)
+            if left is not None and wait >= left:
+                raise DeadlineExceeded(
+                    f"a retry would wait {wait:.0f} s, past the publish deadline"
+                )
+            super().sleep(response)
+
+    retry = DeadlineRetry(
         total=settings.retries,
         backoff_factor=settings.backoff,
         backoff_max=max(settings.backoff * 8, 1.0),
@@ -61,18 +113,46 @@ def make_retry(settings: ClientSettings):  # -> github.GithubRetry
         secondary_rate_wait=min(settings.secondary_wait, settings.max_wait),
         max_rate_limit_wait=settings.max_wait,
     )
+    retry.deadline = settings.deadline
+    return retry
 
 
 def make_client(token: str, api_url: str, settings: ClientSettings):  # -> github.Github
     """A PyGithub client for ``api_url`` (github.com or a GitHub Enterprise Server API)."""
     from github import Auth, Github
 
+    class Token(Auth.Token):
+        """The token, plus the documented media type on every request."""
+
+        def authentication(self, headers: dict[str, Any]) -> None:
+            super().authentication(headers)
+            headers.setdefault("Accept", MEDIA_TYPE)
+
+    timeout = settings.timeout
+    left = remaining(settings.deadline)
+    if left is not None:
+        timeout = min(timeout, max(left, 1.0))
     return Github(
-        auth=Auth.Token(token),
+        auth=Token(token),
         base_url=api_url,
-        timeout=int(max(settings.timeout, 1)),
+        timeout=int(max(timeout, 1)),
+        user_agent=USER_AGENT,
         per_page=100,
         retry=make_retry(settings),
         seconds_between_requests=None,
         seconds_between_writes=settings.write_interval or None,
+        api_version=API_VERSION,
     )
+
+
+def token_login(client: Any) -> str:
+    """The login the token acts as (``github-actions[bot]`` for the default token).
+
+    GraphQL ``viewer`` answers for user tokens and installation tokens alike (REST
+    ``GET /user`` refuses installation tokens, ``GET /app`` needs the app's own JWT).
+    """
+    _, data = client.requester.graphql_query(VIEWER_QUERY, {})
+    login = ((data.get("data") or {}).get("viewer") or {}).get("login")
+    if not isinstance(login, str) or not login:
+        raise ValueError("GitHub did not say who the token acts as (GraphQL viewer.login)")
+    return login

@@ -1,69 +1,128 @@
 """The sticky pull-request comment: one per check name, found by a hidden marker, edited in place.
 
-The first line of the body is ``<!-- abw/gate:report key=<check name> digest=<sha256> -->``. The
-digest covers the report's Markdown without run-specific links, so ``on-change`` can tell an
-unchanged report from a new one even though every run has its own URL.
+The first line of the body is the marker, a delimited ``key=value`` list whose values are
+percent-encoded (so a check name with spaces stays one value)::
+
+    <!-- abw/gate:report v1 key=abw%20gate digest=<sha256> -->
+
+``key`` is the check name and must match exactly; ``digest`` covers the report (canonical JSON)
+so ``on-change`` can tell an unchanged report from a new one. More fields may follow; a reader
+ignores those it does not know. A comment counts as ours only when its author is the identity
+the token acts as: anyone can write a look-alike marker, and such a comment is never trusted
+or edited.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote, unquote
 
 from abw.github.checks import clip_markdown
 from abw.hashing import sha256_hex
 
 #: GitHub rejects comment bodies above 65,536 characters (HTTP 422).
 COMMENT_LIMIT = 65_536
-_MARKER_PREFIX = "<!-- abw/gate:report key="
-_DIGEST = re.compile(r" digest=([0-9a-f]{64}) -->")
+MARKER_TAG = "abw/gate:report"
+MARKER_VERSION = "v1"
+_FIELD_NAME = re.compile(r"[a-z][a-z0-9_-]*")
+_MARKER = re.compile(
+    rf"<!-- {re.escape(MARKER_TAG)} {MARKER_VERSION}((?: [a-z][a-z0-9_-]*=[^\s]*)+) -->"
+)
 
 
-def marker_prefix(check_name: str) -> str:
-    """The start of the marker for ``check_name`` (the digest follows it)."""
-    return f"{_MARKER_PREFIX}{check_name} "
+def format_marker(fields: Mapping[str, str]) -> str:
+    """The marker line for ``fields`` (``key`` first); values are percent-encoded."""
+    for name in fields:
+        if not _FIELD_NAME.fullmatch(name):
+            raise ValueError(f"bad marker field name {name!r}")
+    parts = " ".join(f"{name}={quote(str(value), safe='')}" for name, value in fields.items())
+    return f"<!-- {MARKER_TAG} {MARKER_VERSION} {parts} -->"
 
 
-def build_body(check_name: str, markdown: str, digest_source: str, run_url: str | None) -> str:
+def parse_marker(body: str) -> dict[str, str] | None:
+    """The fields of the marker on the body's first line, or None when it has none."""
+    match = _MARKER.fullmatch(body.split("\n", 1)[0])
+    if not match:
+        return None
+    fields: dict[str, str] = {}
+    for part in match.group(1).split():
+        name, _, value = part.partition("=")
+        fields.setdefault(name, unquote(value))
+    return fields
+
+
+def report_digest(check_name: str, report_json: str) -> str:
+    """What ``on-change`` compares: the check name and the report's canonical JSON."""
+    return sha256_hex(check_name + "\n" + report_json)
+
+
+def build_body(
+    check_name: str,
+    markdown: str,
+    digest: str,
+    run_url: str | None,
+    extra: Mapping[str, str] | None = None,
+) -> str:
     """Marker line plus the Markdown, within 65,536 characters (truncated with a run link)."""
-    digest = sha256_hex(digest_source.encode("utf-8"))
-    marker = f"{marker_prefix(check_name)}digest={digest} -->"
+    marker = format_marker({"key": check_name, "digest": digest, **(extra or {})})
     room = COMMENT_LIMIT - len(marker) - 1
     return marker + "\n" + clip_markdown(markdown, room, run_url)
 
 
 def digest_of(body: str) -> str | None:
-    first = body.split("\n", 1)[0]
-    match = _DIGEST.search(first)
-    return match.group(1) if match else None
+    """The ``digest`` field of a body's marker."""
+    return (parse_marker(body) or {}).get("digest")
 
 
 @dataclass(frozen=True)
 class CommentResult:
     action: str  # created | updated | unchanged | off
     comment_id: int | None = None
+    ignored: int = 0  # look-alike comments by someone else
 
 
-def find_sticky(issue: Any, check_name: str) -> list[Any]:
-    """Our earlier comments for this check name, oldest first."""
-    prefix = marker_prefix(check_name)
-    return [c for c in issue.get_comments() if (c.body or "").lstrip().startswith(prefix)]
+def _author(comment: Any) -> str | None:
+    user = comment.user
+    return getattr(user, "login", None) if user is not None else None
+
+
+def is_sticky(comment: Any, check_name: str, author: str) -> bool:
+    """Written by ``author`` and marked with exactly this check name."""
+    fields = parse_marker(comment.body or "")
+    return fields is not None and fields.get("key") == check_name and _author(comment) == author
+
+
+def find_sticky(issue: Any, check_name: str, author: str) -> tuple[list[Any], int]:
+    """Our earlier comments for this check name (oldest first), and how many look-alikes by
+    anyone other than ``author`` carry the same key."""
+    ours, strangers = [], 0
+    for comment in issue.get_comments():
+        if is_sticky(comment, check_name, author):
+            ours.append(comment)
+        elif (parse_marker(comment.body or "") or {}).get("key") == check_name:
+            strangers += 1
+    return ours, strangers
 
 
 def upsert_comment(
-    repo: Any, pr_number: int, check_name: str, body: str, mode: str
+    repo: Any, pr_number: int, check_name: str, body: str, mode: str, author: str
 ) -> CommentResult:
-    """Create the sticky comment once, then edit it; ``on-change`` skips an identical report."""
+    """Create the sticky comment once, then edit it; ``on-change`` skips an identical report.
+
+    ``author`` is the login the token acts as; only its comments are candidates.
+    """
     if mode == "off":
         return CommentResult("off")
     issue = repo.get_issue(pr_number)
-    existing = find_sticky(issue, check_name)
+    existing, strangers = find_sticky(issue, check_name, author)
     if not existing:
         created = issue.create_comment(body)
-        return CommentResult("created", created.id)
+        return CommentResult("created", created.id, strangers)
     latest = existing[-1]
     if mode == "on-change" and digest_of(latest.body or "") == digest_of(body):
-        return CommentResult("unchanged", latest.id)
+        return CommentResult("unchanged", latest.id, strangers)
     latest.edit(body)
-    return CommentResult("updated", latest.id)
+    return CommentResult("updated", latest.id, strangers)

@@ -30,9 +30,32 @@ def load_event(path: str | Path | None) -> dict[str, Any]:
     return payload if isinstance(payload, dict) else {}
 
 
+def dig(value: Any, *keys: str) -> Any:
+    """``value[k1][k2]...``, or None as soon as a level is missing or not an object."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 @dataclass(frozen=True)
 class RunContext:
-    """The parts of the runner environment abw uses."""
+    """The parts of the runner environment abw uses.
+
+    ``event`` is the runner's own payload (``GITHUB_EVENT_PATH``) and the only source of the
+    commit and pull request to publish on. ``claimed`` is an event file named by the
+    ``event-file`` input (an artifact a pull request's run uploaded): untrusted, it may only
+    narrow what the runner's event allows, never redirect it.
+    """
 
     repository: str = ""
     api_url: str = "https://api.github.com"
@@ -41,10 +64,11 @@ class RunContext:
     event_name: str = ""
     sha: str = ""
     event: dict[str, Any] = field(default_factory=dict)
+    claimed: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str], event_path: str | Path | None = None) -> RunContext:
-        """Read ``GITHUB_*``; ``event_path`` overrides ``GITHUB_EVENT_PATH`` (workflow_run mode)."""
+    def from_env(cls, env: Mapping[str, str], event_file: str | Path | None = None) -> RunContext:
+        """Read ``GITHUB_*``; ``event_file`` is the untrusted event of workflow_run mode."""
         return cls(
             repository=env.get("GITHUB_REPOSITORY", ""),
             api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
@@ -52,7 +76,8 @@ class RunContext:
             run_id=env.get("GITHUB_RUN_ID", ""),
             event_name=env.get("GITHUB_EVENT_NAME", ""),
             sha=env.get("GITHUB_SHA", ""),
-            event=load_event(event_path or env.get("GITHUB_EVENT_PATH")),
+            event=load_event(env.get("GITHUB_EVENT_PATH")),
+            claimed=load_event(event_file) if event_file else {},
         )
 
     @property
@@ -61,30 +86,71 @@ class RunContext:
         return pr if isinstance(pr, dict) else {}
 
     @property
-    def pr_number(self) -> int | None:
-        """The pull request's number, from the payload (None when the run has no PR)."""
-        number = self.pull_request.get(
-            "number", self.event.get("number") if self.pull_request else None
-        )
-        return number if isinstance(number, int) and number > 0 else None
+    def workflow_run(self) -> dict[str, Any]:
+        run = self.event.get("workflow_run")
+        return run if isinstance(run, dict) else {}
 
     @property
     def head_sha(self) -> str:
-        """The commit to report on: the PR head, never the merge commit ``GITHUB_SHA``."""
-        head = self.pull_request.get("head")
-        if isinstance(head, dict) and isinstance(head.get("sha"), str) and head["sha"]:
-            return head["sha"]
-        workflow_run = self.event.get("workflow_run")
-        if isinstance(workflow_run, dict) and isinstance(workflow_run.get("head_sha"), str):
-            return workflow_run["head_sha"]
-        return self.sha
+        """The commit to report on, from the runner's event: the PR head (never the merge
+        commit ``GITHUB_SHA``), the triggering run's head in workflow_run mode, else GITHUB_SHA."""
+        return (
+            _text(dig(self.pull_request, "head", "sha"))
+            or _text(self.workflow_run.get("head_sha"))
+            or self.sha
+        )
+
+    @property
+    def head_repository(self) -> str:
+        """``owner/name`` the head commit comes from (a fork's name for a fork PR)."""
+        return _text(dig(self.pull_request, "head", "repo", "full_name")) or _text(
+            dig(self.workflow_run, "head_repository", "full_name")
+        )
+
+    @property
+    def pr_numbers(self) -> list[int]:
+        """Pull requests the runner's event names for ``head_sha`` (none for a fork's
+        workflow_run: GitHub leaves ``workflow_run.pull_requests`` empty then)."""
+        if self.pull_request:
+            number = _number(self.pull_request.get("number")) or _number(self.event.get("number"))
+            return [number] if number else []
+        found = []
+        pulls = self.workflow_run.get("pull_requests")
+        for pull in pulls if isinstance(pulls, list) else []:
+            number = _number(dig(pull, "number"))
+            if number and _text(dig(pull, "head", "sha")) == self.head_sha:
+                found.append(number)
+        return found
+
+    @property
+    def claimed_pr_number(self) -> int | None:
+        """The PR number in the untrusted event file, if that file is about ``head_sha``."""
+        pr = self.claimed.get("pull_request")
+        number = _number(dig(pr, "number")) or _number(self.claimed.get("number"))
+        claimed_sha = _text(dig(pr, "head", "sha"))
+        if number is None or (claimed_sha and claimed_sha != self.head_sha):
+            return None
+        return number
+
+    @property
+    def claimed_conflict(self) -> str | None:
+        """Why the untrusted event file disagrees with the runner's event, if it does."""
+        if not self.claimed:
+            return None
+        pr = self.claimed.get("pull_request")
+        claimed_sha = _text(dig(pr, "head", "sha"))
+        if claimed_sha and claimed_sha != self.head_sha:
+            return f"its head SHA {claimed_sha[:12]} is not the run's {self.head_sha[:12]}"
+        number = self.claimed_pr_number
+        if number is not None and self.pr_numbers and number not in self.pr_numbers:
+            return f"its pull request #{number} is not among those of the run's event"
+        return None
 
     @property
     def is_fork(self) -> bool:
-        """A PR from another repository: its ``pull_request`` token is read-only."""
-        head_repo = (self.pull_request.get("head") or {}).get("repo") or {}
-        name = head_repo.get("full_name") if isinstance(head_repo, dict) else None
-        return bool(self.pull_request) and bool(name) and name != self.repository
+        """The head comes from another repository: its ``pull_request`` token is read-only."""
+        name = self.head_repository
+        return bool(name) and bool(self.repository) and name != self.repository
 
     @property
     def run_url(self) -> str | None:

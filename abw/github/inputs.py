@@ -83,6 +83,7 @@ class ActionInputs:
     github_token: str = ""
     sarif_category: str = ""
     annotations: int = 10
+    publish_timeout: float = 300.0
     conclusions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CONCLUSIONS))
 
     @classmethod
@@ -108,6 +109,16 @@ class ActionInputs:
             raise AbwInputError(
                 f"{annotations_text!r} is not a whole number", field="max-annotations"
             )
+        timeout_text = get_input(env, "publish-timeout", "300")
+        try:
+            publish_timeout = float(timeout_text)
+        except ValueError:
+            publish_timeout = -1.0
+        if not 0 < publish_timeout <= 3600:
+            raise AbwInputError(
+                f"{timeout_text!r} is not a number of seconds between 0 and 3600",
+                field="publish-timeout",
+            )
         check_name = get_input(env, "check-name", "abw gate")
         if len(check_name) > 100 or "-->" in check_name:
             raise AbwInputError(
@@ -128,5 +139,6 @@ class ActionInputs:
             github_token=get_input(env, "github-token"),
             sarif_category=get_input(env, "sarif-category"),
             annotations=int(annotations_text),
+            publish_timeout=publish_timeout,
             conclusions=conclusions,
         )

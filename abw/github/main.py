@@ -50,17 +50,26 @@ def _load_report(path: Path, shown: str) -> Any:
     from pydantic import ValidationError
 
     from abw.models.report import GateReport
+    from abw.verify_report import consistency_problems
 
     if path.stat().st_size > MAX_REPORT_BYTES:
         raise AbwInputError("gate report is too large", file=shown, field="report")
     try:
-        return GateReport.model_validate_json(path.read_bytes())
+        report = GateReport.model_validate_json(path.read_bytes())
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "report"
         raise AbwInputError(
             f"not a gate-report/v0: {first['msg']}", file=shown, field=where
         ) from None
+    problems = consistency_problems(report.model_dump(mode="json"))
+    if problems:
+        where, _, why = problems[0].partition(": ")
+        more = f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        raise AbwInputError(
+            f"refused: the report contradicts itself: {why}{more}", file=shown, field=where
+        )
+    return report
 
 
 def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
@@ -157,30 +166,63 @@ def _describe_failure(exc: BaseException) -> tuple[bool, str]:
 
 
 class Publisher:
-    """Talks to the GitHub API; every failure becomes a notice or a warning, never an exit code."""
+    """Talks to the GitHub API; every failure becomes a notice or a warning, never an exit code.
+
+    All calls share one deadline (``publish-timeout``); past it the rest is skipped like a
+    read-only token's.
+    """
 
     def __init__(
         self, inputs: ActionInputs, ctx: RunContext, console: Console, env: Mapping[str, str]
     ) -> None:
+        import time
+
         self.inputs = inputs
         self.ctx = ctx
         self.console = console
         self.env = env
+        self.deadline = time.monotonic() + inputs.publish_timeout
+        self._client: Any = None
         self._repo: Any = None
+        self._login: str | None = None
+
+    def client(self) -> Any:
+        if self._client is None:
+            from dataclasses import replace
+
+            from abw.github.client import ClientSettings, make_client
+
+            settings = replace(ClientSettings.from_env(self.env), deadline=self.deadline)
+            self._client = make_client(self.inputs.github_token, self.ctx.api_url, settings)
+        return self._client
 
     def repo(self) -> Any:
         if self._repo is None:
-            from abw.github.client import ClientSettings, make_client
-
-            client = make_client(
-                self.inputs.github_token, self.ctx.api_url, ClientSettings.from_env(self.env)
-            )
-            self._repo = client.get_repo(self.ctx.repository)
+            self._repo = self.client().get_repo(self.ctx.repository)
         return self._repo
 
+    def login(self) -> str:
+        """Who the token acts as; only that author's comments can be the sticky comment."""
+        if self._login is None:
+            from abw.github.client import token_login
+
+            self._login = token_login(self.client())
+        return self._login
+
     def attempt(self, what: str, action: Any) -> Any:
+        from abw.github.client import DeadlineExceeded, check_deadline
+
         try:
+            check_deadline(self.deadline)
             return action()
+        except DeadlineExceeded as exc:
+            self.console.notice(
+                f"{what} skipped: {exc} ({self.inputs.publish_timeout:g} s, the "
+                "publish-timeout input). The verdict, step summary, annotations and report "
+                "files are unaffected.",
+                title="abw: publish deadline",
+            )
+            return None
         except Exception as exc:  # network, HTTP, anything: degrade, keep the verdict
             read_only, line = _describe_failure(exc)
             if read_only:
@@ -206,7 +248,7 @@ class Publisher:
         return True
 
     def check_run(self, report: Any, summary: str, items: list[Finding]) -> None:
-        from abw.github.checks import publish_check_run
+        from abw.github.checks import publish_check_run, run_title
 
         if not self.inputs.check_run or not self.can_publish("check run"):
             return
@@ -222,7 +264,7 @@ class Publisher:
                 name=self.inputs.check_name,
                 head_sha=head_sha,
                 conclusion=conclusion,
-                title=f"{report.verdict}: {report.summary}",
+                title=run_title(report),
                 summary=summary,
                 findings=items,
                 details_url=self.ctx.run_url,
@@ -235,25 +277,96 @@ class Publisher:
                 f"({result.annotations} annotations in {result.annotation_requests} requests)"
             )
 
+    def pull_request(self) -> int | None:
+        """The PR to comment on: one the runner's event names for the head commit, else the
+        event file's claim once GitHub confirms that PR's head is that commit."""
+        conflict = self.ctx.claimed_conflict
+        if conflict:
+            self.console.warning(
+                f"the event-file input is ignored: {conflict} (it may narrow the run's own "
+                "event, never redirect it)",
+                title="abw: untrusted event file",
+            )
+        numbers = self.ctx.pr_numbers
+        claimed = None if conflict else self.ctx.claimed_pr_number
+        if numbers:
+            return claimed if claimed in numbers else numbers[0]
+        if claimed is None:
+            return None
+        pull = self.attempt("pull request lookup", lambda: self.repo().get_pull(claimed))
+        if pull is None:
+            return None
+        head = pull.head
+        repo_name = head.repo.full_name if head.repo is not None else ""
+        trusted_repo = self.ctx.head_repository
+        if head.sha != self.ctx.head_sha or (trusted_repo and repo_name != trusted_repo):
+            self.console.warning(
+                f"the event-file input is ignored: pull request #{claimed}'s head is "
+                f"{head.sha[:12]} from {repo_name or 'an unknown repository'}, not the run's "
+                f"{self.ctx.head_sha[:12]}",
+                title="abw: untrusted event file",
+            )
+            return None
+        return claimed
+
     def comment(self, body: str) -> None:
         from abw.github.comment import upsert_comment
 
         if self.inputs.comment == "off":
             return
-        number = self.ctx.pr_number
+        if not self.can_publish("PR comment"):
+            return
+        number = self.pull_request()
         if number is None:
             self.console.notice("PR comment skipped: this run has no pull request", title="abw")
-            return
-        if not self.can_publish("PR comment"):
             return
         result = self.attempt(
             "PR comment",
             lambda: upsert_comment(
-                self.repo(), number, self.inputs.check_name, body, self.inputs.comment
+                self.repo(),
+                number,
+                self.inputs.check_name,
+                body,
+                self.inputs.comment,
+                self.login(),
             ),
         )
         if result is not None:
             self.console.info(f"abw: PR #{number} comment {result.action} ({result.comment_id})")
+            if result.ignored:
+                self.console.warning(
+                    f"{result.ignored} comment(s) on PR #{number} carry this gate's marker but "
+                    f"were not written by {self.login()}: ignored, never edited",
+                    title="abw: look-alike comment",
+                )
+
+
+def _publish(
+    report: Any,
+    items: list[Finding],
+    inputs: ActionInputs,
+    ctx: RunContext,
+    console: Console,
+    env: Mapping[str, str],
+) -> None:
+    """Check run and sticky comment: views of ``report`` that can never change the exit code."""
+    from abw.github.checks import OUTPUT_LIMIT
+    from abw.github.comment import COMMENT_LIMIT, build_body, report_digest
+    from abw.hashing import canonical_json
+
+    publisher = Publisher(inputs, ctx, console, env)
+    publisher.check_run(
+        report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console, inputs.check_name), items
+    )
+    if inputs.comment != "off":
+        digest = report_digest(inputs.check_name, canonical_json(report.model_dump(mode="json")))
+        body = build_body(
+            inputs.check_name,
+            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console, inputs.check_name),
+            digest,
+            ctx.run_url,
+        )
+        publisher.comment(body)
 
 
 def run(env: Mapping[str, str], console: Console) -> int:
@@ -280,11 +393,17 @@ def run(env: Mapping[str, str], console: Console) -> int:
     for output, fmt in REPORT_FILES.items():
         if fmt in written:
             outputs[output] = relative_posix(written[fmt], workspace)
-    write_outputs(env.get("GITHUB_OUTPUT"), outputs)
-    write_summary(
-        env.get("GITHUB_STEP_SUMMARY"),
-        _markdown(report, SUMMARY_LIMIT_BYTES - 4096, ctx.run_url, console, inputs.check_name),
-        ctx.run_url,
+    _file_command(
+        console, "$GITHUB_OUTPUT", lambda: write_outputs(env.get("GITHUB_OUTPUT"), outputs)
+    )
+    _file_command(
+        console,
+        "$GITHUB_STEP_SUMMARY",
+        lambda: write_summary(
+            env.get("GITHUB_STEP_SUMMARY"),
+            _markdown(report, SUMMARY_LIMIT_BYTES - 4096, ctx.run_url, console, inputs.check_name),
+            ctx.run_url,
+        ),
     )
 
     items = findings(report, workspace)
@@ -299,24 +418,26 @@ def run(env: Mapping[str, str], console: Console) -> int:
             f"abw: {len(items)} findings in all; the check run and report files hold them all"
         )
 
-    publisher = Publisher(inputs, ctx, console, env)
-    from abw.github.checks import OUTPUT_LIMIT
-    from abw.github.comment import COMMENT_LIMIT, build_body
-
-    publisher.check_run(
-        report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console, inputs.check_name), items
-    )
-    if inputs.comment != "off":
-        digest_source = inputs.check_name + "\n" + report.model_dump_json()
-        body = build_body(
-            inputs.check_name,
-            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console, inputs.check_name),
-            digest_source,
-            ctx.run_url,
-        )
-        publisher.comment(body)
+    try:
+        _publish(report, items, inputs, ctx, console, env)
+    except Exception as exc:  # publishing is a view: it never changes the exit code
+        if env.get("ABW_DEBUG"):
+            raise
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        console.warning(f"publishing failed: {reason}. The verdict is unaffected.", title="abw")
     console.info(f"abw: exit code {code} (verdict {report.verdict}, fail-on {inputs.fail_on})")
     return code
+
+
+def _file_command(console: Console, name: str, write: Any) -> None:
+    """Write a runner file; a full disk is a warning, never a changed exit code."""
+    try:
+        write()
+    except OSError as exc:
+        console.warning(
+            f"could not write {name}: {exc.strerror or exc}. The verdict is unaffected.",
+            title="abw",
+        )
 
 
 def main(env: Mapping[str, str] | None = None, stdout: TextIO | None = None) -> int:

@@ -7,6 +7,8 @@ which GitHub drops the upload.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,13 +25,30 @@ def format_output(name: str, value: str, delimiter: str | None = None) -> str:
     return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
 
 
+def append_whole(path: str | Path, text: str) -> None:
+    """Append ``text`` to a runner file all or nothing: on a failed write (a full disk) the
+    file is cut back to its old length, so the runner never reads half a heredoc block."""
+    data = text.encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        start = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, start)
+            raise
+    finally:
+        os.close(fd)
+
+
 def write_outputs(path: str | Path | None, outputs: Mapping[str, str]) -> bool:
     """Append every output to the ``$GITHUB_OUTPUT`` file; False when there is no such file."""
     if not path:
         return False
-    text = "".join(format_output(name, value) for name, value in outputs.items())
-    with open(path, "a", encoding="utf-8") as handle:
-        handle.write(text)
+    append_whole(path, "".join(format_output(name, value) for name, value in outputs.items()))
     return True
 
 
@@ -44,12 +63,16 @@ def cut_utf8(text: str, limit_bytes: int) -> str:
 def fit_summary(
     markdown: str, limit_bytes: int = SUMMARY_LIMIT_BYTES, link: str | None = None
 ) -> str:
-    """The summary, cut at a line boundary with a note when it is over ``limit_bytes``."""
+    """The summary, cut at a line boundary with a note when it is over ``limit_bytes``; never
+    more than ``limit_bytes`` (nothing at all when not even the note fits)."""
     if len(markdown.encode("utf-8")) <= limit_bytes:
         return markdown
     where = f" The full report: {link}" if link else " The full report is in the output folder."
     note = f"\n\n> **Truncated** to fit GitHub's 1 MiB step-summary limit.{where}\n"
-    head = cut_utf8(markdown, limit_bytes - len(note.encode("utf-8")))
+    room = limit_bytes - len(note.encode("utf-8"))
+    if room <= 0:
+        return ""
+    head = cut_utf8(markdown, room)
     cut = head.rfind("\n")
     if cut > 0:
         head = head[:cut]
@@ -63,6 +86,7 @@ def write_summary(path: str | Path | None, markdown: str, link: str | None = Non
     target = Path(path)
     used = target.stat().st_size if target.exists() else 0
     budget = max(SUMMARY_LIMIT_BYTES - used, 0)
-    with open(target, "a", encoding="utf-8") as handle:
-        handle.write(fit_summary(markdown, budget, link=link))
+    text = fit_summary(markdown, budget, link=link)
+    if text:
+        append_whole(target, text)
     return True

@@ -1,0 +1,97 @@
+"""GitHub interfaces exactly right: headers, titles, sizes, deadlines and the runner's files."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from action_env import Runner, make_report
+from fake_github import FakeGitHub
+
+from abw import __version__
+
+
+@pytest.fixture
+def fake():
+    server = FakeGitHub().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def runner(tmp_path, fake):
+    return Runner(tmp_path, fake.url)
+
+
+def publish(runner: Runner, report, **inputs: str):
+    (runner.workspace / "reports").mkdir(exist_ok=True)
+    (runner.workspace / "reports" / "in.json").write_text(report.model_dump_json())
+    return runner.run({"report": "reports/in.json", **inputs})
+
+
+def test_every_request_names_abw_and_the_api_version(fake, runner):
+    publish(runner, make_report("FAIL", violations=60))
+    assert len(fake.requests) >= 6
+    for request in fake.requests:
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        assert headers["x-github-api-version"] == "2022-11-28", request.path
+        assert headers["accept"] == "application/vnd.github+json", request.path
+        assert headers["user-agent"].startswith(f"abw/{__version__} "), request.path
+
+
+def test_check_run_title_says_the_verdict_once(fake, runner):
+    publish(runner, make_report("FAIL"))
+    (run,) = fake.check_runs.values()
+    title = run["output"]["title"]
+    assert title.startswith("FAIL: ") and not title.startswith("FAIL: FAIL")
+    assert title == "FAIL: 1 check decided the verdict."
+
+
+def test_publishing_has_one_deadline(fake, runner):
+    # a secondary rate limit that asks for 30 s before every retry, forever
+    for pattern in (r"/check-runs$", r"^/api/graphql$"):
+        fake.fail(
+            "POST",
+            pattern,
+            403,
+            "You have exceeded a secondary rate limit. Please wait a few minutes.",
+            times=100,
+            headers={"Retry-After": "30"},
+        )
+    result = publish(runner, make_report("FAIL"), **{"publish-timeout": "5"})
+    assert result.code == 1 and result.outputs["exit-code"] == "1"
+    assert "::notice title=abw%3A publish deadline::check run skipped" in result.stdout
+    assert "PR comment skipped" in result.stdout
+    assert len(fake.calls("POST", r"/check-runs$")) == 1  # no 30 s wait was started
+    assert not fake.comments
+
+
+def test_publish_timeout_must_be_a_sensible_number(runner):
+    result = publish(runner, make_report("PASS"), **{"publish-timeout": "soon"})
+    assert result.code == 2 and "publish-timeout" in result.stderr
+
+
+def _earlier_output(size: int) -> str:
+    delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    return f"earlier<<{delimiter}\n{'x' * size}\n{delimiter}\n"
+
+
+def test_a_full_disk_never_leaves_half_an_output_block(fake, tmp_path):
+    prefix = _earlier_output(2_000_000)
+    runner = Runner(
+        tmp_path, fake.url, output_prefix=prefix, file_size_limit=len(prefix.encode()) + 60
+    )
+    result = publish(runner, make_report("FAIL"))
+    assert result.code == 1, result.stdout + result.stderr  # not 2
+    assert "could not write $GITHUB_OUTPUT" in result.stdout
+    text = (runner.files / "output.txt").read_text()
+    assert text == prefix  # all or nothing, never `conclusion<<ghadelimiter…` alone
+    assert fake.check_runs  # publishing went on
+
+
+def test_summary_never_grows_past_one_mib(fake, tmp_path):
+    limit = 1024 * 1024
+    runner = Runner(tmp_path, fake.url, summary_prefix="# earlier step\n" + "y" * (limit - 200))
+    result = publish(runner, make_report("FAIL", violations=3))
+    assert result.code == 1
+    assert (runner.files / "summary.md").stat().st_size <= limit
