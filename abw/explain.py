@@ -9,7 +9,7 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.models.report import Check, GateReport
 from abw.render.rules import rule_text
-from abw.text import clean
+from abw.text import log_line
 
 
 def find_check(report: GateReport, check_id: str) -> Check:
@@ -77,7 +77,7 @@ def explain(report: GateReport, check_id: str) -> str:
             lines.append(f"  {v.trace_id}: {v.message}")
             lines.append(f"    {where or v.trace_file}")
     lines += ["", "why", f"  {_why(check)}"]
-    return "\n".join(clean(line) for line in lines) + "\n"
+    return "\n".join(log_line(line) for line in lines) + "\n"
 
 
 def _why(check: Check) -> str:

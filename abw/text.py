@@ -15,6 +15,13 @@ _UNSAFE_RE = re.compile(
 )
 
 
+# The same, less the line feed: for fields that are text blocks (a JUnit failure's body, SARIF
+# help Markdown), where lines are meant.
+_UNSAFE_IN_BLOCK_RE = re.compile(
+    r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+)
+
+
 def _visible(match: re.Match[str]) -> str:
     code = ord(match.group(0))
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
@@ -26,3 +33,31 @@ def clean(value: Any) -> str:
         return ""
     text = value if isinstance(value, str) else str(value)
     return _UNSAFE_RE.sub(_visible, text)
+
+
+def clean_block(value: Any) -> str:
+    """:func:`clean` for a multi-line text block: line feeds stay, all else is the same."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    return _UNSAFE_IN_BLOCK_RE.sub(_visible, text)
+
+
+# Workflow commands a CI runner would obey in a log line: ``::name::`` (GitHub's runner trims
+# leading whitespace first) and the older ``##[name]``, which the runner finds anywhere in a
+# line (``##[stop-commands]`` would silence every later annotation).
+_COMMAND_RE = re.compile(r":(?=:)|#(?=#\[)")
+_BREAK = "\u200b"  # zero-width space: the text reads the same, no runner parses a command
+
+
+def log_line(value: Any) -> str:
+    """One line safe for a terminal or a CI log: :func:`clean` (so no newline, control
+    character or terminal escape is left raw) with every ``::`` and ``##[`` broken, so that no
+    text from a trace or a report can become a workflow command. Every line abw prints that
+    carries such text goes through here."""
+    return _COMMAND_RE.sub(lambda m: m.group(0) + _BREAK, clean(value))
+
+
+def log_lines(text: str) -> str:
+    """:func:`log_line` for each line of ``text`` (line breaks kept)."""
+    return "\n".join(log_line(line) for line in text.split("\n"))

@@ -68,10 +68,11 @@ if ! cpu_torch_installed; then
 fi
 "$bin/pip" install "${quiet[@]}" -e ".[dev,latent,mcp]"
 
-# Headless Chromium for the HTML report test (Debian package; needs root).
-if ! command -v chromium >/dev/null 2>&1; then
+# Headless Chromium for the HTML report test, cmark-gfm (GitHub's Markdown renderer) for the
+# rendered-Markdown tests (Debian packages; need root).
+if ! command -v chromium >/dev/null 2>&1 || ! command -v cmark-gfm >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium cmark-gfm >/dev/null
   else
     echo "setup: chromium not found; the HTML browser test will be skipped" >&2
   fi

@@ -83,7 +83,7 @@ def test_empty_report_renders_everywhere():
 
 def test_candidate_path_that_ends_early():
     out = check_all(ended_report())
-    assert "*(path ended)*" in out["markdown"]
+    assert "<i>(path ended)</i>" in out["markdown"]
     assert "<b>ends</b>" in out["html"]
     assert 'class="tool end">end of path</span>' in out["html"]
 

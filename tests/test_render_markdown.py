@@ -73,7 +73,7 @@ def test_failing_evidence_in_details():
     report = fx.gated("fail")
     text = render_markdown(report)
     order = next(c for c in report.checks if c.id == "behavior_contract.required_order[0]")
-    block = text[text.index("<details><summary>\u274c <b>behavior\\_contract.required\\_order") :]
+    block = text[text.index("<details><summary>\u274c <b>behavior_contract.required_order") :]
     block = block[: block.index("</details>")]
     for v in order.violations:
         assert md(v.trace_id) in block

@@ -86,7 +86,9 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
     try:
         result: Any = command.main(args=args, prog_name=prog_name, standalone_mode=False)
     except AbwInputError as exc:
-        click.echo(f"{prog_name}: error: {exc.one_line()}", err=True)
+        from abw.text import log_line
+
+        click.echo(log_line(f"{prog_name}: error: {exc.one_line()}"), err=True)
         return 2
     except click.exceptions.Abort:
         click.echo(f"{prog_name}: aborted", err=True)
@@ -101,8 +103,13 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
     except Exception as exc:  # never a traceback for a user; ABW_DEBUG=1 shows it
         if os.environ.get("ABW_DEBUG"):
             raise
+        from abw.text import log_line
+
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        click.echo(f"{prog_name}: internal error: {reason} (set ABW_DEBUG=1 for details)", err=True)
+        click.echo(
+            log_line(f"{prog_name}: internal error: {reason} (set ABW_DEBUG=1 for details)"),
+            err=True,
+        )
         return 2
     return result if isinstance(result, int) else 0
 

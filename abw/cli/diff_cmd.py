@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option, trace_set_options
-from abw.text import clean
+from abw.text import log_line
 
 
 def join_path(names: list[str]) -> str:
@@ -60,7 +60,7 @@ def format_text(results: list) -> str:  # list[DiffResult]
                     f"    {run.trace_id}: {run.path_edit_distance:.3f} "
                     f"(nearest {run.nearest_baseline_trace_id or '-'})"
                 )
-    return "\n".join(clean(line) for line in lines) + "\n"
+    return "\n".join(log_line(line) for line in lines) + "\n"
 
 
 @click.command("diff")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from abw.text import log_line
+
 
 @click.command()
 @click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -41,5 +43,5 @@ def fingerprint(traces: tuple[Path, ...], with_content: bool, fmt: str) -> int:
         click.echo(json.dumps(rows, indent=2, sort_keys=True))
     else:
         for row in rows:
-            click.echo(f"{row['fingerprint']}  {row['file']}")
+            click.echo(log_line(f"{row['fingerprint']}  {row['file']}"))
     return 0

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option, trace_set_options
-from abw.text import clean
+from abw.text import log_line
 
 
 def format_summary(report) -> str:  # GateReport
@@ -20,7 +20,7 @@ def format_summary(report) -> str:  # GateReport
             lines.append(f"  {check.verdict:<12} {check.id}: {check.message}")
     passed = sum(c.verdict == "PASS" for c in report.checks)
     lines.append(f"  {passed} of {len(report.checks)} checks passed.")
-    return "\n".join(clean(line) for line in lines) + "\n"
+    return "\n".join(log_line(line) for line in lines) + "\n"
 
 
 @click.command("gate")
@@ -111,7 +111,7 @@ def gate_command(
         from abw.render import write_reports
 
         written = write_reports(report, report_dir)
-    click.echo(clean(report.summary) if quiet else format_summary(report), nl=quiet)
+    click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
     if not quiet:
         if out is not None:
             click.echo(f"report: {out}")

@@ -225,8 +225,10 @@ def trace(
     for (name, _), trajectory in zip(inputs, trajectories, strict=True):
         write_trajectory(trajectory, out if single else out / f"{name}.json")
     if not options["quiet"]:
+        from abw.text import log_line
+
         for warning in warnings:
-            click.echo(f"abw-latent: warning: {warning}", err=True)
+            click.echo(log_line(f"abw-latent: warning: {warning}"), err=True)
         steps = sum(t.step_count for t in trajectories)
         click.echo(
             f"abw-latent: wrote {len(trajectories)} trajectory(ies), {steps} step(s), to {out}",

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from abw.text import log_line
+
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -19,13 +21,13 @@ def validate(files: tuple[Path, ...]) -> int:
         try:
             problems = validate_file(path)
         except AbwInputError as exc:
-            click.echo(exc.one_line(), err=True)
+            click.echo(log_line(exc.one_line()), err=True)
             bad += 1
             continue
         for problem in problems:
-            click.echo(problem.one_line(), err=True)
+            click.echo(log_line(problem.one_line()), err=True)
         if problems:
             bad += 1
         else:
-            click.echo(f"{path}: ok")
+            click.echo(log_line(f"{path}: ok"))
     return 2 if bad else 0

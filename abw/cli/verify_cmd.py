@@ -22,20 +22,25 @@ import click
 def verify_report(
     report: Path, baseline: Path, candidate: Path, spec_path: Path, quiet: bool
 ) -> int:
-    """Recompute the SHA-256 of the spec and every trace and compare them with REPORT's inputs.
+    """Recompute the SHA-256 of the spec and every trace and compare them with REPORT's inputs;
+    check that REPORT agrees with itself (verdict, summary, check verdicts) and, when the hashes
+    match, gate the inputs again and compare every verdict. Each mismatch names its field.
 
     Exit codes: 0 the report judges exactly these inputs, 1 it does not, 2 invalid input.
     """
+    from abw.text import log_line
     from abw.verify_report import verify_report as verify
 
     result = verify(report, baseline, candidate, spec_path)
     if not quiet:
         if result.ok:
             click.echo(
-                f"ok: {report} judges exactly these inputs "
-                f"({result.traces_checked} traces, digest {result.digest})"
+                log_line(
+                    f"ok: {report} judges exactly these inputs and agrees with itself "
+                    f"({result.traces_checked} traces, digest {result.digest})"
+                )
             )
         else:
             for problem in result.problems:
-                click.echo(f"mismatch: {problem}")
+                click.echo(log_line(f"mismatch: {problem}"))
     return 0 if result.ok else 1

@@ -1,34 +1,31 @@
 """Workflow commands printed to stdout: annotations, masks, notices and groups.
 
 Escaping follows ``@actions/core``: data escapes ``%``, CR and LF; properties also ``:`` and ``,``.
+Then :func:`abw.text.log_line`, the one log sanitizer, makes control characters and terminal
+escapes visible and breaks ``::`` and ``##[``, so nothing inside a command, and no plain line,
+can start another command.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from abw.text import log_line
+
 LEVELS = ("error", "warning", "notice")
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
-
-def _visible(value: str) -> str:
-    """Other control characters (ANSI escapes, NUL, BEL) shown as ``%XX``, never sent raw."""
-    return _CONTROL.sub(lambda m: f"%{ord(m.group()):02X}", value)
 
 
 def escape_data(value: str) -> str:
     """Escape a command's message."""
-    return _visible(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+    return log_line(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:
     """Escape a command property value (``file=``, ``title=``, ...)."""
-    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+    escaped = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return log_line(escaped.replace(":", "%3A").replace(",", "%2C"))
 
 
 def command(name: str, message: str, properties: Mapping[str, object] | None = None) -> str:
@@ -85,6 +82,5 @@ class Console:
         self.emit(annotation("error", message, title=title))
 
     def info(self, message: str) -> None:
-        """A plain log line; any ``::`` at its start cannot start a command."""
-        text = _visible(" ".join(message.splitlines()))
-        self.emit(text if not text.startswith("::") else " " + text)
+        """A plain log line: one line, no command can start anywhere in it."""
+        self.emit(log_line(message))

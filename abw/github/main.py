@@ -21,6 +21,7 @@ from abw.github.findings import Finding, findings, top_for_commands
 from abw.github.inputs import ActionInputs
 from abw.github.outputs import SUMMARY_LIMIT_BYTES, write_outputs, write_summary
 from abw.github.paths import relative_posix, resolve_in_workspace, workspace_root
+from abw.text import log_line
 from abw.verdicts import EXIT_INVALID, exit_code
 
 REPORT_FILES = {
@@ -449,12 +450,12 @@ def main(env: Mapping[str, str] | None = None, stdout: TextIO | None = None) -> 
         return run(environ, console)
     except AbwInputError as exc:
         console.error(exc.one_line(), title="abw: invalid input")
-        print(f"abw: error: {exc.one_line()}", file=sys.stderr)
+        print(log_line(f"abw: error: {exc.one_line()}"), file=sys.stderr)
         return EXIT_INVALID
     except Exception as exc:
         if environ.get("ABW_DEBUG"):
             raise
         reason = " ".join(str(exc).split()) or type(exc).__name__
         console.error(f"internal error: {reason} (set ABW_DEBUG=1 for details)", title="abw")
-        print(f"abw: internal error: {reason}", file=sys.stderr)
+        print(log_line(f"abw: internal error: {reason}"), file=sys.stderr)
         return EXIT_INVALID

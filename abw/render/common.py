@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from abw.models.report import Check, GateReport, Verdict
-from abw.text import clean
+from abw.text import clean, clean_block
 
 CATEGORY_ORDER: tuple[str, ...] = (
     "behavior_contract",
@@ -158,6 +158,42 @@ def md(value: Any) -> str:
     table cells), mentions, issue references and autolinks are broken by a zero-width space.
     """
     text = clean(value).translate(_MD_ESCAPES)
+    return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
+
+
+def clean_all(value: Any) -> Any:
+    """:func:`abw.text.clean` applied to every string (keys too) of JSON-like data: the one
+    field escaper of the JSON formats (SARIF), so no field, hashes and versions read from a
+    report included, can carry a control character."""
+    if isinstance(value, str):
+        return clean_block(value)
+    if isinstance(value, dict):
+        return {clean(k): clean_all(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_all(v) for v in value]
+    return value
+
+
+_HTML_ESCAPES = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "'": "&#39;",
+        "@": "@&#8203;",
+        "#": "#&#8203;",
+    }
+)
+
+
+def md_html(value: Any) -> str:
+    """Untrusted text inside a raw HTML block of GitHub Markdown (a ``<summary>`` line).
+
+    Markdown escapes are not processed there (``\\_`` would show its backslash), so only
+    entities are used; mentions, issue references and autolinks are broken as in :func:`md`.
+    """
+    text = clean(value).translate(_HTML_ESCAPES)
     return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
 
 

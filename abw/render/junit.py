@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 from abw.models.report import Check, GateReport
 from abw.render.common import category_title, checks_by_category, fmt_num, location
-from abw.text import clean
+from abw.text import clean, clean_block
 
 MAX_LISTED = 1000
 
@@ -95,6 +95,11 @@ def junit_tree(report: GateReport, *, details_url: str | None = None) -> ET.Elem
     root.set("failures", str(totals["failures"]))
     root.set("errors", "0")
     root.set("time", "0")
+    for element in root.iter():  # the one field escaper of the XML: every attribute and text
+        for key, value in element.attrib.items():
+            element.set(key, clean(value))
+        if element.text:
+            element.text = clean_block(element.text)
     return root
 
 

@@ -21,6 +21,7 @@ from abw.render.common import (
     fmt_pct,
     location,
     md,
+    md_html,
     shorten,
     summary_text,
     thresholds,
@@ -51,6 +52,11 @@ def _link(url: str) -> str:
 
 def _name(value: object, limit: int = NAME_LIMIT) -> str:
     return md(shorten(str(value), limit)) if value is not None else "\u2014"
+
+
+def _html_name(value: object, limit: int = NAME_LIMIT) -> str:
+    """:func:`_name` for a raw HTML line (``<summary>``), where Markdown escapes show."""
+    return md_html(shorten(str(value), limit)) if value is not None else "\u2014"
 
 
 def _head(report: GateReport, title: str, details_url: str | None) -> str:
@@ -111,7 +117,7 @@ def _checks_table(checks: list[Check]) -> list[Block]:
 def _evidence(check: Check, details_url: str | None) -> str:
     n = len(check.violations)
     head = (
-        f"<details><summary>{VERDICT_EMOJI[check.verdict]} <b>{_name(check.id)}</b> \u2014 "
+        f"<details><summary>{VERDICT_EMOJI[check.verdict]} <b>{_html_name(check.id)}</b> \u2014 "
         f"{n} violating run{'s' if n != 1 else ''}</summary>\n\n"
         f"{md(check.message)}\n\n"
         "| Run | Location | Spans | Why |\n|---|---|---|---|"
@@ -176,12 +182,16 @@ def _divergence_block(d: DiffResult) -> str | None:
     if div is None:
         return None
     base, cand = div.baseline_path, div.candidate_path
-    alternatives = ", ".join(_name(a, 60) for a in div.baseline_alternatives) or "\u2014"
+    alternatives = ", ".join(_html_name(a, 60) for a in div.baseline_alternatives) or "\u2014"
     where = (
         f"run {_name(div.trace_id)} ({_name(location(div.trace_file, []), 200)}), step {div.step}"
         + (f", span ordinal {div.span_ordinal}" if div.span_ordinal is not None else "")
     )
-    took = _name(div.candidate_tool, 60) if div.candidate_tool is not None else "*(path ended)*"
+    took = (
+        _html_name(div.candidate_tool, 60)
+        if div.candidate_tool is not None
+        else "<i>(path ended)</i>"
+    )
     rows = ["| Step | Baseline | Candidate |", "|--:|---|---|"]
     last = min(max(len(base), len(cand)), div.step + 6)
     for i in range(last):
@@ -194,7 +204,7 @@ def _divergence_block(d: DiffResult) -> str | None:
     if max(len(base), len(cand)) > last:
         rows.append("| \u2026 | | |")
     return (
-        f"<details><summary>First divergent step \u2014 scenario {_name(d.scenario_id)}: "
+        f"<details><summary>First divergent step \u2014 scenario {_html_name(d.scenario_id)}: "
         f"candidate took {took} where the baseline took "
         f"{'one of ' if len(div.baseline_alternatives) > 1 else ''}{alternatives}</summary>\n\n"
         f"{where}; {len(d.divergences)} of {d.candidate_runs} candidate runs diverge.\n\n"
@@ -219,7 +229,7 @@ def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
         )
         rows.append(
             f"| {_name(s.scenario_id)} | {s.k}/{s.n} | {fmt_pct(s.pass_rate)} | {bounds} "
-            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {s.wilson_decision} | "
+            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {md(s.wilson_decision)} | "
             f"{md(sprt)} | {fmt_num(s.runs_needed)} |"
         )
     return _table(header, rows)
@@ -229,8 +239,8 @@ def _footer(report: GateReport, details_url: str | None) -> str:
     link = f" \u00b7 [full report]({_link(details_url)})" if details_url else ""
     return (
         f"<sub>{md(report.tool.name)} {md(report.tool.version)} \u00b7 spec "
-        f"{_name(report.spec_id)} (sha256 {report.inputs.spec_sha256[:12]}) \u00b7 "
-        f"{len(report.inputs.traces)} traces, inputs digest {report.inputs.digest[:12]}"
+        f"{_name(report.spec_id)} (sha256 {_name(report.inputs.spec_sha256[:12])}) \u00b7 "
+        f"{len(report.inputs.traces)} traces, inputs digest {_name(report.inputs.digest[:12])}"
         f"{link}</sub>"
     )
 
@@ -253,7 +263,7 @@ def _blocks(report: GateReport, details_url: str | None) -> list[Block]:
         blocks += [("\n\n", text) for text in evidence]
     if flagged and passed:
         by_category = ", ".join(
-            f"{md(category_title(cat))} {sum(c.verdict == 'PASS' for c in cs)}"
+            f"{md_html(category_title(cat))} {sum(c.verdict == 'PASS' for c in cs)}"
             for cat, cs in checks_by_category(report)
             if any(c.verdict == "PASS" for c in cs)
         )

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from abw.hashing import sha256_hex
 from abw.models.report import Check, GateReport, Violation
-from abw.render.common import VERDICT_RANK, category_title, md
+from abw.render.common import VERDICT_RANK, category_title, clean_all, md
 from abw.render.rules import rule_text
 from abw.text import clean
 
@@ -251,7 +251,7 @@ def sarif_document(
             "inputsDigest": report.inputs.digest,
         },
     }
-    return {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return clean_all({"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]})
 
 
 def render_sarif(
