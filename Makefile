@@ -29,6 +29,8 @@ test: setup
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/zizmor --offline --no-progress .github/workflows
 
 schemas: setup
 	$(BIN)/python -m abw.models.registry schemas

@@ -25,6 +25,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from abw.errors import AbwInputError, from_validation_error
+from abw.folders import files_within
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
@@ -48,7 +49,7 @@ def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTraject
     where = folder / role
     if not where.is_dir():
         raise AbwInputError(f"expected a {role}/ folder of trajectories", file=where)
-    files = sorted(p for p in where.rglob("*.json") if p.is_file())
+    files = files_within(folder, where, "*.json", "latent folder")
     if not files:
         raise AbwInputError(f"no representation-trajectory files in {role}/", file=where)
     return [(path, load_trajectory(path)) for path in files]

@@ -210,11 +210,9 @@ def trace_paths(folder: str | Path) -> list[Path]:
     paths = sorted(p for p in root.rglob("*.json") if p.is_file())
     if not paths:
         raise AbwInputError("no trace files (*.json) found", file=root)
-    real_root = root.resolve()
-    for path in paths:  # a symlink inside the folder must not pull in files from elsewhere
-        if not path.resolve().is_relative_to(real_root):
-            raise AbwInputError("a symlink leads outside the trace folder; refusing it", file=path)
-    return paths
+    from abw.folders import refuse_outside
+
+    return refuse_outside(paths, root, "trace folder")
 
 
 def load_traces(folder: str | Path) -> list[TraceFile]:

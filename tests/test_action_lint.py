@@ -278,3 +278,99 @@ def test_workflow_example_paths_exist():
     for path in WORKFLOWS:
         for ref in re.findall(r"examples/[\w./-]+", path.read_text(encoding="utf-8")):
             assert (REPO / ref).exists(), f"{path.name}: {ref}"
+
+
+# --- workflow hygiene: pinned actions, no persisted credentials, least privilege ----------------
+def _steps(workflow: dict) -> list[dict]:
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+
+
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$")
+
+
+def test_third_party_actions_are_pinned_to_commit_shas():
+    for path in WORKFLOWS:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = re.match(r"^\s*(?:- )?uses: (.+)$", line)
+            if not match or match.group(1).startswith(("./", "abw/gate@")):
+                continue
+            assert PINNED.match(match.group(1)), f"{path.name}:{number}: {match.group(1)}"
+
+
+def test_checkouts_do_not_persist_credentials_and_jobs_have_least_privilege():
+    for path in WORKFLOWS:
+        workflow = load_yaml(path)
+        top = workflow.get("permissions")
+        assert top in ({}, {"contents": "read"}), f"{path.name}: top-level permissions {top}"
+        for step in _steps(workflow):
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert step["with"]["persist-credentials"] is False, path.name
+        allowed = {"checks", "pull-requests", "security-events"}
+        if path.name == "release.yml":
+            allowed = {"contents", "packages"}  # the release and the image, nothing else
+        for name, job in workflow["jobs"].items():
+            writes = {k for k, v in (job.get("permissions") or {}).items() if v == "write"}
+            assert writes <= allowed, f"{path.name}: job {name} writes {writes - allowed}"
+
+
+def test_workflow_run_publisher_runs_no_pull_request_code():
+    publish = load_yaml(REPO / ".github" / "workflows" / "example-fork-publish.yml")
+    assert publish["permissions"] == {}
+    steps = _steps(publish)
+    assert not any(str(s.get("uses", "")).startswith("actions/checkout") for s in steps)
+    assert not any("run" in s for s in steps)
+    (gate,) = [s for s in steps if str(s.get("uses", "")).startswith("abw/gate@")]
+    assert gate["with"]["event-file"].startswith("abw-fork/")
+
+
+def test_upload_sarif_category_is_the_sarifs_own():
+    """upload-sarif ignores its `category` input when the SARIF has automationDetails.id (abw
+    always sets it), so no workflow sets it; the gate's sarif-category decides instead."""
+    from abw.render.sarif import sarif_document
+    from tests.action_env import make_report
+
+    for path in WORKFLOWS:
+        for step in _steps(load_yaml(path)):
+            if str(step.get("uses", "")).startswith("github/codeql-action/upload-sarif@"):
+                assert "category" not in step["with"], path.name
+    example = load_yaml(REPO / ".github" / "workflows" / "example-user-workflow.yml")
+    (gate,) = [s for s in _steps(example) if str(s.get("uses", "")).startswith("abw/gate@")]
+    category = gate["with"]["sarif-category"]
+    document = sarif_document(make_report("FAIL"), category=category)
+    assert document["runs"][0]["automationDetails"]["id"] == f"{category}/"
+
+
+def _tool(name: str) -> str:
+    binary = shutil.which(name, path=str(Path(sys.executable).parent)) or shutil.which(name)
+    assert binary, f"{name} not installed: it comes with the dev extra"
+    return binary
+
+
+def test_workflows_pass_actionlint():
+    result = subprocess.run(
+        [_tool("actionlint"), *map(str, WORKFLOWS)], capture_output=True, text=True, cwd=REPO
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    bad = subprocess.run(
+        [_tool("actionlint"), "-"],
+        input="on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo\n"
+        "        uses: x/y@v1\n",
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode != 0  # the linter really lints
+
+
+def test_workflows_pass_zizmor():
+    result = subprocess.run(
+        [_tool("zizmor"), "--offline", "--no-progress", ".github/workflows"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_make_lint_runs_actionlint_and_zizmor():
+    lint = re.search(r"^lint:.*?(?=^\S)", (REPO / "Makefile").read_text(), re.S | re.M).group(0)
+    assert "actionlint" in lint and "zizmor --offline" in lint

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -418,3 +419,62 @@ def test_huge_trace_file_is_refused_by_the_gate(request, tmp_path, kind):
     assert proc.returncode == 2, proc.stderr
     assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def _trajectory(path: Path, trace_id: str) -> None:
+    from abw.models.trajectory import ModelInfo, RepresentationTrajectory, Step, TrajectorySource
+
+    steps = [
+        Step(
+            index=i,
+            text_hash="0" * 64,
+            token_count=3,
+            entropy=1.0 + i,
+            velocity=None if i == 0 else 0.5,
+            curvature=None,
+            projection=[float(i), 0.0],
+        )
+        for i in range(3)
+    ]
+    trajectory = RepresentationTrajectory(
+        model=ModelInfo(
+            name="tiny", layer=-1, num_layers=2, hidden_size=4, dtype="float32", has_lm_head=True
+        ),
+        source=TrajectorySource(kind="steps", trace_id=trace_id),
+        step_count=len(steps),
+        steps=steps,
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(trajectory.model_dump_json(), encoding="utf-8")
+
+
+@pytest.mark.parametrize("linked", ["file", "folder"])
+def test_symlink_in_the_latent_folder_pointing_out_is_refused_by_the_action(tmp_path, linked):
+    fake = FakeGitHub().start()
+    try:
+        runner = Runner(tmp_path, fake.url)
+        outside = tmp_path / "secret"
+        _trajectory(outside / "s.json", "secret")
+        for i in range(3):
+            write_run(runner.workspace / "base" / f"b{i}.json", f"b{i}", GOOD)
+            write_run(runner.workspace / "cand" / f"c{i}.json", f"c{i}", GOOD)
+        latent = runner.workspace / "latent"
+        _trajectory(latent / "baseline" / "b.json", "b0")
+        if linked == "file":
+            (latent / "candidate").mkdir()
+            (latent / "candidate" / "c.json").symlink_to(outside / "s.json")
+        else:
+            (latent / "candidate").symlink_to(outside, target_is_directory=True)
+        (runner.workspace / "spec.yaml").write_text(
+            "schema_version: behavior-spec/v0\nid: x\n", encoding="utf-8"
+        )
+        inputs = {"baseline": "base", "candidate": "cand", "spec": "spec.yaml"}
+        result = runner.run({**inputs, "latent": "latent"})
+        assert result.code == 2, result.stdout + result.stderr
+        assert "a symlink leads outside the latent folder; refusing it" in result.stderr
+        # the same folder without the link is fine: the refusal is the link's
+        shutil.rmtree(latent / "candidate") if linked == "file" else (latent / "candidate").unlink()
+        _trajectory(latent / "candidate" / "c.json", "c0")
+        assert runner.run({**inputs, "latent": "latent"}).code == 3  # INCONCLUSIVE, not 2
+    finally:
+        fake.stop()
