@@ -283,3 +283,17 @@ def test_entrypoint_is_thin():
     text = (Path(__file__).resolve().parents[1] / "entrypoint.py").read_text()
     assert "from abw.github.main import main" in text
     assert len(text.splitlines()) < 15
+
+
+def test_annotation_messages_fit_64_kb_in_bytes():
+    """GitHub caps an annotation message at 64 KB: 40,000 three-byte characters are 120 KB."""
+    from abw.github.findings import MESSAGE_LIMIT_BYTES
+
+    report = make_report("FAIL", violations=1)
+    report.checks[0].message = "\u20ac" * 40_000
+    report.checks[0].violations[0].message = "\U0001f600" * 10
+    (item,) = findings(report)
+    size = len(item.message.encode("utf-8"))
+    assert size <= MESSAGE_LIMIT_BYTES == 65_535
+    assert size > 65_000 and item.message.endswith("\u2026")
+    item.message.encode("utf-8").decode("utf-8")  # never half a character

@@ -14,8 +14,18 @@ LEVELS = {
     "INCONCLUSIVE": ("warning", "warning"),
     "WARN": ("warning", "warning"),
 }
-MESSAGE_LIMIT = 60_000  # GitHub: an annotation message is at most 64 KB
+#: GitHub: an annotation message is at most 64 KB, counted in bytes (UTF-8), not characters.
+MESSAGE_LIMIT_BYTES = 64 * 1024 - 1
 TITLE_LIMIT = 255
+
+
+def clip_bytes(text: str, limit: int = MESSAGE_LIMIT_BYTES) -> str:
+    """At most ``limit`` bytes of UTF-8, cut at a character boundary with an ellipsis."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    from abw.github.outputs import cut_utf8
+
+    return cut_utf8(text, limit - len("\u2026".encode())) + "\u2026"
 
 
 @dataclass(frozen=True)
@@ -80,7 +90,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                     spec_path,
                     1,
                     title,
-                    shorten(check.message, MESSAGE_LIMIT),
+                    clip_bytes(check.message),
                 )
             )
             continue
@@ -96,7 +106,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                     repo_path(violation.trace_file, workspace),
                     max(line, 1),
                     title,
-                    shorten(message, MESSAGE_LIMIT),
+                    clip_bytes(message),
                 )
             )
     found.sort(key=lambda f: (rank[f.verdict], f.check_id, f.path, f.line))
