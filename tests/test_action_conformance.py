@@ -91,7 +91,9 @@ def test_a_full_disk_never_leaves_half_an_output_block(fake, tmp_path):
 
 def test_summary_never_grows_past_one_mib(fake, tmp_path):
     limit = 1024 * 1024
-    runner = Runner(tmp_path, fake.url, summary_prefix="# earlier step\n" + "y" * (limit - 200))
+    earlier = "# earlier step\n" + "y" * (limit - 15 - 20)  # 20 bytes left: less than the note
+    runner = Runner(tmp_path, fake.url, summary_prefix=earlier)
     result = publish(runner, make_report("FAIL", violations=3))
     assert result.code == 1
     assert (runner.files / "summary.md").stat().st_size <= limit
+    assert (runner.files / "summary.md").read_text() == earlier  # nothing fits: nothing added
