@@ -77,8 +77,10 @@ def convert(
     except AbwInputError as exc:
         raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
     text = header(conversion, contract_path.name, sha256_hex(raw)) + spec_yaml(conversion.spec)
+    from abw.text import log_line
+
     for note in conversion.unexpressible:
-        click.echo(f"abw: not expressed exactly: {note}", err=True)
+        click.echo(log_line(f"abw: not expressed exactly: {note}"), err=True)
     if out is None:
         click.echo(text, nl=False)
     else:
