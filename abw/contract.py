@@ -328,14 +328,14 @@ def run_contract_gate(
     The report's ``inputs.spec_file`` / ``spec_sha256`` name the contract file.
     """
     from abw.gating import gate, load_latent
-    from abw.traceio import load_traces
+    from abw.leanrun import load_lean_traces
 
     spec, digest = load_contract_as_spec(contract)
     if strict:
         spec = spec.model_copy(update={"strict": True})
     return gate(
-        load_traces(baseline),
-        load_traces(candidate),
+        load_lean_traces(baseline),
+        load_lean_traces(candidate),
         spec,
         spec_file=str(contract),
         spec_sha256=digest,

@@ -178,14 +178,14 @@ def run_gate(
     """Load the baseline and candidate folders (or files) and the spec, then :func:`gate`.
 
     ``strict``: as the spec's ``strict: true`` (every assertion counts as severity error)."""
+    from abw.leanrun import load_lean_traces
     from abw.specio import load_spec
-    from abw.traceio import load_traces
 
     loaded_spec, spec_sha256 = load_spec(spec)
     if strict:
         loaded_spec = loaded_spec.model_copy(update={"strict": True})
-    baseline_traces = load_traces(baseline)
-    candidate_traces = load_traces(candidate)
+    baseline_traces = load_lean_traces(baseline)
+    candidate_traces = load_lean_traces(candidate)
     advisory = load_latent(latent) if latent is not None else None
     return gate(
         baseline_traces,

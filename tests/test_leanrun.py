@@ -1,0 +1,52 @@
+"""The gate's lean runs: the same report, byte for byte, as on the full trace models."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import REPO
+
+from abw.contract import load_contract_as_spec
+from abw.gating import gate, report_json
+from abw.leanrun import LeanSpan, lean, load_lean_traces
+from abw.models.trace import Span
+from abw.specio import load_spec
+from abw.traceio import load_traces
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+TRACES = EXAMPLE / "traces"
+
+
+def _specs():
+    spec, digest = load_spec(EXAMPLE / "behavior.yaml")
+    compiled, compiled_digest = load_contract_as_spec(EXAMPLE / "contract.json")
+    return {"spec": (spec, digest), "contract": (compiled, compiled_digest)}
+
+
+@pytest.mark.parametrize("which", ["spec", "contract"])
+@pytest.mark.parametrize("candidate", ["good", "regressed", "small"])
+def test_lean_runs_give_the_same_report_bytes(which: str, candidate: str) -> None:
+    spec, digest = _specs()[which]
+
+    def report(loader) -> str:
+        runs = loader(TRACES / "baseline"), loader(TRACES / candidate)
+        return report_json(gate(*runs, spec, spec_file="s.yaml", spec_sha256=digest))
+
+    assert report(load_lean_traces) == report(load_traces)
+
+
+def test_a_lean_span_has_every_schema_field_but_its_source_ref() -> None:
+    assert set(LeanSpan.__slots__) == set(Span.model_fields) - {"source_ref"}
+
+
+def test_a_lean_span_keeps_the_extracted_arguments_only() -> None:
+    full = load_traces(TRACES / "baseline")
+    for trace_file in full:
+        reduced = lean(trace_file)
+        assert reduced.span_lines == trace_file.span_lines
+        assert reduced.trace.path() == reduced.path_spans
+        for span, small in zip(trace_file.trace.spans, reduced.trace.spans, strict=True):
+            for field in LeanSpan.__slots__:
+                if field != "attributes":
+                    assert getattr(small, field) == getattr(span, field)
+            expected = {k: v for k, v in span.attributes.items() if k == "arguments"}
+            assert small.attributes == expected
