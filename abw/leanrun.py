@@ -59,8 +59,21 @@ class LeanSpan:
         arguments = span.attributes.get(_ARGUMENTS) if span.attributes else None
         self.attributes = _NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compact pickles for Dask workers
+        return _restore, tuple(getattr(self, name) for name in self.__slots__)
+
     def __repr__(self) -> str:
         return f"LeanSpan({self.ordinal}, {self.type}, {self.name!r}, {self.status})"
+
+
+def _restore(*values: Any) -> LeanSpan:
+    span = LeanSpan.__new__(LeanSpan)
+    for name, value in zip(LeanSpan.__slots__, values, strict=True):
+        setattr(span, name, sys.intern(value) if name in _INTERNED else value)
+    return span
+
+
+_INTERNED = frozenset({"type", "name", "status"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,102 +1,134 @@
-"""Gate a very large corpus with Dask: a map over files, an exact reduce, the same report.
+"""``abw gate --workers N`` / ``--scheduler ADDRESS``: load a large gate's traces on Dask.
 
-The expensive part of a gate over many runs is per file: read, parse, validate, hash, and the
-per-run hard checks. Those are a map over files; this module runs them on a Dask bag (any Dask
-scheduler: threads, processes, or a ``dask.distributed`` cluster). What crosses back is exact:
-the loaded traces with their hashes, and per scenario the integer sufficient statistics of the
-per-run pass indicator, ``(n, k)`` — Wilson bounds and SPRT are functions of exact integers, so
-summing shard counts loses nothing. The report itself is then built by the same
-:func:`abw.gating.gate` a single machine runs, so it is byte-identical to ``abw gate`` on the
-same inputs (``tests/test_shard.py`` checks both the bytes and the reduced counts).
+Reading, parsing and validating the trace files is most of a large gate's time
+(docs/performance.md). Here that work runs on ``dask.distributed`` workers — a
+``LocalCluster`` of N processes on this machine, or any running scheduler — in batches of
+files: each worker reads its files, validates each against the trace model (the same errors,
+naming file, line and field) and sends back only the lean run (:mod:`abw.leanrun`: the schema
+fields of each span, the extracted arguments, the span lines). The driver then runs the very
+:func:`abw.gating.gate` a single process runs, on the same lean runs in the same order, so the
+report is byte-identical to ``abw gate`` without workers (``tests/test_shard.py``).
 
-Dask is optional (``pip install dask``); nothing else in abw imports this module. See
-docs/performance.md for when to shard and what stays on the driver (the nearest-baseline diff
-needs every baseline path; baselines are usually the small side).
+What crosses the network: file paths to the workers; lean runs (a few KB each) back; never a
+raw file or a validated trace model. The workers must see the trace folders at the same paths
+as the driver (the same machine, or a shared file system). Dask is optional
+(``pip install "dask[distributed]"``); nothing else in abw imports this module.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from abw.errors import AbwInputError
+
+if TYPE_CHECKING:
+    from abw.models.report import GateReport
+    from abw.traceio import TraceFile
+
+#: Files per task: large enough that scheduling costs nothing next to parsing, small enough
+#: that every worker gets many tasks.
+BATCH_FILES = 100
 
 
-@dataclass(frozen=True)
-class RunOutcome:
-    """What one worker returns for one candidate run."""
-
-    path: str
-    scenario_id: str | None
-    passed: bool
-    failed_checks: tuple[str, ...]
-
-
-def _require_dask() -> Any:
+def _distributed() -> Any:
     try:
-        import dask.bag as bag
+        import distributed
     except ModuleNotFoundError:
-        from abw.errors import AbwInputError
-
-        raise AbwInputError("sharding needs Dask: pip install dask") from None
-    return bag
-
-
-def per_run_outcome(trace_file: Any, spec: Any, baseline: list[Any]) -> RunOutcome:
-    """The gate's own per-run hard checks for one candidate run (exactly what ``gate`` does)."""
-    from abw.gating import per_run_checks
-
-    _, failed_by_path = per_run_checks(spec, baseline, [trace_file])
-    failed = failed_by_path[trace_file.path]
-    return RunOutcome(trace_file.path, trace_file.trace.run.scenario_id, not failed, tuple(failed))
+        raise AbwInputError(
+            'gating on workers needs Dask: pip install "dask[distributed]"', field="--workers"
+        ) from None
+    return distributed
 
 
-def sufficient_statistics(outcomes: list[RunOutcome]) -> dict[str | None, tuple[int, int]]:
-    """Per scenario ``(n, k)``: candidate runs and runs that passed every per-run hard check."""
-    runs: Counter[str | None] = Counter()
-    passes: Counter[str | None] = Counter()
-    for outcome in outcomes:
-        runs[outcome.scenario_id] += 1
-        passes[outcome.scenario_id] += outcome.passed
-    return {sid: (runs[sid], passes[sid]) for sid in runs}
-
-
-def _load(paths: list[str], partitions: int, scheduler: str) -> list[Any]:
+def load_batch(paths: list[str]) -> list[TraceFile]:
+    """Worker side: read, validate and reduce each file to its lean run, in order."""
+    from abw.gcpause import gc_paused
+    from abw.leanrun import lean
     from abw.traceio import load_trace
 
-    bag = _require_dask()
-    if not paths:
-        return []
-    return (
-        bag.from_sequence(paths, npartitions=max(1, min(partitions, len(paths))))
-        .map(load_trace)
-        .compute(scheduler=scheduler)
-    )
+    with gc_paused():
+        return [lean(load_trace(path)) for path in paths]
 
 
-def run_gate_sharded(
+def load_on(client: Any, folder: str | Path) -> list[TraceFile]:
+    """The lean runs of every trace under ``folder`` (as :func:`abw.leanrun.load_lean_traces`
+    returns them, in the same order), loaded by ``client``'s workers."""
+    from abw.traceio import trace_paths
+
+    paths = [str(p) for p in trace_paths(folder)]
+    batches = [paths[i : i + BATCH_FILES] for i in range(0, len(paths), BATCH_FILES)]
+    futures = client.map(load_batch, batches, pure=False)
+    runs: list[TraceFile] = []
+    try:
+        for future in futures:  # in file order; the first bad file raises its own error
+            runs += future.result()
+    finally:
+        client.cancel(futures)
+    return runs
+
+
+@contextmanager
+def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
+    """A client of the scheduler at ``scheduler``, or of a fresh ``LocalCluster`` of
+    ``workers`` single-threaded processes (closed on the way out)."""
+    import logging
+
+    distributed = _distributed()
+    if (workers is None) == (scheduler is None):
+        raise AbwInputError("give one of --workers and --scheduler", field="--workers")
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout="30s")
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise AbwInputError(
+                f"cannot reach the Dask scheduler: {exc}", field="--scheduler"
+            ) from None
+        with client:
+            yield client
+        return
+    if workers is None or workers < 1:
+        raise AbwInputError("--workers must be at least 1", field="--workers")
+    with (
+        distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        yield client
+
+
+def run_gate_distributed(
     baseline: str | Path,
     candidate: str | Path,
     spec: str | Path,
     *,
-    partitions: int = 8,
-    scheduler: str = "processes",
-) -> tuple[Any, dict[str | None, tuple[int, int]]]:
-    """Load both sides and run the per-run checks on Dask; returns (GateReport, per-scenario
-    ``(n, k)`` reduced from the shards). The report equals :func:`abw.gating.run_gate`'s."""
-    from abw.gating import gate
+    workers: int | None = None,
+    scheduler: str | None = None,
+    latent: str | Path | None = None,
+    strict: bool = False,
+) -> GateReport:
+    """:func:`abw.gating.run_gate` with the traces loaded on Dask workers: the same report."""
+    from abw.gating import gate, load_latent
     from abw.specio import load_spec
-    from abw.traceio import trace_paths
 
-    bag = _require_dask()
     loaded_spec, spec_sha256 = load_spec(spec)
-    base_files = _load([str(p) for p in trace_paths(baseline)], partitions, scheduler)
-    cand_paths = [str(p) for p in trace_paths(candidate)]
-    cand_files = _load(cand_paths, partitions, scheduler)
-    outcomes = (
-        bag.from_sequence(cand_files, npartitions=max(1, min(partitions, len(cand_files))))
-        .map(per_run_outcome, loaded_spec, base_files)
-        .compute(scheduler=scheduler)
+    if strict:
+        loaded_spec = loaded_spec.model_copy(update={"strict": True})
+    with dask_client(workers=workers, scheduler=scheduler) as client:
+        baseline_runs = load_on(client, baseline)
+        candidate_runs = load_on(client, candidate)
+    return gate(
+        baseline_runs,
+        candidate_runs,
+        loaded_spec,
+        spec_file=str(spec),
+        spec_sha256=spec_sha256,
+        latent=load_latent(latent) if latent is not None else None,
     )
-    report = gate(base_files, cand_files, loaded_spec, spec_file=str(spec), spec_sha256=spec_sha256)
-    return report, sufficient_statistics(outcomes)

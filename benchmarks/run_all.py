@@ -26,13 +26,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_gate
 import bench_import
 import bench_startup
+import bench_workers
 from common import TMP, machine
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, fewer repeats")
-    parser.add_argument("--only", default="startup,import,gate", help="comma list")
+    parser.add_argument("--only", default="startup,import,gate,workers", help="comma list")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     print(f"machine: {machine()}")
@@ -48,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     if "gate" in only:
         scales = ((200, 2000),) if args.quick else ((200, 2000), (1000, 10000))
         results["gate"] = [bench_gate.run(b, c, rounds) for b, c in scales]
-    print(
-        "gate --workers 2 at 100,000 candidate runs: not measured (not built; docs/performance.md)"
-    )
+    if "workers" in only:
+        scale = (200, 2000) if args.quick else (1000, 10000)
+        results["workers"] = bench_workers.run(*scale, 1 if args.quick else 2)
     print(f"total {time.monotonic() - started:.0f} s")
     TMP.mkdir(parents=True, exist_ok=True)
     (TMP / "results.json").write_text(json.dumps(results, indent=2) + "\n")

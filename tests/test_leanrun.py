@@ -50,3 +50,18 @@ def test_a_lean_span_keeps_the_extracted_arguments_only() -> None:
                     assert getattr(small, field) == getattr(span, field)
             expected = {k: v for k, v in span.attributes.items() if k == "arguments"}
             assert small.attributes == expected
+
+
+def test_a_lean_run_survives_pickling_as_dask_sends_it() -> None:
+    import pickle
+    import sys
+
+    for trace_file in load_lean_traces(TRACES / "regressed"):
+        copy = pickle.loads(pickle.dumps(trace_file, protocol=5))
+        assert copy.span_lines == trace_file.span_lines
+        assert copy.trace.run == trace_file.trace.run
+        for a, b in zip(copy.trace.spans, trace_file.trace.spans, strict=True):
+            assert [getattr(a, f) for f in LeanSpan.__slots__] == [
+                getattr(b, f) for f in LeanSpan.__slots__
+            ]
+            assert a.name is sys.intern(b.name)

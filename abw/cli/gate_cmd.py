@@ -55,6 +55,16 @@ def format_summary(report) -> str:  # GateReport
     "FAILs or is INCONCLUSIVE (as the spec's strict: true).",
 )
 @click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Load the traces on a local Dask cluster of N processes (same report).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Load the traces on the dask.distributed scheduler at ADDRESS (same report).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line.")
 def gate_command(
     baseline: Path,
@@ -69,6 +79,8 @@ def gate_command(
     allow_inconclusive: bool,
     strict: bool,
     timestamp: bool,
+    workers: int | None,
+    scheduler: str | None,
     quiet: bool,
 ) -> int:
     """Gate CANDIDATE traces against BASELINE traces under a behavior spec.
@@ -86,10 +98,26 @@ def gate_command(
 
     if (spec_path is None) == (contract_path is None):
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
+    if workers is not None and scheduler is not None:
+        raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
+    if (workers is not None or scheduler is not None) and spec_path is None:
+        raise AbwInputError("--workers and --scheduler work with --spec", field="--workers")
     from abw.gcpause import gc_paused
 
     with gc_paused():  # load + gate allocate millions of acyclic objects (docs/performance.md)
-        if contract_path is not None:
+        if workers is not None or scheduler is not None:
+            from abw.shard import run_gate_distributed
+
+            report = run_gate_distributed(
+                baseline,
+                candidate,
+                spec_path,
+                workers=workers,
+                scheduler=scheduler,
+                latent=latent,
+                strict=strict,
+            )
+        elif contract_path is not None:
             from abw.contract import run_contract_gate
 
             report = run_contract_gate(

@@ -126,7 +126,7 @@ def per_run_checks(
     spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]
 ) -> tuple[list[Check], dict[str, list[str]]]:
     """The hard, per-run checks over every candidate run (the spec applies to every scenario),
-    and per candidate trace file the ids of the checks it failed (abw.shard runs this per run).
+    and per candidate trace file the ids of the checks it failed.
     """
     from abw.gating import behavior_contract, operational_quality, output_eval
     from abw.gating.common import evaluate_rule, mark_against_baseline

@@ -1,0 +1,91 @@
+"""``abw gate --workers``: wall time and the driver's own peak RSS for 1 and 2 workers against
+the single-process gate, on the same traces; the reports must be byte-identical.
+
+    python benchmarks/bench_workers.py --baseline 1000 --candidate 10000 [--rounds 2]
+
+Each variant runs the library in a fresh process that prints its own peak RSS
+(``RUSAGE_SELF``: the driver alone, not its worker processes) and the report's SHA-256.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import PYTHON, TMP
+
+DRIVER = """
+import hashlib, json, resource, sys
+from abw.gating import report_json, run_gate
+from abw.shard import run_gate_distributed
+base, cand, spec, workers = sys.argv[1:5]
+if workers == "0":
+    report = run_gate(base, cand, spec)
+else:
+    report = run_gate_distributed(base, cand, spec, workers=int(workers))
+digest = hashlib.sha256(report_json(report).encode()).hexdigest()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"sha256": digest, "driver_rss_mb": rss}))
+"""
+
+
+def _once(args: list[str]) -> tuple[float, dict[str, float | str]]:
+    started = time.perf_counter()
+    out = subprocess.run(
+        args, capture_output=True, text=True, check=True, env={**os.environ, "ABW_NO_PROGRESS": "1"}
+    ).stdout
+    return time.perf_counter() - started, json.loads(out.strip().splitlines()[-1])
+
+
+def run(baseline: int, candidate: int, rounds: int) -> dict[str, object]:
+    from gen_inputs import gen_traces
+
+    data = gen_traces(TMP / f"traces-{baseline}x{candidate}", baseline, candidate)
+    folders = [str(data / "baseline"), str(data / "candidate"), str(data / "spec.yaml")]
+    variants = {"single process": "0", "--workers 1": "1", "--workers 2": "2"}
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    seen: dict[str, dict[str, float | str]] = {}
+    for _ in range(rounds):
+        for name, workers in variants.items():
+            seconds, result = _once([PYTHON, "-c", DRIVER, *folders, workers])
+            times[name].append(seconds)
+            seen[name] = result
+    single = seen["single process"]
+    print(f"gate on workers: {baseline} baseline x {candidate} candidate traces, {rounds} rounds")
+    for name in variants:
+        rss = float(seen[name]["driver_rss_mb"])
+        share = rss / float(single["driver_rss_mb"])
+        same = "same report" if seen[name]["sha256"] == single["sha256"] else "REPORT DIFFERS"
+        print(
+            f"  {name:15s} {statistics.median(times[name]):7.2f} s  driver peak RSS "
+            f"{rss:6.0f} MB ({share:.0%} of single process; target <= 25%)  {same}"
+        )
+    return {
+        "baseline": baseline,
+        "candidate": candidate,
+        "seconds": {name: statistics.median(t) for name, t in times.items()},
+        "driver_rss_mb": {name: seen[name]["driver_rss_mb"] for name in variants},
+        "identical": all(seen[n]["sha256"] == single["sha256"] for n in variants),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=int, default=1000)
+    parser.add_argument("--candidate", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args(argv)
+    run(args.baseline, args.candidate, args.rounds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
