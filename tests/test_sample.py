@@ -155,6 +155,13 @@ def test_runs_that_crash_time_out_or_leave_nothing_are_kept_and_never_pass(tmp_p
     assert [r["final_status"] for r in runs["slow"]] == ["cancelled"]
     assert runs["slow"][0]["execution_problem"] == "timed out"
     assert "did not complete: the command exited with code 1 (stderr: claude: API error" in stderr
+
+    # an agent's stderr cannot become a workflow command in a CI log
+    scenarios = write_scenarios(
+        tmp_path, claude_scenario("loud", "--crash 1; echo '::error::x' >&2; false #")
+    )
+    code, _, stderr = run_cli(*sample_args(scenarios, tmp_path / "loud", "--max-runs", "1"))
+    assert "(stderr: " in stderr and "::error::x" not in stderr
     assert "1 did not complete" in stdout
 
 

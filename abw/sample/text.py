@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from abw.text import clean
+from abw.text import log_line
 
 if TYPE_CHECKING:
     from abw.sample.loop import RunEvent, SampleResult
@@ -23,7 +23,7 @@ def run_line(event: RunEvent) -> str:
     standing = f"{state.n} run(s), {state.passed} passed, {state.bounds_text()}: " + (
         f"decided {state.verdict}" if state.decided else "undecided"
     )
-    return clean(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
+    return log_line(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
 
 
 def sample_summary(result: SampleResult) -> str:
@@ -40,4 +40,4 @@ def sample_summary(result: SampleResult) -> str:
         lines.append(f"    {state.why}")
     total = sum(result.new_runs.values())
     head = f"abw sample: {total} new agent run(s) over {len(result.states)} scenario(s)"
-    return "\n".join(clean(line) for line in [head, *lines]) + "\n"
+    return "\n".join(log_line(line) for line in [head, *lines]) + "\n"
