@@ -85,6 +85,9 @@ class ActionInputs:
     annotations: int = 10
     publish_timeout: float = 300.0
     conclusions: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_CONCLUSIONS))
+    scenarios: str = ""  # run `abw sample` into `candidate` first (abw/github/sample_mode.py)
+    budget_runs: int | None = None
+    max_runs: int = 50
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
@@ -124,7 +127,16 @@ class ActionInputs:
             raise AbwInputError(
                 "must be at most 100 characters and not contain '-->'", field="check-name"
             )
+        budget_text, max_text = get_input(env, "budget-runs"), get_input(env, "max-runs", "50")
+        for name, text in (("budget-runs", budget_text or "0"), ("max-runs", max_text)):
+            if not text.isdigit():
+                raise AbwInputError(f"{text!r} is not a whole number", field=name)
+        if int(max_text) < 1:
+            raise AbwInputError("must be at least 1", field="max-runs")
         return cls(
+            scenarios=get_input(env, "scenarios"),
+            budget_runs=int(budget_text) if budget_text else None,
+            max_runs=int(max_text),
             baseline=gate_inputs["baseline"],
             candidate=gate_inputs["candidate"],
             spec=gate_inputs["spec"],

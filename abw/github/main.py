@@ -384,6 +384,10 @@ def run(env: Mapping[str, str], console: Console) -> int:
         inputs.output_dir, workspace, name="output-dir", must_exist=False
     )
 
+    if inputs.scenarios:
+        from abw.github.sample_mode import sample_before_gate
+
+        sample_before_gate(inputs, workspace, console)
     report = _run_gate(inputs, workspace)
     code = action_exit_code(report.verdict, inputs.fail_on)
     conclusion = inputs.conclusions[report.verdict]
