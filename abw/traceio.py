@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -54,7 +55,7 @@ class TraceFile:
     path: str
     trace: Any  # abw.models.trace.Trace
     sha256: str
-    span_lines: dict[int, int] = field(default_factory=dict)  # ordinal -> 1-based line
+    span_lines: Mapping[int, int] = field(default_factory=dict)  # ordinal -> 1-based line
 
     def line_of(self, ordinal: int) -> int:
         return self.span_lines.get(ordinal, 1)
@@ -63,7 +64,8 @@ class TraceFile:
     def ordered_spans(self) -> list[Any]:
         """All spans in ordinal order, sorted once per run (the trace's own list when it is
         already in order, as written by :func:`write_trace`)."""
-        return list(semantics.in_order(self.trace.spans))
+        ordered = semantics.in_order(self.trace.spans)
+        return ordered if isinstance(ordered, list) else list(ordered)
 
     @cached_property
     def path_spans(self) -> list[Any]:
@@ -100,7 +102,32 @@ def _line_ordinal(raw: bytes) -> int | None:
     return ordinal if isinstance(ordinal, int) else None
 
 
-def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
+class ConsecutiveLines(Mapping[int, int]):
+    """``{0: first, 1: first + 1, ...}`` for ``count`` spans, in two integers: the span lines
+    of a file :func:`write_trace` wrote (ordinals 0, 1, ... one per line), which a dict would
+    hold at ≈ 2 KB per run of 50 spans."""
+
+    __slots__ = ("count", "first")
+
+    def __init__(self, first: int, count: int) -> None:
+        self.first, self.count = first, count
+
+    def __getitem__(self, ordinal: int) -> int:
+        if type(ordinal) is int and 0 <= ordinal < self.count:
+            return self.first + ordinal
+        raise KeyError(ordinal)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(self.count))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __reduce__(self) -> tuple[Any, tuple[int, int]]:
+        return ConsecutiveLines, (self.first, self.count)
+
+
+def _span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
     """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
     lines = text.split(b"\n")
     try:
@@ -108,6 +135,7 @@ def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
     except ValueError:
         return {}
     mapping: dict[int, int] = {}
+    consecutive = True  # ordinal k on the k-th span line, for every k
     for offset in range(span_count):
         raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
         try:
@@ -116,7 +144,8 @@ def _span_lines(text: bytes, span_count: int) -> dict[int, int]:
             return {}
         if ordinal is not None:
             mapping[ordinal] = start + offset
-    return mapping
+        consecutive = consecutive and ordinal == offset
+    return ConsecutiveLines(start, span_count) if consecutive and span_count else mapping
 
 
 class _SharedFieldsSet(set[str]):

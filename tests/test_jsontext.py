@@ -10,8 +10,8 @@ from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abw.gating import report_document, report_json, run_gate
-from abw.jsontext import indented_json
+from abw.gating import report_bytes, report_document, report_json, run_gate
+from abw.jsontext import indented_json, indented_json_bytes
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 
@@ -28,6 +28,7 @@ def test_example_reports_are_the_defined_bytes(candidate: str) -> None:
         EXAMPLE / "behavior.yaml",
     )
     assert report_json(report) == defined(report_document(report))
+    assert report_bytes(report) == report_json(report).encode()
 
 
 values = st.recursive(
@@ -49,6 +50,7 @@ values = st.recursive(
 @given(values)
 def test_generated_values_are_the_defined_bytes(value: Any) -> None:
     assert indented_json(value) == defined(value)
+    assert indented_json_bytes(value) == defined(value).encode("utf-8", "surrogatepass")
 
 
 @pytest.mark.parametrize(
@@ -56,6 +58,7 @@ def test_generated_values_are_the_defined_bytes(value: Any) -> None:
 )
 def test_edges_are_the_defined_bytes(value: Any) -> None:
     assert indented_json(value) == defined(value)
+    assert indented_json_bytes(value) == defined(value).encode("utf-8", "surrogatepass")
 
 
 def test_nan_is_refused() -> None:

@@ -93,3 +93,13 @@ def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
             assert parse_trace(text, "x.json").span_lines == expected, name
             if name in ("written", "keys reordered", "tricky ids"):
                 assert len(expected) == count, name  # the one-span-per-line layouts map all
+
+
+def test_written_traces_keep_their_span_lines_in_two_integers():
+    from abw.traceio import ConsecutiveLines
+
+    for run in load_traces(TRACES):
+        lines = run.span_lines
+        assert isinstance(lines, ConsecutiveLines)
+        assert dict(lines) == _span_lines_by_parsing(render_trace(run.trace).encode(), len(lines))
+        assert run.line_of(len(lines)) == 1 and run.line_of(-1) == 1  # unknown: line 1

@@ -90,7 +90,7 @@ def gate_command(
     """
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError
-    from abw.gating import report_json, run_gate
+    from abw.gating import report_bytes, run_gate
     from abw.verdicts import exit_code
 
     if quiet:  # no progress bar while loading many traces (abw.progress)
@@ -131,7 +131,7 @@ def gate_command(
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         report = report.model_copy(update={"generated_at": stamp})
     if out is not None:
-        write_atomic(out, report_json(report))
+        write_atomic(out, report_bytes(report))
     written = {}
     if report_dir is not None:
         if importlib.util.find_spec("abw.render") is None:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
 
-__all__ = ["gate", "inputs_digest", "report_json", "run_gate"]
+__all__ = ["gate", "inputs_digest", "report_bytes", "report_json", "run_gate"]
 
 CATEGORY_ORDER = (
     "output_eval",
@@ -222,3 +222,10 @@ def report_json(report: GateReport) -> str:
     from abw.jsontext import indented_json
 
     return indented_json(report_document(report))
+
+
+def report_bytes(report: GateReport) -> bytes:
+    """:func:`report_json` as the UTF-8 bytes of ``gate-report.json``, without the str."""
+    from abw.jsontext import indented_json_bytes
+
+    return indented_json_bytes(report_document(report))
