@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import errno
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,3 +80,49 @@ def require_schema_version(
             line=line,
             field="schema_version",
         )
+
+
+_OS_REASONS = {
+    errno.ENOENT: "no such file or folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.EEXIST: "exists and is not a folder",
+    errno.ENAMETOOLONG: "file name too long",
+    errno.EPIPE: "the reader closed the pipe",
+}
+
+
+def describe_os_error(exc: OSError, *, reading: bool = False) -> str:
+    """A plain reason for an operating-system error, e.g. ``cannot write: permission denied``."""
+    if exc.errno == errno.EISDIR:
+        return "expected a file, found a folder"
+    if reading and exc.errno == errno.ENOENT:
+        return "no such file"
+    reason = _OS_REASONS.get(exc.errno or 0) or " ".join((exc.strerror or str(exc)).split())
+    return f"cannot {'read' if reading else 'write'}: {reason}"
+
+
+def os_input_error(
+    exc: OSError, *, reading: bool = False, field: str | None = None
+) -> AbwInputError:
+    """An :class:`AbwInputError` for an OSError, naming the file it happened on."""
+    file = exc.filename2 if exc.errno == errno.EISDIR and exc.filename2 else exc.filename
+    return AbwInputError(describe_os_error(exc, reading=reading), file=file, field=field)
+
+
+@contextlib.contextmanager
+def naming_field(field: str) -> Iterator[None]:
+    """Turn an OSError inside the block into an :class:`AbwInputError` naming ``field``
+    (e.g. ``--out``), and give an :class:`AbwInputError` without a field that one."""
+    try:
+        yield
+    except OSError as exc:
+        raise os_input_error(exc, field=field) from None
+    except AbwInputError as exc:
+        if exc.field is None:
+            exc.field = field
+        raise

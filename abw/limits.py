@@ -18,6 +18,8 @@ MiB = 1 << 20
 MAX_TRACE_BYTES = 256 * MiB  # one agent-behavior-trace/v0 file
 MAX_RAW_BYTES = 512 * MiB  # one raw export read whole (JSON document or JSON Lines)
 MAX_LINE_BYTES = 64 * MiB  # one line of a JSON Lines export
+MAX_TRACE_SPANS = 100_000  # spans in one trace: bounds the memory of loading it
+MAX_TRACE_OBJECTS = 8 * MAX_TRACE_SPANS  # JSON objects in one trace file, checked while parsing
 
 
 def _size(count: int) -> str:

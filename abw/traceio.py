@@ -20,8 +20,9 @@ from abw import semantics
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
-from abw.limits import MAX_TRACE_BYTES, read_limited
+from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
+from abw.reader import parse_json, read_bytes
 
 _HEAD_KEYS = ("schema_version", "source", "run", "redaction")
 
@@ -44,7 +45,15 @@ def render_trace(trace: Any) -> str:
 
 
 def write_trace(trace: Any, path: str | Path) -> Path:
-    """Write a trace atomically in the one-span-per-line layout."""
+    """Write a trace atomically in the one-span-per-line layout; a trace over MAX_TRACE_SPANS,
+    which no loader would read back, is refused here already."""
+    if len(trace.spans) > MAX_TRACE_SPANS:
+        raise AbwInputError(
+            f"the run has {len(trace.spans):,} spans, over abw's limit of {MAX_TRACE_SPANS:,} "
+            "spans per trace",
+            file=path,
+            field="spans",
+        )
     return write_atomic(path, render_trace(trace))
 
 
@@ -193,20 +202,25 @@ def _share_fields_sets(spans: list[Any]) -> None:
             _share_fields_set(span.source_ref)
 
 
-def parse_trace(raw: bytes, path: str) -> TraceFile:
-    """Validate trace bytes; any problem is an :class:`AbwInputError` naming file and field."""
+def trace_from_document(document: Any, path: str) -> Any:
+    """The :class:`~abw.models.trace.Trace` of a parsed document, under every rule a trace
+    obeys (schema version, model, at most MAX_TRACE_SPANS spans, ordinals unique): the gate,
+    ``fingerprint`` and ``abw validate`` all call this."""
     from pydantic import ValidationError
 
     from abw.models.trace import Trace
 
-    try:
-        document = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        line = getattr(exc, "lineno", None)
-        raise AbwInputError(f"invalid JSON: {exc.args[0]}", file=path, line=line) from None
     if not isinstance(document, dict):
         raise AbwInputError("a trace must be a JSON object", file=path)
     require_schema_version(document, TRACE_SCHEMA, file=path)
+    spans = document.get("spans")
+    if isinstance(spans, list) and len(spans) > MAX_TRACE_SPANS:
+        raise AbwInputError(
+            f"{len(spans):,} spans, over abw's limit of {MAX_TRACE_SPANS:,} spans per trace; "
+            "split the run or import fewer events",
+            file=path,
+            field="spans",
+        )
     try:
         trace = Trace.model_validate(document)
     except ValidationError as exc:
@@ -214,29 +228,39 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
     ordinals = [s.ordinal for s in trace.spans]
     if len(set(ordinals)) != len(ordinals):
         raise AbwInputError("span ordinals repeat", file=path, field="spans.ordinal")
+    return trace
+
+
+def parse_trace(raw: bytes, path: str) -> TraceFile:
+    """Validate trace bytes; any problem is an :class:`AbwInputError` naming file and field."""
+    document = parse_json(raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace")
+    trace = trace_from_document(document, path)
+    del document
     _share_fields_sets(trace.spans)
     return TraceFile(path, trace, sha256_hex(raw), _span_lines(raw, len(trace.spans)))
 
 
 def load_trace(path: str | Path) -> TraceFile:
     """Read one trace file."""
-    try:
-        raw = read_limited(path, MAX_TRACE_BYTES, "the trace file")
-    except FileNotFoundError:
-        raise AbwInputError("trace file not found", file=path) from None
-    except IsADirectoryError:
-        raise AbwInputError("expected a trace file, found a folder", file=path) from None
-    return parse_trace(raw, str(path))
+    return parse_trace(read_bytes(path, MAX_TRACE_BYTES, "the trace file"), str(path))
 
 
 def trace_paths(folder: str | Path) -> list[Path]:
-    """The ``*.json`` trace files under a folder (recursively), in a stable order."""
+    """The ``*.json`` trace files under a folder (recursively), in a stable order.
+
+    Hidden files and folders (a name starting with ``.``) are never read: abw's staging folders
+    (abw.atomic.staging_folder) and temporaries are hidden, so a killed import or write leaves
+    nothing a gate would take for a trace."""
     root = Path(folder)
     if not root.exists():
         raise AbwInputError("no such folder", file=root)
     if root.is_file():
         return [root]
-    paths = sorted(p for p in root.rglob("*.json") if p.is_file())
+    paths = sorted(
+        p
+        for p in root.rglob("*.json")
+        if not any(part.startswith(".") for part in p.relative_to(root).parts) and p.is_file()
+    )
     if not paths:
         raise AbwInputError("no trace files (*.json) found", file=root)
     from abw.folders import refuse_outside

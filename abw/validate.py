@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,28 +29,11 @@ def json_path(parts: Any) -> str:
 
 
 def load_document(path: Path) -> Any:
-    """Parse a JSON or YAML document (YAML for .yaml/.yml), safely."""
-    from abw.limits import MAX_TRACE_BYTES, read_limited
-    from abw.specio import parse_yaml_text
+    """Parse a JSON or YAML document (YAML for .yaml/.yml) with abw's one reader."""
+    from abw.limits import MAX_TRACE_BYTES
+    from abw.reader import read_document
 
-    try:
-        text = read_limited(path, MAX_TRACE_BYTES, "the document").decode("utf-8")
-    except FileNotFoundError:
-        raise AbwInputError("no such file", file=path) from None
-    except IsADirectoryError:
-        raise AbwInputError("expected a file, found a folder", file=path) from None
-    except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
-    if path.suffix.lower() in {".yaml", ".yml"}:
-        return parse_yaml_text(text, path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
-    except RecursionError:
-        raise AbwInputError("invalid JSON: nested too deeply", file=path) from None
-    except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
-        raise AbwInputError(f"invalid JSON: {exc}", file=path) from None
+    return read_document(path, MAX_TRACE_BYTES, "the document")
 
 
 def validate_document(document: Any, file: str) -> list[Problem]:
@@ -68,7 +50,37 @@ def validate_document(document: Any, file: str) -> list[Problem]:
     errors = sorted(
         validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path]
     )
-    return [Problem(file, json_path(e.absolute_path), e.message) for e in errors]
+    problems = [Problem(file, json_path(e.absolute_path), e.message) for e in errors]
+    return problems or _loader_problems(document, schema_id, file)
+
+
+def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> list[Problem]:
+    """What the loader of this kind refuses beyond its JSON Schema (repeated span ordinals,
+    the span limit, a spec's cross-field rules): one loader, one set of rules, for the gate,
+    ``fingerprint``, ``abw validate`` and the MCP tool alike."""
+    from pydantic import ValidationError
+
+    from abw.errors import from_validation_error
+
+    try:
+        if schema_id == "agent-behavior-trace/v0":
+            from abw.traceio import trace_from_document
+
+            trace_from_document(document, file)
+        elif schema_id == "behavior-spec/v0":
+            from abw.specio import spec_from_document
+
+            spec_from_document(document, file)
+        else:
+            try:
+                KINDS[schema_id].model().model_validate(document)
+            except ValidationError as exc:
+                raise from_validation_error(exc, file=file) from None
+    except AbwInputError as exc:
+        parts = [int(p) if p.isdigit() else p for p in (exc.field or "").split(".") if p]
+        path = json_path(parts)
+        return [Problem(file, path, exc.message)]
+    return []
 
 
 def validate_file(path: Path) -> list[Problem]:

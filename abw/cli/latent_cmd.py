@@ -9,7 +9,6 @@ subcommand runs; without them the command says how to install them and exits 2.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -123,10 +122,9 @@ def read_steps_file(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
     if text.lstrip().startswith("["):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno) from None
+        from abw.reader import parse_json
+
+        value = parse_json(text, path)
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise AbwInputError("expected a JSON list of strings", file=path)
         return value

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError
-from abw.limits import read_limited
+from abw.reader import parse_json, read_bytes
 
 PR_EVENTS = ("pull_request", "pull_request_target")
 #: Event files are read as data only; larger ones are refused (they come from artifacts too).
@@ -21,12 +19,9 @@ def load_event(path: str | Path | None) -> dict[str, Any]:
     if not path:
         return {}
     source = Path(path)
-    try:
-        payload = json.loads(read_limited(source, MAX_EVENT_BYTES, "the event file"))
-    except FileNotFoundError:
+    if not source.exists():
         return {}
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise AbwInputError(f"event file is not JSON: {exc}", file=str(source)) from None
+    payload = parse_json(read_bytes(source, MAX_EVENT_BYTES, "the event file"), str(source))
     return payload if isinstance(payload, dict) else {}
 
 

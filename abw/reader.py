@@ -1,0 +1,258 @@
+"""The one reader of the JSON and YAML documents abw loads: traces, specs, reports, contracts,
+event files and everything ``abw validate`` checks.
+
+One set of rules for all of them (docs/reliability.md):
+
+- a key that appears twice in one object or mapping is an error naming both lines (a second
+  ``invariants:`` block must not silently replace the first);
+- integers are exact Python integers however long (up to Python's 4,300-digit limit), never
+  floats; NaN, Infinity and numbers beyond a double's range are refused;
+- YAML: no anchors or aliases, no custom tags, at most :data:`MAX_DEPTH` levels of nesting;
+- a caller may cap the number of JSON objects (traces: abw.limits.MAX_TRACE_OBJECTS), so an
+  oversized document is refused while it is parsed, not after it has filled memory.
+
+Every problem is an :class:`~abw.errors.AbwInputError` with the file and, where known, the line.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from abw.errors import AbwInputError, describe_os_error
+from abw.limits import read_limited
+
+MAX_DEPTH = 64
+INT_DIGITS = 4300  # Python's default int <-> str conversion limit
+
+
+class _Refused(ValueError):
+    """A value the rules above refuse, raised from inside the JSON decoder."""
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    document = dict(pairs)
+    if len(document) != len(pairs):
+        raise _Refused("duplicate key")
+    return document
+
+
+def _counting_pairs(limit: int, what: str) -> Any:
+    count = 0
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal count
+        count += 1
+        if count > limit:
+            raise _Refused(f"{what} holds more than {limit:,} JSON objects; refusing it")
+        return _pairs(pairs)
+
+    return hook
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused("number out of range")
+    return value
+
+
+def _constant(text: str) -> Any:
+    raise _Refused("non-finite number")
+
+
+_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.DOTALL)
+
+
+def _first_problem(text: str) -> tuple[str, int | None, str | None] | None:
+    """(message, line, field) of the first duplicate key or refused number in document order.
+
+    A linear pass over the tokens, run only after the fast decoder refused something, to name
+    the lines; ``text`` is JSON the decoder accepted up to that point."""
+    # one frame per open container: [keys -> line, expecting a key, path to it]
+    stack: list[tuple[dict[str, int] | None, list[bool], str]] = []
+    line, offset, last_key = 1, 0, ""
+    for match in _TOKEN.finditer(text):
+        line += text.count("\n", offset, match.start(match.lastindex or 0))
+        offset = match.start(match.lastindex or 0)
+        string, punct, word = match.groups()
+        top = stack[-1] if stack else None
+        if punct in ("{", "["):
+            path = ".".join(p for p in (top[2] if top else "", last_key) if p)
+            stack.append(({} if punct == "{" else None, [punct == "{"], path))
+            last_key = ""
+        elif punct in ("}", "]"):
+            if stack:
+                stack.pop()
+        elif punct == ",":
+            if top is not None and top[0] is not None:
+                top[1][0] = True
+        elif punct == ":":
+            if top is not None:
+                top[1][0] = False
+        elif string is not None and top is not None and top[0] is not None and top[1][0]:
+            key = json.loads(string)
+            if key in top[0]:
+                field = ".".join(p for p in (top[2], key) if p)
+                message = f"duplicate key {string} (lines {top[0][key]} and {line})"
+                return message, line, field
+            top[0][key] = line
+            last_key = key
+        elif word is not None:
+            field = ".".join(p for p in (top[2] if top else "", last_key) if p) or None
+            if word in ("NaN", "Infinity", "-Infinity"):
+                return f"{word} is not a JSON number", line, field
+            digits = word.lstrip("-")
+            if digits[:1].isdigit():
+                if re.fullmatch(r"\d+", digits):
+                    if len(digits) > INT_DIGITS:
+                        return f"an integer of {len(digits)} digits is too long", line, field
+                elif not math.isfinite(float(word)):
+                    return f"number {word[:40]} is beyond a double's range", line, field
+    return None
+
+
+def parse_json(
+    data: bytes | str, file: str | Path, *, max_objects: int | None = None, what: str = "it"
+) -> Any:
+    """Parse one JSON document under the rules of this module."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
+    if text.startswith("\ufeff"):
+        raise AbwInputError("invalid JSON: starts with a byte-order mark", file=file, line=1)
+    hook = _pairs if max_objects is None else _counting_pairs(max_objects, what)
+    try:
+        return json.loads(
+            text, object_pairs_hook=hook, parse_float=_float, parse_constant=_constant
+        )
+    except json.JSONDecodeError as exc:
+        raise AbwInputError(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno) from None
+    except RecursionError:
+        raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
+    except _Refused as exc:
+        if str(exc).endswith("refusing it"):
+            raise AbwInputError(str(exc), file=file) from None
+        found = _first_problem(text)
+        message, line, field = found if found else (str(exc), None, None)
+        raise AbwInputError(message, file=file, line=line, field=field) from None
+    except ValueError as exc:  # an integer over Python's 4,300-digit limit
+        found = _first_problem(text)
+        message, line, field = found if found else (f"invalid JSON: {exc}", None, None)
+        raise AbwInputError(message, file=file, line=line, field=field) from None
+
+
+# ---------------------------------------------------------------- YAML
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that refuses aliases, duplicate keys and non-finite floats."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise yaml.constructor.ConstructorError(
+                None, None, "YAML aliases are not allowed in abw documents", event.start_mark
+            )
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
+        seen: dict[Any, int] = {}
+        if isinstance(node, yaml.MappingNode):
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = self.construct_object(key_node)
+                line = key_node.start_mark.line + 1
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"duplicate key {key!r} (lines {seen[key]} and {line})",
+                        key_node.start_mark,
+                    )
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_float(self, node: Any) -> float:  # type: ignore[override]
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"non-finite number {node.value!r} is not allowed", node.start_mark
+            )
+        return value
+
+
+_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
+
+
+def _check_depth(text: str, file: str | Path) -> None:
+    """Refuse deep nesting first, with libyaml's linear-time parser when it is there: the pure
+    Python scanner is quadratic in nesting depth (``[[[[...`` of 1 MB took seconds)."""
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is None:
+        return
+    depth = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            if depth > MAX_DEPTH:
+                message = f"invalid YAML: nested deeper than {MAX_DEPTH} levels"
+                raise AbwInputError(message, file=file)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+
+
+def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> Any:
+    """Parse one YAML document; any problem becomes an :class:`AbwInputError` with its line."""
+    if max_bytes is not None and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
+        raise AbwInputError(f"larger than {max_bytes} bytes", file=file)
+    try:
+        _check_depth(text, file)
+        return yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise AbwInputError(f"invalid YAML: {exc.problem or exc}", file=file, line=line) from None
+    except yaml.YAMLError as exc:
+        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
+    except RecursionError:
+        raise AbwInputError("invalid YAML: nested too deeply", file=file) from None
+    except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
+        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
+
+
+# ---------------------------------------------------------------- files
+
+
+def read_bytes(path: str | Path, limit: int, what: str = "the file") -> bytes:
+    """The bytes of a file under ``limit``; a missing, unreadable or folder path is one line."""
+    try:
+        return read_limited(path, limit, what)
+    except OSError as exc:
+        raise AbwInputError(describe_os_error(exc, reading=True), file=path) from None
+
+
+def is_yaml(path: str | Path) -> bool:
+    return Path(path).suffix.lower() in {".yaml", ".yml"}
+
+
+def read_document(path: str | Path, limit: int, what: str = "the document") -> Any:
+    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``."""
+    raw = read_bytes(path, limit, what)
+    if is_yaml(path):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+        return parse_yaml(text, path)
+    return parse_json(raw, path)
