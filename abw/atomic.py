@@ -1,25 +1,105 @@
-"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+"""The one writer: atomic file writes, with the modes a plain ``open(path, "w")`` would give,
+and hidden staging folders that no reader takes for output.
+
+A reader sees the old file or the new one, never half of one (a device or FIFO such as
+``/dev/stdout`` is written into, not replaced). A new file gets ``0o666`` less
+the process's umask; a file replaced keeps the mode it had. Temporaries and staging folders
+have names starting with ``.``, which the trace-folder walker (abw.traceio.trace_paths) skips.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import shutil
+import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode(target: Path) -> int:
+    """The mode ``open(target, "w")`` would leave: the existing file's, else 0o666 & ~umask."""
+    try:
+        info = target.stat()
+    except OSError:
+        return 0o666 & ~_umask()
+    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else 0o666 & ~_umask()
+
+
+def check_target(path: str | Path, *, folder: bool = False) -> None:
+    """Refuse, before any work is done, an output path of the wrong kind: a folder where a file
+    goes, a file where a folder goes, or a file on the way to either. Raises the OSError that
+    writing would raise later (abw.faults words it; a command maps it to exit code 2)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if folder and target.exists() and not target.is_dir():
+        raise FileExistsError(errno.EEXIST, "File exists", str(target))
+    if not folder and target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", str(target))
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, "Not a directory", str(target))
+            return
+
+
+def _special(target: Path) -> bool:
+    """True for an existing file that is not a regular file (a device, a FIFO, a socket)."""
+    try:
+        return not stat.S_ISREG(target.stat().st_mode) and not target.is_dir()
+    except OSError:
+        return False
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+
+    A ``path`` that is a folder is refused before anything is written (IsADirectoryError)."""
+    target = Path(path)
+    check_target(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if _special(target):  # /dev/stdout, a FIFO, /dev/full: write into it, never replace it
+        try:
+            with open(target, "wb") as handle:
+                handle.write(payload)
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+        return target
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:  # name the file asked for, not a temporary
+        raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), file_mode(target))
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp_name).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         raise
     return target
+
+
+@contextlib.contextmanager
+def staging_folder(out: Path) -> Iterator[Path]:
+    """A hidden folder next to ``out`` (``.<name>.abw-staging-XXXX``) for output that must
+    appear all at once; removed when the block ends, however it ends (SIGTERM included, see
+    abw.cli). A SIGKILL can leave it behind, and since it is hidden no reader picks it up."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-staging-", dir=out.parent))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import signal
 import sys
 from typing import Any
 
@@ -63,6 +64,12 @@ class LazyGroup(click.Group):
         module, attribute, _ = entry
         return getattr(importlib.import_module(module), attribute)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            raise _Escaped(str(exc)) from exc
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         if rows:
@@ -80,45 +87,63 @@ def cli() -> None:
 
 
 def run(command: click.Command, args: list[str] | None = None, prog_name: str = "abw") -> int:
-    """Run a click command; bad input becomes one line on stderr and exit code 2."""
-    from abw.errors import AbwInputError
+    """Run a click command; every failure is one line on stderr (abw.faults): exit code 2, or
+    the verdict's exit code when the command had reached one."""
+    from abw import faults
 
+    faults.reset()
     try:
         result: Any = command.main(args=args, prog_name=prog_name, standalone_mode=False)
-    except AbwInputError as exc:
-        from abw.text import log_line
-
-        click.echo(log_line(f"{prog_name}: error: {exc.one_line()}"), err=True)
-        return 2
     except click.exceptions.Abort:
         click.echo(f"{prog_name}: aborted", err=True)
-        return 2
+        return faults.exit_code(KeyboardInterrupt())
     except click.ClickException as exc:
         exc.show()
         return 2 if exc.exit_code == 1 else exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except (BrokenPipeError, KeyboardInterrupt):
-        return 2
+    except faults.Terminated:
+        click.echo(f"{prog_name}: terminated", err=True)
+        return 143
+    except _Escaped as escaped:
+        return faults.report(escaped.__cause__ or escaped, prog_name)
+    except SystemExit as exc:  # click's own handling of a closed pipe exits 1
+        code = exc.code if isinstance(exc.code, int) else 2
+        return faults.exit_code(exc) if code == 1 else code
+    except KeyboardInterrupt:
+        return faults.exit_code(KeyboardInterrupt())
     except Exception as exc:  # never a traceback for a user; ABW_DEBUG=1 shows it
-        if os.environ.get("ABW_DEBUG"):
+        if os.environ.get("ABW_DEBUG") and not isinstance(exc, OSError):
             raise
-        from abw.text import log_line
-
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        click.echo(
-            log_line(f"{prog_name}: internal error: {reason} (set ABW_DEBUG=1 for details)"),
-            err=True,
-        )
-        return 2
+        return faults.report(exc, prog_name)
     return result if isinstance(result, int) else 0
 
 
+class _Escaped(Exception):
+    """Carries an OSError past click's own handler (which turns a closed pipe into exit 1)."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    from abw.faults import Terminated
+
+    raise Terminated
+
+
+def _exit(code: int, prog_name: str) -> None:
+    from abw.faults import flush_stdout
+
+    late = flush_stdout(prog_name)
+    sys.exit(code if late is None or code != 0 else late)
+
+
 def main() -> None:
-    sys.exit(run(cli))
+    signal.signal(signal.SIGTERM, _terminate)
+    _exit(run(cli), "abw")
 
 
 def latent_main() -> None:
     """``abw-latent``: the same as ``abw latent``."""
     module, attribute, _ = COMMANDS["latent"]
-    sys.exit(run(getattr(importlib.import_module(module), attribute), prog_name="abw-latent"))
+    signal.signal(signal.SIGTERM, _terminate)
+    command = getattr(importlib.import_module(module), attribute)
+    _exit(run(command, prog_name="abw-latent"), "abw-latent")

@@ -88,8 +88,9 @@ def gate_command(
     Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --fail-on warn), 3 INCONCLUSIVE
     (0 with --allow-inconclusive), 2 invalid input.
     """
-    from abw.atomic import write_atomic
-    from abw.errors import AbwInputError
+    from abw.atomic import check_target, write_atomic
+    from abw.errors import AbwInputError, naming_field
+    from abw.faults import verdict_reached
     from abw.gating import report_bytes, run_gate
     from abw.verdicts import exit_code
 
@@ -102,6 +103,10 @@ def gate_command(
         raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
     if (workers is not None or scheduler is not None) and spec_path is None:
         raise AbwInputError("--workers and --scheduler work with --spec", field="--workers")
+    for option, path, folder in (("--out", out, False), ("--report-dir", report_dir, True)):
+        if path is not None:  # a path of the wrong kind is a usage error, found before the gate
+            with naming_field(option):
+                check_target(path, folder=folder)
     from abw.gcpause import gc_paused
 
     with gc_paused():  # load + gate allocate millions of acyclic objects (docs/performance.md)
@@ -130,23 +135,30 @@ def gate_command(
 
         stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         report = report.model_copy(update={"generated_at": stamp})
+    # the verdict is settled: from here on a failure (a full disk, a read-only folder, a closed
+    # stdout) is reported in one line and the exit code stays the verdict's (abw.faults)
+    code = verdict_reached(
+        exit_code(
+            report.verdict,
+            fail_on_warn=fail_on_warn or fail_on == "warn",
+            allow_inconclusive=allow_inconclusive,
+        )
+    )
     if out is not None:
-        write_atomic(out, report_bytes(report))
+        with naming_field("--out"):
+            write_atomic(out, report_bytes(report))
     written = {}
     if report_dir is not None:
         if importlib.util.find_spec("abw.render") is None:
             raise AbwInputError("report rendering is not available", field="--report-dir")
         from abw.render import write_reports
 
-        written = write_reports(report, report_dir)
+        with naming_field("--report-dir"):
+            written = write_reports(report, report_dir)
     click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
     if not quiet:
         if out is not None:
             click.echo(f"report: {out}")
         for fmt, path in sorted(written.items()):
             click.echo(f"{fmt}: {path}")
-    return exit_code(
-        report.verdict,
-        fail_on_warn=fail_on_warn or fail_on == "warn",
-        allow_inconclusive=allow_inconclusive,
-    )
+    return code

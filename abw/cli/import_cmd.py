@@ -56,16 +56,13 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     move them all into place only when every input has imported: memory stays flat however
     large the folder, and a bad file still leaves no half result."""
     import os
-    import shutil
-    import tempfile
 
+    from abw.atomic import staging_folder
     from abw.gcpause import gc_paused
     from abw.traceio import write_trace
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-import-", dir=out.parent))
     planned: dict[Path, Path] = {}  # target -> source
-    try:
+    with staging_folder(out) as staging:
         for source in files:
             with gc_paused():  # one file at a time: cyclic garbage, if any, goes in between
                 traces = importer.import_file(source, options)
@@ -77,9 +74,31 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
         for target in planned:
             os.replace(staging / target.name, target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
     return list(planned)
+
+
+def _check_out(out: Path) -> None:
+    """Refuse an ``--out`` that would overwrite something that is not a trace: a file where a
+    folder of traces goes, or an existing ``.json`` file of another kind (a spec, a report)."""
+    from abw.errors import AbwInputError
+    from abw.models import TRACE_SCHEMA
+
+    if not out.exists() or out.is_dir():
+        return
+    if out.suffix != ".json":
+        raise AbwInputError(
+            "is a file, not a folder: --out takes a .json file for one trace or a folder",
+            file=out,
+            field="--out",
+        )
+    with open(out, "rb") as handle:
+        head = handle.read(4096)
+    if f'"{TRACE_SCHEMA}"'.encode() not in head:
+        raise AbwInputError(
+            f"exists and is not an {TRACE_SCHEMA} file; refusing to overwrite it",
+            file=out,
+            field="--out",
+        )
 
 
 def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
@@ -192,6 +211,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             files = [input_path]
         else:
             raise AbwInputError("no such file or folder", file=input_path)
+        _check_out(out)
         from abw.progress import track
 
         bar = track(files, f"import {name}", quiet=quiet or len(files) < 2)
@@ -227,6 +247,25 @@ class ImportGroup(click.Group):
             return None
         importer = get_importer(cmd_name)
         return make_import_command(cmd_name, importer.help)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The importer list; a broken plugin is named in one warning line and skipped."""
+        from abw.errors import AbwInputError
+
+        commands = []
+        for name in self.list_commands(ctx):
+            try:
+                command = self.get_command(ctx, name)
+            except AbwInputError as exc:
+                click.echo(f"abw: warning: {exc.one_line()}; skipped", err=True)
+                continue
+            if command is not None:
+                commands.append((name, command))
+        limit = formatter.width - 6 - max((len(name) for name, _ in commands), default=0)
+        rows = [(name, command.get_short_help_str(limit)) for name, command in commands]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(name="import", cls=ImportGroup)

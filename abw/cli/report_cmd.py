@@ -68,8 +68,8 @@ def report(
     Each format is a view of the same report; none recomputes the verdict. Exit code 0 when the
     files were written, 2 for bad input or usage.
     """
-    from abw.atomic import write_atomic
-    from abw.errors import AbwInputError
+    from abw.atomic import check_target, write_atomic
+    from abw.errors import AbwInputError, naming_field
     from abw.render import (
         FORMATS,
         format_for_path,
@@ -103,6 +103,12 @@ def report(
             fmt = guessed
         plan.append((out, fmt))
 
+    for out, _ in plan:
+        with naming_field("--out"):
+            check_target(out)
+    if out_dir is not None:
+        with naming_field("--out-dir"):
+            check_target(out_dir, folder=True)
     report_model = load_report(input_path)
     options = {
         "details_url": details_url,

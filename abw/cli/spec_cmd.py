@@ -23,18 +23,23 @@ def spec() -> None:
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="YAML file to write.")
 @click.option("--id", "spec_id", default=None, help="Spec id (default: the --out file's stem).")
 @click.option("--name", default=None, help="Human-readable spec name.")
-def init(baseline: Path, out: Path, spec_id: str | None, name: str | None) -> int:
+@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force: bool) -> int:
     """Infer required tools, budgets and default thresholds from BASELINE traces.
 
     Order constraints that held in every baseline run are written as commented suggestions:
     uncomment the ones that are rules.
     """
     from abw.atomic import write_atomic
+    from abw.errors import AbwInputError, naming_field
     from abw.spec_init import infer, render_yaml
     from abw.traceio import load_traces
 
+    if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess
+        raise AbwInputError("exists; pass --force to overwrite it", file=out, field="--out")
     inferred = infer(load_traces(baseline))
-    write_atomic(out, render_yaml(inferred, spec_id or out.stem or "behavior-spec", name))
+    with naming_field("--out"):
+        write_atomic(out, render_yaml(inferred, spec_id or out.stem or "behavior-spec", name))
     click.echo(
         f"wrote {out}: {len(inferred.required_tools)} required tool(s), max_path_length "
         f"{inferred.max_path_length}, {len(inferred.order_suggestions)} order suggestion(s) "

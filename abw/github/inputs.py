@@ -108,7 +108,7 @@ class ActionInputs:
                 env, f"conclusion-{verdict.lower()}", default, CONCLUSIONS
             )
         annotations_text = get_input(env, "max-annotations", "10")
-        if not annotations_text.isdigit():
+        if not (annotations_text.isascii() and annotations_text.isdigit()):
             raise AbwInputError(
                 f"{annotations_text!r} is not a whole number", field="max-annotations"
             )

@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from abw.errors import AbwInputError
+from abw import faults
+from abw.atomic import check_target
+from abw.errors import AbwInputError, naming_field
 from abw.github.commands import Console, annotation
 from abw.github.context import RunContext
 from abw.github.findings import Finding, findings, top_for_commands
 from abw.github.inputs import ActionInputs
 from abw.github.outputs import SUMMARY_LIMIT_BYTES, write_outputs, write_summary
 from abw.github.paths import relative_posix, resolve_in_workspace, workspace_root
-from abw.text import log_line
-from abw.verdicts import EXIT_INVALID, exit_code
+from abw.verdicts import exit_code
 
 REPORT_FILES = {
     "report-json": "json",
@@ -51,12 +51,13 @@ def _load_report(path: Path, shown: str) -> Any:
     from pydantic import ValidationError
 
     from abw.models.report import GateReport
+    from abw.reader import parse_json, read_bytes
     from abw.verify_report import consistency_problems
 
-    if path.stat().st_size > MAX_REPORT_BYTES:
-        raise AbwInputError("gate report is too large", file=shown, field="report")
+    with naming_field("report"):
+        document = parse_json(read_bytes(path, MAX_REPORT_BYTES, "the gate report"), shown)
     try:
-        report = GateReport.model_validate_json(path.read_bytes())
+        report = GateReport.model_validate(document)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "report"
@@ -123,7 +124,8 @@ def _write_report_files(
 
     if out_dir.exists() and not out_dir.is_dir():
         raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    with naming_field("output-dir"):
+        out_dir.mkdir(parents=True, exist_ok=True)
     options = {
         "category": inputs.sarif_category or None,
         "base_dir": str(workspace),
@@ -384,12 +386,15 @@ def run(env: Mapping[str, str], console: Console) -> int:
         inputs.output_dir, workspace, name="output-dir", must_exist=False
     )
 
+    with naming_field("output-dir"):  # a path of the wrong kind: a usage error, before the gate
+        check_target(out_dir, folder=True)
     if inputs.scenarios:
         from abw.github.sample_mode import sample_before_gate
 
         sample_before_gate(inputs, workspace, console)
     report = _run_gate(inputs, workspace)
-    code = action_exit_code(report.verdict, inputs.fail_on)
+    # settled: a later failure (writing reports, publishing) keeps this exit code (abw.faults)
+    code = faults.verdict_reached(action_exit_code(report.verdict, inputs.fail_on))
     conclusion = inputs.conclusions[report.verdict]
     console.info(f"abw: {report.verdict} — {report.summary}")
 
@@ -450,16 +455,13 @@ def main(env: Mapping[str, str] | None = None, stdout: TextIO | None = None) -> 
     environ = dict(os.environ) if env is None else dict(env)
     console = Console(stdout)
     console.mask(environ.get("INPUT_GITHUB-TOKEN", "").strip())
+    faults.reset()
     try:
         return run(environ, console)
-    except AbwInputError as exc:
-        console.error(exc.one_line(), title="abw: invalid input")
-        print(log_line(f"abw: error: {exc.one_line()}"), file=sys.stderr)
-        return EXIT_INVALID
-    except Exception as exc:
-        if environ.get("ABW_DEBUG"):
+    except Exception as exc:  # one line and the verdict's exit code, as in the CLI
+        if environ.get("ABW_DEBUG") and not isinstance(exc, AbwInputError | OSError):
             raise
-        reason = " ".join(str(exc).split()) or type(exc).__name__
-        console.error(f"internal error: {reason} (set ABW_DEBUG=1 for details)", title="abw")
-        print(log_line(f"abw: internal error: {reason}"), file=sys.stderr)
-        return EXIT_INVALID
+        title = "abw: invalid input" if isinstance(exc, AbwInputError | OSError) else "abw"
+        with contextlib.suppress(OSError):
+            console.error(faults.one_line(exc), title=title)
+        return faults.report(exc)

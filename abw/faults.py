@@ -1,0 +1,101 @@
+"""The one mapping from an exception to a one-line message and an exit code.
+
+The CLI (abw.cli.run) and the Action (abw.github.main) both end here. Bad input and
+operating-system failures (a missing or unreadable file, a folder where a file was meant, a
+read-only folder, a full disk, a closed pipe) become one line naming the file; anything else is
+an "internal error" line (``ABW_DEBUG=1`` shows the traceback). Once a command has reached a
+verdict (:func:`verdict_reached`), a later failure — writing a report, printing to a closed
+stdout, publishing — is reported but the exit code stays the verdict's.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from typing import TextIO
+
+from abw.errors import AbwInputError, os_input_error
+from abw.text import log_line
+from abw.verdicts import EXIT_INVALID
+
+_reached: list[int] = []
+
+
+def reset() -> None:
+    """Forget any verdict (a new command starts)."""
+    _reached.clear()
+
+
+def verdict_reached(code: int) -> int:
+    """Record the exit code of the verdict a command reached; returns it."""
+    _reached[:] = [code]
+    return code
+
+
+def reached() -> int | None:
+    """The exit code of the verdict reached so far, if any."""
+    return _reached[0] if _reached else None
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like an exception, so ``finally`` blocks clean up."""
+
+
+def closed_pipe(exc: BaseException) -> bool:
+    """True for writing to a reader that has gone (``abw gate ... | head``)."""
+    return isinstance(exc, OSError) and exc.errno == errno.EPIPE
+
+
+def one_line(exc: BaseException) -> str:
+    """The single line a person reads for ``exc``."""
+    if isinstance(exc, AbwInputError):
+        return exc.one_line()
+    if isinstance(exc, OSError):
+        if exc.filename is None and exc.errno in (errno.EPIPE, errno.ENOSPC, errno.EIO):
+            return os_input_error(exc).one_line().replace("cannot write", "cannot write output")
+        return os_input_error(exc).one_line()
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return f"internal error: {reason} (set ABW_DEBUG=1 for details)"
+
+
+def exit_code(exc: BaseException) -> int:
+    """The verdict's exit code when one was reached, else 2 (invalid input or usage)."""
+    code = reached()
+    return EXIT_INVALID if code is None else code
+
+
+def report(exc: BaseException, prog_name: str = "abw", stream: TextIO | None = None) -> int:
+    """Print ``exc`` as one line on stderr (nothing for a closed stdout pipe); its exit code."""
+    if closed_pipe(exc):
+        silence_stdout()
+    else:
+        line = one_line(exc)
+        prefix = "" if line.startswith("internal error") else "error: "
+        print(log_line(f"{prog_name}: {prefix}{line}"), file=stream or sys.stderr, flush=True)
+    return exit_code(exc)
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again (which
+    would print a traceback-like warning and change the exit status to 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def flush_stdout(prog_name: str = "abw") -> int | None:
+    """Flush stdout before exiting; a failure (full disk, closed pipe) is reported in one line
+    and returns the exit code to use, else None."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError) as exc:
+        code = report(exc, prog_name) if isinstance(exc, OSError) else exit_code(exc)
+        silence_stdout()
+        return code
+    return None
