@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from abw.hashing import canonical_json, sha256_hex
+from abw.hashing import canonical_json, numbers_by_value, sha256_hex
 from abw.semantics import in_order
 
 FINGERPRINT_VERSION = "abw-fingerprint/v0"
@@ -56,5 +56,7 @@ def behavior_document(trace: Any, *, with_content: bool = False) -> dict[str, An
 
 
 def fingerprint(trace: Any, *, with_content: bool = False) -> str:
-    """Hex SHA-256 of :func:`behavior_document`'s canonical JSON."""
-    return sha256_hex(canonical_json(behavior_document(trace, with_content=with_content)))
+    """Hex SHA-256 of :func:`behavior_document`'s canonical JSON, numbers compared by value
+    (``1.0`` and ``1`` are one number: abw.hashing.numbers_by_value)."""
+    document = behavior_document(trace, with_content=with_content)
+    return sha256_hex(canonical_json(numbers_by_value(document)))

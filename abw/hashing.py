@@ -108,3 +108,18 @@ def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:
         while chunk := handle.read(chunk_size):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def numbers_by_value(value: Any) -> Any:
+    """``value`` with every integral float written as the integer it equals (``1.0`` -> ``1``,
+    exactly: ``int(1e20) == 1e20``), so that values equal under JSON's number semantics have
+    one :func:`canonical_json` text (``true`` and ``1`` stay apart). Fingerprints and value keys
+    hash this form; content hashes keep the value as written."""
+    kind = type(value)
+    if kind is float:
+        return int(value) if value.is_integer() else value
+    if kind is list or kind is tuple:
+        return [numbers_by_value(v) for v in value]
+    if kind is dict:
+        return {k: numbers_by_value(v) for k, v in value.items()}
+    return value

@@ -11,6 +11,7 @@ passes its own baseline.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from abw.models.spec import Invariants, Spec, Thresholds
@@ -111,7 +112,16 @@ def _scalar(value: object) -> str:
         and not value.startswith(("-", "."))
     ):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return _YAML_UNSAFE.sub(
+        lambda m: f"\\u{ord(m.group()):04x}", json.dumps(value, ensure_ascii=False)
+    )
+
+
+#: Characters a YAML double-quoted scalar may not hold raw: C0/C1 controls and DEL (JSON leaves
+#: DEL and C1 raw), NEL and the line/paragraph separators (YAML line breaks), surrogates, BOM.
+_YAML_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]"
+)
 
 
 def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> str:

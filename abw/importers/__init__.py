@@ -54,5 +54,13 @@ def get_importer(name: str) -> Importer:
     if target is None:
         known = ", ".join(importer_targets())
         raise AbwInputError(f"unknown importer {name!r} (known: {known})")
-    module_name, class_name = target.split(":")
-    return getattr(importlib.import_module(module_name), class_name)()
+    try:
+        module_name, class_name = target.split(":")
+        importer = getattr(importlib.import_module(module_name.strip()), class_name.strip())()
+        str(importer.help)
+    except Exception as exc:  # a broken third-party plugin: one line, never a traceback
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise AbwInputError(
+            f"the importer {name!r} ({target}) cannot be loaded: {type(exc).__name__}: {reason}"
+        ) from None
+    return importer

@@ -3,9 +3,9 @@ run metadata."""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cached_property
@@ -13,8 +13,35 @@ from typing import Any, get_args
 
 from abw.errors import AbwInputError
 from abw.hashing import content_hash
+from abw.reader import parse_json
 
-_FENCED_JSON = re.compile(r"```(?:json)?\s*\n(.*?)\n\s*```", re.DOTALL)
+_JSON_OPEN = re.compile(r"```(?:json)?[^\S\n]*\n")
+_INDENTED_CLOSE = re.compile(r"\n[^\S\n]*```")
+
+
+def fenced_spans(
+    text: str, opener: re.Pattern[str], closer: re.Pattern[str]
+) -> Iterator[tuple[int, str]]:
+    """(start, content) of fenced blocks, in order: each opens at a match of ``opener`` (ending
+    at its line's newline) and closes at the first later match of ``closer`` (a newline, then
+    the closing fence). Linear in ``len(text)``: the closers are found once, and each opener
+    looks its closer up by bisection (a lazy ``(.*?)`` regex rescans the rest of the text for
+    every opener that has no closer, which took seconds on 100 KB answers)."""
+    closers = [(m.start(), m.end()) for m in closer.finditer(text)]
+    starts = [start for start, _ in closers]
+    position = 0
+    while (opened := opener.search(text, position)) is not None:
+        index = bisect_left(starts, opened.end())
+        if index == len(starts):
+            return  # no closer after this opener, so none after any later one either
+        newline, end = closers[index]
+        yield opened.start(), text[opened.end() : newline]
+        position = end
+
+
+def fenced_blocks(text: str, opener: re.Pattern[str], closer: re.Pattern[str]) -> Iterator[str]:
+    """The contents of :func:`fenced_spans`."""
+    return (content for _, content in fenced_spans(text, opener, closer))
 
 
 @dataclass(frozen=True)
@@ -204,14 +231,14 @@ def record_kept_arguments(trace: Any) -> Any:
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
-    candidates = [text.strip(), *(m.group(1) for m in _FENCED_JSON.finditer(text))]
+    candidates = [text.strip(), *fenced_blocks(text, _JSON_OPEN, _INDENTED_CLOSE)]
     start, end = text.find("{"), text.rfind("}")
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
     for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except (json.JSONDecodeError, RecursionError):
+        try:  # the reader's rules: no duplicate keys, exact integers, no NaN
+            value = parse_json(candidate, "the final answer")
+        except AbwInputError:
             continue
         if isinstance(value, dict):
             return value

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
+from abw.importers.common import fenced_spans
 from abw.importers.positions import value_lines
 from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, exit_outcome, finish, make_trace
@@ -71,11 +72,25 @@ _FAILURES = (
     re.compile(r"^Usage: ", re.MULTILINE),
 )
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
-_BASH_BLOCK = re.compile(
-    r"```(?:mswea_bash_command|bash|sh)\s*\n(.*?)\n```"
-    r"|<mswea_bash_command>(.*?)</mswea_bash_command>",
-    re.DOTALL,
-)
+_BASH_OPEN = re.compile(r"```(?:mswea_bash_command|bash|sh)\s*\n")
+_BASH_CLOSE = re.compile(r"\n```")
+_TAG_OPEN, _TAG_CLOSE = "<mswea_bash_command>", "</mswea_bash_command>"
+
+
+def bash_command(text: str) -> str | None:
+    """The command of the first ```bash / ```sh / ```mswea_bash_command block or
+    ``<mswea_bash_command>`` element, whichever starts first; linear in ``len(text)``
+    (abw.importers.common.fenced_spans; the lazy regex was quadratic)."""
+    fenced = next(fenced_spans(text, _BASH_OPEN, _BASH_CLOSE), None)
+    found = [fenced] if fenced is not None else []
+    start = text.find(_TAG_OPEN)
+    if start >= 0:
+        end = text.find(_TAG_CLOSE, start + len(_TAG_OPEN))
+        if end >= 0:
+            found.append((start, text[start + len(_TAG_OPEN) : end]))
+    return min(found)[1] if found else None
+
+
 #: The content kinds a trajectory can hold; ``removed_fields`` names those a file does hold.
 REMOVED_FIELDS = (
     "trajectory.action",
@@ -281,9 +296,8 @@ def _mini(
             llm.line = line
             drafts.append(llm)
             final_text = text or final_text
-            block = _BASH_BLOCK.search(text)
-            if block:
-                command = block.group(1) if block.group(1) is not None else block.group(2)
+            command = bash_command(text)
+            if command is not None:
                 pending = Draft((index, 1), "tool", "bash", "incomplete", command)
                 pending.line = line
                 pending.mark_shell(options.labels, command)

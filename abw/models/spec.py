@@ -49,8 +49,8 @@ class Sprt(_Closed):
     """Wald's sequential probability ratio test on the per-run pass indicator."""
 
     enabled: bool = False
-    alpha: float = Field(default=0.05, gt=0, lt=1)
-    beta: float = Field(default=0.20, gt=0, lt=1)
+    alpha: float = Field(default=0.05, ge=1e-9, lt=1)  # below it the log-likelihood ratio
+    beta: float = Field(default=0.20, ge=1e-9, lt=1)  # bounds overflow a float
     p0: float = Field(default=0.95, gt=0, lt=1, description="H0: acceptable pass rate.")
     p1: float = Field(default=0.80, gt=0, lt=1, description="H1: degraded pass rate.")
     max_runs: int = Field(default=50, ge=1, description="Truncation: INCONCLUSIVE past this.")

@@ -205,13 +205,21 @@ DIFF_METRICS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+_SHAPE_INDEX: list[tuple[GateReport, dict[str | None, dict[str, Check]]]] = []
+
+
 def diff_shape_checks(report: GateReport, scenario_id: str | None) -> dict[str, Check]:
-    """A scenario's diff_shape checks by rule (the gate gives each metric of DIFF_METRICS one)."""
-    return {
-        check.rule: check
-        for check in report.checks
-        if check.category == "diff_shape" and check.scenario_id == scenario_id
-    }
+    """A scenario's diff_shape checks by rule (the gate gives each metric of DIFF_METRICS one).
+
+    The checks are indexed by scenario once per report (the last report rendered), so a
+    renderer asking for every scenario's checks is linear in the scenarios, not quadratic."""
+    if not _SHAPE_INDEX or _SHAPE_INDEX[0][0] is not report:
+        index: dict[str | None, dict[str, Check]] = {}
+        for check in report.checks:
+            if check.category == "diff_shape":
+                index.setdefault(check.scenario_id, {})[check.rule] = check
+        _SHAPE_INDEX[:] = [(report, index)]
+    return dict(_SHAPE_INDEX[0][1].get(scenario_id, {}))
 
 
 def thresholds(limits: dict[str, Any]) -> tuple[float | None, float | None]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from abw.hashing import canonical_json
+from abw.hashing import canonical_json, numbers_by_value
+
+_ARRAY_INDEX = re.compile(r"0|[1-9][0-9]*", re.ASCII)
 
 MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
 
@@ -30,20 +33,9 @@ def json_equal(left: Any, right: Any) -> bool:
 
 
 def json_key(value: Any) -> str:
-    """A hashable key with the same equality as :func:`json_equal` (numbers normalised)."""
-
-    def norm(v: Any) -> Any:
-        if is_number(v):
-            if isinstance(v, float) and v.is_integer():
-                return int(v)  # 1.0 and 1 are one JSON number; big ints stay exact
-            return v
-        if isinstance(v, list):
-            return [norm(x) for x in v]
-        if isinstance(v, dict):
-            return {k: norm(x) for k, x in v.items()}
-        return v
-
-    return canonical_json(norm(value))
+    """A hashable key with the same equality as :func:`json_equal`: the canonical JSON of its
+    numbers by value (1.0 and 1 alike; big integers exact)."""
+    return canonical_json(numbers_by_value(value))
 
 
 def parse_pointer(pointer: str) -> list[str]:
@@ -64,7 +56,7 @@ def resolve(document: Any, pointer: str) -> Any:
                 return MISSING
             value = value[token]
         elif isinstance(value, list):
-            if not token.isdigit() or (token != "0" and token.startswith("0")):
+            if not _ARRAY_INDEX.fullmatch(token):  # RFC 6901: ASCII digits, no leading zero
                 return MISSING
             index = int(token)
             if index >= len(value):
