@@ -33,6 +33,7 @@ CORPUS_DIRS: dict[str, str] = {
     "any-agent": "any-agent",
 }
 
+FOUND = REPO / "fuzz" / "found"  # inputs that once broke the contract (fuzz/found/README.md)
 MAX_SEED_BYTES = 64 * 1024  # JSON Lines seeds are cut to this so one execution stays fast
 MAX_DOCUMENT_BYTES = 256 * 1024  # whole-document seeds (cutting one would only make it invalid)
 
@@ -103,7 +104,12 @@ def trace_seeds() -> list[tuple[str, bytes]]:
     seeds.append(("compact.json", json.dumps(minimal_trace_doc(5)).encode()))
     for path in sorted(EXAMPLES.rglob("*.json"))[:6]:
         seeds.append((path.name, path.read_bytes()[:MAX_SEED_BYTES]))
-    return seeds
+    return seeds + found_seeds("trace-*.json")
+
+
+def found_seeds(pattern: str) -> list[tuple[str, bytes]]:
+    """The inputs in fuzz/found/ matching ``pattern``."""
+    return [(p.name, p.read_bytes()) for p in sorted(FOUND.glob(pattern))]
 
 
 SPEC_SEED = b"""schema_version: behavior-spec/v0
@@ -132,7 +138,7 @@ def spec_seeds() -> list[tuple[str, bytes]]:
     """A full hand-written spec plus the example specs once they exist."""
     seeds = [("spec.yaml", SPEC_SEED)]
     seeds += [(p.name, p.read_bytes()) for p in sorted(EXAMPLES.rglob("*.y*ml"))][:4]
-    return seeds
+    return seeds + found_seeds("*.yaml")
 
 
 # ---------------------------------------------------------------- mutations
@@ -150,6 +156,8 @@ HUGE_VALUES: list[object] = [
     -1,
     0,
     2**63,
+    2**70 + 1,
+    1.0,
     "",
 ]
 
@@ -265,6 +273,21 @@ def _spec_target(path: Path) -> object:
     return load_spec(path)
 
 
+def _validate_target(path: Path) -> object:
+    from abw.validate import validate_file
+
+    return validate_file(path)
+
+
+def _fenced_target(path: Path) -> object:
+    from abw.importers.common import extract_canonical_output, fenced_blocks
+    from abw.importers.swe_agent import _BASH_CLOSE, _BASH_OPEN
+
+    text = path.read_bytes().decode("utf-8", "replace")
+    list(fenced_blocks(text, _BASH_OPEN, _BASH_CLOSE))
+    return extract_canonical_output(text, ("decision", "a.b"))
+
+
 def _importer_target(name: str) -> Callable[[Path], object]:
     from abw.importers import get_importer
     from abw.importers.base import ImportOptions
@@ -294,6 +317,16 @@ def targets() -> list[Target]:
     found = [
         Target("trace", ".json", _trace_target, trace_seeds()),
         Target("spec", ".yaml", _spec_target, spec_seeds()),
+        Target("validate", ".json", _validate_target, trace_seeds() + spec_seeds()),
+        Target(
+            "fenced",
+            ".txt",
+            _fenced_target,
+            [
+                ("answer.txt", b'Done.\n```json\n{"decision": "ok"}\n```\n'),
+                *found_seeds("answer-*.txt"),
+            ],
+        ),
     ]
     for name in available_importers():
         seeds = corpus_seeds(name)

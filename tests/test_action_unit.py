@@ -260,11 +260,11 @@ def test_context_uses_pr_head_sha_not_merge_sha():
 def test_event_file_must_be_json(tmp_path):
     bad = tmp_path / "event.json"
     bad.write_text("{nope")
-    with pytest.raises(AbwInputError, match="not JSON"):
+    with pytest.raises(AbwInputError, match="invalid JSON"):
         RunContext.from_env({"GITHUB_EVENT_PATH": str(bad)})
     assert RunContext.from_env({"GITHUB_EVENT_PATH": str(tmp_path / "missing")}).event == {}
     bad.write_bytes(b'{"a": "\xff"}')
-    with pytest.raises(AbwInputError, match="not JSON"):
+    with pytest.raises(AbwInputError, match="not valid UTF-8"):
         RunContext.from_env({"GITHUB_EVENT_PATH": str(bad)})
 
 

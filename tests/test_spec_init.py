@@ -143,9 +143,13 @@ def test_cli(tmp_path, run_cli):
     assert spec.id == "behavior"
     assert "# {before: policy_check, after: refund_commit}," in out.read_text()
     first = out.read_bytes()
-    run_cli("spec", "init", "--baseline", base, "--out", out)
+    code, _, err = run_cli("spec", "init", "--baseline", base, "--out", out)
+    assert code == 2 and "exists; pass --force" in err and err.count("\n") == 1
+    out.write_text(first.decode() + "# reviewed\n")  # a person's edit survives a refused init
+    assert out.read_text().endswith("# reviewed\n")
+    assert run_cli("spec", "init", "--baseline", base, "--out", out, "--force")[0] == 0
     assert out.read_bytes() == first
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, _, err = run_cli("spec", "init", "--baseline", empty, "--out", out)
+    code, _, err = run_cli("spec", "init", "--baseline", empty, "--out", tmp_path / "new.yaml")
     assert code == 2 and "no trace files" in err

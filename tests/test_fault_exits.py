@@ -1,0 +1,420 @@
+"""Faults around a verdict: a closed stdout, a full disk, read-only or mistyped output paths, a
+killed import, file modes, quadratic scans. One line on stderr, and where a verdict was
+reached its exit code survives (abw.faults); nothing half-written is ever read as a trace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+TRACES = EXAMPLE / "traces"
+SPEC = EXAMPLE / "behavior.yaml"
+ABW = str(Path(sys.executable).with_name("abw"))
+ENV = {**os.environ, "ABW_NO_PROGRESS": "1"}
+VERDICTS = {"good": 0, "regressed": 1, "small": 3}  # PASS, FAIL, INCONCLUSIVE
+
+
+def _gate(candidate: str, *extra: str | Path) -> list[str]:
+    return [
+        ABW, "gate", "--baseline", str(TRACES / "baseline"),
+        "--candidate", str(TRACES / candidate), "--spec", str(SPEC), *map(str, extra),
+    ]  # fmt: skip
+
+
+def _one_line(stderr: str) -> str:
+    assert stderr.count("\n") == 1, stderr
+    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
+    return stderr
+
+
+# ---------------------------------------------------------------- 5. closed stdout
+
+
+@pytest.mark.parametrize("candidate", sorted(VERDICTS))
+def test_closed_stdout_keeps_the_verdicts_exit_code(candidate, tmp_path):
+    """``abw gate ... | head``: click turned the broken pipe into exit 1 (reads as FAIL)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader has gone before abw writes a byte
+    try:
+        result = subprocess.run(
+            _gate(candidate, "--report-dir", tmp_path / "out"),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=ENV,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == VERDICTS[candidate], result.stderr
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr
+    assert (tmp_path / "out" / "gate-report.json").is_file()  # reports written all the same
+
+
+# ---------------------------------------------------------------- full disk, bad output paths
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("candidate", sorted(VERDICTS))
+def test_stdout_on_a_full_disk_is_one_line_and_keeps_the_exit_code(candidate):
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            _gate(candidate), stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, timeout=120
+        )
+    assert result.returncode == VERDICTS[candidate], result.stderr
+    assert "no space left" in _one_line(result.stderr)
+
+
+def test_out_in_a_read_only_folder_is_one_line_and_keeps_the_exit_code(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into read-only folders")
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        for candidate, code in VERDICTS.items():
+            result = subprocess.run(
+                _gate(candidate, "--out", folder / "gate-report.json"),
+                capture_output=True, text=True, env=ENV, timeout=120,
+            )  # fmt: skip
+            assert result.returncode == code, result.stderr
+            line = _one_line(result.stderr)
+            assert "gate-report.json: --out: cannot write: permission denied" in line
+    finally:
+        folder.chmod(0o755)
+
+
+def test_out_on_a_read_only_file_system_path_is_one_line(tmp_path, run_cli):
+    """/proc is read-only for everyone, root included."""
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "regressed",
+        "--spec", SPEC, "--out", "/proc/abw-gate-report.json",
+    )  # fmt: skip
+    assert code == 1
+    assert "/proc/abw-gate-report.json: --out: cannot write" in _one_line(err)
+
+
+@pytest.mark.parametrize("candidate", sorted(VERDICTS))
+def test_out_naming_a_folder_is_a_usage_error_before_the_gate(candidate, tmp_path, run_cli):
+    """A path of the wrong kind is found before the gate runs: exit 2 whatever the verdict."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    code, out, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / candidate,
+        "--spec", SPEC, "--out", f"{reports}/",
+    )  # fmt: skip
+    assert code == 2 and out == ""
+    assert "reports: --out: expected a file, found a folder" in _one_line(err)
+    assert list(reports.iterdir()) == []
+
+
+@pytest.mark.parametrize("sub", ["", "sub"])
+def test_report_dir_naming_a_file_is_a_usage_error_before_the_gate(tmp_path, run_cli, sub):
+    existing = tmp_path / "notes.txt"
+    existing.write_text("keep me\n")
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "regressed",
+        "--spec", SPEC, "--report-dir", existing / sub,
+    )  # fmt: skip
+    assert code == 2
+    reason = "a part of the path is a file" if sub else "exists and is not a folder"
+    assert f"--report-dir: cannot write: {reason}" in _one_line(err)
+    assert existing.read_text() == "keep me\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("candidate", sorted(VERDICTS))
+def test_reports_onto_a_full_disk_keep_the_verdicts_exit_code(candidate, tmp_path, run_cli):
+    """/dev/full as the --out file: the write fails with ENOSPC after the verdict."""
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / candidate,
+        "--spec", SPEC, "--out", "/dev/full",
+    )  # fmt: skip
+    assert code == VERDICTS[candidate]
+    assert "/dev/full: --out: cannot write: no space left" in _one_line(err)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written into, never replaced
+
+
+def test_abw_report_out_naming_a_folder_is_one_line(tmp_path, run_cli):
+    out = tmp_path / "gate-report.json"
+    run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good",
+        "--spec", SPEC, "--out", out,
+    )  # fmt: skip
+    (tmp_path / "r.html").mkdir()
+    code, _, err = run_cli("report", "--input", out, "--out", tmp_path / "r.html")
+    assert code == 2 and "expected a file, found a folder" in _one_line(err)
+
+
+def test_an_unreadable_trace_is_one_line(tmp_path, run_cli):
+    if os.geteuid() == 0:
+        pytest.skip("root reads files whatever their mode")
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    for path in sorted((TRACES / "good").glob("*.json"))[:3]:
+        (cand / path.name).write_bytes(path.read_bytes())
+    locked = sorted(cand.iterdir())[1]
+    locked.chmod(0)
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC
+    )
+    assert code == 2 and f"{locked.name}: cannot read: permission denied" in _one_line(err)
+
+
+def test_a_trace_that_is_a_folder_is_one_line(tmp_path, run_cli):
+    cand = tmp_path / "cand"
+    (cand / "odd.json").mkdir(parents=True)
+    code, _, err = run_cli("validate", cand / "odd.json")
+    assert code == 2 and "odd.json: expected a file, found a folder" in _one_line(err)
+
+
+# ---------------------------------------------------------------- 2. file modes
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_written_files_get_the_mode_open_would_give(tmp_path, umask):
+    from abw.atomic import write_atomic
+
+    previous = os.umask(umask)
+    try:
+        fresh = write_atomic(tmp_path / "new.json", "{}")
+        assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        write_atomic(kept, "new")
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_text() == "new"
+    finally:
+        os.umask(previous)
+
+
+def test_gate_reports_are_readable_by_others_under_umask_022(tmp_path):
+    out = tmp_path / "out"
+    subprocess.run(
+        ["sh", "-c", 'umask 022 && exec "$@"', "sh", *_gate("good", "--report-dir", out)],
+        check=True, capture_output=True, env=ENV, timeout=120,
+    )  # fmt: skip
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()}
+    assert modes and all(mode == 0o644 for mode in modes.values()), modes
+
+
+# ---------------------------------------------------------------- 1. staging folders
+
+
+def test_a_staging_folder_is_never_read_as_traces(tmp_path, run_cli):
+    """What a killed import leaves: traces in a hidden staging folder under the candidate set."""
+    cand = tmp_path / "traces" / "candidate"
+    staging = cand / ".claude.abw-staging-x1y2"
+    staging.mkdir(parents=True)
+    for path in sorted((TRACES / "good").glob("*.json")):
+        (staging / path.name).write_bytes(path.read_bytes())
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC
+    )
+    assert code == 2 and "no trace files" in _one_line(err)
+    (cand / "run.json").write_bytes(next((TRACES / "regressed").glob("*.json")).read_bytes())
+    from abw.traceio import trace_paths
+
+    assert trace_paths(cand) == [cand / "run.json"]
+
+
+def test_sigterm_during_a_folder_import_leaves_nothing_behind(tmp_path):
+    source = tmp_path / "exports"
+    source.mkdir()
+    export = sorted((EXAMPLE / "transcripts" / "good").rglob("*.jsonl"))[0]
+    for i in range(400):
+        (source / f"s{i:03d}.jsonl").write_bytes(export.read_bytes())
+    out = tmp_path / "traces" / "candidate" / "claude"
+    proc = subprocess.Popen(
+        [ABW, "import", "claude", "--input", str(source), "--out", str(out), "-q"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+    )  # fmt: skip
+    parent = out.parent
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # wait until the staging folder holds some traces
+        staged = [p for p in parent.glob(".*") if p.is_dir() and any(p.iterdir())]
+        if staged or proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "the import finished before it could be interrupted"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and "terminated" in err
+    assert list(parent.iterdir()) == []  # no staging folder, no half result
+
+
+# ---------------------------------------------------------------- 10 + 11. linear scans
+
+
+def _cpu_seconds(work, *args) -> float:
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        work(*args)
+        best = min(best, time.process_time() - started)
+    return max(best, 1e-4)
+
+
+def _linear(work, make_input, small: int) -> None:
+    """10x the input costs well under 100x the time (quadratic would be ~100x)."""
+    ratio = _cpu_seconds(work, make_input(10 * small)) / _cpu_seconds(work, make_input(small))
+    assert ratio < 35, ratio
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: "```json\n" * n,  # openers without closers
+        lambda n: "```\n" + "\n" * (8 * n),  # one opener, a long run of blank lines
+        lambda n: '```json\n{"a": 1}\n' * n + "```",  # one closer at the very end
+        lambda n: "x ```json\n" + "y" * (8 * n) + "\n ```z",
+    ],
+)
+def test_output_fields_scan_is_linear(make):
+    from abw.importers.common import extract_canonical_output
+
+    _linear(lambda text: extract_canonical_output(text, ("decision",)), make, 2000)
+
+
+def test_mini_swe_agent_bash_scan_is_linear():
+    from abw.importers.common import fenced_blocks
+    from abw.importers.swe_agent import _BASH_CLOSE, _BASH_OPEN
+
+    _linear(
+        lambda text: list(fenced_blocks(text, _BASH_OPEN, _BASH_CLOSE)), "```bash\n".__mul__, 4000
+    )
+
+
+def test_fenced_blocks_keep_what_the_regex_found():
+    from abw.importers.common import extract_canonical_output
+
+    text = 'Done.\n```json\n{"decision": "refund_approved", "n": 1}\n```\nThanks'
+    assert extract_canonical_output(text, ("decision",)) == {"decision": "refund_approved"}
+    text = 'a ```json\n{"x": 1\n```\n```\n{"decision": 2}\n   ```'
+    assert extract_canonical_output(text, ("decision",)) == {"decision": 2}
+
+
+def _many_scenarios(n: int):
+    from abw.gating import run_gate
+
+    report = run_gate(TRACES / "baseline", TRACES / "good", SPEC)
+    diff = report.diff[0]
+    shape = [c for c in report.checks if c.category == "diff_shape"]
+    diffs, checks = [], []
+    for i in range(n):
+        sid = f"scenario-{i:05d}"
+        diffs.append(diff.model_copy(update={"scenario_id": sid}))
+        checks += [c.model_copy(update={"scenario_id": sid, "id": f"{c.id}@{sid}"}) for c in shape]
+    return report.model_copy(update={"diff": diffs, "checks": checks})
+
+
+def test_rendering_is_linear_in_scenarios():
+    from abw.render.common import diff_shape_checks
+
+    def lookup_all(report) -> None:
+        for d in report.diff:
+            assert diff_shape_checks(report, d.scenario_id)
+
+    small, large = _many_scenarios(300), _many_scenarios(3000)
+    ratio = _cpu_seconds(lookup_all, large) / _cpu_seconds(lookup_all, small)
+    assert ratio < 35, ratio
+
+
+def test_markdown_and_html_of_many_scenarios_render(tmp_path):
+    from abw.render import render
+
+    report = _many_scenarios(400)
+    started = time.process_time()
+    markdown = render(report, "markdown", max_chars=1 << 20)
+    html = render(report, "html")
+    assert "scenario-00399" in html and "Difference from baseline" in markdown
+    assert time.process_time() - started < 120  # a generous bound; 127 s was for 8,000
+
+
+def test_verdict_json_of_many_scenarios(tmp_path):
+    report = _many_scenarios(50)
+    assert json.loads(report.model_dump_json())["diff"][49]["scenario_id"] == "scenario-00049"
+
+
+# ---------------------------------------------------------------- the Action's inputs
+
+
+@pytest.fixture
+def fake():
+    from fake_github import FakeGitHub
+
+    server = FakeGitHub().start()
+    yield server
+    server.stop()
+
+
+def _action_error(result) -> str:
+    logs = result.stdout + result.stderr
+    assert "internal error" not in logs and "Traceback" not in logs, logs
+    errors = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(errors) == 1, result.stderr
+    return errors[0]
+
+
+def test_action_output_dir_under_a_file_is_a_usage_error(tmp_path, fake):
+    from action_env import Runner, write_gate_workspace
+
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    (runner.workspace / "file.txt").write_text("x")
+    result = runner.run({**inputs, "output-dir": "file.txt/sub"})
+    assert result.code == 2, result.stderr
+    line = _action_error(result)
+    assert "file.txt/sub: output-dir: cannot write: a part of the path is a file" in line
+    assert not fake.requests
+
+
+@pytest.mark.parametrize("verdict", ["PASS", "FAIL", "INCONCLUSIVE"])
+def test_action_failing_to_write_outputs_keeps_the_verdicts_exit_code(tmp_path, fake, verdict):
+    """The runner's GITHUB_OUTPUT cannot be written (here: it is a folder) after the verdict."""
+    from action_env import Runner, write_gate_workspace
+
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, verdict)
+    folder = tmp_path / "output-folder"
+    folder.mkdir()
+    result = runner.run({**inputs, "comment": "off"}, GITHUB_OUTPUT=str(folder))
+    assert result.code == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}[verdict], result.stderr
+    assert "output-folder: expected a file, found a folder" in _action_error(result)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "needle"),
+    [
+        ({"max-annotations": "\u00b2"}, "is not a whole number"),
+        ({"event-file": "folder"}, "expected a file, found a folder"),
+        ({"report": "folder"}, "expected a file, found a folder"),
+        ({"report": "nan.json"}, "NaN is not a JSON number"),
+        ({"report": "dup.json"}, 'duplicate key "verdict"'),
+    ],
+    ids=["superscript-annotations", "event-file-folder", "report-folder", "report-nan", "dup"],
+)
+def test_action_bad_inputs_are_one_line(tmp_path, fake, inputs, needle):
+    from action_env import Runner, make_report
+
+    runner = Runner(tmp_path, fake.url)
+    (runner.workspace / "folder").mkdir()
+    text = make_report("PASS").model_dump_json()
+    (runner.workspace / "nan.json").write_text(text.replace('"verdict":"PASS"', '"verdict":NaN', 1))
+    (runner.workspace / "dup.json").write_text(
+        text.replace('"verdict":"PASS"', '"verdict":"FAIL","verdict":"PASS"', 1)
+    )
+    result = runner.run({"report": "nan.json", **inputs} if "report" not in inputs else inputs)
+    assert result.code == 2, result.stdout + result.stderr
+    assert needle in _action_error(result)
