@@ -280,11 +280,11 @@ def _validate_target(path: Path) -> object:
 
 
 def _fenced_target(path: Path) -> object:
-    from abw.importers.common import extract_canonical_output, fenced_blocks
-    from abw.importers.swe_agent import _BASH_CLOSE, _BASH_OPEN
+    from abw.importers.common import extract_canonical_output
+    from abw.importers.swe_agent import bash_command
 
     text = path.read_bytes().decode("utf-8", "replace")
-    list(fenced_blocks(text, _BASH_OPEN, _BASH_CLOSE))
+    bash_command(text)
     return extract_canonical_output(text, ("decision", "a.b"))
 
 

@@ -288,12 +288,14 @@ def test_output_fields_scan_is_linear(make):
 
 
 def test_mini_swe_agent_bash_scan_is_linear():
-    from abw.importers.common import fenced_blocks
-    from abw.importers.swe_agent import _BASH_CLOSE, _BASH_OPEN
+    from abw.importers.swe_agent import bash_command
 
-    _linear(
-        lambda text: list(fenced_blocks(text, _BASH_OPEN, _BASH_CLOSE)), "```bash\n".__mul__, 4000
-    )
+    for opener in ("```bash\n", "```mswea_bash_command\n", "<mswea_bash_command>"):
+        _linear(bash_command, opener.__mul__, 4000)
+    both = "run:\n```bash\nls -la\n```\n<mswea_bash_command>pwd</mswea_bash_command>"
+    assert bash_command(both) == "ls -la"
+    assert bash_command("<mswea_bash_command>pwd</mswea_bash_command>\n```sh\nls\n```") == "pwd"
+    assert bash_command("```bash\nls") is None
 
 
 def test_fenced_blocks_keep_what_the_regex_found():
