@@ -154,6 +154,10 @@ def parse_json(
 # ---------------------------------------------------------------- YAML
 
 
+class _DuplicateKey(yaml.constructor.ConstructorError):
+    """A mapping key given twice (reported without the "invalid YAML" prefix)."""
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader that refuses aliases, duplicate keys and non-finite floats."""
 
@@ -174,7 +178,7 @@ class _Loader(yaml.SafeLoader):
                 key = self.construct_object(key_node)
                 line = key_node.start_mark.line + 1
                 if key in seen:
-                    raise yaml.constructor.ConstructorError(
+                    raise _DuplicateKey(
                         None,
                         None,
                         f"duplicate key {key!r} (lines {seen[key]} and {line})",
@@ -193,6 +197,7 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
+SafeLoader = _Loader  # for ``yaml.compose`` by callers that need node lines (abw.sample)
 
 
 def _check_depth(text: str, file: str | Path) -> None:
@@ -219,6 +224,9 @@ def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> 
     try:
         _check_depth(text, file)
         return yaml.load(text, Loader=_Loader)
+    except _DuplicateKey as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
+        raise AbwInputError(str(exc.problem), file=file, line=line) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -255,7 +255,7 @@ def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n    colour: 1\n",
          "scenarios.yaml:5: scenarios.0.colour: unknown key"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    run: y {transcript}\n"
-         "    importer: claude\n", "scenarios.yaml:4: run: key given twice"),
+         "    importer: claude\n", "scenarios.yaml:4: duplicate key 'run' (lines 3 and 4)"),
         ("scenarios:\n  - id: a\n    run: agent\n    importer: claude\n",
          "scenarios.yaml:2: scenarios.0: Value error, say where the transcript appears"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    transcript: stdout\n"

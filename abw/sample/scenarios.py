@@ -131,33 +131,11 @@ def _node_line(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
     return line
 
 
-def _refuse_repeated_keys(node: yaml.Node | None, file: Path) -> None:
-    """A key given twice in one mapping is an error (YAML would keep the last silently)."""
-    stack = [node] if node is not None else []
-    while stack:
-        current = stack.pop()
-        if isinstance(current, yaml.MappingNode):
-            seen: set[str] = set()
-            for key, value in current.value:
-                name = str(getattr(key, "value", ""))
-                if name in seen:
-                    raise AbwInputError(
-                        "key given twice in one mapping",
-                        file=file,
-                        line=key.start_mark.line + 1,
-                        field=name,
-                    )
-                seen.add(name)
-                stack.append(value)
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend(current.value)
-
-
 def load_scenarios(path: str | Path) -> ScenarioFile:
     """Read and validate a scenarios file; any problem is an :class:`AbwInputError`."""
     from pydantic import ValidationError
 
-    from abw.specio import _NoAliasLoader
+    from abw.reader import SafeLoader
 
     file = Path(path)
     try:
@@ -168,9 +146,9 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
-    document = parse_yaml_text(text, file)  # aliases, depth, size and syntax refused there
-    root = yaml.compose(text, Loader=_NoAliasLoader)
-    _refuse_repeated_keys(root, file)
+    # aliases, duplicate keys, depth, size and syntax refused there (abw.reader)
+    document = parse_yaml_text(text, file)
+    root = yaml.compose(text, Loader=SafeLoader)
     if not isinstance(document, dict):
         raise AbwInputError("a scenarios file is a mapping with a 'scenarios' list", file=file)
     try:
