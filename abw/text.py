@@ -61,3 +61,10 @@ def log_line(value: Any) -> str:
 def log_lines(text: str) -> str:
     """:func:`log_line` for each line of ``text`` (line breaks kept)."""
     return "\n".join(log_line(line) for line in text.split("\n"))
+
+
+def log_json(text: str) -> str:
+    """JSON text for a terminal or CI log, with the same data: ``::`` and ``##[`` (in JSON they
+    can only occur inside strings) are written with ``\\u`` escapes. Controls are already
+    escaped by ``json.dumps`` (``ensure_ascii``)."""
+    return text.replace("##[", "#\\u0023[").replace("::", ":\\u003a")

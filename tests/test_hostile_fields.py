@@ -285,3 +285,49 @@ def test_log_line_breaks_commands_and_escapes(text):
     shown = log_line(text)
     assert "##[" not in shown and "::" not in shown and "\x1b" not in shown
     assert shown.replace("\u200b", "").replace("\\x1b", "\x1b") == text
+
+
+def test_json_printed_to_the_terminal_is_inert_with_the_same_data(tmp_path, run_cli):
+    """``--format json`` output of diff, fingerprint and explain: ``::`` and ``##[`` only as
+    JSON ``\\u`` escapes, so the log is safe and the data unchanged."""
+    from action_env import write_run
+
+    from abw.gating import report_json, run_gate
+
+    tool = "##[stop-commands]x::y"
+    for role in ("baseline", "candidate"):
+        for i in range(3):
+            path = ["lookup_order", tool] if role == "candidate" else ["lookup_order"]
+            write_run(tmp_path / role / f"r{i}.json", f"{role}-{i}::##[", path)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "schema_version: behavior-spec/v0\nid: x\ninvariants:\n"
+        f"  forbidden_tools: [{json.dumps(tool)}]\n",
+        encoding="utf-8",
+    )
+    report = tmp_path / "gate-report.json"
+    report.write_text(report_json(run_gate(tmp_path / "baseline", tmp_path / "candidate", spec)))
+    check_id = next(
+        c.id
+        for c in run_gate(tmp_path / "baseline", tmp_path / "candidate", spec).checks
+        if "forbidden" in c.id
+    )
+    runs = [
+        (
+            "diff",
+            "--baseline",
+            tmp_path / "baseline",
+            "--candidate",
+            tmp_path / "candidate",
+            "--format",
+            "json",
+        ),
+        ("fingerprint", tmp_path / "candidate", "--format", "json"),
+        ("explain", check_id, "--report", report, "--format", "json"),
+    ]
+    for args in runs:
+        code, out, err = run_cli(*args)
+        assert code == 0, err
+        check_log(out + err, args[0])
+        shown = json.dumps(json.loads(out), ensure_ascii=False)  # the same data, unescaped
+        assert (tool if args[0] != "fingerprint" else "candidate-0::##[") in shown, args[0]

@@ -85,7 +85,9 @@ def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) ->
     else:
         text = format_text(results)
     if out is None:
-        click.echo(text, nl=False)
+        from abw.text import log_json
+
+        click.echo(log_json(text) if fmt == "json" else text, nl=False)
     else:
         write_atomic(out, text)
         click.echo(f"wrote {out}", err=True)

@@ -27,7 +27,9 @@ def explain(check_id: str, report_path: Path, fmt: str) -> int:
     report = load_report(report_path)
     if fmt == "json":
         check = find_check(report, check_id)
-        click.echo(json.dumps(check.model_dump(mode="json"), indent=2, sort_keys=True))
+        from abw.text import log_json
+
+        click.echo(log_json(json.dumps(check.model_dump(mode="json"), indent=2, sort_keys=True)))
     else:
         click.echo(explain_text(report, check_id), nl=False)
     return 0

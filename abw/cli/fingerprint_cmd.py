@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.text import log_line
+from abw.text import log_json, log_line
 
 
 @click.command()
@@ -40,7 +40,7 @@ def fingerprint(traces: tuple[Path, ...], with_content: bool, fmt: str) -> int:
             }
         )
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2, sort_keys=True))
+        click.echo(log_json(json.dumps(rows, indent=2, sort_keys=True)))
     else:
         for row in rows:
             click.echo(log_line(f"{row['fingerprint']}  {row['file']}"))
