@@ -8,7 +8,8 @@ limit, ...) for the next requests that match a method and a path pattern. Served
 
 Authentication is modelled: each known token acts as one login (the default token as
 ``github-actions[bot]``), a comment is authored by the token that posted it, GraphQL
-``viewer { login }`` answers who the token is, and an unknown token gets 401.
+``viewer { login }`` answers who the token is, and an unknown token gets 401. Comment lists
+are paged like GitHub's (``per_page``, ``page``, a ``Link`` header).
 """
 
 from __future__ import annotations
@@ -189,10 +190,25 @@ class FakeGitHub:
             login = self.login_of(headers)
             if login is None:
                 return 401, {"message": "Bad credentials"}, {}
-            return self._route(method, path, body, login)
+            return self._route(method, path, body, login, query)
+
+    def _page(self, items: list[Any], query: str, path: str) -> tuple[list[Any], dict[str, str]]:
+        """One page of ``items`` as GitHub pages lists: ``per_page`` (default 30, at most 100),
+        ``page`` from 1, and a ``Link`` header with ``next`` and ``last``."""
+        from urllib.parse import parse_qs
+
+        params = parse_qs(query)
+        per_page = min(int(params.get("per_page", ["30"])[0]), 100)
+        page = int(params.get("page", ["1"])[0])
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        chunk = items[(page - 1) * per_page : page * per_page]
+        url = f"{self.url}{path[len(API_PREFIX) :]}"
+        links = [f'<{url}?per_page={per_page}&page={page + 1}>; rel="next"'] if page < last else []
+        links.append(f'<{url}?per_page={per_page}&page={last}>; rel="last"')
+        return chunk, {"Link": ", ".join(links)}
 
     def _route(
-        self, method: str, path: str, body: Any, login: str
+        self, method: str, path: str, body: Any, login: str, query: str = ""
     ) -> tuple[int, Any, dict[str, str]]:
         repo = f"{API_PREFIX}/repos/{self.repository}"
         base = self._base()
@@ -268,7 +284,8 @@ class FakeGitHub:
                 return 404, {"message": "Not Found"}, {}
             if method == "GET":
                 mine = [c for c in self.comments.values() if c["number"] == number]
-                return 200, sorted(mine, key=lambda c: c["id"]), {}
+                chunk, headers = self._page(sorted(mine, key=lambda c: c["id"]), query, path)
+                return 200, chunk, headers
             if method == "POST":
                 if len(body["body"]) > 65_536:
                     return 422, {"message": "Validation Failed"}, {}

@@ -210,3 +210,16 @@ def test_malformed_event_and_403_keep_exit_code_and_output(fake, tmp_path):
     assert "internal error" not in result.stdout + result.stderr
     (comment,) = fake.comments.values()
     assert "**FAIL**" in comment["body"]
+
+
+def test_the_sticky_comment_is_found_on_a_later_page(fake, runner):
+    for i in range(130):  # a long discussion first: ours lands on the second page of 100
+        fake.add_comment(7, f"comment {i}")
+    publish(runner, make_report("FAIL"))
+    fake.add_comment(7, format_marker({"key": "abw gate", "digest": "0" * 64}), login="mallory")
+    result = publish(runner, make_report("PASS"))
+    assert "comment updated" in result.stdout
+    (mine,) = ours(fake)
+    assert "**PASS**" in mine["body"]
+    pages = [r.query for r in fake.calls("GET", r"/issues/7/comments$")]
+    assert any("page=2" in q for q in pages)  # the list was read to its end
