@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from json.scanner import NUMBER_RE
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def _first_problem(text: str) -> tuple[str, int | None, str | None] | None:
             if top is not None:
                 top[1][0] = False
         elif string is not None and top is not None and top[0] is not None and top[1][0]:
-            key = json.loads(string)
+            key = json.loads(string, strict=False)
             if key in top[0]:
                 field = ".".join(p for p in (top[2], key) if p)
                 message = f"duplicate key {string} (lines {top[0][key]} and {line})"
@@ -108,16 +109,28 @@ def _first_problem(text: str) -> tuple[str, int | None, str | None] | None:
             last_key = key
         elif word is not None:
             field = ".".join(p for p in (top[2] if top else "", last_key) if p) or None
-            if word in ("NaN", "Infinity", "-Infinity"):
-                return f"{word} is not a JSON number", line, field
-            digits = word.lstrip("-")
-            if digits[:1].isdigit():
-                if re.fullmatch(r"\d+", digits):
-                    if len(digits) > INT_DIGITS:
-                        return f"an integer of {len(digits)} digits is too long", line, field
-                elif not math.isfinite(float(word)):
-                    return f"number {word[:40]} is beyond a double's range", line, field
+            for constant in ("NaN", "Infinity", "-Infinity"):
+                if word.startswith(constant):
+                    return f"{constant} is not a JSON number", line, field
+            number = NUMBER_RE.match(word)  # the number the decoder read: a prefix of the word
+            if number is None:
+                continue
+            integer, fraction, exponent = number.groups()
+            if fraction or exponent:
+                if not math.isfinite(float(number.group())):
+                    return f"number {number.group()[:40]} is beyond a double's range", line, field
+            elif len(integer.lstrip("-")) > INT_DIGITS:
+                digits = len(integer.lstrip("-"))
+                return f"an integer of {digits} digits is too long", line, field
     return None
+
+
+def _locate(text: str) -> tuple[str, int | None, str | None] | None:
+    """:func:`_first_problem`, or None when the text defeats it (the message stays generic)."""
+    try:
+        return _first_problem(text)
+    except (ValueError, RecursionError, IndexError):
+        return None
 
 
 def parse_json(
@@ -142,11 +155,11 @@ def parse_json(
     except _Refused as exc:
         if str(exc).endswith("refusing it"):
             raise AbwInputError(str(exc), file=file) from None
-        found = _first_problem(text)
+        found = _locate(text)
         message, line, field = found if found else (str(exc), None, None)
         raise AbwInputError(message, file=file, line=line, field=field) from None
     except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        found = _first_problem(text)
+        found = _locate(text)
         message, line, field = found if found else (f"invalid JSON: {exc}", None, None)
         raise AbwInputError(message, file=file, line=line, field=field) from None
 

@@ -245,6 +245,25 @@ def test_a_trace_over_the_span_limit_is_refused_in_one_line(tmp_path, run_cli, m
     assert limits.MAX_TRACE_SPANS == 100_000
 
 
+@pytest.mark.parametrize(
+    "text",
+    ['{"x": 1e999.95}', '{"x": 1e999, "y": 1NaN158}', '{"a": 1e999, "\u0001": 2}', "[1e999"],
+)
+def test_a_refused_number_before_other_garbage_is_still_one_line(text):
+    """Found by the fuzzer: the line finder choked on what followed the refused number."""
+    with pytest.raises(AbwInputError) as caught:
+        parse_json(text, "x.json")
+    assert "\n" not in caught.value.one_line()
+
+
+def test_fuzz_findings_are_one_line_errors():
+    from fuzzkit import FOUND, check_contract, targets
+
+    trace = next(t for t in targets() if t.name == "trace")
+    for path in sorted(FOUND.glob("trace-*.json")):
+        assert check_contract(trace, path.read_bytes()) in ("ok", "error"), path.name
+
+
 def test_object_count_limit_refuses_while_parsing():
     with pytest.raises(AbwInputError, match="more than 3 JSON objects"):
         parse_json("[{}, {}, {}, {}, {}]", "t.json", max_objects=3, what="the trace")
