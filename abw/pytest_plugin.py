@@ -199,7 +199,9 @@ def explain_report(report: Any, max_violations: int = 10) -> str:
         hidden = len(check.violations) - max_violations
         if hidden > 0:
             lines.append(f"    ... {hidden} more violation(s)")
-    return "\n".join(lines)
+    from abw.text import log_line
+
+    return "\n".join(log_line(line) for line in lines)
 
 
 @pytest.fixture

@@ -200,6 +200,7 @@ def run_action(root: Path, report: GateReport) -> tuple[str, dict[str, str], str
 def test_hostile_text_in_every_report_field_is_inert_on_every_channel(tmp_path, values):
     from abw.cli.gate_cmd import format_summary
     from abw.explain import explain
+    from abw.pytest_plugin import explain_report
     from abw.render.html import render_html
     from abw.render.junit import render_junit
     from abw.render.markdown import render_markdown
@@ -213,6 +214,7 @@ def test_hostile_text_in_every_report_field_is_inert_on_every_channel(tmp_path, 
     check_strings(json.loads(render_sarif(report)), "sarif")
     check_html(render_html(report))
     check_log(format_summary(report), "abw gate")
+    check_log(explain_report(report), "pytest plugin")
     for check in report.checks:
         check_log(explain(report, check.id), "abw explain")
     log, outputs, summary = run_action(tmp_path / "action", report)
