@@ -123,10 +123,14 @@ def verify_report(
     baseline: str | Path,
     candidate: str | Path,
     spec: str | Path,
+    *,
+    strict: bool = False,
 ) -> Verification:
-    """Compare the report's ``inputs`` with the hashes of ``spec``, ``baseline``, ``candidate``.
+    """Compare the report's ``inputs`` with the hashes of ``spec``, ``baseline``, ``candidate``,
+    check the report against itself, and (when the hashes match) gate the inputs again.
 
-    ``spec`` is the spec (or contract) file given to the gate. Bad input raises AbwInputError.
+    ``spec`` is the spec (or contract) file given to the gate; ``strict`` as ``abw gate
+    --strict``. Bad input raises AbwInputError.
     """
     from abw.gating.ledger import inputs_digest
 
@@ -171,19 +175,33 @@ def verify_report(
         problems.append("the inputs digest differs from the one recomputed from these files")
     consistency = consistency_problems(document)
     if not problems and not consistency:
-        problems = _regate_problems(document, baseline, candidate, spec_path)
+        problems = _regate_problems(document, baseline, candidate, spec_path, strict)
     return Verification(
         not (problems or consistency), actual_digest, consistency + problems, checked
     )
 
 
 def _regate_problems(
-    document: dict[str, Any], baseline: str | Path, candidate: str | Path, spec: Path
+    document: dict[str, Any],
+    baseline: str | Path,
+    candidate: str | Path,
+    spec: Path,
+    strict: bool,
 ) -> list[str]:
-    """Run the gate again on the (hash-verified) inputs; name every verdict that differs."""
-    from abw.gating import run_gate
+    """Run the gate again on the (hash-verified) inputs, as ``abw gate --spec`` or
+    ``--contract`` would (by the file's schema_version); name every verdict that differs."""
+    from abw.models import CONTRACT_SCHEMA
+    from abw.validate import load_document
 
-    again = run_gate(str(baseline), str(candidate), str(spec))
+    given = load_document(spec)
+    if isinstance(given, dict) and given.get("schema_version") == CONTRACT_SCHEMA:
+        from abw.contract import run_contract_gate
+
+        again = run_contract_gate(str(baseline), str(candidate), str(spec), strict=strict)
+    else:
+        from abw.gating import run_gate
+
+        again = run_gate(str(baseline), str(candidate), str(spec), strict=strict)
     problems = []
     if document.get("verdict") != again.verdict:
         problems.append(

@@ -190,3 +190,43 @@ def test_every_example_report_is_consistent():
             EXAMPLE / "behavior.yaml",
         )
         assert consistency_problems(report.model_dump(mode="json")) == [], candidate
+
+
+def test_a_contract_gated_report_is_gated_again_as_a_contract(run_cli, tmp_path):
+    from abw.atomic import write_atomic
+    from abw.contract import run_contract_gate
+    from abw.gating import report_json
+
+    base = EXAMPLE / "traces" / "baseline"
+    cand = EXAMPLE / "traces" / "regressed"
+    contract = EXAMPLE / "contract.json"
+    report = tmp_path / "gate-report.json"
+    write_atomic(report, report_json(run_contract_gate(base, cand, contract)))
+    code, out, err = _verify(run_cli, report, base, cand, contract)
+    assert code == 0, out + err
+    _edit(report, lambda d: [c.update(verdict="PASS", violations=[]) for c in d["checks"]])
+    _edit(report, lambda d: d.update(verdict="PASS", summary="PASS: fine."))
+    code, out, _ = _verify(run_cli, report, base, cand, contract)
+    assert code == 1 and "the gate gives FAIL on these inputs" in out
+
+
+def test_strict_is_passed_to_the_gate_again(run_cli, tmp_path):
+    from abw.atomic import write_atomic
+    from abw.gating import report_json, run_gate
+
+    base, cand = EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good"
+    spec = EXAMPLE / "behavior.yaml"
+    report = tmp_path / "gate-report.json"
+    write_atomic(report, report_json(run_gate(base, cand, spec, strict=True)))
+    code, out, err = run_cli(
+        "verify-report",
+        report,
+        "--baseline",
+        base,
+        "--candidate",
+        cand,
+        "--spec",
+        spec,
+        "--strict",
+    )
+    assert code == 0, out + err
