@@ -68,3 +68,20 @@ def log_json(text: str) -> str:
     can only occur inside strings) are written with ``\\u`` escapes. Controls are already
     escaped by ``json.dumps`` (``ensure_ascii``)."""
     return text.replace("##[", "#\\u0023[").replace("::", ":\\u003a")
+
+
+def noun(count: int, singular: str) -> str:
+    """The English form of ``singular`` for ``count`` things: 1 retry, 2 retries, 0 checks.
+
+    Only the last word changes ("error span" -> "error spans"); a consonant + y becomes ies.
+    """
+    if count == 1:
+        return singular
+    if len(singular) > 1 and singular.endswith("y") and singular[-2] not in "aeiou":
+        return singular[:-1] + "ies"
+    return singular + "s"
+
+
+def plural(count: int, singular: str) -> str:
+    """``count`` and the form of ``singular`` that goes with it: "1 check", "3 checks"."""
+    return f"{count} {noun(count, singular)}"

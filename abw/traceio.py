@@ -20,6 +20,7 @@ from abw import semantics
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
+from abw.hints import with_hint
 from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
 from abw.reader import parse_json, read_bytes
@@ -242,7 +243,12 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
 
 def load_trace(path: str | Path) -> TraceFile:
     """Read one trace file."""
-    return parse_trace(read_bytes(path, MAX_TRACE_BYTES, "the trace file"), str(path))
+    raw = read_bytes(path, MAX_TRACE_BYTES, "the trace file")
+    try:
+        return parse_trace(raw, str(path))
+    except AbwInputError as exc:  # a raw export where a trace belongs: say how to import it
+        exc.message = with_hint(exc.message, path)
+        raise
 
 
 def trace_paths(folder: str | Path) -> list[Path]:
@@ -262,7 +268,7 @@ def trace_paths(folder: str | Path) -> list[Path]:
         if not any(part.startswith(".") for part in p.relative_to(root).parts) and p.is_file()
     )
     if not paths:
-        raise AbwInputError("no trace files (*.json) found", file=root)
+        raise AbwInputError(with_hint("no trace files (*.json) found", root), file=root)
     from abw.folders import refuse_outside
 
     return refuse_outside(paths, root, "trace folder")

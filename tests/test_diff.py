@@ -133,7 +133,7 @@ def test_cli_text_and_json(tmp_path, run_cli):
     cand = write_runs(tmp_path / "cand", runs("c", [REFUND, REGRESSED]))
     code, out, _ = run_cli("diff", "--baseline", base, "--candidate", cand)
     assert code == 0
-    assert "first divergence      step 2 in c-01: refund_commit" in out
+    assert f"first divergence      step 2 in c-01 ({cand / 'c-01.json'}): refund_commit" in out
     assert "policy_check" in out
     code, out, _ = run_cli("diff", "--baseline", base, "--candidate", cand, "--format", "json")
     assert code == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option, trace_set_options
-from abw.text import log_line
+from abw.text import log_line, plural
 
 
 def join_path(names: list[str]) -> str:
@@ -22,14 +22,42 @@ def join_path(names: list[str]) -> str:
     return " > ".join(n if k == 1 else f"{n} \u00d7{k}" for n, k in parts)
 
 
+#: Diverging runs listed by name in the text output (all of them are in --format json).
+LISTED_RUNS = 10
+
+
+def _run_lines(r) -> list[str]:  # DiffResult
+    """Every diverging run (up to LISTED_RUNS), farthest first, by trace id and file."""
+    distance = {run.trace_file: run for run in r.per_run}
+    runs = sorted(
+        r.divergences,
+        key=lambda d: (-distance[d.trace_file].path_edit_distance, d.trace_id, d.trace_file),
+    )
+    lines = [f"  diverging runs        {len(runs)} of {r.candidate_runs}"]
+    for d in runs[:LISTED_RUNS]:
+        near = distance[d.trace_file]
+        lines.append(
+            f"    {d.trace_id} ({d.trace_file}): edit distance {near.path_edit_distance:.3f}, "
+            f"step {d.step} {d.candidate_tool or '<end>'} "
+            f"(nearest baseline {near.nearest_baseline_trace_id or '-'})"
+        )
+    if len(runs) > LISTED_RUNS:
+        lines.append(f"    ... and {len(runs) - LISTED_RUNS} more (--format json lists every run)")
+    return lines
+
+
 def format_text(results: list) -> str:  # list[DiffResult]
     """A short plain-text account of each scenario's diff."""
     lines: list[str] = []
     for r in results:
         lines.append(
-            f"scenario {r.scenario_id or '(none)'}: {r.baseline_runs} baseline run(s), "
-            f"{r.candidate_runs} candidate run(s)"
+            f"scenario {r.scenario_id or '(none)'}: {plural(r.baseline_runs, 'baseline run')}, "
+            f"{plural(r.candidate_runs, 'candidate run')}"
         )
+        if not r.candidate_runs or not r.baseline_runs:
+            side = "candidate" if not r.candidate_runs else "baseline"
+            lines.append(f"  no {side} runs for this scenario: nothing to compare")
+            continue
         lines.append(
             f"  path edit distance    mean {r.path_edit_distance_mean:.3f}  "
             f"max {r.path_edit_distance_max:.3f}"
@@ -43,23 +71,16 @@ def format_text(results: list) -> str:  # list[DiffResult]
         d = r.first_divergence
         if d is None:
             lines.append("  every candidate path is a baseline path")
-        else:
-            lines.append(
-                f"  first divergence      step {d.step} in {d.trace_id}: "
-                f"{d.candidate_tool or '<end>'} where the baseline had "
-                f"{', '.join(d.baseline_alternatives) or 'nothing'}"
-            )
-            lines.append(f"    after               {join_path(d.common_prefix) or '(start)'}")
-            lines.append(f"    candidate path      {join_path(d.candidate_path) or '(empty)'}")
-            lines.append(f"    nearest baseline    {join_path(d.baseline_path) or '(empty)'}")
-            lines.append(f"  diverging runs        {len(r.divergences)} of {r.candidate_runs}")
-        far = sorted(r.per_run, key=lambda x: (-x.path_edit_distance, x.trace_id))[:5]
-        for run in far:
-            if run.path_edit_distance > 0:
-                lines.append(
-                    f"    {run.trace_id}: {run.path_edit_distance:.3f} "
-                    f"(nearest {run.nearest_baseline_trace_id or '-'})"
-                )
+            continue
+        lines.append(
+            f"  first divergence      step {d.step} in {d.trace_id} ({d.trace_file}): "
+            f"{d.candidate_tool or '<end>'} where the baseline had "
+            f"{', '.join(d.baseline_alternatives) or 'nothing'}"
+        )
+        lines.append(f"    after               {join_path(d.common_prefix) or '(start)'}")
+        lines.append(f"    candidate path      {join_path(d.candidate_path) or '(empty)'}")
+        lines.append(f"    nearest baseline    {join_path(d.baseline_path) or '(empty)'}")
+        lines += _run_lines(r)
     return "\n".join(log_line(line) for line in lines) + "\n"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import path_option, trace_set_options
-from abw.text import log_line
+from abw.text import log_line, plural
 
 
 def format_summary(report) -> str:  # GateReport
@@ -19,7 +19,7 @@ def format_summary(report) -> str:  # GateReport
         if check.verdict != "PASS":
             lines.append(f"  {check.verdict:<12} {check.id}: {check.message}")
     passed = sum(c.verdict == "PASS" for c in report.checks)
-    lines.append(f"  {passed} of {len(report.checks)} checks passed.")
+    lines.append(f"  {passed} of {plural(len(report.checks), 'check')} passed.")
     return "\n".join(log_line(line) for line in lines) + "\n"
 
 

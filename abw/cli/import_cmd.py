@@ -113,7 +113,9 @@ def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
 
 
 def make_import_command(name: str, help_text: str) -> click.Command:
-    @click.command(name=name, help=help_text)
+    # short_help in full: click would cut the listing in `abw import --help` at 45 characters
+    # or at the first dot ("~/.codex" included).
+    @click.command(name=name, help=help_text, short_help=help_text)
     @click.option(
         "--input",
         "input_path",

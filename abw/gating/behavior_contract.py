@@ -5,6 +5,7 @@ from __future__ import annotations
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
 from abw.models.spec import Invariants
 from abw.semantics import attempts, order_violations, successes
+from abw.text import noun, plural
 from abw.traceio import TraceFile
 
 
@@ -15,8 +16,8 @@ def _required_tool(index: int, tool: str) -> RunRule:
         tried = [s.ordinal for s in attempts(trace_file.ordered_spans, tool)]
         if tried:
             return Finding(
-                f"{tool} was called {len(tried)} time(s) but never succeeded "
-                f"(ordinals {ordinals_text(tried)})",
+                f"{tool} was called {plural(len(tried), 'time')} but never succeeded "
+                f"({noun(len(tried), 'ordinal')} {ordinals_text(tried)})",
                 tuple(tried),
             )
         return Finding(f"no {tool} span at all")
@@ -40,7 +41,8 @@ def _forbidden_tool(index: int, tool: str) -> RunRule:
         if not hits:
             return None
         return Finding(
-            f"forbidden tool {tool} called at ordinal(s) {ordinals_text(hits)}", tuple(hits)
+            f"forbidden tool {tool} called at {noun(len(hits), 'ordinal')} {ordinals_text(hits)}",
+            tuple(hits),
         )
 
     return RunRule(
@@ -69,7 +71,8 @@ def _required_order(index: int, before: str, after: str) -> RunRule:
         names = sorted({s.name for s in early})
         ordinals = [s.ordinal for s in early]
         message = (
-            f"{'/'.join(names)} succeeded at ordinal(s) {ordinals_text(ordinals)} before any "
+            f"{'/'.join(names)} succeeded at {noun(len(ordinals), 'ordinal')} "
+            f"{ordinals_text(ordinals)} before any "
             f"successful {before}; {where}"
         )
         shown = [*ordinals, *([first_before.ordinal] if first_before is not None else [])]

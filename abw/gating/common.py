@@ -8,6 +8,7 @@ from typing import Any
 
 from abw.findings import Finding, violation
 from abw.models.report import Category, Check, Verdict, Violation
+from abw.text import plural
 from abw.traceio import TraceFile
 
 
@@ -56,7 +57,7 @@ def evaluate_rule(rule: RunRule, runs: list[TraceFile]) -> tuple[Check, dict[str
 
 
 def runs_word(count: int) -> str:
-    return f"{count} candidate run" + ("" if count == 1 else "s")
+    return plural(count, "candidate run")
 
 
 def ordinals_text(ordinals: list[int] | tuple[int, ...]) -> str:

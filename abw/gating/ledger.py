@@ -13,6 +13,7 @@ from abw.models.report import (
     Role,
     Verdict,
 )
+from abw.text import plural
 from abw.traceio import TraceFile
 
 
@@ -100,7 +101,10 @@ def summary(verdict: Verdict, checks: list[Check], candidate_runs: int) -> str:
     """One sentence: the verdict and the check that decided it."""
     deciding = [c for c in checks if c.verdict == verdict]
     if verdict == "PASS":
-        return f"PASS: all {len(checks)} checks passed over {candidate_runs} candidate run(s)."
+        return (
+            f"PASS: all {plural(len(checks), 'check')} passed over "
+            f"{plural(candidate_runs, 'candidate run')}."
+        )
     first = deciding[0]
     others = f" ({len(deciding) - 1} more)" if len(deciding) > 1 else ""
     lead = {

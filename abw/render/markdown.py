@@ -28,6 +28,7 @@ from abw.render.common import (
     verdict_counts,
     worst_first,
 )
+from abw.text import plural
 
 MAX_CHARS = 65_536
 DASH = "\u2014"
@@ -271,7 +272,8 @@ def _blocks(report: GateReport, details_url: str | None) -> list[Block]:
         blocks.append(
             (
                 "\n\n",
-                f"<details><summary>\u2705 {len(passed)} checks passed ({by_category})</summary>"
+                f"<details><summary>\u2705 {plural(len(passed), 'check')} passed ({by_category})"
+                f"</summary>"
                 f"\n\n{table}\n\n</details>",
             )
         )

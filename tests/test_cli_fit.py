@@ -1,0 +1,175 @@
+"""The CLI on real sessions: byte-identical renders whichever command wrote them, the diff's run
+list, folders for validate, hints for raw exports, plurals and the import listing."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from conftest import CORPUS, REPO
+
+from abw.render import FILE_NAMES
+
+CLAUDE = CORPUS / "claude-code"
+BASELINE_SESSIONS = (
+    "agentcmd__06381696-0074-49f8-863e-6ad4fac507f9",
+    "agentcmd__full-session-five",
+    "agentcmd__full-session-four",
+    "codemie__session-196820da",
+    "codemie__session-9eda1058",
+    "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257",
+)
+CANDIDATE_SESSIONS = (
+    "spotter__short",
+    "spotter__tool_heavy",
+    "spotter__subagent",
+    "ccviewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a",
+    "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+    "codemie__session-624a4a58",
+)
+
+
+def _raw(folder, names):
+    folder.mkdir(parents=True)
+    for name in names:
+        shutil.copy(CLAUDE / f"{name}.jsonl", folder)
+    return folder
+
+
+@pytest.fixture
+def sessions(tmp_path, run_cli):
+    """Six real Claude sessions as baseline and six as candidate, imported under one scenario."""
+    raw_b = _raw(tmp_path / "raw" / "base", BASELINE_SESSIONS)
+    raw_c = _raw(tmp_path / "raw" / "cand", CANDIDATE_SESSIONS)
+    base, cand = tmp_path / "traces" / "baseline", tmp_path / "traces" / "candidate"
+    for raw, out in ((raw_b, base), (raw_c, cand)):
+        code, _, err = run_cli("import", "claude", "--input", raw, "--out", out, "-q")
+        assert code == 0, err
+    spec = tmp_path / "behavior.yaml"
+    assert run_cli("spec", "init", "--baseline", base, "--out", spec)[0] == 0
+    return tmp_path, base, cand, spec
+
+
+def test_gate_report_dir_and_report_out_dir_are_byte_identical(sessions, run_cli):
+    tmp, base, cand, spec = sessions
+    gate_dir, report_dir = tmp / "from-gate", tmp / "from-report"
+    code, _, err = run_cli(
+        "gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--report-dir", gate_dir
+    )
+    assert code in (1, 3), err
+    code, _, err = run_cli(
+        "report", "--input", gate_dir / "gate-report.json", "--out-dir", report_dir
+    )
+    assert code == 0, err
+    for name in FILE_NAMES.values():
+        assert (gate_dir / name).read_bytes() == (report_dir / name).read_bytes(), name
+
+
+def test_diff_lists_every_diverging_run_by_trace_id_and_file(sessions, run_cli):
+    _tmp, base, cand, _ = sessions
+    code, out, _ = run_cli("diff", "--baseline", base, "--candidate", cand)
+    assert code == 0
+    listed = out.split("diverging runs", 1)[1].splitlines()
+    assert listed[0].split() == ["6", "of", "6"]
+    rows = [line for line in listed[1:] if line.startswith("    ")]
+    assert len(rows) == 6
+    for name in CANDIDATE_SESSIONS:
+        assert sum(f"{cand / name}.json" in row for row in rows) == 1, name
+
+
+def test_diff_of_a_scenario_with_no_candidate_runs_says_so(sessions, run_cli):
+    tmp, base, _cand, _ = sessions
+    other = tmp / "other"
+    code, _, err = run_cli(
+        "import", "claude", "--input", CLAUDE / "spotter__short.jsonl", "--out", other,
+        "--scenario-id", "another-task", "-q",
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, _ = run_cli("diff", "--baseline", base, "--candidate", other)
+    assert code == 0
+    assert "every candidate path is a baseline path" not in out
+    assert out.splitlines() == [
+        "scenario (none): 6 baseline runs, 0 candidate runs",
+        "  no candidate runs for this scenario: nothing to compare",
+        "scenario another-task: 0 baseline runs, 1 candidate run",
+        "  no baseline runs for this scenario: nothing to compare",
+    ]
+
+
+def test_validate_accepts_a_folder_like_fingerprint(sessions, run_cli):
+    _, base, _, _ = sessions
+    code, out, err = run_cli("validate", base)
+    assert code == 0, err
+    assert out.count(": ok") == len(BASELINE_SESSIONS)
+    code, out, _ = run_cli("fingerprint", base)
+    assert code == 0 and len(out.splitlines()) == len(BASELINE_SESSIONS)
+
+
+@pytest.mark.parametrize("command", ["validate", "gate"])
+def test_a_raw_transcript_is_answered_with_the_import_command(sessions, run_cli, command):
+    tmp, _base, cand, spec = sessions
+    raw = tmp / "raw" / "base" / "agentcmd__full-session-five.jsonl"
+    args = ["validate", raw] if command == "validate" else [
+        "gate", "--baseline", raw, "--candidate", cand, "--spec", spec
+    ]  # fmt: skip
+    code, _, err = run_cli(*args)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert "Claude Code transcript" in err
+    assert f"import it first with `abw import claude --input {raw} --out traces/`" in err
+
+
+def test_a_folder_of_raw_rollouts_is_answered_with_the_import_command(tmp_path, run_cli):
+    raw = tmp_path / "sessions"
+    raw.mkdir()
+    for path in sorted((CORPUS / "codex").glob("agentcmd__*.jsonl"))[:2]:
+        shutil.copy(path, raw)
+    spec = REPO / "examples" / "refund-policy" / "behavior.yaml"
+    code, _, err = run_cli("gate", "--baseline", raw, "--candidate", raw, "--spec", spec)
+    assert code == 2
+    assert "it holds 2 raw export files" in err
+    assert f"abw import codex --input {raw} --out traces/" in err
+
+
+def test_plural_forms_follow_the_count(tmp_path, run_cli):
+    from abw.text import noun, plural
+
+    assert [plural(n, "retry") for n in (0, 1, 2)] == ["0 retries", "1 retry", "2 retries"]
+    assert plural(1, "error span") == "1 error span" and noun(3, "key") == "keys"
+    example = REPO / "examples" / "refund-policy"
+    code, out, _ = run_cli(
+        "gate", "--baseline", example / "traces" / "baseline",
+        "--candidate", example / "traces" / "good",
+        "--spec", example / "behavior.yaml", "--out", tmp_path / "r.json",
+    )  # fmt: skip
+    assert code == 0, out
+    import json
+
+    checks = {c["id"]: c for c in json.loads((tmp_path / "r.json").read_text())["checks"]}
+    assert checks["operational_quality.max_retries"]["message"].endswith("at most 1 retry.")
+    assert checks["operational_quality.max_errors"]["message"].endswith("at most 1 error span.")
+    assert "candidate run(s)" not in out and "all 15 checks passed over 20 candidate runs" in out
+
+
+def test_one_passed_check_reads_as_english():
+    from abw.gating import run_gate
+    from abw.render.markdown import render_markdown
+
+    example = REPO / "examples" / "refund-policy"
+    report = run_gate(
+        example / "traces" / "baseline", example / "traces" / "regressed", example / "behavior.yaml"
+    )
+    failed = next(c for c in report.checks if c.verdict == "FAIL")
+    passed = next(c for c in report.checks if c.verdict == "PASS")
+    text = render_markdown(report.model_copy(update={"checks": [failed, passed]}))
+    assert "1 check passed" in text and "1 checks" not in text
+
+
+def test_import_help_lists_every_description_in_full(run_cli):
+    from abw.importers import get_importer, importer_targets
+
+    code, out, _ = run_cli("import", "--help")
+    assert code == 0
+    listing = " ".join(out.split("Commands:", 1)[1].split())
+    for name in importer_targets():
+        assert " ".join(get_importer(name).help.split()) in listing, name
