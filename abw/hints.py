@@ -28,7 +28,7 @@ def _first_record(path: Path) -> object:
         if line.strip():
             try:
                 return json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deeply to matter
                 return None
     return None
 
