@@ -45,7 +45,7 @@ def group_by_scenario(traces: Iterable[TraceFile]) -> dict[str | None, list[Trac
     return {key: sorted(groups[key], key=run_sort_key) for key in sorted(groups, key=scenario_key)}
 
 
-class _Symbols:
+class Symbols:
     """Tool names interned to ints in sorted order, so distances never depend on str hashing."""
 
     def __init__(self, names: Iterable[str]) -> None:
@@ -57,7 +57,7 @@ class _Symbols:
 
 def normalized_edit_distance(a: list[str], b: list[str]) -> float:
     """Levenshtein distance / max(len); two empty paths are at distance 0."""
-    symbols = _Symbols([*a, *b])
+    symbols = Symbols([*a, *b])
     return float(Levenshtein.normalized_distance(symbols.encode(a), symbols.encode(b)))
 
 
@@ -169,7 +169,7 @@ def diff_scenario(
     tools_b = {name for path in base_paths for name in path}
     tools_c = {name for path in cand_paths for name in path}
     tools = sorted(tools_b | tools_c)
-    symbols = _Symbols(tools)
+    symbols = Symbols(tools)
     encoded_base = [(symbols.encode(p), t) for p, t in zip(base_paths, baseline, strict=True)]
 
     per_run: list[RunDistance] = []

@@ -15,6 +15,7 @@ from abw.text import log_line, plural
 def format_summary(report) -> str:  # GateReport
     """What a person reads in a terminal: the verdict, then each check that is not PASS."""
     lines = [report.summary]
+    lines += [f"  input warning: {warning.message}" for warning in report.input_warnings]
     for check in report.checks:
         if check.verdict != "PASS":
             lines.append(f"  {check.verdict:<12} {check.id}: {check.message}")

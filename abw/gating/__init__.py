@@ -53,6 +53,7 @@ def gate(
     from abw import __version__
     from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
     from abw.gating import diff_shape, ledger, sample_sufficiency
+    from abw.gating.input_warnings import input_warnings
     from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
 
     _check_unique(baseline, "baseline")
@@ -119,6 +120,7 @@ def gate(
         inputs=ledger.inputs(
             spec_file, spec_sha256, [("baseline", baseline), ("candidate", candidate)]
         ),
+        input_warnings=input_warnings(baseline, candidate, spec.thresholds),
     )
 
 

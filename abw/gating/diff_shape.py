@@ -5,6 +5,7 @@ from __future__ import annotations
 from abw.gating.common import Finding, scenario_check, scenario_text, violation
 from abw.models.report import Check, DiffResult, Verdict
 from abw.models.spec import Thresholds
+from abw.text import plural
 from abw.traceio import TraceFile
 
 
@@ -31,7 +32,8 @@ def coverage_check(scenario_id: str | None, candidate_runs: int) -> Check:
         scenario_id,
         verdict="INCONCLUSIVE",
         message=(
-            f"The candidate has {candidate_runs} run(s) for {scenario_text(scenario_id)} but the "
+            f"The candidate has {plural(candidate_runs, 'run')} for {scenario_text(scenario_id)} "
+            "but the "
             "baseline has none, so their shape cannot be compared; record baseline runs for it "
             "(or check that both sets were imported with the same --scenario-id)."
         ),

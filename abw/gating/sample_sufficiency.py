@@ -6,6 +6,7 @@ from abw.gating.common import Finding, scenario_check, scenario_text, violation
 from abw.models.report import Check, SampleStatistics, SprtState, Verdict
 from abw.models.spec import Thresholds
 from abw.stats import SprtPlan, run_sprt, runs_needed, wilson_bounds, wilson_decision
+from abw.text import plural
 from abw.traceio import TraceFile
 
 _WILSON_VERDICT: dict[str, Verdict] = {
@@ -87,18 +88,21 @@ def checks(
     """min_runs, Wilson and (when enabled) SPRT checks for one scenario."""
     sid = stats.scenario_id
     where = scenario_text(sid)
-    more = f" Run about {stats.runs_needed} more passing run(s)." if stats.runs_needed else ""
+    more = (
+        f" Run about {plural(stats.runs_needed, 'more passing run')}." if stats.runs_needed else ""
+    )
     found: list[Check] = []
 
     enough = stats.n >= stats.min_runs
     if stats.n == 0:
         text = (
             f"The candidate has no runs for {where}, which the baseline covers with "
-            f"{baseline_runs} run(s)."
+            f"{plural(baseline_runs, 'run')}."
         )
     else:
         text = (
-            f"The candidate has {stats.n} run(s) for {where}; the spec asks for {stats.min_runs}."
+            f"The candidate has {plural(stats.n, 'run')} for {where}; the spec asks for "
+            f"{stats.min_runs}."
         )
     found.append(
         scenario_check(

@@ -219,6 +219,22 @@ class RunStatus(_Model):
     failed_checks: list[str] = Field(default_factory=list)
 
 
+class InputWarning(_Model):
+    """An input that looks wrong (abw.gating.input_warnings); it never changes the verdict."""
+
+    kind: Literal[
+        "platform_mix",
+        "version_mix",
+        "duplicate_trace_id",
+        "one_sided_scenario",
+        "baseline_spread",
+    ]
+    message: str = Field(description="One plain sentence: what looks wrong and what to do.")
+    scenario_id: str | None = None
+    role: Role | None = None
+    files: list[str] = Field(default_factory=list, description="Some of the files concerned.")
+
+
 class ToolInfo(_Model):
     name: str = "abw"
     version: str
@@ -238,3 +254,8 @@ class GateReport(_Model):
     runs: list[RunStatus]
     evidence_ledger: EvidenceLedger
     inputs: Inputs
+    input_warnings: list[InputWarning] = Field(
+        default_factory=list,
+        description="Inputs that look wrong: mixed platforms or CLI versions, shared trace ids, "
+        "one-sided scenarios, a baseline of unrelated tasks. Shown, never part of the verdict.",
+    )

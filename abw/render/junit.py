@@ -87,6 +87,9 @@ def junit_tree(report: GateReport, *, details_url: str | None = None) -> ET.Elem
             ("gate.inputs_digest", report.inputs.digest),
         ):
             ET.SubElement(props, "property", {"name": name, "value": value})
+        for warning in report.input_warnings:
+            value = f"{warning.kind}: {clean(warning.message)}"
+            ET.SubElement(props, "property", {"name": "gate.input_warning", "value": value})
         for check in checks:
             _testcase(suite, check, details_url)
         totals["tests"] += len(checks)

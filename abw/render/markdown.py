@@ -83,8 +83,21 @@ def _head(report: GateReport, title: str, details_url: str | None) -> str:
         f"**Checks:** {tally or 'none'} \u2014 **Runs:** {candidates} candidate, "
         f"{baselines} baseline"
         + (f" \u2014 [Full report]({_link(details_url)})" if details_url else ""),
+        *_input_warnings(report),
     ]
     return "\n".join(lines)
+
+
+def _input_warnings(report: GateReport, shown: int = 5) -> list[str]:
+    """A warning block for inputs that look wrong (they never change the verdict)."""
+    warnings = report.input_warnings
+    if not warnings:
+        return []
+    lines = ["", "> [!WARNING]", "> **Input warnings** (they do not change the verdict):"]
+    lines += [f"> - {md(shorten(w.message, 600))}" for w in warnings[:shown]]
+    if len(warnings) > shown:
+        lines.append(f"> - \u2026 and {len(warnings) - shown} more in the full report")
+    return lines
 
 
 Block = tuple[str, str]  # (separator before it, text); "\n" continues a table

@@ -218,6 +218,17 @@ def _results(
     return results
 
 
+def _invocations(report: GateReport) -> dict[str, Any]:
+    """Input warnings as tool execution notifications (they never change the verdict)."""
+    if not report.input_warnings:
+        return {}
+    notes = [
+        {"level": "warning", "message": {"text": clean(w.message)}, "descriptor": {"id": w.kind}}
+        for w in report.input_warnings
+    ]
+    return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
+
+
 def sarif_document(
     report: GateReport,
     *,
@@ -241,6 +252,7 @@ def sarif_document(
             }
         },
         "automationDetails": {"id": automation},
+        **_invocations(report),
         "columnKind": "unicodeCodePoints",
         "results": _results(report, index, spec_uri, base_dir, max_results),
         "properties": {

@@ -178,6 +178,7 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
             "final_status": _final_status(main),
             "final_output_hash": final_output_hash(final_text),
             "canonical_output": extract_canonical_output(final_text, options.output_fields),
+            **({"agent_version": main.agent_version} if main.agent_version else {}),
         },
         "spans": spans,
         "redaction": {"applied": True, "method": "hash-only", "removed_fields": sorted(removed)},

@@ -8,6 +8,7 @@ Nothing raw is kept: content is reduced to hashes as soon as it is read.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,6 +29,10 @@ from abw.importers.claude.outcomes import (
 from abw.importers.claude.reader import JsonlReader
 from abw.importers.common import extract_arguments, match_label
 from abw.importers.spans import parse_time
+
+#: Claude Code's ``version`` (``2.1.39``, ``1.0.98-beta.1``) is kept raw as ``run.agent_version``,
+#: so it is kept only when it is a version number and nothing else.
+_VERSION_RE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){1,3}([-+][0-9A-Za-z.-]{1,40})?")
 
 #: Record types Claude Code writes; anything else is skipped (newer versions add types).
 KNOWN_TYPES = frozenset(
@@ -154,6 +159,7 @@ class FileParser:
         self.session_id: str | None = None
         self.session_ids: dict[str, None] = {}  # every session id seen, in order
         self.agent_id: str | None = None
+        self.agent_version: str | None = None  # Claude Code's "version"; the last one wins
         self.known_records = 0
         self.first_record_line: int | None = None
         self.sha256 = ""
@@ -193,6 +199,9 @@ class FileParser:
         if isinstance(session_id, str) and session_id != self.session_id:
             self.session_id = session_id  # the last one wins: a resumed session copies old lines
             self.session_ids[session_id] = None
+        version = record.get("version")
+        if isinstance(version, str) and _VERSION_RE.fullmatch(version):  # kept raw: only a version
+            self.agent_version = version
         if self.agent_id is None and isinstance(record.get("agentId"), str):
             self.agent_id = record["agentId"]
         if record.get("cwd"):

@@ -1,0 +1,209 @@
+"""Warnings about inputs that look wrong: they never change a verdict, they say why it may mislead.
+
+- ``platform_mix``: baseline and candidate runs come from different agent platforms;
+- ``version_mix``: the candidate was recorded with agent CLI versions the baseline never used
+  (a new CLI can rename tools: Codex's ``shell`` became ``exec_command``);
+- ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file still
+  counts as one run, so the statistics may count one run many times;
+- ``one_sided_scenario``: a scenario has runs on one side only, so nothing of it is compared;
+- ``baseline_spread``: a scenario's baseline runs differ from each other as much as a failing
+  candidate would: they are probably not repeated runs of one task.
+
+Semantics and the decisions behind them: docs/semantics.md ("Input warnings").
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from abw.diffing import Symbols, group_by_scenario, path_names
+from abw.gating.common import scenario_text
+from abw.models.report import InputWarning
+from abw.models.spec import Thresholds
+from abw.text import plural
+from abw.traceio import TraceFile
+
+#: Files named as examples in one warning.
+EXAMPLES = 3
+#: Baseline runs of one scenario compared pairwise for ``baseline_spread`` (the first, in run
+#: order): enough to tell repeated runs from unrelated sessions, bounded in cost.
+SPREAD_RUNS = 100
+
+
+def _version(trace_file: TraceFile) -> str | None:
+    value = (trace_file.trace.run.model_extra or {}).get("agent_version")
+    return value if isinstance(value, str) and value else None
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _counted(values: Iterable[str], shown: int = 6) -> str:
+    """``a (3 runs), b (1 run)`` in sorted order, the first ``shown`` of them."""
+    counts = Counter(values)
+    names = sorted(counts)
+    text = ", ".join(f"{value} ({plural(counts[value], 'run')})" for value in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _platforms(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
+    base = [t.trace.source.platform for t in baseline]
+    cand = [t.trace.source.platform for t in candidate]
+    if set(cand) <= set(base):
+        return []
+    return [
+        InputWarning(
+            kind="platform_mix",
+            message=(
+                f"Baseline and candidate come from different agent platforms: baseline "
+                f"{_counted(base)}; candidate {_counted(cand)}. Tool names differ between "
+                "platforms, so required tools, order rules and the diff compare different "
+                "vocabularies."
+            ),
+        )
+    ]
+
+
+def _versions(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
+    found = []
+    for platform in sorted({t.trace.source.platform for t in candidate}):
+        base = [v for t in baseline if t.trace.source.platform == platform if (v := _version(t))]
+        cand = [v for t in candidate if t.trace.source.platform == platform if (v := _version(t))]
+        if not base or not cand or set(cand) <= set(base):
+            continue
+        found.append(
+            InputWarning(
+                kind="version_mix",
+                message=(
+                    f"The candidate was recorded with {platform} versions the baseline never "
+                    f"used: baseline {_counted(base)}; candidate {_counted(cand)}. A new CLI "
+                    "version can rename or reshape tools (Codex's shell became exec_command): "
+                    "record the baseline with the same version before reading shape or "
+                    "required-tool failures as the agent's."
+                ),
+            )
+        )
+    return found
+
+
+def _duplicates(role: str, traces: list[TraceFile]) -> list[InputWarning]:
+    files: dict[str, list[str]] = defaultdict(list)
+    for trace_file in traces:
+        files[trace_file.trace.run.trace_id].append(trace_file.path)
+    shared = {tid: paths for tid, paths in files.items() if len(paths) > 1}
+    if not shared:
+        return []
+    count = sum(len(paths) for paths in shared.values())
+    worst = max(sorted(shared), key=lambda tid: len(shared[tid]))
+    return [
+        InputWarning(
+            kind="duplicate_trace_id",
+            role=role,  # type: ignore[arg-type]
+            message=(
+                f"{plural(count, f'{role} file')} share {plural(len(shared), 'trace id')} "
+                f"(most: {worst}, {plural(len(shared[worst]), 'file')}). Each file is "
+                f"counted as a separate run ({plural(len(traces), f'{role} run')} in all); if "
+                "they are copies or parts of one run, remove or merge them, or the statistics "
+                "count one run many times."
+            ),
+            files=sorted(shared[worst])[:EXAMPLES],
+        )
+    ]
+
+
+def _one_sided(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
+    base, cand = group_by_scenario(baseline), group_by_scenario(candidate)
+    found = []
+    for sid in base:
+        if sid not in cand:
+            found.append(
+                InputWarning(
+                    kind="one_sided_scenario",
+                    scenario_id=sid,
+                    role="baseline",
+                    message=(
+                        f"{_upper_first(scenario_text(sid))} has "
+                        f"{plural(len(base[sid]), 'baseline run')} and no candidate run: "
+                        "nothing of it was gated. Is its --scenario-id spelled the same on "
+                        "both sides?"
+                    ),
+                    files=[t.path for t in base[sid][:EXAMPLES]],
+                )
+            )
+    for sid in cand:
+        if sid not in base:
+            found.append(
+                InputWarning(
+                    kind="one_sided_scenario",
+                    scenario_id=sid,
+                    role="candidate",
+                    message=(
+                        f"{_upper_first(scenario_text(sid))} has "
+                        f"{plural(len(cand[sid]), 'candidate run')} and no baseline run: "
+                        "its shape cannot be compared. Record baseline runs of the same task "
+                        "under the same --scenario-id."
+                    ),
+                    files=[t.path for t in cand[sid][:EXAMPLES]],
+                )
+            )
+    return found
+
+
+def baseline_spread(runs: list[TraceFile]) -> float | None:
+    """Mean, over baseline runs, of the path edit distance to the nearest *other* baseline run
+    (None for fewer than two runs): how far apart repeated runs of one task already are."""
+    import numpy as np
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    paths = [path_names(t) for t in runs[:SPREAD_RUNS]]
+    if len(paths) < 2:
+        return None
+    symbols = Symbols(name for path in paths for name in path)
+    encoded = [symbols.encode(path) for path in paths]
+    matrix = cdist(
+        encoded, encoded, scorer=Levenshtein.normalized_distance, workers=1, dtype=np.float64
+    )
+    np.fill_diagonal(matrix, np.inf)
+    return float(matrix.min(axis=1).mean())
+
+
+def _spread(baseline: list[TraceFile], thresholds: Thresholds) -> list[InputWarning]:
+    limit = thresholds.path_edit_distance_fail
+    found = []
+    for sid, runs in group_by_scenario(baseline).items():
+        spread = baseline_spread(runs)
+        if spread is None or spread <= limit:
+            continue
+        found.append(
+            InputWarning(
+                kind="baseline_spread",
+                scenario_id=sid,
+                role="baseline",
+                message=(
+                    f"The baseline runs of {scenario_text(sid)} differ from each other by "
+                    f"{spread:.3f} on average (path edit distance to the nearest other baseline "
+                    f"run), past the fail threshold {limit:g}: they look like different tasks, "
+                    "not repeated runs of one. Give each task its own --scenario-id, or the "
+                    "shape checks compare unrelated sessions (docs/guide.md)."
+                ),
+                files=[t.path for t in runs[:EXAMPLES]],
+            )
+        )
+    return found
+
+
+def input_warnings(
+    baseline: list[TraceFile], candidate: list[TraceFile], thresholds: Thresholds
+) -> list[InputWarning]:
+    """Every warning about the inputs, in a fixed order (kinds as listed above)."""
+    return [
+        *_platforms(baseline, candidate),
+        *_versions(baseline, candidate),
+        *_duplicates("baseline", baseline),
+        *_duplicates("candidate", candidate),
+        *_one_sided(baseline, candidate),
+        *_spread(baseline, thresholds),
+    ]

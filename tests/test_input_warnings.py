@@ -1,0 +1,145 @@
+"""Warnings for suspicious inputs, on real sessions: mixed CLI versions and platforms, files sharing
+a trace id, one-sided scenarios and a baseline of unrelated tasks; shown in the terminal and in
+every report format, never changing the verdict."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import CORPUS, REPO
+
+from abw.render import FILE_NAMES
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+SPEC = EXAMPLE / "behavior.yaml"
+CODEX_040 = sorted((CORPUS / "codex").glob("agentcmd__rollout-*.jsonl"))  # Codex CLI 0.40.0
+CODEX_0125 = next((CORPUS / "codex").glob("codemie__rollout-2026-05-11T*.jsonl"))  # 0.125.0
+CLAUDE = CORPUS / "claude-code"
+
+
+@pytest.fixture
+def imported(tmp_path, run_cli):
+    def run(source: str, inputs, out: str, scenario: str | None = "task") -> object:
+        folder = tmp_path / "raw" / out
+        folder.mkdir(parents=True)
+        for path in inputs:
+            shutil.copy(path, folder)
+        args = ["import", source, "--input", folder, "--out", tmp_path / out, "-q"]
+        code, _, err = run_cli(*args, *(["--scenario-id", scenario] if scenario else []))
+        assert code == 0, err
+        return tmp_path / out
+
+    return run
+
+
+def gate(run_cli, tmp_path, base, cand, spec=SPEC):
+    out = tmp_path / "reports"
+    code, stdout, err = run_cli(
+        "gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--report-dir", out
+    )
+    assert code in (0, 1, 3), err
+    report = json.loads((out / "gate-report.json").read_text())
+    return report, stdout, out
+
+
+def kinds(report) -> list[str]:
+    return [w["kind"] for w in report["input_warnings"]]
+
+
+def test_codex_cli_versions_differ_and_the_warning_names_both(tmp_path, run_cli, imported):
+    base = imported("codex", CODEX_040, "base")
+    cand = imported("codex", [CODEX_0125], "cand")
+    spec = tmp_path / "spec.yaml"
+    assert run_cli("spec", "init", "--baseline", base, "--out", spec)[0] == 0
+    report, stdout, out = gate(run_cli, tmp_path, base, cand, spec)
+    # the CLI changed its tools: the gate FAILs on required tools, and now says why to suspect it
+    failing = [c["id"] for c in report["checks"] if c["verdict"] == "FAIL"]
+    assert "behavior_contract.required_tools[0]" in failing
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "version_mix"]
+    assert "codex_cli" in warning["message"]
+    assert "0.40.0 (4 runs)" in warning["message"] and "0.125.0 (1 run)" in warning["message"]
+    assert f"input warning: {warning['message']}" in stdout
+    shown_everywhere(out, "0.125.0 (1 run)")
+
+
+def shown_everywhere(out, text: str) -> None:
+    """The warning's words are in the terminal text's report files, every format."""
+    for fmt, name in FILE_NAMES.items():
+        body = (out / name).read_text()
+        if fmt == "markdown":
+            body = body.replace("\\", "")
+        assert text in body, fmt
+    sarif = json.loads((out / "report.sarif").read_text())
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert any(text in n["message"]["text"] for n in notes)
+
+
+def test_claude_versions_are_recorded_and_compared(tmp_path, run_cli, imported):
+    base = imported("claude", [CLAUDE / "spotter__short.jsonl"], "base")  # 2.1.38
+    cand = imported("claude", [CLAUDE / "codemie__session-196820da.jsonl"], "cand")  # 2.0.76
+    trace = json.loads(next(base.glob("*.json")).read_text())
+    assert trace["run"]["agent_version"] == "2.1.38"
+    report, _, _ = gate(run_cli, tmp_path, base, cand)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "version_mix"]
+    assert "baseline 2.1.38 (1 run); candidate 2.0.76 (1 run)" in warning["message"]
+
+
+def test_platforms_differ(tmp_path, run_cli, imported):
+    base = imported("claude", [CLAUDE / "spotter__short.jsonl"], "base")
+    cand = imported("codex", [CODEX_0125], "cand")
+    report, _, out = gate(run_cli, tmp_path, base, cand)
+    assert kinds(report)[0] == "platform_mix"
+    message = report["input_warnings"][0]["message"]
+    assert "baseline claude_code (1 run); candidate codex_cli (1 run)" in message
+    shown_everywhere(out, "candidate codex_cli (1 run)")
+
+
+def test_files_sharing_a_trace_id_are_counted_and_named(tmp_path, run_cli):
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    good = sorted((EXAMPLE / "traces" / "good").glob("*.json"))
+    for i in range(12):  # 12 files, 3 runs: each run copied four times
+        shutil.copy(good[i % 3], cand / f"copy-{i:02d}.json")
+    report, _, out = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "duplicate_trace_id"]
+    assert warning["role"] == "candidate"
+    assert warning["message"].startswith("12 candidate files share 3 trace ids")
+    assert "counted as a separate run (12 candidate runs in all)" in warning["message"]
+    assert len(warning["files"]) == 3
+    # the decision: each file still counts as one run
+    assert [s["n"] for s in report["statistics"]] == [12]
+    shown_everywhere(out, "12 candidate files share 3 trace ids")
+
+
+def test_a_scenario_on_one_side_only_is_named(tmp_path, run_cli, imported):
+    base = imported("claude", [CLAUDE / "spotter__short.jsonl"], "base", scenario="fix-Bug")
+    cand = imported("claude", [CLAUDE / "spotter__tool_heavy.jsonl"], "cand", scenario="fix-Bgu")
+    report, _, out = gate(run_cli, tmp_path, base, cand)
+    one_sided = [w for w in report["input_warnings"] if w["kind"] == "one_sided_scenario"]
+    assert [(w["scenario_id"], w["role"]) for w in one_sided] == [
+        ("fix-Bug", "baseline"),
+        ("fix-Bgu", "candidate"),
+    ]
+    assert "Scenario fix-Bug has 1 baseline run and no candidate run" in one_sided[0]["message"]
+    shown_everywhere(out, "no candidate run: nothing of it was gated")
+
+
+def test_a_baseline_of_unrelated_sessions_is_named(tmp_path, run_cli, imported):
+    sessions = [CLAUDE / f"{n}.jsonl" for n in ("spotter__short", "agentcmd__full-session-four")]
+    sessions.append(CLAUDE / "codemie__session-196820da.jsonl")
+    base = imported("claude", sessions, "base", scenario="my-agent")
+    report, _, out = gate(run_cli, tmp_path, base, base)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "baseline_spread"]
+    assert warning["scenario_id"] == "my-agent"
+    assert "past the fail threshold 0.25" in warning["message"]
+    shown_everywhere(out, "not repeated runs of one")
+
+
+def test_ordinary_inputs_give_no_warning_and_the_verdict_is_unchanged(tmp_path, run_cli):
+    report, stdout, _ = gate(
+        run_cli, tmp_path, EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good"
+    )
+    assert report["input_warnings"] == [] and report["verdict"] == "PASS"
+    assert "input warning" not in stdout
