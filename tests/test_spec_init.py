@@ -138,7 +138,7 @@ def test_cli(tmp_path, run_cli):
     base = write_runs(tmp_path / "base", runs("b", [REFUND] * 20))
     out = tmp_path / "behavior.yaml"
     code, stdout, _ = run_cli("spec", "init", "--baseline", base, "--out", out)
-    assert code == 0 and "4 required tool(s)" in stdout
+    assert code == 0 and "4 required tools" in stdout
     spec, _ = load_spec(out)
     assert spec.id == "behavior"
     assert "# {before: policy_check, after: refund_commit}," in out.read_text()

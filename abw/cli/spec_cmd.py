@@ -33,6 +33,7 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError, naming_field
     from abw.spec_init import infer, render_yaml
+    from abw.text import plural
     from abw.traceio import load_traces
 
     if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess
@@ -41,9 +42,9 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     with naming_field("--out"):
         write_atomic(out, render_yaml(inferred, spec_id or out.stem or "behavior-spec", name))
     click.echo(
-        f"wrote {out}: {len(inferred.required_tools)} required tool(s), max_path_length "
-        f"{inferred.max_path_length}, {len(inferred.order_suggestions)} order suggestion(s) "
-        f"from {inferred.runs} baseline run(s)"
+        f"wrote {out}: {plural(len(inferred.required_tools), 'required tool')}, max_path_length "
+        f"{inferred.max_path_length}, {plural(len(inferred.order_suggestions), 'order suggestion')}"
+        f" from {plural(inferred.runs, 'baseline run')}"
     )
     return 0
 
