@@ -184,16 +184,20 @@ def _safe(text: str) -> str:
 def explain_report(report: Any, max_violations: int = 10) -> str:
     """The gate's reasons as plain text: the verdict, each check that did not pass, and the
     violating runs and spans (trace id, file, line, ordinal)."""
+    from abw.render.common import fold_numbers
+
     lines = [f"abw gate verdict: {report.verdict}", f"  {report.summary}"]
     for check in report.checks:
         if check.verdict == "PASS":
             continue
         lines.append(f"[{check.verdict}] {check.id}: {check.message}")
         for violation in check.violations[:max_violations]:
-            spans = ", ".join(
-                f"ordinal {o} (line {line})"
-                for o, line in zip(violation.span_ordinals, violation.span_lines, strict=False)
-            ) or ", ".join(f"ordinal {o}" for o in violation.span_ordinals)
+            spans = (
+                f"ordinals {fold_numbers(violation.span_ordinals)}"
+                + (f" (lines {fold_numbers(violation.span_lines)})" if violation.span_lines else "")
+                if violation.span_ordinals
+                else ""
+            )
             where = f"{violation.trace_file}" + (f": {spans}" if spans else "")
             lines.append(f"    - {violation.trace_id}: {violation.message} [{where}]")
         hidden = len(check.violations) - max_violations

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from abw.models.report import VERDICT_SEVERITY, GateReport
-from abw.render.common import shorten
+from abw.render.common import fold_numbers, shorten
 
 #: check verdict -> (workflow-command level, check-run annotation level)
 LEVELS = {
@@ -96,7 +96,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
             continue
         for violation in check.violations:
             line = min(violation.span_lines) if violation.span_lines else 1
-            ordinals = ", ".join(str(o) for o in violation.span_ordinals)
+            ordinals = fold_numbers(violation.span_ordinals)
             spans = f" (span ordinals {ordinals})" if ordinals else ""
             message = f"{check.message} Run {violation.trace_id}{spans}: {violation.message}"
             found.append(

@@ -110,6 +110,25 @@ def worst_first(checks: list[Check]) -> list[Check]:
     return sorted(checks, key=lambda c: VERDICT_RANK.get(c.verdict, 9))
 
 
+def fold_numbers(numbers: list[int], shown: int = 8) -> str:
+    """Span ordinals or line numbers, readable however many: runs of consecutive numbers become
+    ranges (``3, 5\u20139, 12``), and past ``shown`` groups the rest is counted
+    (``\u2026 (104 in all)``). Order is kept as given; an empty list is ``""``."""
+    groups: list[list[int]] = []
+    for number in numbers:
+        if groups and number == groups[-1][1] + 1:
+            groups[-1][1] = number
+        else:
+            groups.append([number, number])
+    text = ", ".join(
+        str(a) if a == b else f"{a}\u2013{b}" if b > a + 1 else f"{a}, {b}"
+        for a, b in groups[:shown]
+    )
+    if len(groups) > shown:
+        text += f", \u2026 ({len(numbers)} in all)"
+    return text
+
+
 def location(trace_file: str, lines: list[int]) -> str:
     """``file:line`` (first line) or the file alone."""
     return f"{trace_file}:{lines[0]}" if lines else trace_file

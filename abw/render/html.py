@@ -21,6 +21,7 @@ from abw.render.common import (
     diff_shape_checks,
     fmt_num,
     fmt_pct,
+    fold_numbers,
     summary_text,
     thresholds,
     verdict_counts,
@@ -56,6 +57,7 @@ def _environment() -> Any:
     env.filters["c"] = clean
     env.filters["num"] = fmt_num
     env.filters["pct"] = fmt_pct
+    env.filters["fold"] = fold_numbers
     return env
 
 

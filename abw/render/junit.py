@@ -9,7 +9,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from abw.models.report import Check, GateReport
-from abw.render.common import category_title, checks_by_category, fmt_num, location
+from abw.render.common import (
+    category_title,
+    checks_by_category,
+    fmt_num,
+    fold_numbers,
+    location,
+)
 from abw.text import clean, clean_block
 
 MAX_LISTED = 1000
@@ -27,7 +33,7 @@ def _details(check: Check, details_url: str | None) -> str:
     if check.violations:
         lines.append(f"violations ({len(check.violations)}):")
         for v in check.violations[:MAX_LISTED]:
-            ordinals = ",".join(str(o) for o in v.span_ordinals) or "-"
+            ordinals = fold_numbers(v.span_ordinals) or "-"
             lines.append(
                 f"  {clean(location(v.trace_file, v.span_lines))} run {clean(v.trace_id)} "
                 f"spans {ordinals}: {clean(v.message)}"

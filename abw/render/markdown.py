@@ -19,6 +19,7 @@ from abw.render.common import (
     diff_shape_checks,
     fmt_num,
     fmt_pct,
+    fold_numbers,
     location,
     md,
     md_html,
@@ -138,7 +139,7 @@ def _evidence(check: Check, details_url: str | None) -> str:
     )
     rows = [
         f"| {_name(v.trace_id)} | {_name(location(v.trace_file, v.span_lines), 200)} | "
-        f"{', '.join(str(o) for o in v.span_ordinals[:20]) or DASH} | "
+        f"{fold_numbers(v.span_ordinals) or DASH} | "
         f"{_name(v.message, 300)} |"
         for v in check.violations[:EVIDENCE_ROWS]
     ]
