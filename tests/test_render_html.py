@@ -64,7 +64,7 @@ def test_sections_and_evidence_present():
     order = next(c for c in report.checks if c.id == "behavior_contract.required_order[0]")
     v = order.violations[0]
     assert f"{v.trace_file}<b>:{v.span_lines[0]}</b>" in html
-    assert "First divergent step" in html and "&larr;<span class=\"mw\"> diverges" in html
+    assert "First divergent step" in html and '&larr;<span class="mw"> diverges' in html
     assert "warn &gt; 0.12" in html and "fail &gt; 0.25" in html  # diff thresholds
     assert "15/30" in html  # k/n
     assert "Sequential test (SPRT)" in html
