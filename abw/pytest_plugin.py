@@ -185,6 +185,7 @@ def explain_report(report: Any, max_violations: int = 10) -> str:
     """The gate's reasons as plain text: the verdict, each check that did not pass, and the
     violating runs and spans (trace id, file, line, ordinal)."""
     from abw.render.common import fold_numbers
+    from abw.text import plural
 
     lines = [f"abw gate verdict: {report.verdict}", f"  {report.summary}"]
     for check in report.checks:
@@ -202,7 +203,7 @@ def explain_report(report: Any, max_violations: int = 10) -> str:
             lines.append(f"    - {violation.trace_id}: {violation.message} [{where}]")
         hidden = len(check.violations) - max_violations
         if hidden > 0:
-            lines.append(f"    ... {hidden} more violation(s)")
+            lines.append(f"    ... {plural(hidden, 'more violation')}")
     from abw.text import log_line
 
     return "\n".join(log_line(line) for line in lines)

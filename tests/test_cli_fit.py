@@ -151,6 +151,13 @@ def test_plural_forms_follow_the_count(tmp_path, run_cli):
     assert "candidate run(s)" not in out and "all 15 checks passed over 20 candidate runs" in out
 
 
+def test_import_counts_its_traces_in_english(tmp_path, run_cli):
+    code, _, err = run_cli(
+        "import", "claude", "--input", CLAUDE / "spotter__short.jsonl", "--out", tmp_path / "t"
+    )
+    assert code == 0 and err.strip().endswith(f"wrote 1 trace to {tmp_path / 't'}")
+
+
 def test_one_passed_check_reads_as_english():
     from abw.gating import run_gate
     from abw.render.markdown import render_markdown

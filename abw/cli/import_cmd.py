@@ -105,11 +105,11 @@ def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
     """The warnings and the one-line summary on stderr (none with ``--quiet``)."""
     if quiet:
         return
-    from abw.text import log_line
+    from abw.text import log_line, plural
 
     for warning in options.warnings:
         click.echo(log_line(f"abw: warning: {warning}"), err=True)
-    click.echo(log_line(f"abw: wrote {len(written)} trace(s) to {out}"), err=True)
+    click.echo(log_line(f"abw: wrote {plural(len(written), 'trace')} to {out}"), err=True)
 
 
 def make_import_command(name: str, help_text: str) -> click.Command:

@@ -6,9 +6,9 @@ verdict. The same inputs give a byte-identical report: no wall-clock time unless
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from abw.models import REPORT_SCHEMA
 
@@ -28,20 +28,6 @@ def worst_verdict(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
         if verdict in verdicts:
             return verdict
     return "PASS"
-
-
-def _sorted_keys(value: Any) -> Any:
-    """Mappings with their keys in sorted order, all the way down (lists keep their order)."""
-    if isinstance(value, dict):
-        return {key: _sorted_keys(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted_keys(item) for item in value]
-    return value
-
-
-#: A mapping kept in canonical (sorted-key) order, the order gate-report.json stores: a report
-#: built in memory and the same report read back from its file render byte-identically.
-Mapping = Annotated[dict[str, Any], AfterValidator(_sorted_keys)]
 
 
 class _Model(BaseModel):
@@ -77,10 +63,10 @@ class Check(_Model):
     scenario_id: str | None = None
     hard: bool = Field(description="True for invariants: one counterexample is proof.")
     runs_checked: int = 0
-    measured: Mapping = Field(
+    measured: dict[str, Any] = Field(
         default_factory=dict, description="What was measured (values, k/n, distances)."
     )
-    limits: Mapping = Field(
+    limits: dict[str, Any] = Field(
         default_factory=dict, description="What it was compared with (spec values, thresholds)."
     )
     violations: list[Violation] = Field(default_factory=list)

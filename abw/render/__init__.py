@@ -117,19 +117,28 @@ def known_options() -> set[str]:
     return set().union(*OPTIONS.values())
 
 
+def canonical(report: GateReport) -> GateReport:
+    """The report exactly as ``abw report`` reads it back from ``gate-report.json``: every
+    mapping in sorted-key order, whatever order the gate built it in. Rendering from it makes
+    ``abw gate --report-dir`` and ``abw report --out-dir`` write the same bytes."""
+    return GateReport.model_validate_json(render_json(report))
+
+
+def _render(report: GateReport, name: str, options: dict[str, Any]) -> str:
+    unknown = set(options) - known_options()
+    if unknown:
+        raise TypeError(f"unknown report option(s): {', '.join(sorted(unknown))}")
+    accepted = OPTIONS[name]
+    return _renderer(name)(report, **{k: v for k, v in options.items() if k in accepted})
+
+
 def render(report: GateReport, fmt: str, **options: Any) -> str:
-    """Render ``report`` as ``fmt`` (html|markdown|sarif|junit|json).
+    """Render ``report`` as ``fmt`` (html|markdown|sarif|junit|json), from its canonical form.
 
     Options meant for other formats are ignored, so one set of options can be passed to every
     format; an option no format knows is an error.
     """
-    name = normalize_format(fmt)
-    func = _renderer(name)
-    accepted = OPTIONS[name]
-    unknown = set(options) - known_options()
-    if unknown:
-        raise TypeError(f"unknown report option(s): {', '.join(sorted(unknown))}")
-    return func(report, **{k: v for k, v in options.items() if k in accepted})
+    return _render(canonical(report), normalize_format(fmt), options)
 
 
 def write_reports(
@@ -141,11 +150,12 @@ def write_reports(
     """Write each format into ``out_dir`` under its standard file name; returns fmt -> path."""
     from abw.atomic import write_atomic
 
+    report = canonical(report)
     written: dict[str, Path] = {}
     for fmt in formats:
         name = normalize_format(fmt)
         written[name] = write_atomic(
-            Path(out_dir) / FILE_NAMES[name], render(report, name, **options)
+            Path(out_dir) / FILE_NAMES[name], _render(report, name, options)
         )
     return written
 
@@ -154,6 +164,7 @@ __all__ = [
     "FILE_NAMES",
     "FORMATS",
     "OPTIONS",
+    "canonical",
     "format_for_path",
     "load_report",
     "normalize_format",
