@@ -121,7 +121,11 @@ def canonical(report: GateReport) -> GateReport:
     """The report exactly as ``abw report`` reads it back from ``gate-report.json``: every
     mapping in sorted-key order, whatever order the gate built it in. Rendering from it makes
     ``abw gate --report-dir`` and ``abw report --out-dir`` write the same bytes."""
-    return GateReport.model_validate_json(render_json(report))
+    import json
+
+    # json.loads, not model_validate_json: report text may hold lone surrogates (made visible
+    # by every renderer), which pydantic's JSON parser refuses.
+    return GateReport.model_validate(json.loads(render_json(report)))
 
 
 def _render(report: GateReport, name: str, options: dict[str, Any]) -> str:
