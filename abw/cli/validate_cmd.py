@@ -14,7 +14,8 @@ from abw.text import log_line
 def validate(files: tuple[Path, ...]) -> int:
     """Check FILES against the schema their schema_version names; print each problem.
 
-    A folder stands for every *.json file under it (as for fingerprint and gate).
+    A folder stands for every *.json file under it (as for fingerprint and gate); a folder
+    named like a document (``x.json/``) is refused as one.
     """
     from abw.errors import AbwInputError
     from abw.hints import with_hint
@@ -24,7 +25,9 @@ def validate(files: tuple[Path, ...]) -> int:
     bad = 0
     for given in files:
         try:
-            paths = trace_paths(given) if given.is_dir() else [given]
+            # a folder named like a document (x.json/) is a file that is missing, not a set
+            folder = given.is_dir() and given.suffix.lower() not in (".json", ".yaml", ".yml")
+            paths = trace_paths(given) if folder else [given]
         except AbwInputError as exc:
             click.echo(log_line(exc.one_line()), err=True)
             bad += 1
