@@ -43,7 +43,7 @@ def validate_document(document: Any, file: str) -> list[Problem]:
     if not isinstance(document, dict):
         return [Problem(file, "$", "expected an object with a schema_version")]
     schema_id = document.get("schema_version")
-    if schema_id not in KINDS:
+    if not isinstance(schema_id, str) or schema_id not in KINDS:
         known = ", ".join(sorted(KINDS))
         return [Problem(file, "$.schema_version", f"unknown schema {schema_id!r} (known: {known})")]
     validator = jsonschema.Draft202012Validator(json_schema(schema_id))

@@ -317,7 +317,12 @@ def targets() -> list[Target]:
     found = [
         Target("trace", ".json", _trace_target, trace_seeds()),
         Target("spec", ".yaml", _spec_target, spec_seeds()),
-        Target("validate", ".json", _validate_target, trace_seeds() + spec_seeds()),
+        Target(
+            "validate",
+            ".json",
+            _validate_target,
+            trace_seeds() + spec_seeds() + found_seeds("validate-*"),
+        ),
         Target(
             "fenced",
             ".txt",

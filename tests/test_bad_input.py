@@ -264,6 +264,15 @@ def test_fuzz_findings_are_one_line_errors():
         assert check_contract(trace, path.read_bytes()) in ("ok", "error"), path.name
 
 
+@pytest.mark.parametrize("value", ["[]", "{}", "[1, 2]"])
+def test_validate_with_a_schema_version_that_is_not_a_string(tmp_path, run_cli, value):
+    """Found by make fuzz (validate target): a list as schema_version was unhashable."""
+    path = tmp_path / "odd.json"
+    path.write_text(f'{{"schema_version": {value}}}')
+    code, _, err = run_cli("validate", path)
+    assert code == 2 and "$.schema_version: unknown schema" in _one_error(err)
+
+
 def test_object_count_limit_refuses_while_parsing():
     with pytest.raises(AbwInputError, match="more than 3 JSON objects"):
         parse_json("[{}, {}, {}, {}, {}]", "t.json", max_objects=3, what="the trace")
