@@ -107,18 +107,28 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
 def run_gate_distributed(
     baseline: str | Path,
     candidate: str | Path,
-    spec: str | Path,
+    spec: str | Path | None = None,
     *,
+    contract: str | Path | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
     latent: str | Path | None = None,
     strict: bool = False,
 ) -> GateReport:
-    """:func:`abw.gating.run_gate` with the traces loaded on Dask workers: the same report."""
+    """:func:`abw.gating.run_gate` (or, with ``contract``, the contract gate) with the traces
+    loaded on Dask workers: the same report."""
     from abw.gating import gate, load_latent
-    from abw.specio import load_spec
 
-    loaded_spec, spec_sha256 = load_spec(spec)
+    if (spec is None) == (contract is None):
+        raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
+    if contract is not None:
+        from abw.contract import load_contract_as_spec
+
+        loaded_spec, spec_sha256 = load_contract_as_spec(contract)
+    else:
+        from abw.specio import load_spec
+
+        loaded_spec, spec_sha256 = load_spec(spec)
     if strict:
         loaded_spec = loaded_spec.model_copy(update={"strict": True})
     with dask_client(workers=workers, scheduler=scheduler) as client:
@@ -128,7 +138,7 @@ def run_gate_distributed(
         baseline_runs,
         candidate_runs,
         loaded_spec,
-        spec_file=str(spec),
+        spec_file=str(contract if contract is not None else spec),
         spec_sha256=spec_sha256,
         latent=load_latent(latent) if latent is not None else None,
     )

@@ -43,6 +43,16 @@ def test_report_on_workers_is_byte_identical(cluster, candidate):
     assert report_json(spread) == report_json(single)
 
 
+def test_contract_gate_on_workers_is_byte_identical(cluster):
+    from abw.contract import run_contract_gate
+
+    args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "regressed")
+    contract = EXAMPLE / "contract.json"
+    single = run_contract_gate(*args, contract)
+    spread = run_gate_distributed(*args, contract=contract, scheduler=cluster.scheduler_address)
+    assert report_json(spread) == report_json(single)
+
+
 def test_many_batches_keep_the_file_order(cluster, tmp_path):
     """More files than one batch holds, so several workers each load some of them."""
     candidate = tmp_path / "candidate"

@@ -102,8 +102,6 @@ def gate_command(
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
     if workers is not None and scheduler is not None:
         raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
-    if (workers is not None or scheduler is not None) and spec_path is None:
-        raise AbwInputError("--workers and --scheduler work with --spec", field="--workers")
     for option, path, folder in (("--out", out, False), ("--report-dir", report_dir, True)):
         if path is not None:  # a path of the wrong kind is a usage error, found before the gate
             with naming_field(option):
@@ -118,6 +116,7 @@ def gate_command(
                 baseline,
                 candidate,
                 spec_path,
+                contract=contract_path,
                 workers=workers,
                 scheduler=scheduler,
                 latent=latent,
