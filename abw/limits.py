@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import BinaryIO
 
 from abw.errors import AbwInputError
 
@@ -44,10 +45,23 @@ def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             raise too_large(what, size, limit, path)
-        data = handle.read(limit + 1)
+        # ask for the size the file reports (read(limit + 1) allocated the whole limit, 256 MiB
+        # for a trace, per file); one more byte shows a file that grew or reports no size
+        data = handle.read(size + 1)
+        if len(data) > size:
+            data += _read_up_to(handle, limit + 1 - len(data))
     if len(data) > limit:
         raise too_large(what, len(data), limit, path)
     return data
+
+
+def _read_up_to(handle: BinaryIO, count: int) -> bytes:
+    """At most ``count`` more bytes, read in chunks (never one buffer of ``count``)."""
+    chunks: list[bytes] = []
+    while count > 0 and (chunk := handle.read(min(count, MiB))):
+        chunks.append(chunk)
+        count -= len(chunk)
+    return b"".join(chunks)
 
 
 def check_line(line: bytes, path: str | Path, number: int) -> None:
