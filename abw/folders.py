@@ -12,10 +12,25 @@ from abw.errors import AbwInputError
 
 
 def refuse_outside(paths: list[Path], root: Path, what: str) -> list[Path]:
-    """``paths`` unchanged when each resolves inside ``root``; else refuse the first that leaks."""
+    """``paths`` (all under ``root``) unchanged when each resolves inside ``root``; else refuse
+    the first that leaks.
+
+    Only a path that passes through a symlink below ``root`` can leak, so only those are
+    resolved (resolving every file took 4 % of a large gate); whether a folder is a link is
+    asked once per folder."""
     real_root = root.resolve()
+    linked: dict[Path, bool] = {root: False}
+
+    def through_link(path: Path) -> bool:
+        if path in linked:
+            return linked[path]
+        parent = path.parent
+        found = path.is_symlink() or (parent != path and through_link(parent))
+        linked[path] = found
+        return found
+
     for path in paths:
-        if not path.resolve().is_relative_to(real_root):
+        if through_link(path) and not path.resolve().is_relative_to(real_root):
             raise AbwInputError(f"a symlink leads outside the {what}; refusing it", file=path)
     return paths
 

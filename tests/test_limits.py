@@ -1,4 +1,5 @@
-"""read_limited: the file's own bytes, refused over the limit, without a buffer of the limit."""
+"""Reading input files: read_limited without a buffer of the limit, and refuse_outside resolving
+only the paths that pass through a symlink."""
 
 from __future__ import annotations
 
@@ -57,3 +58,34 @@ def test_a_pipe_is_read_to_its_end(tmp_path: Path) -> None:
         assert read_limited(fifo, 4 * MiB) == b"y" * (2 * MiB + 3)
     finally:
         os.waitpid(pid, 0)
+
+
+def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
+    """refuse_outside resolves only paths through a symlink; every kind is still judged."""
+    from abw.folders import refuse_outside
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "plain").mkdir(parents=True)
+    (root / "inner").mkdir()
+    outside.mkdir()
+    (outside / "o.json").write_text("{}")
+    (root / "plain" / "a.json").write_text("{}")
+    (root / "inner" / "i.json").write_text("{}")
+    (root / "to-inner").symlink_to(root / "inner", target_is_directory=True)
+    (root / "file-in.json").symlink_to(root / "plain" / "a.json")
+    inside = [
+        root / "plain" / "a.json",
+        root / "to-inner" / "i.json",
+        root / "file-in.json",
+    ]
+    assert refuse_outside(inside, root, "trace folder") == inside
+    (root / "to-out").symlink_to(outside, target_is_directory=True)
+    (root / "file-out.json").symlink_to(outside / "o.json")
+    for leak in (root / "to-out" / "o.json", root / "file-out.json"):
+        with pytest.raises(AbwInputError, match="symlink leads outside") as info:
+            refuse_outside([*inside, leak], root, "trace folder")
+        assert info.value.file == str(leak)
+    linked_root = tmp_path / "linked-root"
+    linked_root.symlink_to(root, target_is_directory=True)  # the root itself may be a link
+    paths = [linked_root / "plain" / "a.json"]
+    assert refuse_outside(paths, linked_root, "trace folder") == paths
