@@ -178,6 +178,10 @@ def test_behaviorlock_trace_is_one_trace_per_scenario():
         BL_CANDIDATE, ImportOptions(output_fields=("observations.permission.decision",))
     )[0]
     assert narrowed.run.canonical_output == {"observations": {"permission": {"decision": "deny"}}}
+    options = ImportOptions(scenario_id="mine")
+    (named,) = get_importer("behaviorlock").import_file(BL_CANDIDATE, options)
+    assert named.run.scenario_id == scenario["id"]
+    assert options.warnings and "--scenario-id" in options.warnings[0]
 
 
 def test_behaviorlock_differential_against_its_readme(run_cli, tmp_path):

@@ -73,6 +73,11 @@ class BehaviorlockImporter(Importer):
             raise AbwInputError("scenarios must be a list", file=path, field="scenarios")
         run_id = as_dict(document.get("run")).get("id")
         run_id = run_id if isinstance(run_id, str) and run_id else path.name.removesuffix(".json")
+        if options.scenario_id is not None:
+            options.warn(
+                f"{path.name}: --scenario-id is not applied: each behaviorlock scenario keeps "
+                "its own id as its scenario"
+            )
         traces, seen = [], set()
         for index, scenario in enumerate(scenarios):
             where = f"scenarios.{index}"
