@@ -122,7 +122,9 @@ class KitReport:
 
     def raise_if_failed(self) -> None:
         if self.problems:
-            head = f"adapter {self.importer!r}: {len(self.problems)} problem(s)"
+            from abw.text import plural
+
+            head = f"adapter {self.importer!r}: {plural(len(self.problems), 'problem')}"
             raise AssertionError("\n".join([head, *(f"  - {p}" for p in self.problems)]))
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.hashing import file_sha256
+from abw.text import plural
 
 ROLES = ("baseline", "candidate")
 
@@ -62,7 +63,7 @@ def consistency_problems(document: dict[str, Any]) -> list[str]:
         if check.get("hard") is True and verdict == "PASS" and violations:
             problems.append(
                 f"checks[{index}].verdict: hard check {_shown(check.get('id'))} says PASS but "
-                f"lists {len(violations)} violating run(s)"
+                f"lists {plural(len(violations), 'violating run')}"
             )
     worst = next((v for v in VERDICTS if v in verdicts), "PASS")
     verdict = document.get("verdict")

@@ -186,7 +186,7 @@ def test_a_forged_summary_or_check_verdict_is_refused(fake, runner):
     report["verdict"] = "PASS"
     result = publish(runner, json.dumps(report))
     assert result.code == 2 and "checks[0].verdict: refused" in result.stderr
-    assert "says PASS but lists 1 violating run(s)" in result.stderr
+    assert "says PASS but lists 1 violating run" in result.stderr
 
 
 # --- 10. on-change: the same report from the gate and reloaded from JSON is unchanged ---------

@@ -173,7 +173,9 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
     (trajectory,) = compute(lm, [TrajectoryInput(texts, refs, source)], **extraction)
     write_trajectory(trajectory, out)
     if not options["quiet"]:
-        click.echo(f"abw-latent: wrote {trajectory.step_count} step(s) to {out}", err=True)
+        from abw.text import plural
+
+        click.echo(f"abw-latent: wrote {plural(trajectory.step_count, 'step')} to {out}", err=True)
     return 0
 
 
@@ -227,9 +229,12 @@ def trace(
 
         for warning in warnings:
             click.echo(log_line(f"abw-latent: warning: {warning}"), err=True)
+        from abw.text import plural
+
         steps = sum(t.step_count for t in trajectories)
         click.echo(
-            f"abw-latent: wrote {len(trajectories)} trajectory(ies), {steps} step(s), to {out}",
+            f"abw-latent: wrote {plural(len(trajectories), 'trajectory')}, "
+            f"{plural(steps, 'step')}, to {out}",
             err=True,
         )
     return 0

@@ -83,7 +83,7 @@ def convert(
     except AbwInputError as exc:
         raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
     text = header(conversion, contract_path.name, sha256_hex(raw)) + spec_yaml(conversion.spec)
-    from abw.text import log_line
+    from abw.text import log_line, plural
 
     for note in conversion.unexpressible:
         click.echo(log_line(f"abw: not expressed exactly: {note}"), err=True)
@@ -91,5 +91,6 @@ def convert(
         click.echo(text, nl=False)
     else:
         write_atomic(out, text)
-        click.echo(f"abw: wrote {out} ({len(conversion.unexpressible)} note(s))", err=True)
+        notes = plural(len(conversion.unexpressible), "note")
+        click.echo(f"abw: wrote {out} ({notes})", err=True)
     return 0
