@@ -297,3 +297,13 @@ def test_annotation_messages_fit_64_kb_in_bytes():
     assert size <= MESSAGE_LIMIT_BYTES == 65_535
     assert size > 65_000 and item.message.endswith("\u2026")
     item.message.encode("utf-8").decode("utf-8")  # never half a character
+
+
+def test_workflow_run_reports_on_the_triggering_head_never_the_default_branch():
+    run = {"workflow_run": {"head_sha": "h" * 40, "pull_requests": []}}
+    ctx = RunContext(repository="o/r", sha="m" * 40, event_name="workflow_run", event=run)
+    assert ctx.head_sha == "h" * 40
+    broken = RunContext(repository="o/r", sha="m" * 40, event_name="workflow_run", event={})
+    assert broken.head_sha == ""  # not GITHUB_SHA, the default branch's commit
+    odd = {"pull_request": {"number": 7, "head": "not-an-object"}}
+    assert RunContext(sha="m" * 40, event=odd).head_sha == "m" * 40

@@ -88,12 +88,13 @@ class RunContext:
     @property
     def head_sha(self) -> str:
         """The commit to report on, from the runner's event: the PR head (never the merge
-        commit ``GITHUB_SHA``), the triggering run's head in workflow_run mode, else GITHUB_SHA."""
-        return (
-            _text(dig(self.pull_request, "head", "sha"))
-            or _text(self.workflow_run.get("head_sha"))
-            or self.sha
-        )
+        commit ``GITHUB_SHA``), the triggering run's head in workflow_run mode (never the default
+        branch's ``GITHUB_SHA``: none when the event lacks it), else GITHUB_SHA."""
+        if self.pull_request:
+            return _text(dig(self.pull_request, "head", "sha")) or self.sha
+        if self.event_name == "workflow_run" or self.workflow_run:
+            return _text(self.workflow_run.get("head_sha"))
+        return self.sha
 
     @property
     def head_repository(self) -> str:
