@@ -15,9 +15,12 @@ The mapping (also in docs/contracts.md):
 * **P** preconditions: rules with ``enforcement: precondition`` — a run that breaks one is
   outside the contract's promise, so its check is INCONCLUSIVE, never PASS or FAIL.
 * **R** recovery: a hard ``recovery`` rule; the window is ``within_steps`` or ``k``.
-* (p, delta, k): ``p`` -> ``thresholds.min_wilson_pass_rate``; ``delta`` (when given) -> a
-  hard ``soft_budget`` rule over every soft rule with ``max_violations = floor(delta)``;
-  ``k`` -> the default recovery window.
+* (p, delta, k): p < 1 -> ``failing_runs: tolerate`` with tau (``min_wilson_pass_rate``) = p:
+  violations are evidence the pass-rate test weighs; p = 1 -> ``failing_runs: forbid`` (one
+  violating run FAILs), tau staying the contract's ``thresholds.min_wilson_pass_rate`` (the
+  evidence needed before PASS; a rate of 1 itself can never be shown by a sample); ``delta``
+  (when given) -> a hard ``soft_budget`` rule over every soft rule with
+  ``max_violations = floor(delta)``; ``k`` -> the default recovery window.
 """
 
 from __future__ import annotations
@@ -240,7 +243,14 @@ class _Compiler:
         thresholds = (
             contract.thresholds.model_dump(mode="json") if contract.thresholds is not None else {}
         )
-        thresholds["min_wilson_pass_rate"] = satisfaction.p
+        if satisfaction.p < 1:
+            thresholds["min_wilson_pass_rate"] = satisfaction.p
+        # p < 1 promises a rate, not every run: violations are evidence the rate test weighs.
+        chosen = contract.thresholds is not None and (
+            "failing_runs" in contract.thresholds.model_fields_set
+        )
+        if not chosen:
+            thresholds["failing_runs"] = "tolerate" if satisfaction.p < 1 else "forbid"
         document: dict[str, Any] = {"schema_version": "behavior-spec/v0", "id": contract.id}
         if contract.name is not None:
             document["name"] = contract.name
@@ -322,12 +332,13 @@ def run_contract_gate(
     *,
     latent: str | Path | None = None,
     strict: bool = False,
+    previous: str | Path | None = None,
 ) -> Any:
     """Like :func:`abw.gating.run_gate`, with a contract compiled in memory in place of a spec.
 
     The report's ``inputs.spec_file`` / ``spec_sha256`` name the contract file.
     """
-    from abw.gating import gate, load_latent
+    from abw.gating import gate, load_latent, load_previous
     from abw.leanrun import load_lean_traces
 
     spec, digest = load_contract_as_spec(contract)
@@ -340,4 +351,5 @@ def run_contract_gate(
         spec_file=str(contract),
         spec_sha256=digest,
         latent=load_latent(latent) if latent is not None else None,
+        previous=load_previous(previous) if previous is not None else None,
     )

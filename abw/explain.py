@@ -63,9 +63,13 @@ def explain(report: GateReport, check_id: str) -> str:
             lines += [
                 "",
                 "statistics",
-                f"  k/n {stats.k}/{stats.n}, Wilson [{_value(stats.wilson_lower)}, "
-                f"{_value(stats.wilson_upper)}] at z={stats.z} vs tau={stats.threshold}",
-                f"  SPRT {stats.sprt.decision}; runs needed {_value(stats.runs_needed)}",
+                f"  k/n {stats.k}/{stats.n}, rule {stats.rule} ({stats.looks} look(s)), "
+                f"decision {stats.decision} vs tau={stats.threshold}",
+                f"  confidence sequence [{_value(stats.cs_lower)}, {_value(stats.cs_upper)}]; "
+                f"Wilson [{_value(stats.wilson_lower)}, {_value(stats.wilson_upper)}] at "
+                f"z={stats.z}",
+                f"  SPRT {stats.sprt.decision}; runs used {_value(stats.runs_used)}; runs needed "
+                f"{_value(stats.runs_needed)}",
             ]
     if check.violations:
         lines += ["", f"violations ({len(check.violations)})"]

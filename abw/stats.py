@@ -33,7 +33,11 @@ def wilson_bounds(k: int, n: int, z: float) -> tuple[float, float] | None:
     denom = 1 + z2 / n
     center = (phat + z2 / (2 * n)) / denom
     half = z * math.sqrt(phat * (1 - phat) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, center - half), min(1.0, center + half)
+    # Exact ends: with every run passing the upper bound is 1 (not 0.9999999999999999, which
+    # would FAIL tau = 1), and with none passing the lower bound is 0.
+    lower = 0.0 if k == 0 else max(0.0, center - half)
+    upper = 1.0 if k == n else min(1.0, center + half)
+    return lower, upper
 
 
 def wilson_decision(k: int, n: int, z: float, tau: float) -> WilsonDecision:
@@ -79,9 +83,9 @@ def runs_needed(k: int, n: int, z: float, tau: float) -> int | None:
     return high
 
 
-def _exact(value: float) -> Fraction:
+def _exact(value: float | Fraction) -> Fraction:
     """The decimal a person wrote (0.95 -> 19/20), not the binary double nearest to it."""
-    return Fraction(repr(value))
+    return value if isinstance(value, Fraction) else Fraction(repr(value))
 
 
 @dataclass(frozen=True)
@@ -94,8 +98,8 @@ class SprtPlan:
 
     p0: float
     p1: float
-    alpha: float
-    beta: float
+    alpha: float | Fraction
+    beta: float | Fraction
     max_runs: int
     boundaries: Literal["wald", "ville"] = "wald"
 
@@ -230,3 +234,184 @@ def operating_characteristics(plan: SprtPlan, p: float) -> OperatingCharacterist
     undecided = sum(alive.values())
     expected += plan.max_runs * undecided
     return OperatingCharacteristics(p, accept_h1, accept_h0, undecided, expected)
+
+
+# --- Anytime-valid pass-rate test: one-sided beta-binomial mixture e-processes -------------
+#
+# Robbins (1970); Howard, Ramdas, McAuliffe & Sekhon, "Time-uniform, nonparametric,
+# nonasymptotic confidence sequences", Ann. Statist. 49(2), 2021, section on the beta-binomial
+# mixture. With k passes and f failures (n = k + f), the mixture of likelihood ratios over a
+# uniform prior on the alternative side of tau is
+#
+#   FAIL side (against p >= tau; prior uniform on [0, tau]):
+#     E_fail = (1/tau) * int_0^tau q^k (1-q)^f dq / (tau^k (1-tau)^f)
+#            = sum_{i=0}^{f} c_i r^i,  r = tau / (1 - tau),
+#              c_0 = 1/(k+1),  c_{i+1} = c_i (f - i) / (k + 2 + i)
+#   PASS side (against p <= tau; prior uniform on [tau, 1]): E_fail with k <-> f, tau <-> 1 - tau.
+#
+# Each is a nonnegative supermartingale under its null (every likelihood ratio in the mixture
+# is one), so by Ville's inequality P(ever E >= 1/level) <= level: a decision taken the first
+# time either crosses is valid however often, and whenever, anyone looks. The set of tau not
+# rejected is the one-sided confidence sequence. Decisions compare the finite sum with 1/level
+# exactly (rational arithmetic) whenever the float sum is within 1e-9 of the boundary.
+
+MIXTURE_SEARCH_LIMIT = 100_000
+
+
+def _as_fraction(value: float | Fraction) -> Fraction:
+    return value if isinstance(value, Fraction) else Fraction(repr(value))
+
+
+def _mixture_float(k: int, f: int, r: float, stop: float) -> float:
+    """sum_{i<=f} c_i r^i in floats, returning early once it reaches ``stop``."""
+    term = 1.0 / (k + 1)
+    total = term
+    for i in range(f):
+        term *= (f - i) * r / (k + 2 + i)
+        total += term
+        if total >= stop:
+            return total
+        if term < total * 1e-18 and (f - i) * r < k + 2 + i:  # past the peak: negligible
+            break
+    return total
+
+
+def _mixture_exact(k: int, f: int, r: Fraction) -> Fraction:
+    term = Fraction(1, k + 1)
+    total = term
+    for i in range(f):
+        term = term * (f - i) * r / (k + 2 + i)
+        total += term
+    return total
+
+
+def _reaches(k: int, f: int, tau: Fraction, bound: Fraction) -> bool:
+    """Whether the FAIL-side mixture at (k passes, f failures) is >= ``bound`` (exact)."""
+    if tau <= 0:
+        return False
+    if tau >= 1:
+        return f > 0  # one failure disproves p = 1
+    r = tau / (1 - tau)
+    approx = _mixture_float(k, f, float(r), float(bound) * (1 + 1e-9))
+    if approx >= float(bound) * (1 + 1e-9):
+        return True
+    if approx <= float(bound) * (1 - 1e-9):
+        return False
+    return _mixture_exact(k, f, r) >= bound
+
+
+def mixture_evalue(k: int, f: int, tau: float, side: Literal["fail", "pass"]) -> float:
+    """The e-value against p >= tau (``fail``) or p <= tau (``pass``), for display."""
+    if side == "pass":
+        k, f, tau = f, k, 1 - tau
+    if tau <= 0:
+        return 0.0
+    if tau >= 1:
+        return math.inf if f else 1.0 / (k + 1)
+    return _mixture_float(k, f, tau / (1 - tau), math.inf)
+
+
+@dataclass(frozen=True)
+class MixturePlan:
+    """The anytime-valid three-way rule against tau, at error levels for each side.
+
+    ``fail_level`` None: the FAIL side is not tested (``failing_runs: forbid``, where a failing
+    run FAILs its hard check and the statistic can only hold PASS back).
+    """
+
+    tau: Fraction
+    pass_level: Fraction
+    fail_level: Fraction | None
+
+    def decide(self, passes: int, failures: int) -> Literal["pass", "fail"] | None:
+        if self.fail_level is not None and _reaches(
+            passes, failures, self.tau, 1 / self.fail_level
+        ):
+            return "fail"
+        if _reaches(failures, passes, 1 - self.tau, 1 / self.pass_level):
+            return "pass"
+        return None
+
+
+@lru_cache(maxsize=262144)
+def _mixture_decide(plan: MixturePlan, passes: int, failures: int) -> str | None:
+    return plan.decide(passes, failures)
+
+
+@dataclass(frozen=True)
+class SequentialResult:
+    """Where a sequential rule stopped: ``pass`` / ``fail`` at ``runs_used``, or ``continue``."""
+
+    decision: Literal["pass", "fail", "continue"]
+    passes: int
+    failures: int
+    runs_used: int
+
+
+def run_mixture(plan: MixturePlan, outcomes: list[bool]) -> SequentialResult:
+    """Walk the outcomes in recording order; stop the first time a side crosses 1/level."""
+    passes = failures = 0
+    for outcome in outcomes:
+        passes += outcome
+        failures += not outcome
+        decision = _mixture_decide(plan, passes, failures)
+        if decision is not None:
+            return SequentialResult(decision, passes, failures, passes + failures)  # type: ignore[arg-type]
+    return SequentialResult("continue", passes, failures, passes + failures)
+
+
+def mixture_runs_needed(plan: MixturePlan, passes: int, failures: int) -> int | None:
+    """Fewest further passing runs after which the PASS side crosses; None past the search
+    limit or when no number can (tau = 1). Passing runs never move the FAIL side up."""
+    if plan.tau >= 1:
+        return None
+
+    def reaches(m: int) -> bool:
+        return _mixture_decide(plan, passes + m, failures) == "pass"
+
+    if reaches(0):
+        return 0
+    high = 1
+    while not reaches(high):
+        high *= 2
+        if high > MIXTURE_SEARCH_LIMIT:
+            return None
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if reaches(middle):
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def mixture_bounds(
+    passes: int, failures: int, pass_level: float, fail_level: float
+) -> tuple[float, float]:
+    """The one-sided confidence-sequence bounds at these counts (display only): the lowest
+    rate the PASS side does not reject and the highest the FAIL side does not reject."""
+
+    def rejected_below(m: float) -> bool:  # PASS side rejects p <= m
+        return mixture_evalue(passes, failures, m, "pass") >= 1 / pass_level
+
+    def rejected_above(m: float) -> bool:  # FAIL side rejects p >= m
+        return mixture_evalue(passes, failures, m, "fail") >= 1 / fail_level
+
+    low, high = 0.0, 1.0
+    for _ in range(50):
+        middle = (low + high) / 2
+        if rejected_below(middle):
+            low = middle
+        else:
+            high = middle
+    lower = low
+    low, high = 0.0, 1.0
+    for _ in range(50):
+        middle = (low + high) / 2
+        if rejected_above(middle):
+            high = middle
+        else:
+            low = middle
+    upper = 1.0 if failures == 0 else high
+    return round(lower, 12), round(upper, 12)

@@ -172,6 +172,7 @@ class Runner:
     summary_prefix: str = ""
     #: RLIMIT_FSIZE for the step (a disk that fills up at this file size), None for none
     file_size_limit: int | None = None
+    head_sha: str = HEAD_SHA
 
     def __post_init__(self) -> None:
         self.workspace = self.root / "workspace"
@@ -190,7 +191,7 @@ class Runner:
             "pull_request": {
                 "number": self.pr_number,
                 "head": {
-                    "sha": HEAD_SHA,
+                    "sha": self.head_sha,
                     "repo": {"full_name": self.head_repo or self.repository},
                 },
                 "base": {"sha": "f" * 40, "repo": {"full_name": self.repository}},
@@ -279,9 +280,9 @@ thresholds:
 """
 GOOD_PATH = ["lookup_order", "policy_check", "refund_commit"]
 CANDIDATES = {
-    # verdict -> (runs, path)
-    "PASS": (5, GOOD_PATH),
-    "WARN": (5, ["lookup_order", "policy_check", "log_event", "refund_commit"]),
+    # verdict -> (runs, path); 8 all-pass runs are the fewest the anytime rule PASSes at tau 0.5
+    "PASS": (8, GOOD_PATH),
+    "WARN": (8, ["lookup_order", "policy_check", "log_event", "refund_commit"]),
     "FAIL": (5, ["lookup_order", "refund_commit", "policy_check"]),
     "INCONCLUSIVE": (1, GOOD_PATH),
 }

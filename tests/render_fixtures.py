@@ -638,7 +638,7 @@ def gated(kind: str) -> GateReport:
                 "required_order": [{"before": "policy_check", "after": "refund_commit"}],
                 "max_errors": 1,
             },
-            "thresholds": {"min_runs": 5, "sprt": {"enabled": True}},
+            "thresholds": {"min_runs": 5},
         }
     )
     baseline = runs("base", [REFUND] * 20, folder="examples/refund-policy/baseline")

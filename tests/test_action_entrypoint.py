@@ -91,6 +91,7 @@ def test_second_run_edits_the_comment_instead_of_adding_one(fake, runner):
     for path in (runner.workspace / "traces" / "candidate").glob("*.json"):
         path.unlink()
     write_gate_workspace(runner.workspace, "PASS")
+    runner.head_sha = "e" * 40  # a new commit: its runs start a new sequence
     second = runner.run(inputs)
     assert second.code == 0
     assert list(fake.comments) == [first_id]

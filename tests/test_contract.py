@@ -259,9 +259,11 @@ def test_gate_with_contract_equals_gate_with_compiled_spec(tmp_path, run_cli):
     code_b, _, _ = run_cli(
         "gate", "--baseline", base, "--candidate", cand, "--spec", spec_file, "--out", via_spec
     )
-    assert code_a == code_b == 1
+    # p = 0.8 compiles to failing_runs: tolerate: the violating run is evidence (WARN), and 1
+    # of 2 runs passing cannot yet show the rate either way.
+    assert code_a == code_b == 3
     a, b = json.loads(via_contract.read_text()), json.loads(via_spec.read_text())
-    assert a["verdict"] == b["verdict"] == "FAIL"
+    assert a["verdict"] == b["verdict"] == "INCONCLUSIVE"
     assert [(c["id"], c["verdict"]) for c in a["checks"]] == [
         (c["id"], c["verdict"]) for c in b["checks"]
     ]

@@ -109,7 +109,8 @@ def test_the_three_verdicts(candidate, verdict):
         # Output-only evaluation cannot tell: every output check passes.
         assert all(c.verdict == "PASS" for c in report.checks if c.category == "output_eval")
     if candidate == "small":
-        assert report.statistics[0].runs_needed == 5
+        # 4 of 4 passed; the anytime rule needs 15 all-pass runs to show tau = 0.7.
+        assert report.statistics[0].runs_needed == 11
 
 
 def test_regressed_runs_return_the_identical_final_json():

@@ -44,14 +44,16 @@ def test_failed_hard_check(report):
 def test_passed_and_statistical_checks(report):
     text = explain(report, "operational_quality.max_errors")
     assert "PASS" in text.splitlines()[0] and "No run contradicts the rule" in text
-    text = explain(report, "sample_sufficiency.wilson@refund")
+    text = explain(report, "sample_sufficiency.confidence_sequence@refund")
     assert "statistics\n  k/n 3/4" in text
     assert "runs needed" in text and "soft or statistical" in text
 
 
 def test_unknown_check_names_the_closest(report):
-    with pytest.raises(AbwInputError, match=r"did you mean sample_sufficiency\.wilson@refund"):
-        find_check(report, "sample_sufficiency.wilson")
+    with pytest.raises(
+        AbwInputError, match=r"did you mean sample_sufficiency\.confidence_sequence@refund"
+    ):
+        find_check(report, "sample_sufficiency.confidence")
 
 
 def test_a_bad_report_is_one_line_exit_2(run_cli, tmp_path):

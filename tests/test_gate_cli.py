@@ -66,9 +66,14 @@ def test_report_file_is_byte_identical_and_explainable(folders, run_cli):
     assert "behavior_contract.required_order[0]: FAIL" in out
     assert "c-18.json:10 (ordinal 3)" in out and "why" in out
     code, out, _ = run_cli(
-        "explain", "sample_sufficiency.wilson@refund", "--report", first, "--format", "json"
+        "explain",
+        "sample_sufficiency.confidence_sequence@refund",
+        "--report",
+        first,
+        "--format",
+        "json",
     )
-    assert code == 0 and json.loads(out)["rule"] == "wilson"
+    assert code == 0 and json.loads(out)["rule"] == "confidence_sequence"
     code, _, err = run_cli("explain", "behavior_contract.required_ordr", "--report", first)
     assert code == 2 and "did you mean behavior_contract.required_order[0]" in err
     (tmp / "junk.json").write_text("{}")

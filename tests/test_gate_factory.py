@@ -23,11 +23,14 @@ def make_trace(
     scenario: str | None = "refund",
     output: dict[str, Any] | None = None,
     llm_first: bool = True,
+    final_status: str = "success",
+    started_at: str | None = None,
 ) -> Trace:
     """A trace whose path is ``steps``: "name", (name, status) or (name, status, input key).
 
     An llm span starts the run when ``llm_first``; the input hash of a step is derived from
-    its input key (default: its position), so equal keys mean the same input.
+    its input key (default: its position), so equal keys mean the same input. ``started_at``
+    is the first span's start time (the run's recording time).
     """
     spans: list[Span] = []
     if llm_first:
@@ -47,12 +50,14 @@ def make_trace(
                 input_hash=content_hash([name, key]),
             )
         )
+    if started_at is not None and spans:
+        spans[0] = spans[0].model_copy(update={"started_at": started_at})
     return Trace(
         source=Source(platform="test", export_format="json", source_hash=content_hash(trace_id)),
         run=Run(
             trace_id=trace_id,
             scenario_id=scenario,
-            final_status="success",
+            final_status=final_status,  # type: ignore[arg-type]
             canonical_output=output,
         ),
         spans=spans,
@@ -66,11 +71,26 @@ def trace_file(trace: Trace, folder: str = "mem") -> TraceFile:
 
 
 def runs(
-    prefix: str, paths: list[list[Step]], folder: str | None = None, **kw: Any
+    prefix: str,
+    paths: list[list[Step]],
+    folder: str | None = None,
+    *,
+    start_minute: int | None = None,
+    **kw: Any,
 ) -> list[TraceFile]:
-    """Trace files ``prefix-00``, ``prefix-01``, ... with the given paths."""
+    """Trace files ``prefix-00``, ``prefix-01``, ... with the given paths.
+
+    With ``start_minute`` run i starts at that many minutes (plus i) after 2026-06-01T00:00Z.
+    """
+
+    def start(i: int) -> dict[str, Any]:
+        if start_minute is None:
+            return {}
+        minute = start_minute + i
+        return {"started_at": f"2026-06-01T{minute // 60:02d}:{minute % 60:02d}:00Z"}
+
     return [
-        trace_file(make_trace(f"{prefix}-{i:02d}", p, **kw), folder or prefix)
+        trace_file(make_trace(f"{prefix}-{i:02d}", p, **start(i), **kw), folder or prefix)
         for i, p in enumerate(paths)
     ]
 

@@ -55,6 +55,11 @@ def format_summary(report) -> str:  # GateReport
     help="Every assertion counts as severity error: a drifted or unknown warn/info assertion "
     "FAILs or is INCONCLUSIVE (as the spec's strict: true).",
 )
+@path_option(
+    "--previous",
+    help="An earlier gate-report.json of this candidate: check that the runs extend its "
+    "sequence (else the sequence restarts at a spent-down level).",
+)
 @click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
 @click.option(
     "--workers",
@@ -79,6 +84,7 @@ def gate_command(
     fail_on_warn: bool,
     allow_inconclusive: bool,
     strict: bool,
+    previous: Path | None,
     timestamp: bool,
     workers: int | None,
     scheduler: str | None,
@@ -126,10 +132,12 @@ def gate_command(
             from abw.contract import run_contract_gate
 
             report = run_contract_gate(
-                baseline, candidate, contract_path, latent=latent, strict=strict
+                baseline, candidate, contract_path, latent=latent, strict=strict, previous=previous
             )
         else:
-            report = run_gate(baseline, candidate, spec_path, latent=latent, strict=strict)
+            report = run_gate(
+                baseline, candidate, spec_path, latent=latent, strict=strict, previous=previous
+            )
     if timestamp:
         from datetime import UTC, datetime
 

@@ -32,13 +32,16 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     """
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError, naming_field
+    from abw.gating.vacuity import observed, spec_findings
     from abw.spec_init import infer, render_yaml
     from abw.text import plural
+    from abw.specio import load_spec
     from abw.traceio import load_traces
 
     if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess
         raise AbwInputError("exists; pass --force to overwrite it", file=out, field="--out")
-    inferred = infer(load_traces(baseline))
+    traces = load_traces(baseline)
+    inferred = infer(traces)
     with naming_field("--out"):
         write_atomic(out, render_yaml(inferred, spec_id or out.stem or "behavior-spec", name))
     click.echo(
@@ -46,6 +49,11 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
         f"{inferred.max_path_length}, {plural(len(inferred.order_suggestions), 'order suggestion')}"
         f" from {plural(inferred.runs, 'baseline run')}"
     )
+    findings = spec_findings(load_spec(out)[0], observed(traces))
+    for line in findings:
+        click.echo(f"warning: {out}: {line}", err=True)
+    if not findings:
+        click.echo("every tool name in it matches a span of the baseline")
     return 0
 
 

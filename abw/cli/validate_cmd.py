@@ -1,4 +1,4 @@
-"""``abw validate FILE...``."""
+"""``abw validate FILE...`` (with ``--baseline DIR``: also tool names no baseline run shows)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,32 @@ from abw.text import log_line
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-def validate(files: tuple[Path, ...]) -> int:
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder (or file) of traces: also report spec tool names that match no span there.",
+)
+def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
     """Check FILES against the schema their schema_version names; print each problem.
 
     A folder stands for every *.json file under it (as for fingerprint and gate); a folder
-    named like a document (``x.json/``) is refused as one.
+    named like a document (``x.json/``) is refused as one. With --baseline, every behavior spec
+    among FILES is also checked for tool names (required tools, order constraints, rules) that
+    match no span of those traces: a check on such a name cannot PASS (the gate makes it
+    INCONCLUSIVE).
     """
     from abw.errors import AbwInputError
     from abw.hints import with_hint
     from abw.traceio import trace_paths
     from abw.validate import validate_file
 
+    seen = None
+    if baseline is not None:
+        from abw.gating.vacuity import observed
+        from abw.traceio import load_traces
+
+        seen = observed(load_traces(baseline))
     bad = 0
     for given in files:
         try:
@@ -35,6 +50,7 @@ def validate(files: tuple[Path, ...]) -> int:
         for path in paths:
             try:
                 problems = validate_file(path)
+                vacuous = _vacuous(path, seen) if not problems and seen is not None else []
             except AbwInputError as exc:
                 exc.message = with_hint(exc.message, path)
                 click.echo(log_line(exc.one_line()), err=True)
@@ -47,6 +63,23 @@ def validate(files: tuple[Path, ...]) -> int:
                 text = f"{last.file}: {last.path}: {with_hint(last.message, path)}"
                 click.echo(log_line(text), err=True)
                 bad += 1
+            elif vacuous:
+                for line in vacuous:
+                    click.echo(log_line(line), err=True)
+                bad += 1
             else:
                 click.echo(log_line(f"{path}: ok"))
     return 2 if bad else 0
+
+
+def _vacuous(path: Path, seen: object) -> list[str]:
+    """One line per spec part naming a tool that matches no span of the baseline."""
+    from abw.gating.vacuity import spec_findings
+    from abw.specio import load_spec
+    from abw.validate import load_document
+
+    document = load_document(path)
+    if not isinstance(document, dict) or document.get("schema_version") != "behavior-spec/v0":
+        return []
+    spec, _ = load_spec(path)
+    return [f"{path}: {line}" for line in spec_findings(spec, seen)]

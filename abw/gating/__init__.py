@@ -8,6 +8,7 @@ by what they are, never by the order they were passed in.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,8 @@ from abw.errors import AbwInputError
 from abw.gating.ledger import inputs_digest
 
 if TYPE_CHECKING:
+    from abw.gating.sequence import Previous
+    from abw.gating.vacuity import Observed
     from abw.models.report import Check, GateReport, LatentAdvisory
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
@@ -26,6 +29,7 @@ CATEGORY_ORDER = (
     "behavior_contract",
     "operational_quality",
     "diff_shape",
+    "execution",
     "sample_sufficiency",
 )
 
@@ -48,13 +52,18 @@ def gate(
     spec_file: str,
     spec_sha256: str,
     latent: LatentAdvisory | None = None,
+    previous: Mapping[str | None, Previous] | None = None,
 ) -> GateReport:
-    """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence."""
+    """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence.
+
+    ``previous``: per scenario, what an earlier gate of the same candidate recorded (its
+    sequence length, hash chain and restarts; abw.gating.sequence), from ``--previous``.
+    """
     from abw import __version__
     from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
-    from abw.gating import diff_shape, ledger, sample_sufficiency
+    from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
     from abw.gating.input_warnings import input_warnings
-    from abw.models.report import GateReport, RunStatus, ToolInfo, worst_verdict
+    from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
 
     _check_unique(baseline, "baseline")
     _check_unique(candidate, "candidate")
@@ -62,12 +71,19 @@ def gate(
     candidate = sorted(candidate, key=run_sort_key)
 
     checks, failed = per_run_checks(spec, baseline, candidate)
+    tolerate = spec.thresholds.failing_runs == "tolerate"
+    if tolerate:
+        checks = [_tolerated(c) for c in checks]
+    hard_fail = any(c.hard and c.verdict == "FAIL" for c in checks)
 
-    # Per scenario: shape against the baseline, and sample statistics on per-run passes.
+    # Per scenario: shape against the baseline, execution status, and sample statistics on
+    # per-run passes in recording order.
     diffs = diff(baseline, candidate)
     base_groups = group_by_scenario(baseline)
     cand_groups = group_by_scenario(candidate)
     statistics = []
+    executions = []
+    scenario_count = max(len(diffs), 1)
     for result in diffs:
         sid = result.scenario_id
         runs = cand_groups.get(sid, [])
@@ -75,11 +91,32 @@ def gate(
             checks.append(diff_shape.coverage_check(sid, len(runs)))
         elif runs:
             checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
+        ordered, order = sequence.recording_order(runs)
+        digests = [t.sha256 for t in ordered]
+        heads = sequence.chain(digests)
+        link = sequence.continuity(digests, (previous or {}).get(sid) if previous else None)
+        state = SequenceState(
+            order=order,
+            n=len(ordered),
+            chain=heads[-1] if heads else sequence.GENESIS,
+            restarts=link.restarts,
+            continuity=link.status,
+            continuity_message=link.message,
+        )
+        status = execution.status(sid, ordered)
+        executions.append(status)
+        checks.append(execution.check(status, ordered))
+        failing = execution.failing(ordered, failed)
         stats = sample_sufficiency.statistics(
-            sid, [not failed[t.path] for t in runs], spec.thresholds
+            sid,
+            [t.path not in failing for t in ordered],
+            spec.thresholds,
+            scenarios=scenario_count,
+            sequence=state,
+            hard_fail=hard_fail,
         )
         statistics.append(stats)
-        checks += sample_sufficiency.checks(stats, runs, failed, len(base_groups.get(sid, [])))
+        checks += sample_sufficiency.checks(stats, ordered, failing, len(base_groups.get(sid, [])))
 
     checks.sort(key=lambda c: CATEGORY_ORDER.index(c.category))  # stable: spec order within
     verdict = worst_verdict([c.verdict for c in checks])
@@ -91,7 +128,9 @@ def gate(
             trace_id=trace.run.trace_id,
             trace_file=trace_file.path,
             scenario_id=trace.run.scenario_id,
-            passed=None if role == "baseline" else not failed[trace_file.path],
+            passed=None
+            if role == "baseline"
+            else not failed[trace_file.path] and trace.run.final_status == "success",
             path_length=len(trace_file.path_spans),
             errors=len(trace_file.error_spans),
             retries=len(trace_file.retry_spans),
@@ -113,6 +152,8 @@ def gate(
         checks=checks,
         diff=diffs,
         statistics=statistics,
+        execution=executions,
+        multiplicity=ledger.multiplicity(spec.thresholds, scenario_count),
         runs=runs_out,
         evidence_ledger=ledger.evidence_ledger(
             latent, bool(spec.output.required_fields or spec.output.expected or spec.assertions)
@@ -124,13 +165,32 @@ def gate(
     )
 
 
+def _tolerated(check: Check) -> Check:
+    """Under ``failing_runs: tolerate`` a violated hard check is evidence, not proof: WARN."""
+    if not (check.hard and check.verdict == "FAIL"):
+        return check
+    return check.model_copy(
+        update={
+            "verdict": "WARN",
+            "message": check.message.rstrip()
+            + " Tolerated (failing_runs: tolerate): the pass-rate test against tau decides.",
+        }
+    )
+
+
 def per_run_checks(
-    spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]
+    spec: Spec,
+    baseline: list[TraceFile],
+    candidate: list[TraceFile],
+    seen: Observed | None = None,
 ) -> tuple[list[Check], dict[str, list[str]]]:
     """The hard, per-run checks over every candidate run (the spec applies to every scenario),
     and per candidate trace file the ids of the checks it failed.
+
+    A check whose tool names match no span of any run (``seen``: by default the span names of
+    ``baseline`` and ``candidate``) is INCONCLUSIVE where it would PASS (abw.gating.vacuity).
     """
-    from abw.gating import behavior_contract, operational_quality, output_eval
+    from abw.gating import behavior_contract, operational_quality, output_eval, vacuity
     from abw.gating.common import evaluate_rule, mark_against_baseline
 
     rules = [
@@ -139,6 +199,7 @@ def per_run_checks(
         *operational_quality.rules(spec.invariants),
     ]
     checks = []
+    references: dict[str, tuple[str, ...]] = {}
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
     for rule in rules:
         check, outcome = evaluate_rule(rule, candidate)
@@ -147,13 +208,20 @@ def per_run_checks(
                 rule, check, outcome, baseline, spec.baseline_violations
             )
         checks.append(check)
+        references[check.id] = rule.references
         for path, ok in outcome.items():
             if not ok:
                 failed[path].append(check.id)
     for extra in _rule_checks(spec, baseline, candidate):
         checks += extra.checks
+        references.update(extra.references)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
+    if seen is None:
+        seen = vacuity.observed([*baseline, *candidate])
+    checks, vacuous = vacuity.apply(checks, references, seen)
+    if vacuous:
+        failed = {path: [i for i in ids if i not in vacuous] for path, ids in failed.items()}
     return checks, failed
 
 
@@ -176,12 +244,19 @@ def run_gate(
     *,
     latent: str | Path | None = None,
     strict: bool = False,
+    previous: str | Path | Mapping[str | None, Previous] | None = None,
 ) -> GateReport:
     """Load the baseline and candidate folders (or files) and the spec, then :func:`gate`.
 
-    ``strict``: as the spec's ``strict: true`` (every assertion counts as severity error)."""
+    ``strict``: as the spec's ``strict: true`` (every assertion counts as severity error);
+    ``previous``: an earlier gate-report.json of the same candidate (or what its sticky-comment
+    marker carried), whose sequences the current ones should extend.
+    """
     from abw.leanrun import load_lean_traces
     from abw.specio import load_spec
+
+    if isinstance(previous, str | Path):
+        previous = load_previous(previous)
 
     loaded_spec, spec_sha256 = load_spec(spec)
     if strict:
@@ -196,7 +271,19 @@ def run_gate(
         spec_file=str(spec),
         spec_sha256=spec_sha256,
         latent=advisory,
+        previous=previous,
     )
+
+
+def load_previous(path: str | Path) -> dict[str | None, Previous]:
+    """The per-scenario sequences an earlier gate-report.json recorded."""
+    from abw.gating.sequence import previous_from_report
+    from abw.validate import load_document
+
+    document = load_document(Path(path))
+    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
+        raise AbwInputError("not a gate-report/v0 document", file=path, field="--previous")
+    return previous_from_report(document)
 
 
 def load_latent(folder: str | Path) -> LatentAdvisory:

@@ -27,6 +27,7 @@ def _required_tool(index: int, tool: str) -> RunRule:
         rule="required_tools",
         category="behavior_contract",
         limits={"tool": tool, "requires": "at least one successful span in every run"},
+        references=(tool,),
         evaluate=evaluate,
         passed_message=lambda n: f"Every one of {runs_word(n)} called {tool} successfully.",
         failed_message=lambda bad, n: (
@@ -88,6 +89,7 @@ def _required_order(index: int, before: str, after: str) -> RunRule:
             "requires": "every successful `after` span has a successful `before` span "
             "at an earlier ordinal",
         },
+        references=(before, after),
         evaluate=evaluate,
         passed_message=lambda n: (
             f"In every one of {runs_word(n)}, each successful {after} came after a "

@@ -24,6 +24,7 @@ class RunRule:
     passed_message: Callable[[int], str]  # runs checked -> sentence
     failed_message: Callable[[int, int], str]  # (violating runs, runs checked) -> sentence
     measured: dict[str, Any] = field(default_factory=dict)
+    references: tuple[str, ...] = ()  # tool names / globs some run must show (gating.vacuity)
 
 
 def evaluate_rule(rule: RunRule, runs: list[TraceFile]) -> tuple[Check, dict[str, bool]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 from abw.hashing import sha256_hex
 from abw.models.report import (
     Check,
@@ -10,10 +12,12 @@ from abw.models.report import (
     InputFile,
     Inputs,
     LatentAdvisory,
+    Multiplicity,
     Role,
     Verdict,
 )
 from abw.text import plural
+from abw.models.spec import Thresholds
 from abw.traceio import TraceFile
 
 
@@ -34,7 +38,9 @@ def evidence_ledger(latent: LatentAdvisory | None, output_checked: bool) -> Evid
             EvidenceItem(kind="canonical_output_fields", description=output_use),
             EvidenceItem(
                 kind="sample_statistics",
-                description="Per-run pass counts: Wilson bounds and, when enabled, Wald's SPRT.",
+                description="Per-run pass counts in recording order: an anytime-valid "
+                "confidence sequence (or Wilson bounds with sequential: fixed, or the SPRT), "
+                "one error budget over all scenarios.",
             ),
         ],
         advisory=[
@@ -113,3 +119,31 @@ def summary(verdict: Verdict, checks: list[Check], candidate_runs: int) -> str:
         "WARN": "WARN: hard checks pass but a soft threshold was exceeded",
     }[verdict]
     return f"{lead}; {first.id}: {first.message}{others}"
+
+
+def multiplicity(thresholds: Thresholds, scenarios: int) -> Multiplicity:
+    """The correction that keeps the whole gate's false-FAIL rate within its budget."""
+    if thresholds.sprt.enabled:
+        alpha, what = thresholds.sprt.alpha, "sprt.alpha"
+    elif thresholds.sequential == "fixed":
+        alpha = NormalDist().cdf(-thresholds.wilson_z)
+        what = "the one-sided level of wilson_z"
+    else:
+        alpha, what = thresholds.alpha, "alpha"
+    if scenarios <= 1:
+        return Multiplicity(
+            method="none",
+            scenarios=scenarios,
+            alpha=alpha,
+            message=f"One scenario: its pass-rate test uses the whole budget ({what} = "
+            f"{alpha:.4g}).",
+        )
+    return Multiplicity(
+        method="bonferroni",
+        scenarios=scenarios,
+        alpha=alpha,
+        message=f"Bonferroni over {scenarios} scenarios: each scenario's FAIL side is tested at "
+        f"{what}/{scenarios} = {alpha / scenarios:.4g}, so a false FAIL of the gate as a whole "
+        f"stays within {alpha:.4g}; a PASS needs every scenario to PASS, so the PASS side needs "
+        "no correction.",
+    )

@@ -1,44 +1,119 @@
-"""``sample_sufficiency``: enough runs, Wilson bounds on the pass rate, and the optional SPRT."""
+"""``sample_sufficiency``: enough runs, and the pass-rate test against tau.
+
+The rule that decides the pass rate (docs/semantics.md, "Statistics"):
+
+* ``sequential: anytime`` (default): a one-sided beta-binomial mixture confidence sequence
+  (abw.stats.MixturePlan), read in recording order and stopped the first time a side crosses:
+  valid however often anyone looks or re-gates.
+* ``sequential: fixed``: Wilson bounds at the current n, valid for a single look only.
+* ``sprt.enabled`` (``failing_runs: tolerate`` only): the SPRT, with Ville's boundaries unless
+  the spec asks for Wald's.
+
+Levels: the gate's budget ``alpha`` is shared by every scenario (Bonferroni on the FAIL side:
+any scenario's false FAIL FAILs the gate; the PASS side needs none, as the gate PASSes only if
+every scenario does) and by every restart (the k-th sequence, k = 0, 1, ..., gets
+alpha * 2^-(k+1), which sums to alpha). Under ``failing_runs: forbid`` the FAIL side is not
+tested: a failing run already FAILs its hard check, and the statistic can only hold PASS back.
+"""
 
 from __future__ import annotations
 
+from fractions import Fraction
+from statistics import NormalDist
+
 from abw.gating.common import Finding, scenario_check, scenario_text, violation
-from abw.models.report import Check, SampleStatistics, SprtState, Verdict
+from abw.models.report import Check, SampleStatistics, SequenceState, SprtState, Verdict
 from abw.models.spec import Thresholds
-from abw.stats import SprtPlan, run_sprt, runs_needed, wilson_bounds, wilson_decision
+from abw.stats import (
+    MixturePlan,
+    SprtPlan,
+    mixture_bounds,
+    mixture_runs_needed,
+    run_mixture,
+    run_sprt,
+    runs_needed,
+    wilson_bounds,
+    wilson_decision,
+)
 from abw.text import plural
 from abw.traceio import TraceFile
 
-_WILSON_VERDICT: dict[str, Verdict] = {
-    "pass": "PASS",
-    "fail": "FAIL",
-    "inconclusive": "INCONCLUSIVE",
+_SPRT_DECISION = {
+    "accept_h0": "pass",
+    "accept_h1": "fail",
+    "continue": "inconclusive",
+    "truncated": "inconclusive",
 }
-_SPRT_VERDICT: dict[str, Verdict] = {
-    "accept_h0": "PASS",
-    "accept_h1": "FAIL",
-    "continue": "INCONCLUSIVE",
-    "truncated": "INCONCLUSIVE",
-}
+
+
+def _exact(value: float | Fraction) -> Fraction:
+    return value if isinstance(value, Fraction) else Fraction(repr(value))
+
+
+def spend(restarts: int) -> Fraction:
+    """The share of a level the (restarts)-th sequence gets: 2^-(restarts+1), summing to 1."""
+    return Fraction(1, 2 ** (restarts + 1))
+
+
+def _z_for(level: float) -> float:
+    return NormalDist().inv_cdf(1 - level)
+
+
+def sprt_plan(thresholds: Thresholds, scenarios: int = 1, restarts: int = 0) -> SprtPlan:
+    """The SPRT a scenario is tested with: sprt.alpha / S and sprt.beta, both spent down."""
+    config = thresholds.sprt
+    share = spend(restarts)
+    alpha = _exact(config.alpha) * share / scenarios
+    beta = _exact(config.beta) * share
+    return SprtPlan(config.p0, config.p1, alpha, beta, config.max_runs, config.boundaries)
+
+
+def mixture_plan(thresholds: Thresholds, scenarios: int = 1, restarts: int = 0) -> MixturePlan:
+    """The confidence-sequence test a scenario is tested with (FAIL side only under tolerate)."""
+    pass_level = _exact(thresholds.alpha) * spend(restarts)
+    fail_level = pass_level / scenarios if thresholds.failing_runs == "tolerate" else None
+    return MixturePlan(_exact(thresholds.min_wilson_pass_rate), pass_level, fail_level)
 
 
 def statistics(
-    scenario_id: str | None, outcomes: list[bool], thresholds: Thresholds
+    scenario_id: str | None,
+    outcomes: list[bool],
+    thresholds: Thresholds,
+    *,
+    scenarios: int = 1,
+    sequence: SequenceState | None = None,
+    hard_fail: bool = False,
 ) -> SampleStatistics:
-    """k, n, Wilson bounds and decision, SPRT state and runs still needed for one scenario.
+    """The pass-rate statistics of one scenario.
 
-    ``outcomes`` are the per-run pass indicators in run order (sorted by trace id), the order
-    in which the SPRT reads them.
+    ``outcomes``: per-run pass indicators in sequence order (``sequence.order``);
+    ``scenarios``: how many scenarios share the gate's budget; ``hard_fail``: a hard check
+    already FAILs the gate, so no number of passing runs changes the verdict (no runs needed).
     """
     n, k = len(outcomes), sum(outcomes)
-    z, tau = thresholds.wilson_z, thresholds.min_wilson_pass_rate
+    tau = thresholds.min_wilson_pass_rate
+    tolerate = thresholds.failing_runs == "tolerate"
+    restarts = sequence.restarts if sequence is not None else 0
+    order_ok = sequence is None or sequence.order == "recording"
+
+    # Fixed-n Wilson bounds: always shown; decide under ``sequential: fixed``. The FAIL side's
+    # z is Bonferroni-corrected over the scenarios.
+    z = thresholds.wilson_z
+    one_side = 1 - NormalDist().cdf(z)
+    z_fail = _z_for(one_side / scenarios) if scenarios > 1 else z
     bounds = wilson_bounds(k, n, z)
-    decision = wilson_decision(k, n, z, tau)
+    fail_bounds = wilson_bounds(k, n, z_fail)
+    wilson = wilson_decision(k, n, z, tau)
+    if wilson == "fail" and fail_bounds is not None and fail_bounds[1] >= tau:
+        wilson = "inconclusive"
+
     config = thresholds.sprt
+    runs_used: int | None = None
+    cs_lower = cs_upper = None
     if config.enabled:
-        plan = SprtPlan(
-            config.p0, config.p1, config.alpha, config.beta, config.max_runs, config.boundaries
-        )
+        rule = "sprt"
+        plan = sprt_plan(thresholds, scenarios, restarts)
+        alpha, beta = _exact(plan.alpha), _exact(plan.beta)
         result = run_sprt(plan, outcomes)
         lower, upper = plan.log_boundaries
         sprt = SprtState(
@@ -53,16 +128,48 @@ def statistics(
             max_runs=config.max_runs,
             p0=config.p0,
             p1=config.p1,
-            alpha=config.alpha,
-            beta=config.beta,
+            alpha=float(alpha),
+            beta=float(beta),
         )
+        decision = _SPRT_DECISION[result.decision]
+        runs_used = result.runs_used if decision != "inconclusive" else None
+        looks = "any" if config.boundaries == "ville" and order_ok else "single"
+        fail_level, pass_level = float(alpha), float(beta)
+        needed = _sprt_needed(plan, result) if decision == "inconclusive" else None
     else:
         sprt = SprtState(enabled=False, decision="disabled", passes=k, failures=n - k, runs_used=n)
-    needed = None
-    if decision != "pass" or n < thresholds.min_runs:
-        wilson_more = runs_needed(k, n, z, tau)
-        short = max(thresholds.min_runs - n, 0)
-        needed = None if wilson_more is None else max(wilson_more, short)
+        mixture = mixture_plan(thresholds, scenarios, restarts)
+        pass_level_x, fail_level_x = mixture.pass_level, mixture.fail_level
+        if thresholds.sequential == "anytime":
+            rule = "confidence_sequence"
+            result_cs = run_mixture(mixture, outcomes)
+            decision = "inconclusive" if result_cs.decision == "continue" else result_cs.decision
+            runs_used = result_cs.runs_used if decision != "inconclusive" else None
+            at_pass, at_fail = (result_cs.passes, result_cs.failures) if runs_used else (k, n - k)
+            if at_pass + at_fail:
+                cs_lower, cs_upper = mixture_bounds(
+                    at_pass,
+                    at_fail,
+                    float(pass_level_x),
+                    float(fail_level_x if fail_level_x is not None else pass_level_x),
+                )
+            looks = "any" if order_ok else "single"
+            needed = mixture_runs_needed(mixture, k, n - k) if decision == "inconclusive" else None
+        else:
+            rule = "wilson"
+            decision = wilson if tolerate or wilson != "fail" else "inconclusive"
+            looks = "single"
+            needed = runs_needed(k, n, z, tau) if decision != "pass" else None
+        fail_level = float(fail_level_x) if fail_level_x is not None else None
+        pass_level = float(pass_level_x)
+        if rule == "wilson":
+            fail_level = (one_side / scenarios) if tolerate else None
+            pass_level = one_side
+    if decision == "fail" or hard_fail:
+        needed = None
+    elif n < thresholds.min_runs:
+        short = thresholds.min_runs - n
+        needed = None if needed is None and decision != "pass" else max(needed or 0, short)
     return SampleStatistics(
         scenario_id=scenario_id,
         n=n,
@@ -71,21 +178,71 @@ def statistics(
         z=z,
         threshold=tau,
         wilson_lower=bounds[0] if bounds else None,
-        wilson_upper=bounds[1] if bounds else None,
-        wilson_decision=decision,
+        wilson_upper=fail_bounds[1] if fail_bounds else None,
+        wilson_decision=wilson,
         min_runs=thresholds.min_runs,
         sprt=sprt,
-        runs_needed=needed,
+        runs_needed=needed or None,
+        rule=rule,  # type: ignore[arg-type]
+        looks=looks,  # type: ignore[arg-type]
+        failing_runs=thresholds.failing_runs,
+        decision=decision,  # type: ignore[arg-type]
+        runs_used=runs_used,
+        fail_level=fail_level,
+        pass_level=pass_level,
+        cs_lower=cs_lower,
+        cs_upper=cs_upper,
+        sequence=sequence,
     )
+
+
+def _sprt_needed(plan: SprtPlan, result: object) -> int | None:
+    """Fewest further passing runs that make the SPRT accept H0 within max_runs."""
+    passes, failures = result.passes, result.failures  # type: ignore[attr-defined]
+    if passes + failures >= plan.max_runs:
+        return None
+    for extra in range(1, plan.max_runs - passes - failures + 1):
+        if plan.decide(passes + extra, failures) == "accept_h0":
+            return extra
+    return None
+
+
+_VERDICT: dict[str, Verdict] = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _level(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _validity(stats: SampleStatistics) -> str:
+    if stats.looks == "any":
+        return "valid however often anyone looks or re-gates"
+    if (
+        stats.rule != "wilson"
+        and stats.sequence is not None
+        and stats.sequence.order != "recording"
+    ):
+        return "single-look only: some run has no start time, so runs are in trace-id order"
+    if stats.rule == "sprt":
+        return "single-look only: Wald's boundaries are approximate"
+    return "single-look only: valid for one look at this n, not for re-gating"
 
 
 def checks(
     stats: SampleStatistics,
     runs: list[TraceFile],
-    failed: dict[str, list[str]],
+    failing: dict[str, str],
     baseline_runs: int,
 ) -> list[Check]:
-    """min_runs, Wilson and (when enabled) SPRT checks for one scenario."""
+    """min_runs and the pass-rate check for one scenario.
+
+    ``failing``: per candidate trace file that did not pass, why (failed checks, or how it
+    ended when it did not complete).
+    """
     sid = stats.scenario_id
     where = scenario_text(sid)
     more = (
@@ -117,81 +274,101 @@ def checks(
         )
     )
 
-    failing = [
-        violation(t, Finding("failed " + ", ".join(failed[t.path])))
-        for t in runs
-        if failed.get(t.path)
-    ]
-    verdict = _WILSON_VERDICT[stats.wilson_decision]
+    violations = [violation(t, Finding(failing[t.path])) for t in runs if t.path in failing]
+    verdict = _VERDICT[stats.decision]
+    tau = stats.threshold
+    validity = _validity(stats)
+    levels = (
+        f"levels: FAIL {_level(stats.fail_level)}, PASS {_level(stats.pass_level)}"
+        if stats.fail_level is not None
+        else f"PASS level {_level(stats.pass_level)}"
+    )
     if stats.n == 0:
         text = f"No candidate runs for {where}: the pass rate cannot be bounded."
+    elif stats.rule == "sprt":
+        sprt = stats.sprt
+        counts = f"after {plural(sprt.runs_used, 'run')} ({sprt.passes} passed, {sprt.failures} failed)"
+        text = {
+            "accept_h0": f"SPRT accepted H0 (pass rate >= p0={sprt.p0}) {counts}",
+            "accept_h1": f"SPRT accepted H1 (pass rate degraded to p1={sprt.p1}) {counts}",
+            "continue": f"SPRT has not reached a boundary {counts}: collect more runs",
+            "truncated": f"SPRT reached its limit of {sprt.max_runs} runs without a decision",
+        }[sprt.decision] + f" ({levels}; {validity})."
+    elif stats.rule == "confidence_sequence":
+        interval = (
+            f"{stats.k} of {stats.n} runs passed; confidence-sequence bounds "
+            f"[{_fmt(stats.cs_lower)}, {_fmt(stats.cs_upper)}]"
+        )
+        at = f" at run {stats.runs_used}" if stats.runs_used else ""
+        if verdict == "PASS":
+            text = f"{interval}{at}: the lower bound reached tau={tau}"
+        elif verdict == "FAIL":
+            text = f"{interval}{at}: the upper bound fell below tau={tau}"
+        elif stats.failing_runs == "forbid" and stats.k < stats.n:
+            text = f"{interval}: the pass rate is not shown to reach tau={tau}"
+        else:
+            text = f"{interval} straddle tau={tau}: not enough evidence either way"
+        text += f" ({levels}; {validity})."
     else:
-        assert stats.wilson_lower is not None and stats.wilson_upper is not None
         interval = (
             f"{stats.k} of {stats.n} runs passed; Wilson bounds "
-            f"[{stats.wilson_lower:.3f}, {stats.wilson_upper:.3f}] (z={stats.z})"
+            f"[{_fmt(stats.wilson_lower)}, {_fmt(stats.wilson_upper)}] (z={stats.z})"
         )
         if verdict == "PASS":
-            text = f"{interval}: the lower bound reaches tau={stats.threshold}."
+            text = f"{interval}: the lower bound reaches tau={tau}"
         elif verdict == "FAIL":
-            text = f"{interval}: even the upper bound is below tau={stats.threshold}."
+            text = f"{interval}: even the upper bound is below tau={tau}"
         else:
-            text = f"{interval} straddle tau={stats.threshold}: not enough evidence either way."
+            text = f"{interval} straddle tau={tau}: not enough evidence either way"
+        text += f" ({validity})."
+    measured = {
+        "k": stats.k,
+        "n": stats.n,
+        "decision": stats.decision,
+        "runs_used": stats.runs_used,
+        "runs_needed": stats.runs_needed,
+    }
+    if stats.rule == "confidence_sequence":
+        measured |= {"cs_lower": stats.cs_lower, "cs_upper": stats.cs_upper}
+    elif stats.rule == "wilson":
+        measured |= {"wilson_lower": stats.wilson_lower, "wilson_upper": stats.wilson_upper}
+    else:
+        measured |= {
+            "llr": stats.sprt.llr,
+            "passes": stats.sprt.passes,
+            "failures": stats.sprt.failures,
+        }
+    limits: dict[str, object] = {
+        "min_wilson_pass_rate": tau,
+        "failing_runs": stats.failing_runs,
+        "looks": stats.looks,
+        "fail_level": stats.fail_level,
+        "pass_level": stats.pass_level,
+    }
+    if stats.rule == "wilson":
+        limits["z"] = stats.z
+    if stats.rule == "sprt":
+        sprt = stats.sprt
+        limits |= {
+            "p0": sprt.p0,
+            "p1": sprt.p1,
+            "alpha": sprt.alpha,
+            "beta": sprt.beta,
+            "max_runs": sprt.max_runs,
+            "lower_boundary": sprt.lower_boundary,
+            "upper_boundary": sprt.upper_boundary,
+        }
     found.append(
         scenario_check(
             "sample_sufficiency",
-            "wilson",
+            stats.rule,
             sid,
             verdict=verdict,
             message=text + (more if verdict == "INCONCLUSIVE" else ""),
             runs_checked=stats.n,
-            measured={
-                "k": stats.k,
-                "n": stats.n,
-                "wilson_lower": stats.wilson_lower,
-                "wilson_upper": stats.wilson_upper,
-                "runs_needed": stats.runs_needed,
-            },
-            limits={"min_wilson_pass_rate": stats.threshold, "z": stats.z},
-            violations=failing if verdict != "PASS" else [],
+            measured=measured,
+            limits=limits,
+            violations=violations if verdict != "PASS" else [],
         )
     )
-
-    sprt = stats.sprt
-    if sprt.enabled:
-        verdict = _SPRT_VERDICT[sprt.decision]
-        counts = f"after {sprt.runs_used} run(s) ({sprt.passes} passed, {sprt.failures} failed)"
-        text = {
-            "accept_h0": f"SPRT accepted H0 (pass rate >= p0={sprt.p0}) {counts}.",
-            "accept_h1": f"SPRT accepted H1 (pass rate degraded to p1={sprt.p1}) {counts}.",
-            "continue": f"SPRT has not reached a boundary {counts}: collect more runs.",
-            "truncated": f"SPRT reached its limit of {sprt.max_runs} runs without a decision.",
-        }[sprt.decision]
-        found.append(
-            scenario_check(
-                "sample_sufficiency",
-                "sprt",
-                sid,
-                verdict=verdict,
-                message=text,
-                runs_checked=sprt.runs_used,
-                measured={
-                    "decision": sprt.decision,
-                    "llr": sprt.llr,
-                    "passes": sprt.passes,
-                    "failures": sprt.failures,
-                    "runs_used": sprt.runs_used,
-                },
-                limits={
-                    "p0": sprt.p0,
-                    "p1": sprt.p1,
-                    "alpha": sprt.alpha,
-                    "beta": sprt.beta,
-                    "max_runs": sprt.max_runs,
-                    "lower_boundary": sprt.lower_boundary,
-                    "upper_boundary": sprt.upper_boundary,
-                },
-                violations=failing if verdict != "PASS" else [],
-            )
-        )
     return found

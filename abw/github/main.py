@@ -74,8 +74,11 @@ def _load_report(path: Path, shown: str) -> Any:
     return report
 
 
-def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
-    """Resolve the path inputs inside the workspace and run the gate on workspace-relative paths."""
+def _run_gate(inputs: ActionInputs, workspace: Path, previous: Any = None) -> Any:
+    """Resolve the path inputs inside the workspace and run the gate on workspace-relative paths.
+
+    ``previous``: the run sequences this check's earlier sticky comment carried (or None).
+    """
     if inputs.report:
         path = resolve_in_workspace(inputs.report, workspace, name="report")
         return _load_report(path, relative_posix(path, workspace))
@@ -98,6 +101,7 @@ def _run_gate(inputs: ActionInputs, workspace: Path) -> Any:
         relative_posix(resolved["candidate"], workspace),
         relative_posix(resolved["spec"], workspace),
         latent=relative_posix(latent, workspace) if latent else None,
+        previous=previous,
     )
 
 
@@ -168,6 +172,9 @@ def _describe_failure(exc: BaseException) -> tuple[bool, str]:
     return False, f"HTTP {status} {text}" if status else text
 
 
+_READ_PREVIOUS = "reading the earlier PR comment"
+
+
 class Publisher:
     """Talks to the GitHub API; every failure becomes a notice or a warning, never an exit code.
 
@@ -187,6 +194,7 @@ class Publisher:
         self.deadline = time.monotonic() + inputs.publish_timeout
         self._client: Any = None
         self._repo: Any = None
+        self.read_only: set[str] = set()  # what the token was refused
         self._login: str | None = None
 
     def client(self) -> Any:
@@ -229,6 +237,7 @@ class Publisher:
         except Exception as exc:  # network, HTTP, anything: degrade, keep the verdict
             read_only, line = _describe_failure(exc)
             if read_only:
+                self.read_only.add(what)
                 if self.ctx.is_fork:
                     line += " (this pull request comes from a fork)"
                 self.console.notice(
@@ -312,12 +321,39 @@ class Publisher:
             return None
         return claimed
 
+    def previous_sequences(self) -> Any:
+        """The run sequences this check's earlier sticky comment on the PR recorded for the same
+        commit, if any (a new commit is a new candidate: its runs start a new sequence)."""
+        if self.inputs.report or self.inputs.comment == "off":
+            return None
+        if not self.inputs.github_token or not self.ctx.repository:
+            return None
+        number = self.pull_request()
+        if number is None:
+            return None
+        from abw.gating.sequence import decode_marker
+        from abw.github.comment import find_sticky, parse_marker
+
+        def read() -> Any:
+            found, _ = find_sticky(
+                self.repo().get_issue(number), self.inputs.check_name, self.login()
+            )
+            token = (parse_marker(found[-1].body or "") or {}).get("chain") if found else None
+            if not token:
+                return None
+            candidate, sequences = decode_marker(token)
+            return sequences if candidate and candidate == self.ctx.head_sha else None
+
+        return self.attempt(_READ_PREVIOUS, read)
+
     def comment(self, body: str) -> None:
         from abw.github.comment import upsert_comment
 
         if self.inputs.comment == "off":
             return
         if not self.can_publish("PR comment"):
+            return
+        if _READ_PREVIOUS in self.read_only:  # the PR's comments were already refused (notice)
             return
         number = self.pull_request()
         if number is None:
@@ -351,13 +387,17 @@ def _publish(
     ctx: RunContext,
     console: Console,
     env: Mapping[str, str],
+    publisher: Publisher | None = None,
 ) -> None:
-    """Check run and sticky comment: views of ``report`` that can never change the exit code."""
+    """Check run and sticky comment: views of ``report`` that can never change the exit code.
+
+    The comment's marker carries the run sequences (abw.gating.sequence) for the next gate."""
+    from abw.gating.sequence import encode_marker
     from abw.github.checks import OUTPUT_LIMIT
     from abw.github.comment import COMMENT_LIMIT, build_body, report_digest
     from abw.hashing import canonical_json
 
-    publisher = Publisher(inputs, ctx, console, env)
+    publisher = publisher or Publisher(inputs, ctx, console, env)
     publisher.check_run(
         report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console, inputs.check_name), items
     )
@@ -368,6 +408,7 @@ def _publish(
             _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console, inputs.check_name),
             digest,
             ctx.run_url,
+            extra={"chain": encode_marker(report.statistics, ctx.head_sha or "")},
         )
         publisher.comment(body)
 
@@ -393,6 +434,12 @@ def run(env: Mapping[str, str], console: Console) -> int:
 
         sample_before_gate(inputs, workspace, console)
     report = _run_gate(inputs, workspace)
+    if out_dir.exists() and not out_dir.is_dir():  # before any request (as _write_report_files)
+        raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
+    publisher = Publisher(inputs, ctx, console, env)
+    previous = publisher.previous_sequences()  # once the inputs are known to be good
+    if previous:
+        report = _run_gate(inputs, workspace, previous)
     # settled: a later failure (writing reports, publishing) keeps this exit code (abw.faults)
     code = faults.verdict_reached(action_exit_code(report.verdict, inputs.fail_on))
     conclusion = inputs.conclusions[report.verdict]
@@ -429,7 +476,7 @@ def run(env: Mapping[str, str], console: Console) -> int:
         )
 
     try:
-        _publish(report, items, inputs, ctx, console, env)
+        _publish(report, items, inputs, ctx, console, env, publisher)
     except Exception as exc:  # publishing is a view: it never changes the exit code
         if env.get("ABW_DEBUG"):
             raise

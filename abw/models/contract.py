@@ -81,7 +81,8 @@ class Satisfaction(_Closed):
         default=0.95,
         gt=0,
         le=1,
-        description="Required compliance probability (becomes min_wilson_pass_rate).",
+        description="Required compliance probability: p < 1 compiles to failing_runs: "
+        "tolerate with min_wilson_pass_rate = p; p = 1 to failing_runs: forbid.",
     )
     delta: float | None = Field(
         default=None,

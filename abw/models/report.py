@@ -14,7 +14,12 @@ from abw.models import REPORT_SCHEMA
 
 Verdict = Literal["PASS", "WARN", "FAIL", "INCONCLUSIVE"]
 Category = Literal[
-    "output_eval", "behavior_contract", "operational_quality", "diff_shape", "sample_sufficiency"
+    "output_eval",
+    "behavior_contract",
+    "operational_quality",
+    "diff_shape",
+    "sample_sufficiency",
+    "execution",
 ]
 Role = Literal["baseline", "candidate"]
 
@@ -132,10 +137,24 @@ class SprtState(_Model):
     beta: float | None = None
 
 
+class SequenceState(_Model):
+    """The order the runs entered the sequential statistics, and its hash chain."""
+
+    order: Literal["recording", "trace_id"] = Field(
+        description="recording: by start time (trace id breaks ties); trace_id: some run has "
+        "no start time, so the guarantee holds for a single look only."
+    )
+    n: int
+    chain: str = Field(description="H_n, H_i = sha256(H_{i-1} || run file SHA-256), H_0 = 0^64.")
+    restarts: int = Field(default=0, description="Times the sequence restarted (spent levels).")
+    continuity: Literal["new", "extends", "restarted"] = "new"
+    continuity_message: str = ""
+
+
 class SampleStatistics(_Model):
     scenario_id: str | None = None
     n: int
-    k: int = Field(description="Candidate runs that passed every per-run hard check.")
+    k: int = Field(description="Candidate runs that completed and passed every per-run hard check.")
     pass_rate: float | None
     z: float
     threshold: float = Field(description="tau = min_wilson_pass_rate.")
@@ -146,8 +165,60 @@ class SampleStatistics(_Model):
     sprt: SprtState
     runs_needed: int | None = Field(
         default=None,
-        description="More passing runs needed for the Wilson lower bound to reach tau, if any.",
+        description="More passing runs the rule used needs to PASS; None when it has decided, "
+        "when a hard check already FAILs, or when no number of runs can.",
     )
+    rule: Literal["confidence_sequence", "wilson", "sprt"] = Field(
+        default="wilson", description="The rule that decides the pass rate."
+    )
+    looks: Literal["any", "single"] = Field(
+        default="single",
+        description="any: the error bounds hold however often anyone looks or re-gates; "
+        "single: only for one look at a fixed n.",
+    )
+    failing_runs: Literal["forbid", "tolerate"] = "forbid"
+    decision: Literal["pass", "fail", "inconclusive"] = Field(
+        default="inconclusive", description="The deciding rule's decision."
+    )
+    runs_used: int | None = Field(
+        default=None, description="Runs a sequential rule read before it decided."
+    )
+    fail_level: float | None = Field(
+        default=None, description="Level of the FAIL side in this scenario (after corrections)."
+    )
+    pass_level: float | None = Field(
+        default=None, description="Level of the PASS side in this scenario (after restarts)."
+    )
+    cs_lower: float | None = Field(default=None, description="Confidence-sequence lower bound.")
+    cs_upper: float | None = Field(default=None, description="Confidence-sequence upper bound.")
+    sequence: SequenceState | None = None
+
+
+class IncompleteRun(_Model):
+    trace_id: str
+    trace_file: str
+    final_status: Literal["error", "cancelled", "unknown"]
+
+
+class ExecutionStatus(_Model):
+    """How the candidate runs of one scenario ended, apart from the behavior verdict."""
+
+    scenario_id: str | None = None
+    runs: int
+    completed: int
+    error: int = 0
+    cancelled: int = 0
+    unknown: int = 0
+    incomplete_runs: list[IncompleteRun] = Field(default_factory=list)
+
+
+class Multiplicity(_Model):
+    """How the pass-rate tests of all scenarios share one error budget."""
+
+    method: Literal["bonferroni", "none"]
+    scenarios: int
+    alpha: float = Field(description="The whole gate's budget for a false FAIL.")
+    message: str
 
 
 class EvidenceItem(_Model):
@@ -237,6 +308,10 @@ class GateReport(_Model):
     checks: list[Check]
     diff: list[DiffResult] = Field(description="One per scenario.")
     statistics: list[SampleStatistics] = Field(description="One per scenario.")
+    execution: list[ExecutionStatus] = Field(
+        default_factory=list, description="One per scenario: how the candidate runs ended."
+    )
+    multiplicity: Multiplicity | None = None
     runs: list[RunStatus]
     evidence_ledger: EvidenceLedger
     inputs: Inputs

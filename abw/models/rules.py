@@ -7,7 +7,7 @@ Semantics are in ``docs/contracts.md``; every model is closed (unknown keys are 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -36,6 +36,25 @@ class _Rule(_Closed):
     scenarios: list[str] = Field(
         default_factory=list, description="Globs on scenario_id; empty: every run."
     )
+
+    #: The fields naming tools (names or globs) that some run must show for the rule to mean
+    #: anything; every rule kind declares its own (abw.gating.vacuity reads them).
+    tool_fields: ClassVar[tuple[str, ...]] = ()
+
+    def tool_references(self) -> tuple[str, ...]:
+        """Tool names / globs this rule refers to and expects to see in some run.
+
+        A name matching no span of any baseline or candidate run makes the rule vacuous (its
+        check is INCONCLUSIVE). Names a rule only forbids are not listed: their absence is the
+        expected outcome.
+        """
+        found: list[str] = []
+        for name in self.tool_fields:
+            value = getattr(self, name)
+            for item in value if isinstance(value, list) else [value]:
+                globs = getattr(item, "name", item)  # a SpanMatch names its glob(s)
+                found += globs if isinstance(globs, list) else [globs]
+        return tuple(found)
 
 
 SpanTypeName = Literal["llm", "tool", "retriever", "memory", "handoff", "guardrail"]
@@ -78,6 +97,7 @@ class PrecedenceRule(_Rule):
     an earlier ordinal: within ``within`` path steps and with equal bound arguments when given."""
 
     kind: Literal["precedence"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("before", "after")
     before: Pattern
     after: Pattern
     subject: Literal["attempts", "successes"] = Field(
@@ -98,6 +118,7 @@ class ResponseRule(_Rule):
     """
 
     kind: Literal["response"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("trigger", "response")
     trigger: str = Field(min_length=1)
     response: str = Field(min_length=1)
     within_steps: int | None = Field(default=None, ge=1)
@@ -108,6 +129,7 @@ class ImmediatelyBeforeRule(_Rule):
     ``before`` span."""
 
     kind: Literal["immediately_before"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("before", "after")
     before: str = Field(min_length=1)
     after: str = Field(min_length=1)
 
@@ -117,6 +139,7 @@ class AbsenceAfterRule(_Rule):
     spans matching one of ``allowed`` (an exception list)."""
 
     kind: Literal["absence_after"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("stop",)
     stop: Pattern
     forbidden: Pattern = "*"
     allowed: list[Pattern] = Field(
@@ -128,6 +151,7 @@ class CountRule(_Rule):
     """Spans matching ``tool`` number between ``min`` and ``max`` (inclusive)."""
 
     kind: Literal["count"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: Pattern = Field(description="Name glob, or a matcher of name, type and status.")
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
@@ -143,6 +167,10 @@ class CountRule(_Rule):
             raise ValueError("count rule: min must not exceed max")
         return self
 
+    def tool_references(self) -> tuple[str, ...]:
+        """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference."""
+        return () if self.max == 0 and not self.min else super().tool_references()
+
 
 class RetryLimitRule(_Rule):
     """Per call signature (or per tool): retries within ``max_retries``, or attempts within
@@ -153,6 +181,7 @@ class RetryLimitRule(_Rule):
     """
 
     kind: Literal["retry_limit"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: Pattern = "*"
     max_retries: int | None = Field(default=None, ge=0)
     max_attempts: int | None = Field(default=None, ge=1)
@@ -172,6 +201,7 @@ class ToolAllowlistRule(_Rule):
     """Every path span of the listed ``types`` matches one of ``tools``."""
 
     kind: Literal["tool_allowlist"]
+    tool_fields: ClassVar[tuple[str, ...]] = ()  # allows: a listed tool need not run
     tools: list[Pattern] = Field(min_length=1)
     types: list[SpanTypeName] = Field(
         default_factory=lambda: ["tool"], description="Span types the allowlist governs."
@@ -182,6 +212,7 @@ class ResultRequiredRule(_Rule):
     """Every span matching ``tool`` has a recorded result (completeness)."""
 
     kind: Literal["result_required"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: Pattern = "*"
 
 
@@ -190,6 +221,7 @@ class ConfidenceRule(_Rule):
     earlier successful ``evidence`` span (a confident claim needs proof)."""
 
     kind: Literal["confidence"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool", "evidence")
     tool: Pattern
     field: str = Field(min_length=1, description="Key in the span's extracted arguments.")
     threshold: float
@@ -200,6 +232,7 @@ class NewToolsRule(_Rule):
     """No path span of a tool that no baseline run of the same scenario used."""
 
     kind: Literal["new_tools"]
+    tool_fields: ClassVar[tuple[str, ...]] = ()  # forbids tools the baseline never used
     tool: Pattern = "*"
 
 
@@ -208,6 +241,7 @@ class ToolCallGrowthRule(_Rule):
     baseline runs of the same scenario (their ``baseline`` aggregate)."""
 
     kind: Literal["tool_call_growth"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: Pattern = Field(default_factory=lambda: SpanMatch(type=["tool"]))
     max_increase_percent: float = Field(ge=0)
     baseline: Literal["median", "max", "min"] = "median"
@@ -226,6 +260,7 @@ class ArgumentsRule(_Rule):
     """
 
     kind: Literal["arguments"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("tool",)
     tool: str = Field(min_length=1)
     mode: ArgumentMode = "observed_superset"
     expected: dict[str, Any] = Field(default_factory=dict)
@@ -237,6 +272,7 @@ class RecoveryRule(_Rule):
     within ``within_steps`` path steps."""
 
     kind: Literal["recovery"]
+    tool_fields: ClassVar[tuple[str, ...]] = ("actions",)
     violation: str = Field(pattern=_ID, description="Id of the (soft) rule recovered from.")
     actions: list[str] = Field(min_length=1, description="Tool names (globs) that recover.")
     within_steps: int = Field(ge=1)
@@ -246,6 +282,7 @@ class SoftBudgetRule(_Rule):
     """A run's violations of the listed rules, counted by span ordinal, stay within a budget."""
 
     kind: Literal["soft_budget"]
+    tool_fields: ClassVar[tuple[str, ...]] = ()  # refers to rules, not tools
     rules: list[str] = Field(min_length=1)
     max_violations: int = Field(ge=0)
 

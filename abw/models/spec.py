@@ -46,20 +46,35 @@ class OutputEval(_Closed):
 
 
 class Sprt(_Closed):
-    """Wald's sequential probability ratio test on the per-run pass indicator."""
+    """Wald's sequential probability ratio test on the per-run pass indicator.
+
+    With it enabled the SPRT decides the pass rate (``failing_runs: tolerate`` only). Ville's
+    boundaries (A = 1/alpha, B = beta, the default) bound both errors for any stopping rule;
+    Wald's (A = (1-beta)/alpha, B = beta/(1-alpha)) only approximately, for a single sequence.
+    """
 
     enabled: bool = False
-    alpha: float = Field(default=0.05, ge=1e-9, lt=1)  # below it the log-likelihood ratio
-    beta: float = Field(default=0.20, ge=1e-9, lt=1)  # bounds overflow a float
+    alpha: float = Field(
+        default=0.05, ge=1e-9, lt=1, description="Bound on a false FAIL."
+    )  # below 1e-9 the log-likelihood ratio bounds overflow a float
+    beta: float = Field(default=0.20, ge=1e-9, lt=1, description="Bound on a missed regression.")
     p0: float = Field(default=0.95, gt=0, lt=1, description="H0: acceptable pass rate.")
     p1: float = Field(default=0.80, gt=0, lt=1, description="H1: degraded pass rate.")
     max_runs: int = Field(default=50, ge=1, description="Truncation: INCONCLUSIVE past this.")
-    boundaries: Literal["wald", "ville"] = "wald"
+    boundaries: Literal["wald", "ville"] = "ville"
 
     @model_validator(mode="after")
-    def _p1_below_p0(self) -> Sprt:
+    def _consistent(self) -> Sprt:
         if not self.p1 < self.p0:
-            raise ValueError("sprt.p1 must be lower than sprt.p0")
+            raise ValueError(
+                f"sprt.p1 ({self.p1}) must be lower than sprt.p0 ({self.p0}): p0 is the "
+                "acceptable pass rate, p1 the degraded one"
+            )
+        if self.alpha + self.beta >= 1:
+            raise ValueError(
+                f"sprt.alpha + sprt.beta ({self.alpha} + {self.beta}) must be below 1, or a "
+                "single run decides the test; use e.g. alpha: 0.05, beta: 0.2"
+            )
         return self
 
 
@@ -71,9 +86,40 @@ class Thresholds(_Closed):
     tool_jaccard_warn: float = Field(default=0.15, ge=0)
     tool_jaccard_fail: float = Field(default=0.4, ge=0)
     min_runs: int = Field(default=1, ge=1)
-    min_wilson_pass_rate: float = Field(default=0.7, ge=0, le=1)
-    wilson_z: float = Field(default=1.96, gt=0)
+    min_wilson_pass_rate: float = Field(
+        default=0.7, ge=0, le=1, description="tau: the pass rate the candidate must show."
+    )
+    wilson_z: float = Field(default=1.96, gt=0, description="Wilson z (sequential: fixed only).")
+    failing_runs: Literal["forbid", "tolerate"] = Field(
+        default="forbid",
+        description="forbid: one run violating a hard check FAILs it, and the pass-rate test "
+        "can only hold PASS back; tolerate: violations WARN and the pass-rate test against tau "
+        "decides FAIL / PASS / INCONCLUSIVE.",
+    )
+    sequential: Literal["anytime", "fixed"] = Field(
+        default="anytime",
+        description="anytime: a confidence sequence, valid however often anyone looks or "
+        "re-gates; fixed: Wilson bounds, valid for a single look at a fixed n only.",
+    )
+    alpha: float = Field(
+        default=0.05,
+        gt=0,
+        lt=1,
+        description="The whole gate's error budget for the anytime pass-rate test: false FAIL "
+        "(true rate >= tau) and false PASS (true rate < tau) each at most alpha, over every "
+        "look, scenario and restart.",
+    )
     sprt: Sprt = Field(default_factory=Sprt)
+
+    @model_validator(mode="after")
+    def _sprt_needs_tolerate(self) -> Thresholds:
+        if self.sprt.enabled and self.failing_runs == "forbid":
+            raise ValueError(
+                "sprt.enabled needs failing_runs: tolerate (under forbid one failing run "
+                "already FAILs the gate, so the SPRT could never decide); set "
+                "thresholds.failing_runs: tolerate or disable the SPRT"
+            )
+        return self
 
 
 class Spec(_Closed):

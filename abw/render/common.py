@@ -20,6 +20,7 @@ CATEGORY_ORDER: tuple[str, ...] = (
     "output_eval",
     "operational_quality",
     "diff_shape",
+    "execution",
     "sample_sufficiency",
 )
 CATEGORY_TITLES: dict[str, str] = {
@@ -27,6 +28,7 @@ CATEGORY_TITLES: dict[str, str] = {
     "output_eval": "Output",
     "operational_quality": "Operational quality",
     "diff_shape": "Difference from baseline",
+    "execution": "Execution status",
     "sample_sufficiency": "Sample sufficiency",
 }
 VERDICT_RANK: dict[str, int] = {"FAIL": 0, "INCONCLUSIVE": 1, "WARN": 2, "PASS": 3}

@@ -144,9 +144,22 @@ def _diff_view(diff: DiffResult, report: GateReport) -> dict[str, Any]:
     }
 
 
-def _stats_view(stats: SampleStatistics) -> dict[str, Any]:
+_RULE_WORDS = {
+    "confidence_sequence": "Confidence sequence",
+    "wilson": "Wilson bounds",
+    "sprt": "SPRT",
+}
+
+
+def _stats_view(stats: SampleStatistics, report: GateReport | None = None) -> dict[str, Any]:
+    execution = next(
+        (e for e in (report.execution if report else []) if e.scenario_id == stats.scenario_id),
+        None,
+    )
     return {
         "s": stats,
+        "rule_words": _RULE_WORDS.get(stats.rule, stats.rule),
+        "execution": execution,
         "interval": Markup(
             svg.interval_chart(
                 stats.wilson_lower,
@@ -203,7 +216,7 @@ def render_html(
             for category, checks in checks_by_category(report)
         ],
         "diffs": [_diff_view(d, report) for d in report.diff],
-        "stats": [_stats_view(s) for s in report.statistics],
+        "stats": [_stats_view(s, report) for s in report.statistics],
         "runs": runs,
         "more_runs": more_runs,
         "n_candidate": len(candidates),

@@ -228,14 +228,39 @@ def _divergence_block(d: DiffResult) -> str | None:
     )
 
 
+_RULE_WORDS = {
+    "confidence_sequence": "confidence sequence",
+    "wilson": "Wilson",
+    "sprt": "SPRT",
+}
+
+
+def _execution_blocks(report: GateReport) -> list[Block]:
+    """How the candidate runs ended, per scenario (only when some did not complete)."""
+    if not any(e.incomplete_runs for e in report.execution):
+        return []
+    header = (
+        "### Execution status (incomplete runs)\n\n"
+        "| Scenario | Completed | Error | Cancelled | Unknown |\n|---|--:|--:|--:|--:|"
+    )
+    rows = [
+        f"| {_name(e.scenario_id)} | {e.completed}/{e.runs} | {e.error} | {e.cancelled} | "
+        f"{e.unknown} |"
+        for e in report.execution
+    ]
+    return _table(header, rows)
+
+
 def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
     header = (
         "### Sample statistics\n\n"
-        "| Scenario | Passed k/n | Pass rate | Wilson bounds | \u03c4 | Wilson | SPRT | "
+        "| Scenario | Passed k/n | Pass rate | Wilson bounds | \u03c4 | Decision (rule) | SPRT | "
         "Runs needed |\n|---|--:|--:|---|--:|---|---|--:|"
     )
     rows = []
     for s in stats:
+        looks = "any look" if s.looks == "any" else "single-look"
+        rule = f"{s.decision} ({_RULE_WORDS.get(s.rule, s.rule)}, {looks})"
         sprt = _SPRT_WORDS.get(s.sprt.decision, s.sprt.decision) if s.sprt.enabled else "off"
         bounds = (
             f"[{fmt_num(s.wilson_lower)}, {fmt_num(s.wilson_upper)}]"
@@ -244,7 +269,7 @@ def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
         )
         rows.append(
             f"| {_name(s.scenario_id)} | {s.k}/{s.n} | {fmt_pct(s.pass_rate)} | {bounds} "
-            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {md(s.wilson_decision)} | "
+            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {md(rule)} | "
             f"{md(sprt)} | {fmt_num(s.runs_needed)} |"
         )
     return _table(header, rows)
@@ -269,6 +294,7 @@ def _blocks(report: GateReport, details_url: str | None) -> list[Block]:
         blocks += _checks_table(flagged)
     elif passed:
         blocks += _checks_table(passed)
+    blocks += _execution_blocks(report)
     blocks += _stats_blocks(report.statistics)
     blocks += _diff_blocks(report)
     blocks += [("\n\n", b) for d in report.diff if (b := _divergence_block(d))]

@@ -91,16 +91,32 @@ _RULES: dict[str, RuleText] = {
         "judged.",
         "Record more candidate runs.",
     ),
+    "confidence_sequence": RuleText(
+        "The per-run pass rate is not shown to reach the required rate.",
+        "An anytime-valid confidence sequence (one-sided beta-binomial mixtures, read in "
+        "recording order) on the per-run pass rate against thresholds.min_wilson_pass_rate: the "
+        "lower bound reaching it passes, the upper bound below it fails (failing_runs: "
+        "tolerate), otherwise inconclusive; valid however often anyone looks or re-gates.",
+        "When inconclusive, record the number of further runs the report names.",
+    ),
     "wilson": RuleText(
         "The per-run pass rate is not shown to reach the required rate.",
         "Wilson score bounds on the per-run pass rate against thresholds.min_wilson_pass_rate: the "
-        "lower bound reaching it passes, the upper bound below it fails, otherwise inconclusive.",
+        "lower bound reaching it passes, the upper bound below it fails, otherwise inconclusive. "
+        "Single-look: valid for one look at a fixed n only (sequential: fixed).",
         "When inconclusive, record the number of further runs the report names.",
+    ),
+    "incomplete_runs": RuleText(
+        "Some candidate runs did not complete.",
+        "Runs whose run.final_status is error, cancelled or unknown are still checked, but never "
+        "count as passing runs.",
+        "Find out why those runs crashed or were cancelled, and record runs that complete.",
     ),
     "sprt": RuleText(
         "The sequential test decided the pass rate is degraded, or has not decided yet.",
-        "Wald's sequential probability ratio test on exact pass/fail counts: accepting H1 "
-        "(degraded pass rate p1) fails, accepting H0 (p0) passes, continuing is inconclusive.",
+        "The sequential probability ratio test on exact pass/fail counts (Ville's boundaries "
+        "unless the spec asks for Wald's): accepting H1 (degraded pass rate p1) fails, "
+        "accepting H0 (p0) passes, continuing is inconclusive.",
         "When the test continues, record more runs; past max_runs the test is truncated.",
     ),
 }

@@ -50,6 +50,7 @@ class RuleChecks:
 
     checks: list[Check] = field(default_factory=list)
     run_failed: dict[str, list[str]] = field(default_factory=dict)
+    references: dict[str, tuple[str, ...]] = field(default_factory=dict)  # check id -> tools
 
 
 def _sentence(text: str) -> str:
@@ -108,6 +109,7 @@ def rule_checks(
         rid = rule_id(rule, index)
         category = CATEGORY.get(rule.kind, "behavior_contract")
         check_id = f"{category}.rules.{rid}"
+        result.references[check_id] = rule.tool_references()
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
         split = {"new": 0, "known": 0}

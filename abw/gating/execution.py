@@ -1,0 +1,94 @@
+"""``execution``: how each candidate run ended, apart from how it behaved.
+
+A run whose ``final_status`` is not ``success`` did not complete. Its spans are still checked
+(a counterexample in a crashed run is still a counterexample), but it never counts as a
+passing run, and ``execution.incomplete_runs@<scenario>`` WARNs with the runs named.
+"""
+
+from __future__ import annotations
+
+from abw.gating.common import Finding, scenario_check, scenario_text, violation
+from abw.models.report import Check, ExecutionStatus, IncompleteRun
+from abw.text import plural
+from abw.traceio import TraceFile
+
+
+def status(scenario_id: str | None, runs: list[TraceFile]) -> ExecutionStatus:
+    """Completed / error / cancelled / unknown counts of one scenario's candidate runs."""
+    counts = {"success": 0, "error": 0, "cancelled": 0, "unknown": 0}
+    incomplete = []
+    for t in runs:
+        final = t.trace.run.final_status
+        counts[final] += 1
+        if final != "success":
+            incomplete.append(
+                IncompleteRun(trace_id=t.trace.run.trace_id, trace_file=t.path, final_status=final)
+            )
+    return ExecutionStatus(
+        scenario_id=scenario_id,
+        runs=len(runs),
+        completed=counts["success"],
+        error=counts["error"],
+        cancelled=counts["cancelled"],
+        unknown=counts["unknown"],
+        incomplete_runs=incomplete,
+    )
+
+
+def check(state: ExecutionStatus, runs: list[TraceFile]) -> Check:
+    """PASS when every run completed; WARN naming how many did not, and how they ended."""
+    where = scenario_text(state.scenario_id)
+    bad = len(state.incomplete_runs)
+    if not bad:
+        message = (
+            f"All {plural(state.runs, 'candidate run')} of {where} completed (final_status "
+            "success)."
+        )
+    else:
+        how = ", ".join(
+            f"{count} {name}"
+            for name, count in (
+                ("error", state.error),
+                ("cancelled", state.cancelled),
+                ("unknown", state.unknown),
+            )
+            if count
+        )
+        message = (
+            f"{bad} of {plural(state.runs, 'candidate run')} of {where} did not complete ({how}); they "
+            "are still checked, but never count as passing runs."
+        )
+    return scenario_check(
+        "execution",
+        "incomplete_runs",
+        state.scenario_id,
+        verdict="WARN" if bad else "PASS",
+        message=message,
+        runs_checked=state.runs,
+        measured={
+            "completed": state.completed,
+            "error": state.error,
+            "cancelled": state.cancelled,
+            "unknown": state.unknown,
+        },
+        limits={"requires": "run.final_status success"},
+        violations=[
+            violation(t, Finding(f"final_status {t.trace.run.final_status}: did not complete"))
+            for t in runs
+            if t.trace.run.final_status != "success"
+        ],
+    )
+
+
+def failing(runs: list[TraceFile], failed: dict[str, list[str]]) -> dict[str, str]:
+    """Per candidate trace file that does not count as passing, why."""
+    reasons: dict[str, str] = {}
+    for t in runs:
+        parts = []
+        if failed.get(t.path):
+            parts.append("failed " + ", ".join(failed[t.path]))
+        if t.trace.run.final_status != "success":
+            parts.append(f"did not complete (final_status {t.trace.run.final_status})")
+        if parts:
+            reasons[t.path] = "; ".join(parts)
+    return reasons

@@ -1,0 +1,157 @@
+"""Recording order, the hash chain over it, and continuity with an earlier gate.
+
+Sequential statistics read a scenario's candidate runs in *recording order*: the run's start
+time (its earliest span ``started_at``, abw.semantics.start_time), trace id breaking ties. Adding later runs appends to the sequence and never reshuffles it. A
+scenario where some run carries no time falls back to trace-id order, and its guarantee then
+holds only for a single look (a new run's random trace id may sort anywhere).
+
+The chain is H_0 = 64 zeros, H_i = sha256(H_{i-1} || digest_i) over the ordered runs' file
+SHA-256 (hex text), so (n, H_n) of an earlier report fixes that report's whole sequence: the
+current sequence extends it exactly when its own H at position n equals it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from abw.semantics import start_time
+from abw.traceio import TraceFile
+
+GENESIS = "0" * 64
+Order = Literal["recording", "trace_id"]
+
+
+def started_at(trace_file: TraceFile) -> datetime | None:
+    """When the run started (abw.semantics.start_time: its earliest span time); None if no span
+    records one."""
+    return start_time(trace_file.trace.spans)
+
+
+def recording_order(runs: list[TraceFile]) -> tuple[list[TraceFile], Order]:
+    """The runs in recording order, or in trace-id order when any run has no start time."""
+    times = [started_at(t) for t in runs]
+
+    def identity(t: TraceFile) -> tuple[str, str, str]:
+        return (t.trace.run.trace_id, t.sha256, t.path)
+
+    if runs and all(t is not None for t in times):
+        keyed = sorted(zip(times, runs, strict=True), key=lambda p: (p[0], *identity(p[1])))
+        return [t for _, t in keyed], "recording"
+    return sorted(runs, key=identity), "trace_id"
+
+
+def chain(digests: list[str]) -> list[str]:
+    """H_1 .. H_n (H_0 = GENESIS is not listed)."""
+    out: list[str] = []
+    head = GENESIS
+    for digest in digests:
+        head = hashlib.sha256((head + digest).encode("ascii")).hexdigest()
+        out.append(head)
+    return out
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What an earlier gate recorded for one scenario."""
+
+    n: int
+    chain: str
+    restarts: int = 0
+    digests: tuple[str, ...] | None = None  # the earlier run digests, when its report is at hand
+
+
+@dataclass(frozen=True)
+class Continuity:
+    status: Literal["new", "extends", "restarted"]
+    restarts: int
+    message: str
+
+
+def continuity(current: list[str], previous: Previous | None) -> Continuity:
+    """Whether ``current`` (ordered digests) extends ``previous``; a restart otherwise."""
+    if previous is None:
+        return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
+    heads = chain(current)
+    if previous.n == 0 or (previous.n <= len(heads) and heads[previous.n - 1] == previous.chain):
+        added = len(current) - previous.n
+        return Continuity(
+            "extends",
+            previous.restarts,
+            f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
+        )
+    why = "runs were removed, replaced or reordered"
+    if previous.digests is not None:
+        now = set(current)
+        gone = [d for d in previous.digests if d not in now]
+        if gone:
+            why = f"{len(gone)} earlier run(s) are missing (removed or replaced)"
+        elif len(current) >= previous.n:
+            why = "the earlier runs are all present but in a different order (reordered)"
+    elif len(current) < previous.n:
+        why = f"it has {len(current)} run(s), fewer than the earlier {previous.n} (removed)"
+    restarts = previous.restarts + 1
+    return Continuity(
+        "restarted",
+        restarts,
+        f"does not extend the earlier gate's {previous.n} run(s): {why}; the sequence "
+        f"restarts (restart {restarts}) and is tested at a spent-down level.",
+    )
+
+
+def previous_from_report(document: Any) -> dict[str | None, Previous]:
+    """Per scenario, what an earlier ``gate-report.json`` (parsed JSON) recorded."""
+    found: dict[str | None, Previous] = {}
+    digests: dict[str | None, list[str]] = {}
+    inputs = document.get("inputs") if isinstance(document, dict) else None
+    for item in (inputs or {}).get("traces", []) if isinstance(inputs, dict) else []:
+        if isinstance(item, dict) and item.get("role") == "candidate":
+            digests.setdefault(item.get("scenario_id"), []).append(str(item.get("sha256")))
+    for stats in document.get("statistics", []) if isinstance(document, dict) else []:
+        state = stats.get("sequence") if isinstance(stats, dict) else None
+        if not isinstance(state, dict):
+            continue
+        sid = stats.get("scenario_id")
+        found[sid] = Previous(
+            n=int(state.get("n", 0)),
+            chain=str(state.get("chain", "")),
+            restarts=int(state.get("restarts", 0)),
+            digests=tuple(digests.get(sid, [])),
+        )
+    return found
+
+
+def encode_marker(statistics: list[Any], candidate: str = "") -> str:
+    """Every scenario's chain as one marker token: base64url of
+    ``{"c": candidate, "s": [[sid, n, H_n, k], ...]}``; ``candidate`` names what was gated
+    (the Action uses the commit SHA)."""
+    import base64
+    import json
+
+    rows = [
+        [s.scenario_id, s.sequence.n, s.sequence.chain, s.sequence.restarts]
+        for s in statistics
+        if s.sequence is not None
+    ]
+    text = json.dumps({"c": candidate, "s": rows}, separators=(",", ":"), ensure_ascii=True)
+    return base64.urlsafe_b64encode(text.encode("ascii")).decode("ascii").rstrip("=")
+
+
+def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
+    """The inverse of :func:`encode_marker`: (candidate, sequences); an unreadable token gives
+    ("", {}) (no earlier gate)."""
+    import base64
+    import binascii
+    import json
+
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        document = json.loads(raw.decode("ascii"))
+        return str(document["c"]), {
+            (None if sid is None else str(sid)): Previous(int(n), str(head), int(k))
+            for sid, n, head, k in document["s"]
+        }
+    except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
+        return "", {}

@@ -1,0 +1,403 @@
+"""Honest verdicts: vacuous names, execution status, tolerance, anytime-valid sequences,
+continuity between gates and one error budget over many scenarios (docs/semantics.md)."""
+
+from __future__ import annotations
+
+import json
+import random
+import typing
+from fractions import Fraction
+
+import pytest
+from conftest import REPO
+from test_gate_factory import REFUND, REGRESSED, runs, write_runs
+
+from abw.gating import gate, report_json, run_gate
+from abw.gating.sequence import Previous, decode_marker, encode_marker, previous_from_report
+from abw.models.rules import Rule
+from abw.models.spec import Spec
+from abw.stats import MixturePlan, _mixture_exact, mixture_evalue, wilson_decision
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+BASE = runs("b", [REFUND] * 20)
+
+
+def make_spec(**sections) -> Spec:
+    return Spec.model_validate({"schema_version": "behavior-spec/v0", "id": "t", **sections})
+
+
+def gate_mem(baseline, candidate, spec, **kw):
+    return gate(baseline, candidate, spec, spec_file="spec.yaml", spec_sha256="0" * 64, **kw)
+
+
+def check(report, check_id):
+    return next(c for c in report.checks if c.id == check_id)
+
+
+def order(before="policy_check", after="refund_commit") -> dict:
+    return {"required_order": [{"before": before, "after": after}]}
+
+
+# --- no vacuous rules ---------------------------------------------------------------------
+
+
+def test_a_typo_in_the_demo_spec_is_inconclusive_with_the_nearest_name(tmp_path):
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    assert "after: refund_commit}" in text
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(text.replace("after: refund_commit}", "after: refund_comit}"))
+    traces = EXAMPLE / "traces"
+    report = run_gate(traces / "baseline", traces / "regressed", typo)
+    assert report.verdict == "INCONCLUSIVE", report.summary
+    c = check(report, "behavior_contract.required_order[0]")
+    assert c.verdict == "INCONCLUSIVE" and not c.violations
+    assert "refund_comit matches no span in 44 runs; did you mean refund_commit?" in c.message
+    assert c.measured["did_you_mean"] == {"refund_comit": ["refund_commit"]}
+    correct = run_gate(traces / "baseline", traces / "regressed", EXAMPLE / "behavior.yaml")
+    assert correct.verdict == "FAIL"
+
+
+def test_vacuous_names_fail_no_run_and_forbidden_names_are_not_references():
+    spec = make_spec(
+        invariants={"required_tools": ["polcy_check"], "forbidden_tools": ["delete_all"]},
+        rules=[
+            {"kind": "precedence", "before": "policy_chek", "after": "refund_*"},
+            {"kind": "count", "tool": "delete_all", "max": 0},
+            {"kind": "count", "tool": "lookup_ordr", "min": 1},
+        ],
+    )
+    report = gate_mem(BASE, runs("c", [REFUND] * 20), spec)
+    verdicts = {c.id: c.verdict for c in report.checks}
+    assert verdicts["behavior_contract.required_tools[0]"] == "INCONCLUSIVE"
+    assert verdicts["behavior_contract.forbidden_tools[0]"] == "PASS"
+    assert verdicts["behavior_contract.rules.precedence-0"] == "INCONCLUSIVE"
+    assert verdicts["operational_quality.rules.count-1"] == "PASS"  # max 0: forbids
+    assert verdicts["operational_quality.rules.count-2"] == "INCONCLUSIVE"
+    assert all(r.passed for r in report.runs if r.role == "candidate")
+    assert (
+        "did you mean policy_check?"
+        in check(report, "behavior_contract.rules.precedence-0").message
+    )
+
+
+def test_every_rule_kind_declares_its_tool_fields():
+    """The plug-in interface: a new rule kind must say which of its fields name tools."""
+    (union, *_) = typing.get_args(Rule)
+    for kind in typing.get_args(union):
+        assert "tool_fields" in vars(kind), f"{kind.__name__} declares no tool_fields"
+        for name in kind.tool_fields:
+            assert name in kind.model_fields, (kind.__name__, name)
+
+
+def test_validate_with_a_baseline_and_spec_init_report_vacuous_names(tmp_path, run_cli):
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        (EXAMPLE / "behavior.yaml")
+        .read_text()
+        .replace("after: refund_commit}", "after: refund_comit}")
+    )
+    base = EXAMPLE / "traces" / "baseline"
+    code, _, err = run_cli("validate", "--baseline", base, typo)
+    assert code == 2
+    expected = "refund_comit matches no span in 24 runs; did you mean refund_commit?"
+    assert f"invariants.required_order[0]: {expected}" in err
+    code, out, _ = run_cli("validate", "--baseline", base, EXAMPLE / "behavior.yaml")
+    assert code == 0 and out.strip().endswith(": ok")
+    code, out, _ = run_cli("spec", "init", "--baseline", base, "--out", tmp_path / "g.yaml")
+    assert code == 0 and "every tool name in it matches a span of the baseline" in out
+
+
+# --- execution status ---------------------------------------------------------------------
+
+
+def test_crashed_runs_never_count_as_passing_and_show_in_every_format(tmp_path):
+    statuses = ["error"] * 4 + ["cancelled"] * 4 + ["unknown"] * 4
+    candidate = [
+        run
+        for i, status in enumerate(statuses)
+        for run in runs(f"c{i:02d}", [REFUND], final_status=status)
+    ]
+    report = gate_mem(BASE, candidate, make_spec(invariants=order()))
+    assert report.verdict != "PASS"
+    (stats,) = report.statistics
+    assert stats.k == 0 and stats.n == 12
+    (execution,) = report.execution
+    assert (execution.completed, execution.error, execution.cancelled, execution.unknown) == (
+        0,
+        4,
+        4,
+        4,
+    )
+    assert len(execution.incomplete_runs) == 12
+    c = check(report, "execution.incomplete_runs@refund")
+    assert c.verdict == "WARN" and "12 of 12" in c.message and len(c.violations) == 12
+    assert not any(r.passed for r in report.runs if r.role == "candidate")
+    from abw.render import write_reports
+
+    written = write_reports(report, tmp_path / "out")
+    for fmt in ("html", "markdown", "sarif", "junit"):
+        text = written[fmt].read_text()
+        assert "incomplete_runs" in text or "incomplete runs" in text, fmt
+
+
+def test_a_counterexample_in_a_crashed_run_still_counts():
+    candidate = runs("c", [REFUND] * 19) + runs("x", [REGRESSED], final_status="error")
+    report = gate_mem(BASE, candidate, make_spec(invariants=order()))
+    assert check(report, "behavior_contract.required_order[0]").verdict == "FAIL"
+
+
+# --- tolerance ----------------------------------------------------------------------------
+
+
+def tolerate(tau: float, **more) -> Spec:
+    return make_spec(
+        invariants=order(),
+        thresholds={"failing_runs": "tolerate", "min_wilson_pass_rate": tau, **more},
+    )
+
+
+def test_tolerate_weighs_violations_and_forbid_fails_on_one():
+    mostly = runs("c", [REFUND] * 38 + [REGRESSED] * 2)
+    report = gate_mem(BASE, mostly, tolerate(0.8))
+    assert report.verdict != "FAIL", report.summary
+    assert check(report, "behavior_contract.required_order[0]").verdict == "WARN"
+    assert len(check(report, "behavior_contract.required_order[0]").violations) == 2
+    half = runs("c", [REFUND] * 20 + [REGRESSED] * 20)
+    report = gate_mem(BASE, half, tolerate(0.8))
+    assert report.verdict == "FAIL"
+    assert check(report, "sample_sufficiency.confidence_sequence@refund").verdict == "FAIL"
+    one = runs("c", [REFUND] * 39 + [REGRESSED])
+    report = gate_mem(BASE, one, make_spec(invariants=order()))
+    assert report.verdict == "FAIL"
+    assert check(report, "behavior_contract.required_order[0]").verdict == "FAIL"
+    # A hard check already FAILs: no number of passing runs changes that, so none is named.
+    assert report.statistics[0].runs_needed is None
+    assert not any("Run about" in c.message for c in report.checks)
+
+
+def test_the_demo_regression_names_no_runs_needed():
+    traces = EXAMPLE / "traces"
+    report = run_gate(traces / "baseline", traces / "regressed", EXAMPLE / "behavior.yaml")
+    assert report.verdict == "FAIL"
+    assert not any("more passing run" in c.message for c in report.checks)
+
+
+def test_a_contract_with_p_below_one_compiles_to_tolerate():
+    from abw.contract import compile_contract
+    from abw.models.contract import Contract
+
+    document = json.loads((EXAMPLE / "contract.json").read_text())
+    assert compile_contract(Contract.model_validate(document)).thresholds.failing_runs == "forbid"
+    document["satisfaction"]["p"] = 0.9
+    del document["thresholds"]["failing_runs"]
+    thresholds = compile_contract(Contract.model_validate(document)).thresholds
+    assert thresholds.failing_runs == "tolerate" and thresholds.min_wilson_pass_rate == 0.9
+
+
+@pytest.mark.parametrize(
+    ("thresholds", "says"),
+    [
+        ({"sprt": {"enabled": True}}, "sprt.enabled needs failing_runs: tolerate"),
+        (
+            {"failing_runs": "tolerate", "sprt": {"alpha": 0.5, "beta": 0.5}},
+            "sprt.alpha + sprt.beta",
+        ),
+        ({"sprt": {"p0": 0.8, "p1": 0.8}}, "must be lower than sprt.p0"),
+    ],
+)
+def test_incoherent_statistics_are_refused_in_one_line(tmp_path, run_cli, thresholds, says):
+    import yaml
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        yaml.safe_dump({"schema_version": "behavior-spec/v0", "id": "s", "thresholds": thresholds})
+    )
+    base = write_runs(tmp_path / "b", BASE[:3])
+    code, _, err = run_cli("gate", "--baseline", base, "--candidate", base, "--spec", spec)
+    assert code == 2 and says in err and err.count("\n") == 1, err
+
+
+def test_tau_one_with_every_run_passing_never_fails():
+    assert all(wilson_decision(n, n, 1.96, 1.0) != "fail" for n in range(1, 1001))
+    for sequential in ("anytime", "fixed"):
+        spec = make_spec(thresholds={"min_wilson_pass_rate": 1.0, "sequential": sequential})
+        report = gate_mem(BASE, runs("c", [REFUND] * 30), spec)
+        assert report.verdict == "INCONCLUSIVE"
+        assert report.statistics[0].runs_needed is None
+
+
+# --- the anytime-valid rule ---------------------------------------------------------------
+
+
+def test_mixture_float_and_exact_sums_agree():
+    for k, f, tau in [(5, 3, "0.7"), (20, 0, "0.7"), (0, 4, "0.9"), (30, 10, "0.8")]:
+        exact = _mixture_exact(k, f, Fraction(tau) / (1 - Fraction(tau)))
+        assert mixture_evalue(k, f, float(tau), "fail") == pytest.approx(float(exact), rel=1e-12)
+
+
+def _ever_crosses(plan: MixturePlan, p: float, side: str, horizon: int) -> float:
+    """Exact probability (dynamic program) that ``side`` is decided within ``horizon`` runs."""
+    alive = {0: 1.0}  # failures -> probability, undecided so far
+    hit = 0.0
+    for n in range(1, horizon + 1):
+        step: dict[int, float] = {}
+        for failures, mass in alive.items():
+            step[failures] = step.get(failures, 0.0) + mass * p
+            step[failures + 1] = step.get(failures + 1, 0.0) + mass * (1 - p)
+        alive = {}
+        for failures, mass in step.items():
+            decision = plan.decide(n - failures, failures)
+            if decision == side:
+                hit += mass
+            elif decision is None:
+                alive[failures] = mass
+    return hit
+
+
+def test_looking_after_every_run_keeps_both_error_bounds():
+    level = Fraction(1, 40)
+    plan = MixturePlan(Fraction(7, 10), level, level)
+    assert _ever_crosses(plan, 0.7, "fail", 300) <= float(level)
+    assert _ever_crosses(plan, 0.6999, "pass", 300) <= float(level)
+    # Wilson at z = 1.96 looked at after every run breaks its nominal 2.5 % (single-look rule).
+    alive, ever = {0: 1.0}, 0.0
+    for n in range(1, 301):
+        step: dict[int, float] = {}
+        for f, m in alive.items():
+            step[f] = step.get(f, 0.0) + m * 0.7
+            step[f + 1] = step.get(f + 1, 0.0) + m * 0.3
+        alive = {}
+        for f, m in step.items():
+            if wilson_decision(n - f, n, 1.96, 0.7) == "fail":
+                ever += m
+            else:
+                alive[f] = m
+    assert ever > 0.1
+
+
+# --- recording order, chain, --previous -----------------------------------------------------
+
+
+def uuid_runs(rng: random.Random, count: int, start_minute: int, paths=None):
+    files = []
+    for i in range(count):
+        trace_id = f"{rng.getrandbits(128):032x}"
+        minute = start_minute + i
+        files += runs(
+            trace_id,
+            [paths[i] if paths else REFUND],
+            start_minute=minute,
+        )
+    return files
+
+
+def test_adding_later_runs_appends_and_never_reshuffles():
+    rng = random.Random(7)
+    first = uuid_runs(rng, 10, 0)
+    later = uuid_runs(rng, 10, 100)
+    spec = make_spec(invariants=order())
+    one = gate_mem(BASE, first, spec)
+    two = gate_mem(
+        BASE, first + later, spec, previous=previous_from_report(json.loads(report_json(one)))
+    )
+    s1, s2 = one.statistics[0].sequence, two.statistics[0].sequence
+    assert s1.order == s2.order == "recording"
+    assert s2.continuity == "extends" and s2.restarts == 0
+    from abw.gating.sequence import chain, recording_order
+
+    ordered, _ = recording_order(first + later)
+    assert [t.sha256 for t in ordered[:10]] == [t.sha256 for t in recording_order(first)[0]]
+    assert chain([t.sha256 for t in ordered])[9] == s1.chain
+
+
+def test_previous_detects_a_removed_and_a_reordered_run(tmp_path, run_cli):
+    rng = random.Random(11)
+    first = uuid_runs(rng, 16, 0)
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text("schema_version: behavior-spec/v0\nid: t\n")
+    base = write_runs(tmp_path / "base", BASE)
+    cand = write_runs(tmp_path / "c1", first)
+    old = tmp_path / "old.json"
+    args = ("gate", "--baseline", base, "--spec", spec_file)
+    assert run_cli(*args, "--candidate", cand, "--out", old)[0] == 0
+    removed = write_runs(tmp_path / "c2", first[1:])
+    new = tmp_path / "new.json"
+    run_cli(*args, "--candidate", removed, "--out", new, "--previous", old)
+    state = json.loads(new.read_text())["statistics"][0]
+    assert state["sequence"]["continuity"] == "restarted" and state["sequence"]["restarts"] == 1
+    assert "removed or replaced" in state["sequence"]["continuity_message"]
+    assert state["pass_level"] == pytest.approx(0.0125)  # alpha / 4 after one restart
+    # Reordered: the same runs, the first one now recorded last.
+    moved = [*runs(first[0].trace.run.trace_id, [REFUND], start_minute=500), *first[1:]]
+    reordered = write_runs(tmp_path / "c3", moved)
+    run_cli(*args, "--candidate", reordered, "--out", new, "--previous", old)
+    state = json.loads(new.read_text())["statistics"][0]["sequence"]
+    assert state["continuity"] == "restarted"
+    # Extending it continues the test at the same level.
+    extended = write_runs(tmp_path / "c4", first + uuid_runs(rng, 2, 900))
+    run_cli(*args, "--candidate", extended, "--out", new, "--previous", old)
+    state = json.loads(new.read_text())["statistics"][0]["sequence"]
+    assert state["continuity"] == "extends" and state["restarts"] == 0
+
+
+def test_runs_without_times_fall_back_to_trace_id_order_labelled_single_look():
+    report = gate_mem(BASE, runs("c", [REFUND] * 20), make_spec())
+    (stats,) = report.statistics
+    assert stats.sequence.order == "trace_id" and stats.looks == "single"
+    assert (
+        "single-look only" in check(report, "sample_sufficiency.confidence_sequence@refund").message
+    )
+    fixed = gate_mem(BASE, runs("c", [REFUND] * 20), make_spec(thresholds={"sequential": "fixed"}))
+    assert "single-look only" in check(fixed, "sample_sufficiency.wilson@refund").message
+
+
+def test_the_sticky_comment_marker_carries_the_chain():
+    from abw.github.comment import build_body, chain_of, digest_of
+
+    report = gate_mem(BASE, uuid_runs(random.Random(3), 5, 0), make_spec())
+    token = encode_marker(report.statistics, "abc123")
+    body = build_body("abw gate", "# report", "source", None, chain=token)
+    assert digest_of(body) is not None and chain_of(body) == token
+    candidate, sequences = decode_marker(chain_of(body))
+    assert candidate == "abc123"
+    ((sid, previous),) = sequences.items()
+    assert sid == "refund"
+    assert previous == Previous(5, report.statistics[0].sequence.chain, 0)
+    assert chain_of(build_body("abw gate", "# report", "source", None)) is None
+
+
+# --- many scenarios -----------------------------------------------------------------------
+
+
+def test_twenty_scenarios_share_one_budget():
+    scenarios = [f"s{i:02d}" for i in range(20)]
+    base = [r for s in scenarios for r in runs(f"b{s}", [REFUND] * 2, scenario=s)]
+    cand = [r for s in scenarios for r in runs(f"c{s}", [REFUND] * 20, scenario=s)]
+    report = gate_mem(base, cand, tolerate(0.7))
+    assert report.multiplicity.method == "bonferroni" and report.multiplicity.scenarios == 20
+    assert "Bonferroni over 20 scenarios" in report.multiplicity.message
+    for stats in report.statistics:
+        assert stats.fail_level == pytest.approx(0.05 / 2 / 20)
+        assert stats.pass_level == pytest.approx(0.05 / 2)
+
+
+def test_the_action_reads_the_chain_back_from_its_own_comment(tmp_path):
+    from action_env import Runner, write_gate_workspace
+    from fake_github import FakeGitHub
+
+    fake = FakeGitHub().start()
+    try:
+        runner = Runner(tmp_path, fake.url)
+        inputs = write_gate_workspace(runner.workspace, "PASS")
+        assert runner.run(inputs).code == 0
+        (comment_id,) = fake.comments
+        assert " chain=" in fake.comments[comment_id]["body"].split("\n", 1)[0]
+        # Same commit, one run deleted: the sequence restarts at a spent-down level.
+        (runner.workspace / "traces" / "candidate" / "c000.json").unlink()
+        again = runner.run(inputs)
+        report = json.loads((runner.workspace / again.outputs["report-json"]).read_text())
+        state = report["statistics"][0]["sequence"]
+        assert state["continuity"] == "restarted" and state["restarts"] == 1
+        assert again.code == 3  # 7 runs cannot PASS at alpha / 4
+    finally:
+        fake.stop()
