@@ -1,7 +1,8 @@
 """Recording order, the hash chain over it, and continuity with an earlier gate.
 
 Sequential statistics read a scenario's candidate runs in *recording order*: the run's start
-time (its earliest span ``started_at``, abw.semantics.start_time), trace id breaking ties. Adding later runs appends to the sequence and never reshuffles it. A
+time (its earliest span ``started_at``, abw.semantics.start_time), trace id breaking ties.
+Adding later runs appends to the sequence and never reshuffles it. A
 scenario where some run carries no time falls back to trace-id order, and its guarantee then
 holds only for a single look (a new run's random trace id may sort anywhere).
 
