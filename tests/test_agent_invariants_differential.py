@@ -167,7 +167,10 @@ def test_the_contract_maps_every_rule_and_compare_option():
 # final outcome regressing from satisfied to none: incompatible, exit 1.
 CANDIDATE_OUTCOME = {
     "payments-need-approval": (False, [2]),
-    "stop-means-stop": (True, []),
+    # Neither trace has a control.stop event, so abw finds the rule vacuous: INCONCLUSIVE
+    # ("control.stop matches no span"), never PASS, where the peer passes it (docs/semantics.md,
+    # "No vacuous rules").
+    "stop-means-stop": (False, []),
     "no-shell": (False, [4]),
     "results-for-calls": (True, []),
     "no-retry-loop": (True, []),
@@ -200,7 +203,7 @@ def test_each_run_checked_alone_agrees_with_the_peer(candidate):
     got = peer_rule_outcomes(report, seq_of)
     expected = {k: v for k, v in CANDIDATE_OUTCOME.items() if k in MAPPED}
     if candidate == "baseline.jsonl":
-        expected = {k: (True, []) for k in expected}
+        expected = {k: (k != "stop-means-stop", []) for k in expected}
     assert {k: got[k] for k in MAPPED} == expected
     assert all(got[k] == (True, []) for k in COMPARE)
 
@@ -209,5 +212,8 @@ def test_swapped_the_runs_are_compatible_as_the_peer_says():
     """The good run as candidate against the regressed one: no rule fails, no new tool
     (payments.refund is in both), tool calls fall, the outcome improves."""
     report, seq_of = run("candidate-regression.jsonl", "baseline.jsonl")
-    assert all(passed for passed, _ in peer_rule_outcomes(report, seq_of).values())
-    assert report.verdict == "PASS"
+    outcomes = peer_rule_outcomes(report, seq_of)
+    assert all(passed for rule, (passed, _) in outcomes.items() if rule != "stop-means-stop")
+    stop = next(c for c in report.checks if ".rules.stop-means-stop" in c.id)
+    assert stop.verdict == "INCONCLUSIVE" and "control.stop matches no span" in stop.message
+    assert report.verdict == "INCONCLUSIVE"  # the vacuous rule, never a silent PASS

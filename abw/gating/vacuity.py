@@ -3,8 +3,8 @@
 Every check that refers to tools declares the names it refers to (``RunRule.references`` for
 the built-in invariants, ``Rule.tool_references()`` for ``spec.rules``). A name that matches no
 span of any baseline or candidate run would make its check pass by default (``after:
-refund_comit`` has nothing to come after), so the check is INCONCLUSIVE instead, with the
-nearest real names. Names a check only forbids (``forbidden_tools``) are never listed: their
+refund_comit`` has nothing to come after), so such a check is INCONCLUSIVE instead, with the
+nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names a check only forbids (``forbidden_tools``) are never listed: their
 absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init`` report the
 same findings before any gate runs.
 """
@@ -40,18 +40,30 @@ def observed(runs: Iterable[Any]) -> Observed:
     return Observed(frozenset(names), count)
 
 
-def unmatched(patterns: Iterable[str], seen: Observed) -> list[str]:
-    """The patterns (names or shell globs) that match none of the names seen, in given order."""
+Reference = str | tuple[str, ...]  # a name or glob, or alternatives (any of them)
+
+
+def unmatched(references: Iterable[Reference], seen: Observed) -> list[str]:
+    """The references (names or shell globs; a tuple: alternatives) that match none of the
+    names seen, in given order; alternatives read ``a or b``."""
     found: list[str] = []
-    for pattern in patterns:
-        if pattern not in found and not any(fnmatchcase(n, pattern) for n in seen.names):
-            found.append(pattern)
+    for reference in references:
+        options = (reference,) if isinstance(reference, str) else reference
+        text = " or ".join(options)
+        hit = any(fnmatchcase(n, glob) for glob in options for n in seen.names)
+        if options and not hit and text not in found:
+            found.append(text)
     return found
 
 
 def nearest(pattern: str, seen: Observed, limit: int = 3) -> list[str]:
-    """The real names closest to ``pattern`` (difflib ratio >= 0.6), best first."""
-    return difflib.get_close_matches(pattern, sorted(seen.names), n=limit, cutoff=0.6)
+    """The real names closest to ``pattern`` (difflib ratio >= 0.6), best first; for
+    alternatives (``a or b``) the closest to any of them."""
+    names = sorted(seen.names)
+    found: list[str] = []
+    for option in pattern.split(" or "):
+        found += [n for n in difflib.get_close_matches(option, names, n=limit, cutoff=0.6)]
+    return list(dict.fromkeys(found))[:limit]
 
 
 def sentence(missing: list[str], seen: Observed) -> str:
@@ -64,9 +76,9 @@ def sentence(missing: list[str], seen: Observed) -> str:
     return "; ".join(parts)
 
 
-def spec_references(spec: Any) -> list[tuple[str, tuple[str, ...]]]:
+def spec_references(spec: Any) -> list[tuple[str, tuple[Reference, ...]]]:
     """(where in the spec, names) for every part of ``spec`` that refers to tools."""
-    found: list[tuple[str, tuple[str, ...]]] = []
+    found: list[tuple[str, tuple[Reference, ...]]] = []
     inv = spec.invariants
     found += [(f"invariants.required_tools[{i}]", (t,)) for i, t in enumerate(inv.required_tools)]
     found += [
@@ -89,11 +101,14 @@ def spec_findings(spec: Any, seen: Observed) -> list[str]:
 
 
 def apply(
-    checks: list[Check], references: Mapping[str, tuple[str, ...]], seen: Observed
+    checks: list[Check], references: Mapping[str, tuple[Reference, ...]], seen: Observed
 ) -> tuple[list[Check], set[str]]:
-    """Checks whose referenced names match no span become INCONCLUSIVE; returns the new
-    checks and the ids of the vacuous ones (their per-run failures are artefacts of the name,
-    so the caller drops them from each run's failed checks)."""
+    """Checks whose referenced names match no span: one that would PASS becomes INCONCLUSIVE
+    (it checked nothing); one that FAILs keeps its counterexamples (a refund with no approval
+    at all is a counterexample whatever the approval is called) and gains the sentence.
+
+    Returns the new checks and the ids of the INCONCLUSIVE ones.
+    """
     out: list[Check] = []
     vacuous: set[str] = set()
     for check in checks:
@@ -101,25 +116,24 @@ def apply(
         if not missing:
             out.append(check)
             continue
-        vacuous.add(check.id)
         text = sentence(missing, seen)
-        message = (
-            f"Vacuous: {text}{'' if text.endswith('?') else '.'} This check cannot decide "
-            "anything until the spec names a real tool."
-        )
-        out.append(
-            check.model_copy(
-                update={
-                    "verdict": "INCONCLUSIVE",
-                    "message": message,
-                    "violations": [],
-                    "measured": {
-                        **check.measured,
-                        "unmatched_names": missing,
-                        "did_you_mean": {name: nearest(name, seen) for name in missing},
-                        "runs_searched": seen.runs,
-                    },
-                }
-            )
-        )
+        text += "" if text.endswith("?") else "."
+        measured = {
+            **check.measured,
+            "unmatched_names": missing,
+            "did_you_mean": {name: nearest(name, seen) for name in missing},
+            "runs_searched": seen.runs,
+        }
+        if check.verdict == "FAIL":
+            update = {"message": f"{check.message.rstrip()} Note: {text}", "measured": measured}
+        else:
+            vacuous.add(check.id)
+            update = {
+                "verdict": "INCONCLUSIVE",
+                "message": f"Vacuous: {text} This check cannot decide anything until the spec "
+                "names a real tool.",
+                "violations": [],
+                "measured": measured,
+            }
+        out.append(check.model_copy(update=update))
     return out, vacuous

@@ -41,19 +41,26 @@ class _Rule(_Closed):
     #: anything; every rule kind declares its own (abw.gating.vacuity reads them).
     tool_fields: ClassVar[tuple[str, ...]] = ()
 
-    def tool_references(self) -> tuple[str, ...]:
-        """Tool names / globs this rule refers to and expects to see in some run.
+    def tool_references(self) -> tuple[str | tuple[str, ...], ...]:
+        """Tool names / globs this rule refers to and expects to see in some run; a tuple is
+        one reference with alternatives (a matcher's list of names, a recovery's actions).
 
-        A name matching no span of any baseline or candidate run makes the rule vacuous (its
-        check is INCONCLUSIVE). Names a rule only forbids are not listed: their absence is the
-        expected outcome.
+        A reference matching no span of any baseline or candidate run makes the rule vacuous
+        (its check is INCONCLUSIVE). Names a rule only forbids are not listed: their absence is
+        the expected outcome.
         """
-        found: list[str] = []
+        found: list[str | tuple[str, ...]] = []
         for name in self.tool_fields:
             value = getattr(self, name)
-            for item in value if isinstance(value, list) else [value]:
-                globs = getattr(item, "name", item)  # a SpanMatch names its glob(s)
-                found += globs if isinstance(globs, list) else [globs]
+            items = value if isinstance(value, list) else [value]
+            globs: list[str] = []
+            for item in items:
+                names = getattr(item, "name", item)  # a SpanMatch names its glob(s)
+                globs += names if isinstance(names, list) else [names]
+            if isinstance(value, list) or len(globs) > 1:
+                found.append(tuple(globs))
+            else:
+                found += globs
         return tuple(found)
 
 
@@ -167,7 +174,7 @@ class CountRule(_Rule):
             raise ValueError("count rule: min must not exceed max")
         return self
 
-    def tool_references(self) -> tuple[str, ...]:
+    def tool_references(self) -> tuple[str | tuple[str, ...], ...]:
         """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference."""
         return () if self.max == 0 and not self.min else super().tool_references()
 

@@ -50,7 +50,7 @@ class RuleChecks:
 
     checks: list[Check] = field(default_factory=list)
     run_failed: dict[str, list[str]] = field(default_factory=dict)
-    references: dict[str, tuple[str, ...]] = field(default_factory=dict)  # check id -> tools
+    references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # check id -> tools
 
 
 def _sentence(text: str) -> str:
