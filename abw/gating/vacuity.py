@@ -4,9 +4,10 @@ Every check that refers to tools declares the names it refers to (``RunRule.refe
 the built-in invariants, ``Rule.tool_references()`` for ``spec.rules``). A name that matches no
 span of any baseline or candidate run would make its check pass by default (``after:
 refund_comit`` has nothing to come after), so such a check is INCONCLUSIVE instead, with the
-nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names a check only forbids (``forbidden_tools``) are never listed: their
-absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init`` report the
-same findings before any gate runs.
+nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names
+a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
+outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
+gate runs.
 """
 
 from __future__ import annotations
