@@ -354,18 +354,21 @@ def test_runs_without_times_fall_back_to_trace_id_order_labelled_single_look():
 
 
 def test_the_sticky_comment_marker_carries_the_chain():
-    from abw.github.comment import build_body, chain_of, digest_of
+    from abw.github.comment import build_body, digest_of, parse_marker
+
+    def chain_of(body: str) -> str | None:
+        return (parse_marker(body) or {}).get("chain")
 
     report = gate_mem(BASE, uuid_runs(random.Random(3), 5, 0), make_spec())
     token = encode_marker(report.statistics, "abc123")
-    body = build_body("abw gate", "# report", "source", None, chain=token)
+    body = build_body("abw gate", "# report", "0" * 64, None, extra={"chain": token})
     assert digest_of(body) is not None and chain_of(body) == token
     candidate, sequences = decode_marker(chain_of(body))
     assert candidate == "abc123"
     ((sid, previous),) = sequences.items()
     assert sid == "refund"
     assert previous == Previous(5, report.statistics[0].sequence.chain, 0)
-    assert chain_of(build_body("abw gate", "# report", "source", None)) is None
+    assert chain_of(build_body("abw gate", "# report", "0" * 64, None)) is None
 
 
 # --- many scenarios -----------------------------------------------------------------------
