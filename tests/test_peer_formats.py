@@ -121,7 +121,11 @@ def test_agent_invariants_differential_from_the_command_line(run_cli, tmp_path):
         INVARIANTS / "baseline.jsonl",
         INVARIANTS / "agent-invariants.json",
     )
-    assert (code, report["verdict"]) == (0, "PASS")
+    # Compatible, except that no trace has a control.stop event: abw makes the stop rule
+    # INCONCLUSIVE (vacuous, docs/semantics.md), where the peer passes it.
+    assert (code, report["verdict"]) == (3, "INCONCLUSIVE")
+    flagged = [c for c in report["checks"] if c["verdict"] != "PASS"]
+    assert [".rules.stop-means-stop." in c["id"] for c in flagged] == [True]
 
 
 def test_unexpressible_constructs_are_named_one_line_each(run_cli, tmp_path):
