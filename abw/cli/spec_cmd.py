@@ -34,8 +34,8 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     from abw.errors import AbwInputError, naming_field
     from abw.gating.vacuity import observed, spec_findings
     from abw.spec_init import infer, render_yaml
-    from abw.text import plural
     from abw.specio import load_spec
+    from abw.text import plural
     from abw.traceio import load_traces
 
     if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess

@@ -55,8 +55,8 @@ def check(state: ExecutionStatus, runs: list[TraceFile]) -> Check:
             if count
         )
         message = (
-            f"{bad} of {plural(state.runs, 'candidate run')} of {where} did not complete ({how}); they "
-            "are still checked, but never count as passing runs."
+            f"{bad} of {plural(state.runs, 'candidate run')} of {where} did not complete "
+            f"({how}); they are still checked, but never count as passing runs."
         )
     return scenario_check(
         "execution",

@@ -16,8 +16,8 @@ from abw.models.report import (
     Role,
     Verdict,
 )
-from abw.text import plural
 from abw.models.spec import Thresholds
+from abw.text import plural
 from abw.traceio import TraceFile
 
 

@@ -287,7 +287,9 @@ def checks(
         text = f"No candidate runs for {where}: the pass rate cannot be bounded."
     elif stats.rule == "sprt":
         sprt = stats.sprt
-        counts = f"after {plural(sprt.runs_used, 'run')} ({sprt.passes} passed, {sprt.failures} failed)"
+        counts = (
+            f"after {plural(sprt.runs_used, 'run')} ({sprt.passes} passed, {sprt.failures} failed)"
+        )
         text = {
             "accept_h0": f"SPRT accepted H0 (pass rate >= p0={sprt.p0}) {counts}",
             "accept_h1": f"SPRT accepted H1 (pass rate degraded to p1={sprt.p1}) {counts}",
