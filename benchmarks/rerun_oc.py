@@ -311,7 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     looks = {"add": np.arange(ADD_START, N_MAX + 1, ADD_STEP), "every": np.arange(1, N_MAX + 1)}
     print(
         f"# Re-run operating characteristics: {args.teams} simulated teams per cell, tau = "
-        f"{TAU}, tolerate; full gate re-checked on {args.confirm} teams per cell"
+        f"{TAU}, tolerate; the full gate re-checked on {args.confirm} teams per 1-scenario "
+        f"cell and {args.confirm_many} per 20-scenario cell"
     )
     print()
     print(

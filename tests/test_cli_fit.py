@@ -148,7 +148,7 @@ def test_plural_forms_follow_the_count(tmp_path, run_cli):
     checks = {c["id"]: c for c in json.loads((tmp_path / "r.json").read_text())["checks"]}
     assert checks["operational_quality.max_retries"]["message"].endswith("at most 1 retry.")
     assert checks["operational_quality.max_errors"]["message"].endswith("at most 1 error span.")
-    assert "candidate run(s)" not in out and "all 15 checks passed over 20 candidate runs" in out
+    assert "candidate run(s)" not in out and "all 16 checks passed over 20 candidate runs" in out
 
 
 def test_import_counts_its_traces_in_english(tmp_path, run_cli):

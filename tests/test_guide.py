@@ -57,10 +57,12 @@ def test_the_walkthrough_gives_a_meaningful_report(followed):
     scenarios = sorted({r["scenario_id"] for r in report["runs"]})
     assert len(scenarios) == 6
     for sid in scenarios:
-        assert verdicts[f"sample_sufficiency.wilson@{sid}"] == "INCONCLUSIVE"
+        assert verdicts[f"sample_sufficiency.confidence_sequence@{sid}"] == "INCONCLUSIVE"
         assert verdicts[f"diff_shape.path_edit_distance@{sid}"] == "PASS"
-    wilson = [c for c in report["checks"] if c["id"].startswith("sample_sufficiency.wilson@")]
-    assert all("Run about 8 more passing runs." in c["message"] for c in wilson)
+    rate = [
+        c for c in report["checks"] if c["id"].startswith("sample_sufficiency.confidence_sequence@")
+    ]
+    assert all("Run about 14 more passing runs." in c["message"] for c in rate)
     assert report["input_warnings"] == []
     stdout = (followed.parent / "stdout.txt").read_text()
     assert "from 6 baseline runs" in stdout.splitlines()[0]  # abw spec init
@@ -70,7 +72,7 @@ def test_the_walkthrough_gives_a_meaningful_report(followed):
 
 def test_what_the_guide_says_of_the_walkthrough_is_what_it_prints():
     text = GUIDE.read_text()
-    assert '"Run about 8 more passing runs"' in text
+    assert '"Run about 14 more passing runs"' in text
 
 
 def test_one_scenario_for_unrelated_sessions_is_explained(followed, run_cli):
@@ -90,15 +92,19 @@ def test_one_scenario_for_unrelated_sessions_is_explained(followed, run_cli):
     )
 
 
-def test_the_runs_per_scenario_the_guide_quotes_follow_from_the_wilson_rule():
+def test_the_runs_per_scenario_the_guide_quotes_follow_from_the_default_rule():
+    from abw.gating.sample_sufficiency import mixture_plan
     from abw.models.spec import Thresholds
-    from abw.stats import runs_needed
+    from abw.stats import mixture_runs_needed
 
-    z = Thresholds().wilson_z
     text = " ".join(GUIDE.read_text().split())
     quoted = re.search(
         r"\*\*(\d+) runs at τ = 0\.7, (\d+) at τ = 0\.8 and (\d+) at τ = 0\.9\*\*", text
     )
     assert quoted, "the guide's table of runs is gone"
-    assert [int(n) for n in quoted.groups()] == [runs_needed(0, 0, z, t) for t in (0.7, 0.8, 0.9)]
+    needed = [
+        mixture_runs_needed(mixture_plan(Thresholds(min_wilson_pass_rate=t)), 0, 0)
+        for t in (0.7, 0.8, 0.9)
+    ]
+    assert [int(n) for n in quoted.groups()] == needed
     assert Thresholds().min_wilson_pass_rate == 0.7  # "0.7 by default"

@@ -105,8 +105,8 @@ def test_validate_with_a_baseline_and_spec_init_report_vacuous_names(tmp_path, r
     assert f"invariants.required_order[0]: {expected}" in err
     code, out, _ = run_cli("validate", "--baseline", base, EXAMPLE / "behavior.yaml")
     assert code == 0 and out.strip().endswith(": ok")
-    code, out, _ = run_cli("spec", "init", "--baseline", base, "--out", tmp_path / "g.yaml")
-    assert code == 0 and "every tool name in it matches a span of the baseline" in out
+    code, out, err = run_cli("spec", "init", "--baseline", base, "--out", tmp_path / "g.yaml")
+    assert code == 0 and "warning" not in err  # spec init names only real tools
 
 
 # --- execution status ---------------------------------------------------------------------
