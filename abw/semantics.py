@@ -98,8 +98,13 @@ def retries(ordered: Iterable[S]) -> list[S]:
 
 
 def name_matches(pattern: str, name: str, *, glob: bool = False) -> bool:
-    """Whether a span name is ``pattern`` (or, with ``glob``, matches it case-sensitively)."""
-    return fnmatchcase(name, pattern) if glob else name == pattern
+    """Whether a span name is ``pattern`` or, with ``glob``, matches it: an anchored,
+    case-sensitive shell glob, or the literal name after a leading ``=`` (``=tool[1]``)."""
+    if not glob:
+        return name == pattern
+    if pattern.startswith("="):
+        return name == pattern[1:]
+    return fnmatchcase(name, pattern)
 
 
 def successes(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:

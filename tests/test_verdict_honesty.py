@@ -82,6 +82,21 @@ def test_vacuous_names_never_pass_and_forbidden_names_are_not_references():
     assert count.verdict == "INCONCLUSIVE" and "did you mean lookup_order?" in count.message
 
 
+def test_literal_names_are_matched_as_the_gate_matches_them():
+    """``=tool[1]`` names the tool ``tool[1]`` literally, in rules and in required_order alike;
+    the vacuity check reads it the same way (a plain glob would see a character class)."""
+    path = ["classify", "tool[1]", "refund_commit"]
+    spec = make_spec(
+        invariants={"required_order": [{"before": "=tool[1]", "after": "refund_commit"}]},
+        rules=[{"kind": "count", "tool": "=tool[1]", "max": 3}],
+    )
+    report = gate_mem(runs("b", [path] * 20), runs("c", [path] * 20), spec)
+    verdicts = {c.id: c.verdict for c in report.checks}
+    assert verdicts["behavior_contract.required_order[0]"] == "PASS"
+    assert verdicts["operational_quality.rules.count-0"] == "PASS"
+    assert not any("matches no span" in c.message for c in report.checks)
+
+
 def test_every_rule_kind_declares_its_tool_fields():
     """The plug-in interface: a new rule kind must say which of its fields name tools."""
     (union, *_) = typing.get_args(Rule)

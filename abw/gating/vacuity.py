@@ -15,10 +15,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
 from typing import Any
 
 from abw.models.report import Check
+from abw.semantics import name_matches
 from abw.text import plural
 
 
@@ -51,7 +51,7 @@ def unmatched(references: Iterable[Reference], seen: Observed) -> list[str]:
     for reference in references:
         options = (reference,) if isinstance(reference, str) else reference
         text = " or ".join(options)
-        hit = any(fnmatchcase(n, glob) for glob in options for n in seen.names)
+        hit = any(name_matches(glob, n, glob=True) for glob in options for n in seen.names)
         if options and not hit and text not in found:
             found.append(text)
     return found

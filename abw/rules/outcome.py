@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import Any, Literal
+
+from abw.semantics import name_matches
 
 RuleStatus = Literal["satisfied", "violated", "unknown"]
 Tri = bool | None  # True: matches; False: does not; None: depends on an unrecorded result
@@ -30,9 +31,7 @@ class RuleOutcome:
 
 def matches(pattern: str, name: str) -> bool:
     """Anchored, case-sensitive shell glob on a tool name; ``=name`` matches literally."""
-    if pattern.startswith("="):
-        return name == pattern[1:]
-    return fnmatchcase(name, pattern)
+    return name_matches(pattern, name, glob=True)
 
 
 def _names(pattern: Any) -> list[str]:
