@@ -173,6 +173,11 @@ def test_execution_failures_are_in_the_gate_report_as_failed_runs(tmp_path, run_
     report = json.loads(report_path.read_text())
     candidate = [r for r in report["runs"] if r["role"] == "candidate"]
     assert len(candidate) == 1 and candidate[0]["passed"] is False
+    # a run that left nothing keeps its place in the recording order (its launch time)
+    assert report["statistics"][0]["sequence"]["order"] == "recording"
+    (execution,) = report["execution"]
+    assert execution["unknown"] == 1 and execution["completed"] == 0
+    assert execution["incomplete_runs"][0]["trace_id"] == candidate[0]["trace_id"]
 
 
 def test_a_second_sample_continues_the_sequence(tmp_path, run_cli):
@@ -191,6 +196,16 @@ def test_a_second_sample_continues_the_sequence(tmp_path, run_cli):
     before = [r["trace_file"] for r in json.loads(first.read_text())["runs"]]
     after = [r["trace_file"] for r in json.loads(second.read_text())["runs"]]
     assert set(before) <= set(after)
+    # the gate itself sees the second sequence extend the first (same order, same hash chain)
+    regate = tmp_path / "regate.json"
+    code, stdout, _ = run_cli(
+        "gate", "--baseline", BASELINE, "--candidate", out, "--spec", SPEC,
+        "--previous", first, "--out", regate,
+    )  # fmt: skip
+    assert code == 0, stdout
+    (sequence,) = [s["sequence"] for s in json.loads(regate.read_text())["statistics"]]
+    assert sequence["continuity"] == "extends" and sequence["order"] == "recording"
+    assert sequence["chain"] == json.loads(second.read_text())["statistics"][0]["sequence"]["chain"]
     # a third invocation has nothing left to do: the scenario is decided
     code, stdout, _ = run_cli(*sample_args(scenarios, out))
     assert code == 0 and "0 new agent run(s)" in stdout

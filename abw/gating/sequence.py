@@ -1,7 +1,8 @@
 """Recording order, the hash chain over it, and continuity with an earlier gate.
 
 Sequential statistics read a scenario's candidate runs in *recording order*: the run's start
-time (its earliest span ``started_at``, abw.semantics.start_time), trace id breaking ties.
+time (``run.started_at`` when given, else its earliest span ``started_at``), trace id breaking
+ties.
 Adding later runs appends to the sequence and never reshuffles it. A
 scenario where some run carries no time falls back to trace-id order, and its guarantee then
 holds only for a single look (a new run's random trace id may sort anywhere).
@@ -26,9 +27,12 @@ Order = Literal["recording", "trace_id"]
 
 
 def started_at(trace_file: TraceFile) -> datetime | None:
-    """When the run started (abw.semantics.start_time: its earliest span time); None if no span
-    records one."""
-    return start_time(trace_file.trace.spans)
+    """When the run started: ``run.started_at`` when the recorder knew it (abw sample records
+    when it launched the agent, so a run that left no transcript keeps its place), else its
+    earliest span time (abw.semantics.start_time); None if neither is given."""
+    run = trace_file.trace.run
+    own = start_time([run]) if run.started_at else None  # the same reading as a span's time
+    return own if own is not None else start_time(trace_file.trace.spans)
 
 
 def recording_order(runs: list[TraceFile]) -> tuple[list[TraceFile], Order]:

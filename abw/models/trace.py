@@ -42,6 +42,11 @@ class Run(_Open):
     scenario_id: str | None = None
     environment: str | None = None
     final_status: FinalStatus = "unknown"
+    started_at: str | None = Field(
+        default=None,
+        description="When the run started (ISO 8601, UTC), when the recorder knew it (abw sample "
+        "records the moment it launched the agent); else the earliest span time is used.",
+    )
     final_output_hash: str | None = Field(
         default=None, description="SHA-256 of the canonical JSON of the final output."
     )

@@ -32,17 +32,26 @@ class ScenarioState:
     statistic: Verdict  # the pass-rate test alone: PASS, FAIL or INCONCLUSIVE
     decided_by: Literal["counterexample", "statistic"] | None  # None: not decided yet
     why: str  # one plain sentence: what decided it, or what is still missing
-    lower: float | None = None  # bounds on the pass rate, as the report gives them
-    upper: float | None = None
+    evidence: str = "no runs yet"  # where the deciding rule stands, in a few words
 
     @property
     def decided(self) -> bool:
         return self.decided_by is not None
 
-    def bounds_text(self) -> str:
-        if self.lower is None or self.upper is None:
-            return "no bounds yet"
-        return f"bounds [{self.lower:.3f}, {self.upper:.3f}]"
+
+def _evidence(stats: Any) -> str:
+    """The deciding rule's current standing: its bounds on the pass rate, or the SPRT's
+    log-likelihood ratio between its boundaries."""
+    if stats.rule == "sprt" and stats.sprt.llr is not None:
+        sprt = stats.sprt
+        return (
+            f"SPRT log-LR {sprt.llr:.2f} in ({sprt.lower_boundary:.2f}, {sprt.upper_boundary:.2f})"
+        )
+    if stats.rule == "confidence_sequence" and stats.cs_lower is not None:
+        return f"confidence-sequence bounds [{stats.cs_lower:.3f}, {stats.cs_upper:.3f}]"
+    if stats.wilson_lower is not None:
+        return f"Wilson bounds [{stats.wilson_lower:.3f}, {stats.wilson_upper:.3f}]"
+    return "no bounds yet"
 
 
 def undecided(scenario_id: str) -> ScenarioState:
@@ -69,8 +78,7 @@ def scenario_state(report: GateReport, scenario_id: str) -> ScenarioState:
         "n": stats.n,
         "passed": stats.k,
         "statistic": statistic,
-        "lower": stats.wilson_lower,
-        "upper": stats.wilson_upper,
+        "evidence": _evidence(stats),
     }
     verdict = worst_verdict([c.verdict for c in own])
     for check in report.checks:
@@ -84,5 +92,6 @@ def scenario_state(report: GateReport, scenario_id: str) -> ScenarioState:
         waiting = next((c for c in statistic_checks if c.verdict == "INCONCLUSIVE"), None)
         why = waiting.message if waiting is not None else "the report has no statistic for it"
         return ScenarioState(**state, verdict=verdict, decided_by=None, why=why)
-    decisive = next((c for c in statistic_checks if c.verdict == statistic), statistic_checks[-1])
+    deciding = [c for c in statistic_checks if c.verdict == statistic]
+    decisive = ([c for c in deciding if c.rule != "min_runs"] or deciding)[-1]
     return ScenarioState(**state, verdict=verdict, decided_by="statistic", why=decisive.message)

@@ -20,7 +20,7 @@ def run_line(event: RunEvent) -> str:
             outcome += f" (stderr: {event.stderr_tail})"
     else:
         outcome = {True: "passed", False: "failed", None: "recorded"}[event.passed]
-    standing = f"{state.n} run(s), {state.passed} passed, {state.bounds_text()}: " + (
+    standing = f"{state.n} run(s), {state.passed} passed, {state.evidence}: " + (
         f"decided {state.verdict}" if state.decided else "undecided"
     )
     return log_line(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
@@ -35,7 +35,7 @@ def sample_summary(result: SampleResult) -> str:
         fails = f", {failures} did not complete" if failures else ""
         lines.append(
             f"  {sid}: {state.verdict} ({stopped}) after {state.n} run(s), "
-            f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.bounds_text()}"
+            f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.evidence}"
         )
         lines.append(f"    {state.why}")
     total = sum(result.new_runs.values())
