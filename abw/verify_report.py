@@ -126,12 +126,15 @@ def verify_report(
     spec: str | Path,
     *,
     strict: bool = False,
+    previous: str | Path | None = None,
 ) -> Verification:
     """Compare the report's ``inputs`` with the hashes of ``spec``, ``baseline``, ``candidate``,
     check the report against itself, and (when the hashes match) gate the inputs again.
 
-    ``spec`` is the spec (or contract) file given to the gate; ``strict`` as ``abw gate
-    --strict``. Bad input raises AbwInputError.
+    ``spec`` is the spec (or contract) file given to the gate; ``strict`` and ``previous`` as
+    ``abw gate --strict`` / ``--previous``. A report whose sequences continued an earlier gate
+    can only be gated again with that gate's report as ``previous`` (its spent levels decide
+    the verdict); without it, AbwInputError says so. Bad input raises AbwInputError.
     """
     from abw.gating.ledger import inputs_digest
 
@@ -176,10 +179,28 @@ def verify_report(
         problems.append("the inputs digest differs from the one recomputed from these files")
     consistency = consistency_problems(document)
     if not problems and not consistency:
-        problems = _regate_problems(document, baseline, candidate, spec_path, strict)
+        if previous is None and _continued(document):
+            raise AbwInputError(
+                "the report continued an earlier gate's sequence (its levels were spent down); "
+                "give that gate's report with --previous to gate these inputs again",
+                file=report_path,
+                field="statistics[].sequence",
+            )
+        problems = _regate_problems(document, baseline, candidate, spec_path, strict, previous)
     return Verification(
         not (problems or consistency), actual_digest, consistency + problems, checked
     )
+
+
+def _continued(document: dict[str, Any]) -> bool:
+    """Whether any scenario's sequence extended or restarted an earlier gate's."""
+    for stats in document.get("statistics") or []:
+        state = stats.get("sequence") if isinstance(stats, dict) else None
+        if isinstance(state, dict) and (
+            state.get("continuity", "new") != "new" or state.get("restarts", 0)
+        ):
+            return True
+    return False
 
 
 def _regate_problems(
@@ -188,6 +209,7 @@ def _regate_problems(
     candidate: str | Path,
     spec: Path,
     strict: bool,
+    previous: str | Path | None,
 ) -> list[str]:
     """Run the gate again on the (hash-verified) inputs, as ``abw gate --spec`` or
     ``--contract`` would (by the file's schema_version); name every verdict that differs."""
@@ -198,11 +220,13 @@ def _regate_problems(
     if isinstance(given, dict) and given.get("schema_version") == CONTRACT_SCHEMA:
         from abw.contract import run_contract_gate
 
-        again = run_contract_gate(str(baseline), str(candidate), str(spec), strict=strict)
+        again = run_contract_gate(
+            str(baseline), str(candidate), str(spec), strict=strict, previous=previous
+        )
     else:
         from abw.gating import run_gate
 
-        again = run_gate(str(baseline), str(candidate), str(spec), strict=strict)
+        again = run_gate(str(baseline), str(candidate), str(spec), strict=strict, previous=previous)
     problems = []
     if document.get("verdict") != again.verdict:
         problems.append(

@@ -357,6 +357,25 @@ def test_previous_detects_a_removed_and_a_reordered_run(tmp_path, run_cli):
     assert state["continuity"] == "extends" and state["restarts"] == 0
 
 
+def test_verify_report_gates_a_continued_report_again_only_with_its_previous(tmp_path, run_cli):
+    """A restarted sequence was tested at a spent-down level: gating its inputs again without
+    the earlier report would judge them at a fresh level and claim a false mismatch."""
+    first = uuid_runs(random.Random(11), 16, 0)
+    spec_file = tmp_path / "spec.yaml"
+    spec_file.write_text("schema_version: behavior-spec/v0\nid: t\n")
+    base = write_runs(tmp_path / "base", BASE)
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    args = ("gate", "--baseline", base, "--spec", spec_file)
+    assert run_cli(*args, "--candidate", write_runs(tmp_path / "c1", first), "--out", old)[0] == 0
+    removed = write_runs(tmp_path / "c2", first[1:])
+    run_cli(*args, "--candidate", removed, "--out", new, "--previous", old)
+    verify = ("verify-report", new, "--baseline", base, "--candidate", removed, "--spec", spec_file)
+    code, out, err = run_cli(*verify)
+    assert code == 2 and "--previous" in err and len(err.strip().splitlines()) == 1, err
+    code, out, err = run_cli(*verify, "--previous", old)
+    assert code == 0 and out.startswith("ok: "), out + err
+
+
 def test_runs_without_times_fall_back_to_trace_id_order_labelled_single_look():
     report = gate_mem(BASE, runs("c", [REFUND] * 20), make_spec())
     (stats,) = report.statistics

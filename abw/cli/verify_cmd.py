@@ -21,9 +21,20 @@ import click
 @click.option(
     "--strict", is_flag=True, help="The gate was run with --strict (for gating it again)."
 )
+@click.option(
+    "--previous",
+    type=click.Path(path_type=Path),
+    help="The earlier gate report the gate was given with --previous (for gating it again).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit code.")
 def verify_report(
-    report: Path, baseline: Path, candidate: Path, spec_path: Path, strict: bool, quiet: bool
+    report: Path,
+    baseline: Path,
+    candidate: Path,
+    spec_path: Path,
+    strict: bool,
+    previous: Path | None,
+    quiet: bool,
 ) -> int:
     """Recompute the SHA-256 of the spec and every trace and compare them with REPORT's inputs;
     check that REPORT agrees with itself (verdict, summary, check verdicts) and, when the hashes
@@ -34,7 +45,7 @@ def verify_report(
     from abw.text import log_line
     from abw.verify_report import verify_report as verify
 
-    result = verify(report, baseline, candidate, spec_path, strict=strict)
+    result = verify(report, baseline, candidate, spec_path, strict=strict, previous=previous)
     if not quiet:
         if result.ok:
             click.echo(
