@@ -10,6 +10,7 @@ would not stop after two initial failures; the exact one does.)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -68,12 +69,18 @@ def runs_needed(k: int, n: int, z: float, tau: float) -> int | None:
         return 0
     if tau >= 1:
         return None
+    return _fewest(reaches, RUNS_NEEDED_LIMIT)
+
+
+def _fewest(reaches: Callable[[int], bool], limit: int) -> int | None:
+    """The smallest m >= 1 with ``reaches(m)`` for a monotone ``reaches`` false at 0: doubling,
+    then bisection; None once the doubling passes ``limit``."""
     high = 1
     while not reaches(high):
         high *= 2
-        if high > RUNS_NEEDED_LIMIT:
+        if high > limit:
             return None
-    low = high // 2  # reaches(low) is False (or low == 0, already checked)
+    low = high // 2  # reaches(low) is False (or low == 0, checked by the caller)
     while high - low > 1:
         middle = (low + high) // 2
         if reaches(middle):
@@ -371,19 +378,7 @@ def mixture_runs_needed(plan: MixturePlan, passes: int, failures: int) -> int | 
 
     if reaches(0):
         return 0
-    high = 1
-    while not reaches(high):
-        high *= 2
-        if high > MIXTURE_SEARCH_LIMIT:
-            return None
-    low = high // 2
-    while high - low > 1:
-        middle = (low + high) // 2
-        if reaches(middle):
-            high = middle
-        else:
-            low = middle
-    return high
+    return _fewest(reaches, MIXTURE_SEARCH_LIMIT)
 
 
 def mixture_bounds(
