@@ -323,3 +323,10 @@ def write_gate_workspace(workspace: Path, verdict: str, extra_runs: int = 0) -> 
         write_run(workspace / "traces" / "candidate" / f"c{i:03d}.json", f"cand-{i:03d}", path)
     (workspace / "behavior.yaml").write_text(SPEC_YAML, encoding="utf-8")
     return {"baseline": "traces/baseline", "candidate": "traces/candidate", "spec": "behavior.yaml"}
+
+
+def publish(runner: Runner, report, **inputs: str):
+    """Run the Action in published-report mode on ``report`` (written into the workspace)."""
+    (runner.workspace / "reports").mkdir(exist_ok=True)
+    (runner.workspace / "reports" / "in.json").write_text(report.model_dump_json())
+    return runner.run({"report": "reports/in.json", **inputs})

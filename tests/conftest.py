@@ -24,3 +24,21 @@ def run_cli(capsys):
         return code, captured.out, captured.err
 
     return invoke
+
+
+@pytest.fixture
+def fake():
+    """The local fake GitHub REST server on 127.0.0.1 (tests/fake_github.py)."""
+    from fake_github import FakeGitHub
+
+    server = FakeGitHub().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def runner(tmp_path, fake):
+    """A simulated Actions runner (tests/action_env.py) pointed at the fake GitHub."""
+    from action_env import Runner
+
+    return Runner(tmp_path, fake.url)

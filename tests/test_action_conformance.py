@@ -4,29 +4,9 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-from action_env import Runner, make_report
-from fake_github import FakeGitHub
+from action_env import Runner, make_report, publish
 
 from abw import __version__
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def runner(tmp_path, fake):
-    return Runner(tmp_path, fake.url)
-
-
-def publish(runner: Runner, report, **inputs: str):
-    (runner.workspace / "reports").mkdir(exist_ok=True)
-    (runner.workspace / "reports" / "in.json").write_text(report.model_dump_json())
-    return runner.run({"report": "reports/in.json", **inputs})
 
 
 def test_every_request_names_abw_and_the_api_version(fake, runner):

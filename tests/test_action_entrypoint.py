@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from action_env import HEAD_SHA, REPO, Runner, write_gate_workspace
-from fake_github import FakeGitHub
+from action_env import HEAD_SHA, REPO, write_gate_workspace
 
 EXPECTED = {
     "PASS": ("success", 0),
@@ -18,18 +17,6 @@ EXPECTED = {
     "FAIL": ("failure", 1),
     "INCONCLUSIVE": ("action_required", 3),
 }
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def runner(tmp_path, fake):
-    return Runner(tmp_path, fake.url)
 
 
 @pytest.mark.parametrize("verdict", list(EXPECTED))

@@ -8,26 +8,7 @@ The gate itself runs in tests/test_action_entrypoint.py.
 from __future__ import annotations
 
 import pytest
-from action_env import HEAD_SHA, Runner, make_report
-from fake_github import FakeGitHub
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def runner(tmp_path, fake):
-    return Runner(tmp_path, fake.url)
-
-
-def publish(runner: Runner, report, **inputs: str):
-    (runner.workspace / "reports").mkdir(exist_ok=True)
-    (runner.workspace / "reports" / "in.json").write_text(report.model_dump_json())
-    return runner.run({"report": "reports/in.json", **inputs})
+from action_env import HEAD_SHA, Runner, make_report, publish
 
 
 @pytest.mark.parametrize(

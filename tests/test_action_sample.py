@@ -8,21 +8,12 @@ import shlex
 import shutil
 import sys
 
-import pytest
 from action_env import REPO, Runner
-from fake_github import FakeGitHub
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 AGENT = REPO / "examples" / "sample" / "claude_agent.py"
 LABELS = "classify,lookup_order,policy_check:guardrail,refund_commit"
 FIELDS = "decision,order_id,refund_amount,currency,fraud_check_passed"
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
 
 
 def workspace(runner: Runner, agent_args: str) -> dict[str, str]:

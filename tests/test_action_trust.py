@@ -19,18 +19,6 @@ from abw.hashing import canonical_json
 FORK = "someone/agents"
 
 
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def runner(tmp_path, fake):
-    return Runner(tmp_path, fake.url)
-
-
 def publish(runner: Runner, report, **inputs: str):
     folder = runner.workspace / "reports"
     folder.mkdir(exist_ok=True)

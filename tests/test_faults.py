@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from action_env import Runner, write_gate_workspace
 from conftest import REPO
-from fake_github import FakeGitHub
 
 ABW = str(Path(sys.executable).with_name("abw"))
 EXAMPLE = REPO / "examples" / "refund-policy"
@@ -137,13 +136,6 @@ def test_two_gates_writing_one_folder_do_not_corrupt_it(tmp_path):
 
 
 # ---------------------------------------------------------------- the GitHub API failing
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
 
 
 @pytest.mark.parametrize("status", [404, 422])

@@ -11,10 +11,8 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 
-import pytest
 from action_env import Runner, make_report
 from conftest import REPO
-from fake_github import FakeGitHub
 
 CMARK = shutil.which("cmark-gfm")
 EXTENSIONS = ("table", "autolink", "strikethrough", "tagfilter", "tasklist")
@@ -97,13 +95,6 @@ def test_a_real_gate_report_reads_clean_including_the_divergence():
     page = assert_reads_clean(render_markdown(report))
     assert any(s.startswith("First divergent step") for s in page.summaries)
     assert any("checks passed" in s for s in page.summaries)
-
-
-@pytest.fixture
-def fake():
-    server = FakeGitHub().start()
-    yield server
-    server.stop()
 
 
 def test_comment_check_summary_and_job_summary_read_clean(fake, tmp_path):
