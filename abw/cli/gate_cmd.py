@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import path_option, trace_set_options
+from abw.cli.options import exit_policy_options, path_option, trace_set_options
 from abw.text import log_line, plural
 
 
@@ -40,15 +40,8 @@ def format_summary(report) -> str:  # GateReport
     "--latent",
     help="Folder with baseline/ and candidate/ representation trajectories (advisory only).",
 )
-@click.option(
-    "--fail-on",
-    type=click.Choice(["fail", "warn"]),
-    default="fail",
-    show_default=True,
-    help="warn: a WARN verdict exits 1.",
-)
+@exit_policy_options
 @click.option("--fail-on-warn", is_flag=True, help="Same as --fail-on warn.")
-@click.option("--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3.")
 @click.option(
     "--strict",
     is_flag=True,

@@ -26,3 +26,20 @@ _CANDIDATE = path_option("--candidate", required=True, help="Folder (or file) of
 def trace_set_options(func: F) -> F:
     """``--baseline`` and ``--candidate``: the two required folders (or files) of traces."""
     return _BASELINE(_CANDIDATE(func))
+
+
+_FAIL_ON = click.option(
+    "--fail-on",
+    type=click.Choice(["fail", "warn"]),
+    default="fail",
+    show_default=True,
+    help="warn: a WARN verdict exits 1.",
+)
+_ALLOW_INCONCLUSIVE = click.option(
+    "--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3."
+)
+
+
+def exit_policy_options(func: F) -> F:
+    """``--fail-on`` and ``--allow-inconclusive``: how a verdict maps to the exit code."""
+    return _FAIL_ON(_ALLOW_INCONCLUSIVE(func))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import path_option
+from abw.cli.options import exit_policy_options, path_option
 
 
 @click.command("sample")
@@ -46,14 +46,7 @@ from abw.cli.options import path_option
     show_default=True,
     help="Seconds one run may take; past it the run is stopped.",
 )
-@click.option(
-    "--fail-on",
-    type=click.Choice(["fail", "warn"]),
-    default="fail",
-    show_default=True,
-    help="warn: a WARN verdict exits 1.",
-)
-@click.option("--allow-inconclusive", is_flag=True, help="INCONCLUSIVE exits 0 instead of 3.")
+@exit_policy_options
 @click.option("--quiet", "-q", is_flag=True, help="No per-run lines; only the summary.")
 def sample_command(
     scenarios_path: Path,
