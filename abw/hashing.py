@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +74,20 @@ def _stdlib(value: Any) -> str:
     )
 
 
-def canonical_bytes(value: Any) -> bytes:
-    """The UTF-8 bytes of :func:`canonical_json` (what :func:`content_hash` hashes)."""
+def proven_json_bytes(value: Any, option: int, stdlib: Callable[[Any], str]) -> bytes:
+    """``stdlib(value)`` as UTF-8 bytes (lone surrogates as WTF-8), written by orjson with
+    ``option`` where :func:`orjson_exact` proves the bytes are the same."""
     if orjson_exact(value):
         try:
-            return orjson.dumps(value, option=ORJSON_OPTIONS)
+            return orjson.dumps(value, option=option)
         except TypeError:  # beyond 64 bits, lone surrogates, non-str keys, deep nesting
             pass
-    return _stdlib(value).encode("utf-8", "surrogatepass")
+    return stdlib(value).encode("utf-8", "surrogatepass")
+
+
+def canonical_bytes(value: Any) -> bytes:
+    """The UTF-8 bytes of :func:`canonical_json` (what :func:`content_hash` hashes)."""
+    return proven_json_bytes(value, ORJSON_OPTIONS, _stdlib)
 
 
 def canonical_json(value: Any) -> str:
