@@ -38,6 +38,20 @@ class _Refused(ValueError):
 
 # ---------------------------------------------------------------- JSON
 
+_KEY_END = re.compile(rb'"\s*:')
+
+
+def key_token_bound(data: bytes) -> int:
+    """An upper bound on the keys written in the JSON text ``data``, exact when no string holds
+    ``"`` + whitespace + ``:``.
+
+    Every key's closing quote starts its own match of ``"\\s*:`` (a match holds one quote), so
+    a decoder that keeps the last of repeated keys (orjson, msgspec) has read a document
+    without duplicate keys when the keys it holds number exactly this bound; when they number
+    fewer, only the exact reader (:func:`parse_json`) can tell."""
+    return len(_KEY_END.findall(data))
+
+
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     document = dict(pairs)
