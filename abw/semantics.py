@@ -107,6 +107,12 @@ def name_matches(pattern: str, name: str, *, glob: bool = False) -> bool:
     return fnmatchcase(name, pattern)
 
 
+def literal_pattern(name: str) -> str:
+    """The glob that matches exactly ``name``: ``name`` itself, or ``=name`` when it holds a
+    glob character (``*``, ``?``, ``[``) or starts with ``=``."""
+    return "=" + name if name.startswith("=") or any(c in name for c in "*?[") else name
+
+
 def successes(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:
     """Successful spans named ``pattern`` (or matching it as a glob)."""
     return [

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from abw.models.spec import Invariants, Spec, Thresholds
-from abw.semantics import order_violations, successes
+from abw.semantics import literal_pattern, order_violations, successes
 from abw.traceio import TraceFile
 
 
@@ -56,7 +56,11 @@ def order_suggestions(baseline: list[TraceFile], tools: list[str]) -> list[tuple
         (a, b)
         for a in tools
         for b in tools
-        if a != b and all(not order_violations(t.ordered_spans, a, b) for t in baseline)
+        if a != b
+        and all(
+            not order_violations(t.ordered_spans, literal_pattern(a), literal_pattern(b))
+            for t in baseline
+        )
     }
     if len(holds) > MAX_SUGGESTIONS:
         holds = {
@@ -124,6 +128,11 @@ _YAML_UNSAFE = re.compile(
 )
 
 
+def _pattern(name: str) -> str:
+    """A YAML scalar of the glob that matches exactly ``name``."""
+    return _scalar(literal_pattern(name))
+
+
 def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> str:
     """The spec as commented YAML, deterministic for the same baseline."""
     defaults = Thresholds()
@@ -149,7 +158,7 @@ def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> st
             "  # These held in every baseline run; uncomment the ones that are rules:",
             "  required_order: [",
             *(
-                f"    # {{before: {_scalar(a)}, after: {_scalar(b)}}},"
+                f"    # {{before: {_pattern(a)}, after: {_pattern(b)}}},"
                 for a, b in inferred.order_suggestions
             ),
             "  ]",

@@ -15,9 +15,11 @@ from abw.spec_init import infer, render_yaml
 from abw.specio import load_spec, parse_yaml_text
 
 TOOLS = ["classify", "lookup_order", "policy_check", "refund_commit", "notify"]
+# Real tool names a glob would misread: a character class, wildcards, the literal prefix.
+GLOB_LIKE = ["fetch[1]", "lookup*", "ask?", "=exact", "##[group]x"]
 
 step = st.tuples(
-    st.sampled_from(TOOLS),
+    st.sampled_from(TOOLS + GLOB_LIKE),
     st.sampled_from(["success", "success", "success", "error"]),
     st.sampled_from(["k1", "k2"]),
 )
@@ -131,6 +133,36 @@ def test_generated_spec_passes_its_own_baseline(tmp_path_factory, paths, data):
         for stats in report.statistics:
             assert stats.k == stats.n
             assert stats.decision == ("pass" if stats.runs_needed in (0, None) else "inconclusive")
+
+
+def test_glob_characters_in_tool_names_are_exact_names(tmp_path):
+    """Names holding ``[``, ``*``, ``?`` or a leading ``=`` are required as exact names and
+    suggested in order as ``=name``: the generated spec, suggestions accepted, passes its own
+    baseline (a plain glob ``fetch[1]`` matches ``fetch1``, not ``fetch[1]``)."""
+    path = ["fetch[1]", "lookup*", "ask?", "=exact", "refund_commit"]
+    baseline = runs("b", [path] * 16)
+    text = render_yaml(infer(baseline), "odd")
+    assert '{before: "=fetch[1]", after: "=lookup*"}' in text
+    for variant in (text, uncomment_all(text)):
+        _, report = gate_text(variant, baseline, tmp_path)
+        assert report.verdict == "PASS", report.summary
+    # A look-alike is still no match: an exact required name is not a glob.
+    lookalike = runs("c", [["fetch1", "lookupX", "askX", "exact", "refund_commit"]] * 16)
+    spec_path = tmp_path / "spec.yaml"
+    spec_path.write_text(text)
+    spec, digest = load_spec(spec_path)
+    report = gate(baseline, lookalike, spec, spec_file=str(spec_path), spec_sha256=digest)
+    failed = {c.id for c in report.checks if c.verdict == "FAIL"}
+    assert {f"behavior_contract.required_tools[{i}]" for i in range(4)} <= failed
+
+
+def test_cli_names_from_traces_never_reach_the_log_raw(tmp_path, run_cli):
+    """A name read from traces reaches the terminal only through the log sanitizer (and a
+    name of the baseline is never reported as matching no span of it)."""
+    base = write_runs(tmp_path / "base", runs("b", [["##[error]x[1]", *REFUND]] * 3))
+    code, stdout, stderr = run_cli("spec", "init", "--baseline", base, "--out", tmp_path / "s.yaml")
+    assert code == 0 and "##[" not in stdout + stderr
+    assert "matches no span" not in stderr
 
 
 def test_cli(tmp_path, run_cli):

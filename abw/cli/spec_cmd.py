@@ -35,7 +35,7 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     from abw.gating.vacuity import observed, spec_findings
     from abw.spec_init import infer, render_yaml
     from abw.specio import load_spec
-    from abw.text import plural
+    from abw.text import log_line, plural
     from abw.traceio import load_traces
 
     if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess
@@ -50,7 +50,7 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
         f" from {plural(inferred.runs, 'baseline run')}"
     )
     for line in spec_findings(load_spec(out)[0], observed(traces)):  # vacuous names, if any
-        click.echo(f"warning: {out}: {line}", err=True)
+        click.echo(log_line(f"warning: {out}: {line}"), err=True)
     return 0
 
 

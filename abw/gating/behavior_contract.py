@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
 from abw.models.spec import Invariants
-from abw.semantics import attempts, order_violations, successes
+from abw.semantics import attempts, literal_pattern, order_violations, successes
 from abw.text import noun, plural
 from abw.traceio import TraceFile
 
@@ -27,7 +27,7 @@ def _required_tool(index: int, tool: str) -> RunRule:
         rule="required_tools",
         category="behavior_contract",
         limits={"tool": tool, "requires": "at least one successful span in every run"},
-        references=(tool,),
+        references=(literal_pattern(tool),),  # an exact name, whatever characters it holds
         evaluate=evaluate,
         passed_message=lambda n: f"Every one of {runs_word(n)} called {tool} successfully.",
         failed_message=lambda bad, n: (

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from abw.models.report import Check
-from abw.semantics import name_matches
+from abw.semantics import literal_pattern, name_matches
 from abw.text import plural
 
 
@@ -50,7 +50,7 @@ def unmatched(references: Iterable[Reference], seen: Observed) -> list[str]:
     found: list[str] = []
     for reference in references:
         options = (reference,) if isinstance(reference, str) else reference
-        text = " or ".join(options)
+        text = " or ".join(o[1:] if o.startswith("=") else o for o in options)  # as the name reads
         hit = any(name_matches(glob, n, glob=True) for glob in options for n in seen.names)
         if options and not hit and text not in found:
             found.append(text)
@@ -81,7 +81,10 @@ def spec_references(spec: Any) -> list[tuple[str, tuple[Reference, ...]]]:
     """(where in the spec, names) for every part of ``spec`` that refers to tools."""
     found: list[tuple[str, tuple[Reference, ...]]] = []
     inv = spec.invariants
-    found += [(f"invariants.required_tools[{i}]", (t,)) for i, t in enumerate(inv.required_tools)]
+    found += [
+        (f"invariants.required_tools[{i}]", (literal_pattern(t),))  # exact names, not globs
+        for i, t in enumerate(inv.required_tools)
+    ]
     found += [
         (f"invariants.required_order[{i}]", (c.before, c.after))
         for i, c in enumerate(inv.required_order)
