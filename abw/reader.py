@@ -52,7 +52,6 @@ def key_token_bound(data: bytes) -> int:
     return len(_KEY_END.findall(data))
 
 
-
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     document = dict(pairs)
     if len(document) != len(pairs):
