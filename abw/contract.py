@@ -32,6 +32,7 @@ from typing import Any
 
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
+from abw.text import comment_line, log_yaml
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
 RULE_KINDS = (
@@ -303,10 +304,41 @@ def spec_yaml(spec: Any, *, source: str | None = None, source_sha256: str | None
             document[section] = [_tidy(item, lead) for item in document[section]]
     header = ""
     if source is not None:
-        header = f"# Compiled by `abw contract compile` from {source}"
+        header = comment_line(f"# Compiled by `abw contract compile` from {source}")
         header += f" (sha256 {source_sha256}).\n" if source_sha256 else ".\n"
         header += "# Edit the contract, not this file.\n"
-    return header + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100)
+    return header + yaml.dump(
+        document, Dumper=_spec_dumper(), sort_keys=False, allow_unicode=True, width=100
+    )
+
+
+def yaml_for_log(text: str) -> str:
+    """Spec YAML (:func:`spec_yaml`) for standard output, where a CI runner reads every line:
+    the same document with ``::`` and ``##[`` escaped (:func:`abw.text.log_yaml`)."""
+    shown = log_yaml(text)
+    if shown is None:
+        raise AbwInputError(
+            "the spec holds text a CI log would run as a workflow command (:: or ##[) in a "
+            "form that cannot be escaped; write it to a file with --out",
+            field="--out",
+        )
+    return shown
+
+
+def _spec_dumper() -> Any:
+    """PyYAML's safe dumper, writing every string that holds ``::`` or ``##[`` double-quoted
+    (so that :func:`abw.text.log_yaml` can escape them for a CI log)."""
+    import yaml
+
+    class SpecDumper(yaml.SafeDumper):
+        pass
+
+    def string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = '"' if "::" in value or "##[" in value else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    SpecDumper.add_representer(str, string)
+    return SpecDumper
 
 
 def _tidy(item: dict[str, Any], lead: tuple[str, ...]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abw.errors import AbwInputError
+from abw.text import comment_line
 
 TOOL = {"type": ["tool"]}
 #: Span types every agent-invariants event can become (for "no event after a stop").
@@ -440,10 +441,12 @@ def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, A
 def header(conversion: Conversion, source: str, digest: str) -> str:
     """The YAML header: where the spec came from, and every construct it could not express."""
     lines = [
-        f"# Converted by `abw spec convert` from the {conversion.source_format} contract "
-        f"{source} (sha256 {digest}).",
+        comment_line(
+            f"# Converted by `abw spec convert` from the {conversion.source_format} contract "
+            f"{source} (sha256 {digest})."
+        ),
     ]
     if conversion.unexpressible:
         lines.append("# Not expressed exactly (one line each):")
-        lines += [f"#   {note}" for note in conversion.unexpressible]
+        lines += [comment_line(f"#   {note}") for note in conversion.unexpressible]
     return "\n".join(lines) + "\n"

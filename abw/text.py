@@ -70,6 +70,39 @@ def log_json(text: str) -> str:
     return text.replace("##[", "#\\u0023[").replace("::", ":\\u003a")
 
 
+# YAML (1.1, as PyYAML reads it) also breaks lines at NEL, LS and PS; NEL is a C1 control.
+_YAML_BREAK_RE = re.compile("[\u2028\u2029]")
+
+
+def comment_line(value: Any) -> str:
+    """Text for one YAML comment line (and a CI log): :func:`log_line`, with the line and
+    paragraph separators that YAML reads as line breaks escaped too, so that nothing after
+    the ``#`` can end the comment and become part of the document."""
+    return _YAML_BREAK_RE.sub(_visible, log_line(value))
+
+
+#: What a workflow command needs, and its YAML double-quoted escape (the same characters).
+_YAML_COMMAND_ESCAPES = (("##[", "#\\x23["), ("::", ":\\x3a"))
+
+
+def log_yaml(text: str) -> str | None:
+    """YAML text for a terminal or CI log, with the same data: every ``::`` and ``##[`` is
+    written with a ``\\x`` escape. That is only valid inside double-quoted scalars and
+    comments (``abw.contract.spec_yaml`` double-quotes every string that holds either), so the
+    result is parsed back and compared: None when it would not mean the same document."""
+    safe = text
+    for command, escaped in _YAML_COMMAND_ESCAPES:
+        safe = safe.replace(command, escaped)
+    if safe == text:
+        return text
+    import yaml
+
+    try:
+        return safe if yaml.safe_load(safe) == yaml.safe_load(text) else None
+    except yaml.YAMLError:
+        return None
+
+
 def noun(count: int, singular: str) -> str:
     """The English form of ``singular`` for ``count`` things: 1 retry, 2 retries, 0 checks.
 

@@ -20,7 +20,7 @@ def contract() -> None:
 def compile_command(contract_path: Path, out: Path | None) -> int:
     """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""
     from abw.atomic import write_atomic
-    from abw.contract import compile_contract, load_contract, spec_yaml
+    from abw.contract import compile_contract, load_contract, spec_yaml, yaml_for_log
     from abw.errors import AbwInputError
 
     loaded, digest = load_contract(contract_path)
@@ -30,7 +30,7 @@ def compile_command(contract_path: Path, out: Path | None) -> int:
         raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
     text = spec_yaml(spec, source=contract_path.name, source_sha256=digest)
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(yaml_for_log(text), nl=False)
     else:
         write_atomic(out, text)
         click.echo(f"abw: wrote {out}", err=True)

@@ -74,7 +74,7 @@ def convert(
     --out). Each construct abw cannot express exactly is printed on stderr, one line each, and
     written into the spec's header; none is dropped in silence."""
     from abw.atomic import write_atomic
-    from abw.contract import spec_yaml
+    from abw.contract import spec_yaml, yaml_for_log
     from abw.errors import AbwInputError
     from abw.hashing import sha256_hex
     from abw.importers.rawio import load_json, read_raw
@@ -93,7 +93,7 @@ def convert(
     for note in conversion.unexpressible:
         click.echo(log_line(f"abw: not expressed exactly: {note}"), err=True)
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(yaml_for_log(text), nl=False)
     else:
         write_atomic(out, text)
         notes = plural(len(conversion.unexpressible), "note")
