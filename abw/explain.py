@@ -9,7 +9,7 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.models.report import Check, GateReport
 from abw.render.rules import rule_text
-from abw.text import log_line
+from abw.text import log_line, plural
 
 
 def find_check(report: GateReport, check_id: str) -> Check:
@@ -55,7 +55,7 @@ def explain(report: GateReport, check_id: str) -> str:
         if check.scenario_id is None or item.scenario_id == check.scenario_id:
             roles[item.role] = roles.get(item.role, 0) + 1
     for role in sorted(roles):
-        lines.append(f"  {roles[role]} {role} trace(s)")
+        lines.append(f"  {plural(roles[role], role + ' trace')}")
     lines.append(f"  digest {report.inputs.digest}")
     if check.category == "sample_sufficiency":
         stats = next((s for s in report.statistics if s.scenario_id == check.scenario_id), None)
@@ -63,7 +63,7 @@ def explain(report: GateReport, check_id: str) -> str:
             lines += [
                 "",
                 "statistics",
-                f"  k/n {stats.k}/{stats.n}, rule {stats.rule} ({stats.looks} look(s)), "
+                f"  k/n {stats.k}/{stats.n}, rule {stats.rule} ({plural(stats.looks, 'look')}), "
                 f"decision {stats.decision} vs tau={stats.threshold}",
                 f"  confidence sequence [{_value(stats.cs_lower)}, {_value(stats.cs_upper)}]; "
                 f"Wilson [{_value(stats.wilson_lower)}, {_value(stats.wilson_upper)}] at "
@@ -82,6 +82,11 @@ def explain(report: GateReport, check_id: str) -> str:
             lines.append(f"    {where or v.trace_file}")
     lines += ["", "why", f"  {_why(check)}"]
     return "\n".join(log_line(line) for line in lines) + "\n"
+
+
+def _contradict(count: int) -> str:
+    """``1 run contradicts`` / ``3 runs contradict``."""
+    return f"{plural(count, 'run')} {'contradicts' if count == 1 else 'contradict'}"
 
 
 def _why(check: Check) -> str:
@@ -103,14 +108,14 @@ def _why(check: Check) -> str:
     known = sum(v.in_baseline is True for v in check.violations)
     if check.hard and check.verdict == "WARN" and known:
         return (
-            f"{known} run(s) contradict the rule, but baseline runs of the same scenario already "
+            f"{_contradict(known)} the rule, but baseline runs of the same scenario already "
             "did (baseline_violations: warn), so the check WARNs instead of FAILing."
         )
     if check.hard:
         new = sum(v.in_baseline is False for v in check.violations)
         split = f" ({new} new, {known} already in the baseline)" if known or new else ""
         return (
-            f"{len(check.violations)} run(s) contradict the rule{split}; one counterexample is "
+            f"{_contradict(len(check.violations))} the rule{split}; one counterexample is "
             "proof, so the check FAILs."
         )
     if check.verdict == "INCONCLUSIVE":

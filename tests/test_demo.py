@@ -39,7 +39,7 @@ def test_demo_end_to_end(tmp_path, run_cli):
         "--report",
         out / "regressed" / "gate-report.json",
     )
-    assert code == 0 and "3 run(s) contradict the rule" in stdout
+    assert code == 0 and "3 runs contradict the rule" in stdout
 
 
 def test_demo_with_a_missing_example_is_a_one_line_error(tmp_path, run_cli):

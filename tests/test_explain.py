@@ -35,10 +35,10 @@ def test_failed_hard_check(report):
     assert "hard invariant, one violating run is proof" in text
     assert "limit      before = policy_check" in text
     assert "spec spec.yaml (sha256 " + "ab" * 32 + ")" in text
-    assert "12 baseline trace(s)" in text and "4 candidate trace(s)" in text
+    assert "12 baseline traces" in text and "4 candidate traces" in text
     assert "c-03: refund_commit succeeded at ordinal 3" in text
     assert "c/c-03.json:10 (ordinal 3), c/c-03.json:11 (ordinal 4)" in text
-    assert "1 run(s) contradict the rule" in text
+    assert "1 run contradicts the rule" in text
 
 
 def test_passed_and_statistical_checks(report):

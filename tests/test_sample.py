@@ -76,7 +76,7 @@ def test_good_agent_passes_and_the_report_is_the_gates_byte_for_byte(tmp_path, r
     assert all(r["source"]["platform"] == "claude_code" for r in runs)
     # decided as soon as the statistic allowed: one run fewer would not have been enough
     assert "#1: passed" in stderr and f"#{len(runs)}: passed" in stderr
-    assert f"#{len(runs) - 1}: passed; {len(runs) - 1} run(s)" in stderr
+    assert f"#{len(runs) - 1}: passed; {len(runs) - 1} runs" in stderr
     assert "undecided" in stderr.splitlines()[-2]
     gate_report = tmp_path / "gate-report.json"
     code, _, _ = run_cli(
@@ -92,7 +92,7 @@ def test_a_counterexample_under_forbid_stops_the_scenario_at_once(tmp_path, run_
     code, stdout, _ = run_cli(*sample_args(scenarios, out, "--max-runs", "20"))
     assert code == 1
     assert len(traces_of(out)) == 1  # one violating run is proof: no second run is paid for
-    assert "refund-policy: FAIL (decided) after 1 run(s)" in stdout
+    assert "refund-policy: FAIL (decided) after 1 run" in stdout
     assert "behavior_contract.required_order[0] has a counterexample" in stdout
 
 
@@ -208,7 +208,7 @@ def test_a_second_sample_continues_the_sequence(tmp_path, run_cli):
     assert sequence["chain"] == json.loads(second.read_text())["statistics"][0]["sequence"]["chain"]
     # a third invocation has nothing left to do: the scenario is decided
     code, stdout, _ = run_cli(*sample_args(scenarios, out))
-    assert code == 0 and "0 new agent run(s)" in stdout
+    assert code == 0 and "0 new agent runs" in stdout
     assert sorted(p.name for p in (out / "refund-policy").iterdir()) == later
 
 

@@ -24,6 +24,7 @@ from abw.sample.decision import ScenarioState, scenario_state, undecided
 from abw.sample.record import build_trace, recorded_sequences, write_run
 from abw.sample.runner import ProcessTable, RunResult, run_once, transcript_pattern
 from abw.sample.scenarios import Scenario, load_scenarios
+from abw.text import plural
 
 if TYPE_CHECKING:
     from abw.models.report import GateReport
@@ -65,7 +66,7 @@ class SampleInterrupted(Exception):
     """``abw sample`` was stopped from outside; the runs recorded so far are on disk."""
 
     def __init__(self, recorded: int) -> None:
-        super().__init__(f"interrupted after recording {recorded} new run(s)")
+        super().__init__(f"interrupted after recording {plural(recorded, 'new run')}")
         self.recorded = recorded
 
 

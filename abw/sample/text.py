@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from abw.text import log_line
+from abw.text import log_line, plural
 
 if TYPE_CHECKING:
     from abw.sample.loop import RunEvent, SampleResult
@@ -20,7 +20,7 @@ def run_line(event: RunEvent) -> str:
             outcome += f" (stderr: {event.stderr_tail})"
     else:
         outcome = {True: "passed", False: "failed", None: "recorded"}[event.passed]
-    standing = f"{state.n} run(s), {state.passed} passed, {state.evidence}: " + (
+    standing = f"{plural(state.n, 'run')}, {state.passed} passed, {state.evidence}: " + (
         f"decided {state.verdict}" if state.decided else "undecided"
     )
     return log_line(f"{event.scenario_id} #{event.sequence}: {outcome}; {standing}")
@@ -34,10 +34,13 @@ def sample_summary(result: SampleResult) -> str:
         failures = result.failures[sid]
         fails = f", {failures} did not complete" if failures else ""
         lines.append(
-            f"  {sid}: {state.verdict} ({stopped}) after {state.n} run(s), "
+            f"  {sid}: {state.verdict} ({stopped}) after {plural(state.n, 'run')}, "
             f"{result.new_runs[sid]} new{fails}; {state.passed} passed, {state.evidence}"
         )
         lines.append(f"    {state.why}")
     total = sum(result.new_runs.values())
-    head = f"abw sample: {total} new agent run(s) over {len(result.states)} scenario(s)"
+    head = (
+        f"abw sample: {plural(total, 'new agent run')} over "
+        f"{plural(len(result.states), 'scenario')}"
+    )
     return "\n".join(log_line(line) for line in [head, *lines]) + "\n"
