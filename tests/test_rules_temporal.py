@@ -359,3 +359,44 @@ def test_spec_rejects_bad_references_and_unknown_keys():
         Spec.model_validate({"id": "s", "rules": [{**PRECEDENCE, "befor": "x"}]})
     with pytest.raises(ValidationError):
         Spec.model_validate({"id": "s", "rules": [{"kind": "eventually", "tool": "x"}]})
+
+
+def _response_by_windows(path, trigger, reply, within_steps):
+    """The definition, window by window (quadratic): the reference the linear rule meets."""
+    from abw.rules.outcome import matches
+
+    violated, unknown = [], []
+    for index, s in enumerate(path):
+        if not (matches(trigger, s.name) and s.status in ("success", "unknown")):
+            continue
+        end = len(path) if within_steps is None else min(len(path), index + 1 + within_steps)
+        window = [w for w in path[index + 1 : end] if matches(reply, w.name)]
+        if any(w.status == "success" for w in window):
+            continue
+        if s.status == "unknown" or any(w.status == "unknown" for w in window):
+            unknown.append(s.ordinal)
+        else:
+            violated.append(s.ordinal)
+    return violated, unknown
+
+
+def test_response_is_linear_and_meets_its_window_definition():
+    """Every ordinal list (not only the status) equals the window-by-window definition, on
+    every path of up to 4 spans over three names and three statuses, globs and limits."""
+    import itertools
+
+    from abw.rules.temporal import response
+
+    steps = [(n, s) for n in "abc" for s in ("success", "error", "unknown")]
+    for length in range(5):
+        for combo in itertools.product(steps, repeat=length):
+            path = trace(*(span(n, s) for n, s in combo)).path()
+            for trigger, reply in (("a", "b"), ("a", "[ab]"), ("*", "c")):
+                for within in (None, 1, 2):
+                    got = response(path, trigger, reply, within)
+                    violated, unknown = _response_by_windows(path, trigger, reply, within)
+                    expected = violated or unknown
+                    assert list(got.ordinals) == expected, (combo, trigger, reply, within)
+                    assert got.status == (
+                        "violated" if violated else "unknown" if unknown else "satisfied"
+                    )

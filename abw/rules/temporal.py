@@ -114,20 +114,35 @@ def precedence(
     )
 
 
+def _next_index(path: Sequence[Span], pattern: str, status: str) -> list[int]:
+    """For each path index i, the smallest j > i whose span matches ``pattern`` with
+    ``status`` (``len(path)`` when none): one backward pass."""
+    found = [len(path)] * (len(path) + 1)
+    for index in range(len(path) - 1, -1, -1):
+        span = path[index]
+        hit = span.status == status and matches(pattern, span.name)
+        found[index] = index if hit else found[index + 1]
+    return found[1:]
+
+
 def response(
     path: Sequence[Span], trigger: str, reply: str, within_steps: int | None = None
 ) -> RuleOutcome:
-    """Every successful ``trigger`` is followed by a successful ``reply`` (within k steps)."""
+    """Every successful ``trigger`` is followed by a successful ``reply`` (within k steps).
+
+    Linear in the path: the next successful and the next unrecorded ``reply`` after each
+    index are found once, backwards."""
     violated: list[int] = []
     unknown: list[int] = []
+    next_ok = _next_index(path, reply, "success")
+    next_maybe = _next_index(path, reply, "unknown")
     for index, span in enumerate(path):
         if not (matches(trigger, span.name) and (_ok(span) or _maybe(span))):
             continue
         end = len(path) if within_steps is None else min(len(path), index + 1 + within_steps)
-        window = [s for s in path[index + 1 : end] if matches(reply, s.name)]
-        if any(_ok(s) for s in window):
+        if next_ok[index] < end:
             continue
-        if _maybe(span) or any(_maybe(s) for s in window):
+        if _maybe(span) or next_maybe[index] < end:
             unknown.append(span.ordinal)
         else:
             violated.append(span.ordinal)
