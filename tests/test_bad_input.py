@@ -432,14 +432,29 @@ def test_import_overwrites_an_existing_trace(tmp_path, run_cli):
 # ---------------------------------------------------------------- 14. broken plugins
 
 
-def _plugin_path(tmp_path: Path) -> Path:
+def _plugin_path(tmp_path: Path, name: str = "broken") -> Path:
     dist = tmp_path / "plugins" / "broken_abw_plugin-1.0.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-abw-plugin\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text(
-        "[abw.importers]\nbroken = no_such_module_for_abw:Importer\n"
+        f"[abw.importers]\n{name} = no_such_module_for_abw:Importer\n"
     )
     return tmp_path / "plugins"
+
+
+def test_a_plugin_name_is_never_a_workflow_command_in_the_warning(tmp_path):
+    import os
+
+    plugins = _plugin_path(tmp_path, "x##[error]pwned")
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([os.environ.get("PYTHONPATH", ""), str(plugins)]),
+    }
+    result = subprocess.run(
+        [ABW, "import", "--help"], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 0 and "no_such_module_for_abw" in result.stderr
+    assert "##[" not in result.stderr
 
 
 def test_a_broken_importer_plugin_is_one_warning_and_skipped(tmp_path):

@@ -253,13 +253,14 @@ class ImportGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The importer list; a broken plugin is named in one warning line and skipped."""
         from abw.errors import AbwInputError
+        from abw.text import log_line
 
         commands = []
         for name in self.list_commands(ctx):
             try:
                 command = self.get_command(ctx, name)
             except AbwInputError as exc:
-                click.echo(f"abw: warning: {exc.one_line()}; skipped", err=True)
+                click.echo(log_line(f"abw: warning: {exc.one_line()}; skipped"), err=True)
                 continue
             if command is not None:
                 commands.append((name, command))
