@@ -32,23 +32,11 @@ from typing import Any
 
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
+from abw.models.contract import CLAUSE_RULE_KINDS
+from abw.models.rules import RULE_KINDS
 from abw.text import comment_line, log_yaml
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
-RULE_KINDS = (
-    "precedence",
-    "response",
-    "immediately_before",
-    "absence_after",
-    "count",
-    "retry_limit",
-    "tool_allowlist",
-    "result_required",
-    "confidence",
-    "new_tools",
-    "tool_call_growth",
-    "arguments",
-)
 
 
 def load_contract(path: str | Path) -> tuple[Any, str]:
@@ -140,7 +128,7 @@ class _Compiler:
                 raise AbwInputError(f"{kind} can only be a hard clause", field=where)
         elif kind in ("required_output_fields", "expected_output"):
             self.output_clause(clause, enforcement, where)
-        elif kind in RULE_KINDS:
+        elif kind in CLAUSE_RULE_KINDS:
             params = dict(clause.params)
             if kind == "precedence":  # a clause means what the hard invariant means
                 params.setdefault("subject", "successes")
@@ -287,7 +275,7 @@ def compile_contract(contract: Any) -> Any:
         if origin is not None:
             # rules.3.count.min -> invariants.soft[0].params.min (the tag after the index
             # is the union member pydantic tried; drop it)
-            rest = [str(p) for p in loc[2:] if str(p) not in (*RULE_KINDS, "recovery")]
+            rest = [str(p) for p in loc[2:] if str(p) not in RULE_KINDS]
             field = ".".join([origin, "params", *rest]) if rest else origin
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise AbwInputError(message, field=field) from None

@@ -12,29 +12,25 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from abw.models import CONTRACT_SCHEMA
+from abw.models.rules import RULE_KINDS
 from abw.models.spec import Thresholds
 
-ClauseKind = Literal[
-    "required_tool",
-    "forbidden_tool",
-    "max_path_length",
-    "max_errors",
-    "max_retries",
-    "precedence",
-    "response",
-    "immediately_before",
-    "absence_after",
-    "count",
-    "retry_limit",
-    "tool_allowlist",
-    "result_required",
-    "confidence",
-    "new_tools",
-    "tool_call_growth",
-    "arguments",
-    "assertion",
-    "required_output_fields",
-    "expected_output",
+#: Rule kinds a clause may name; recovery and soft budgets come from the contract's own
+#: ``recovery`` and (p, delta, k) fields.
+CLAUSE_RULE_KINDS = tuple(k for k in RULE_KINDS if k not in ("recovery", "soft_budget"))
+
+ClauseKind = Literal[  # type: ignore[valid-type]
+    (
+        "required_tool",
+        "forbidden_tool",
+        "max_path_length",
+        "max_errors",
+        "max_retries",
+        *CLAUSE_RULE_KINDS,
+        "assertion",
+        "required_output_fields",
+        "expected_output",
+    )
 ]
 
 

@@ -7,7 +7,7 @@ Semantics are in ``docs/contracts.md``; every model is closed (unknown keys are 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -311,6 +311,11 @@ Rule = Annotated[
     | SoftBudgetRule,
     Field(discriminator="kind"),
 ]
+
+#: Every rule kind, in the order of :data:`Rule` (the one list: contracts derive theirs from it).
+RULE_KINDS: tuple[str, ...] = tuple(
+    get_args(model.model_fields["kind"].annotation)[0] for model in get_args(get_args(Rule)[0])
+)
 
 
 class ExistsMatcher(_Closed):
