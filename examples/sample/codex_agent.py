@@ -20,17 +20,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "refund-policy"))
+
+# the ticket, order and final answer of the example (examples/refund-policy/generate.py)
+from generate import AMOUNT, CWD, FINAL, ORDER, TICKET
+
 CLI_VERSION = "0.125.0"
 MODEL = "gpt-5.1-codex"
-CWD = "/srv/supportbot"
-TICKET, ORDER, AMOUNT = "T-5812", "A-1042", 1200
-FINAL = {
-    "decision": "refund_approved",
-    "order_id": ORDER,
-    "refund_amount": AMOUNT,
-    "currency": "USD",
-    "fraud_check_passed": True,
-}
 
 
 class Rollout:
