@@ -76,59 +76,119 @@ class _Trie:
         return sorted(self.children) + ([END] if self.terminal else [])
 
 
-def nearest_baseline(
-    candidates: list[tuple[int, ...]], baseline: list[tuple[tuple[int, ...], TraceFile]]
-) -> dict[tuple[int, ...], tuple[float, TraceFile | None]]:
-    """Nearest baseline run for each distinct candidate path; ties go to the first baseline run
-    in run order. Distance 1.0 and no run when there is no baseline.
+class BaselineShape:
+    """One scenario's baseline paths, as every candidate run of the scenario is measured against
+    them: its nearest baseline run and where it leaves the baseline prefix tree. Built once per
+    scenario (by the gate's driver, and on each worker from the broadcast baseline).
 
-    Distances are computed once per pair of distinct paths (rapidfuzz ``cdist`` on interned
-    tool ids), so repeated paths cost nothing.
+    Tool names are interned to ints in sorted order over the baseline's names; a name the
+    baseline never used gets an id past them. Distances only read which ids are equal, and ties
+    between baseline paths compare their ids in name order, so each candidate run is measured
+    exactly as against the ids of the whole scenario.
     """
-    import numpy as np
-    from rapidfuzz.process import cdist
 
-    unique_c = list(dict.fromkeys(candidates))
-    first_run: dict[tuple[int, ...], TraceFile] = {}
-    for encoded, trace_file in baseline:
-        first_run.setdefault(encoded, trace_file)
-    unique_b = list(first_run)
-    if not unique_b:
-        return {c: (1.0, None) for c in unique_c}
-    matrix = cdist(
-        unique_c, unique_b, scorer=Levenshtein.normalized_distance, workers=1, dtype=np.float64
-    )
-    result: dict[tuple[int, ...], tuple[float, TraceFile | None]] = {}
-    for row, encoded in zip(matrix, unique_c, strict=True):
+    def __init__(self, runs: list[TraceFile]) -> None:
+        runs = sorted(runs, key=run_sort_key)
+        self.runs = len(runs)
+        self.paths = [path_names(t) for t in runs]
+        self.tools = frozenset(name for path in self.paths for name in path)
+        self.ids = {name: index for index, name in enumerate(sorted(self.tools))}
+        first: dict[tuple[int, ...], str] = {}
+        for path, trace_file in zip(self.paths, runs, strict=True):
+            first.setdefault(self.encode(path), trace_file.trace.run.trace_id)
+        self.unique = list(first)  # distinct baseline paths, in run order
+        self.nearest_ids = list(first.values())
+        self.trie = _Trie()
+        for path in self.paths:
+            self.trie.insert(path)
+        self.items = sorted(
+            {tuple(p): (p, self.encode(p)) for p in self.paths}.values(), key=lambda i: i[1]
+        )
+        self.totals: dict[str, int] = {}
+        for path in self.paths:
+            for name in path:
+                self.totals[name] = self.totals.get(name, 0) + 1
+        self._measured: dict[tuple[int, ...], tuple[float, str | None]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:  # the cache stays behind
+        return {k: v for k, v in self.__dict__.items() if k != "_measured"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _measured={})
+
+    def encode(self, path: list[str]) -> tuple[int, ...]:
+        """``path`` as ids; names the baseline never used get distinct ids past its own."""
+        ids, extra = self.ids, {}
+        return tuple(
+            ids[name] if name in ids else extra.setdefault(name, len(ids) + len(extra))
+            for name in path
+        )
+
+    def nearest(self, encoded: tuple[int, ...]) -> tuple[float, str | None]:
+        """(distance, trace id) of the nearest baseline run; ties go to the first baseline run
+        in run order; (1.0, None) without a baseline. Computed once per distinct path."""
+        found = self._measured.get(encoded)
+        if found is None:
+            found = self._measured[encoded] = self._nearest(encoded)
+        return found
+
+    def _nearest(self, encoded: tuple[int, ...]) -> tuple[float, str | None]:
+        import numpy as np
+        from rapidfuzz.process import cdist
+
+        if not self.unique:
+            return 1.0, None
+        (row,) = cdist(
+            [encoded],
+            self.unique,
+            scorer=Levenshtein.normalized_distance,
+            workers=1,
+            dtype=np.float64,
+        )
         distances = [float(d) for d in row]
-        best = min(range(len(unique_b)), key=lambda j: (distances[j], j))
-        result[encoded] = (distances[best], first_run[unique_b[best]])
-    return result
+        best = min(range(len(distances)), key=lambda j: (distances[j], j))
+        return distances[best], self.nearest_ids[best]
+
+    def divergence(self, trace_file: TraceFile, path: list[str]) -> Divergence | None:
+        """Where ``path`` (``trace_file``'s tool names) leaves the baseline prefix tree."""
+        node, step = self.trie, 0
+        while step < len(path) and path[step] in node.children:
+            node = node.children[path[step]]
+            step += 1
+        if step == len(path) and node.terminal:
+            return None  # the whole path is a baseline path
+        prefix = path[:step]
+        sharing = [(names, enc) for names, enc in self.items if names[:step] == prefix]
+        candidate_enc = self.encode(path)
+        nearest = min(
+            sharing,
+            key=lambda item: (Levenshtein.normalized_distance(candidate_enc, item[1]), item[1]),
+            default=([], ()),
+        )[0]
+        return _make_divergence(trace_file, path, step, node, nearest)
+
+    def measure(self, trace_file: TraceFile, path: list[str] | None = None) -> RunShape:
+        """One candidate run against this baseline."""
+        names = path_names(trace_file) if path is None else path
+        distance, nearest = self.nearest(self.encode(names))
+        return RunShape(
+            trace_file.trace.run.trace_id,
+            trace_file.path,
+            distance,
+            nearest,
+            self.divergence(trace_file, names),
+        )
 
 
-def _divergence(
-    trace_file: TraceFile,
-    path: list[str],
-    trie: _Trie,
-    baseline: list[tuple[list[str], tuple[int, ...]]],
-    encode: Any,
-) -> Divergence | None:
-    """Where ``path`` (``trace_file``'s tool names) leaves the baseline prefix tree."""
-    node, step = trie, 0
-    while step < len(path) and path[step] in node.children:
-        node = node.children[path[step]]
-        step += 1
-    if step == len(path) and node.terminal:
-        return None  # the whole path is a baseline path
-    prefix = path[:step]
-    sharing = [(names, enc) for names, enc in baseline if names[:step] == prefix]
-    candidate_enc = encode(path)
-    nearest = min(
-        sharing,
-        key=lambda item: (Levenshtein.normalized_distance(candidate_enc, item[1]), item[1]),
-        default=([], ()),
-    )[0]
-    return _make_divergence(trace_file, path, step, node, nearest)
+@dataclass(frozen=True, slots=True)
+class RunShape:
+    """What the diff needs of one candidate run (BaselineShape.measure)."""
+
+    trace_id: str
+    path: str  # the trace file
+    distance: float
+    nearest: str | None  # trace id of the nearest baseline run
+    divergence: Divergence | None
 
 
 def _make_divergence(
@@ -148,67 +208,39 @@ def _make_divergence(
     )
 
 
-def _mean_counts(paths: list[list[str]], tools: list[str]) -> dict[str, float]:
-    if not paths:
-        return dict.fromkeys(tools, 0.0)
-    totals = dict.fromkeys(tools, 0)
-    for path in paths:
-        for name in path:
-            totals[name] += 1
-    return {name: totals[name] / len(paths) for name in tools}
-
-
-def diff_scenario(
-    scenario_id: str | None, baseline: list[TraceFile], candidate: list[TraceFile]
+def diff_result(
+    scenario_id: str | None, shape: BaselineShape, runs: list[Any], totals: dict[str, int]
 ) -> DiffResult:
-    """The diff of one scenario's candidate runs against its baseline runs."""
-    baseline = sorted(baseline, key=run_sort_key)
-    candidate = sorted(candidate, key=run_sort_key)
-    base_paths = [path_names(t) for t in baseline]
-    cand_paths = [path_names(t) for t in candidate]
-    tools_b = {name for path in base_paths for name in path}
-    tools_c = {name for path in cand_paths for name in path}
+    """The diff of one scenario from its baseline shape and its candidate runs' measures
+    (:class:`RunShape` or anything with its fields), in run order; ``totals``: how often each
+    tool appears on those runs' paths, summed over the runs."""
+    tools_b, tools_c = set(shape.tools), {name for name, count in totals.items() if count}
     tools = sorted(tools_b | tools_c)
-    symbols = Symbols(tools)
-    encoded_base = [(symbols.encode(p), t) for p, t in zip(base_paths, baseline, strict=True)]
-
-    per_run: list[RunDistance] = []
-    encoded_cand = [symbols.encode(p) for p in cand_paths]
-    nearest_of = nearest_baseline(encoded_cand, encoded_base)
-    for encoded, trace_file in zip(encoded_cand, candidate, strict=True):
-        distance, nearest = nearest_of[encoded]
-        per_run.append(
-            RunDistance(
-                trace_id=trace_file.trace.run.trace_id,
-                trace_file=trace_file.path,
-                nearest_baseline_trace_id=nearest.trace.run.trace_id if nearest else None,
-                path_edit_distance=distance,
-            )
+    per_run = [
+        RunDistance(
+            trace_id=r.trace_id,
+            trace_file=r.path,
+            nearest_baseline_trace_id=r.nearest,
+            path_edit_distance=r.distance,
         )
-    distances = [r.path_edit_distance for r in per_run]
+        for r in runs
+    ]
+    distances = [r.distance for r in runs]
 
-    mean_b = _mean_counts(base_paths, tools)
-    mean_c = _mean_counts(cand_paths, tools)
+    def means(counts: dict[str, int], n: int) -> dict[str, float]:
+        return {t: counts.get(t, 0) / n for t in tools} if n else dict.fromkeys(tools, 0.0)
+
+    mean_b = means(shape.totals, shape.runs)
+    mean_c = means(totals, len(runs))
     fingerprint = math.sqrt(sum((mean_b[t] - mean_c[t]) ** 2 for t in tools))
     union = tools_b | tools_c
     jaccard = 1.0 - len(tools_b & tools_c) / len(union) if union else 0.0
-
-    trie = _Trie()
-    for path in base_paths:
-        trie.insert(path)
-    baseline_items = sorted(
-        {tuple(p): (p, symbols.encode(p)) for p in base_paths}.values(), key=lambda i: i[1]
-    )
-    divergences = [
-        d
-        for t, path in zip(candidate, cand_paths, strict=True)
-        if (d := _divergence(t, path, trie, baseline_items, symbols.encode)) is not None
-    ]
+    divergences = [r.divergence for r in runs if r.divergence is not None]
     first = min(divergences, key=lambda d: (d.step, d.trace_id, d.trace_file), default=None)
     return DiffResult(
         scenario_id=scenario_id,
-        baseline_runs=len(baseline),
-        candidate_runs=len(candidate),
+        baseline_runs=shape.runs,
+        candidate_runs=len(runs),
         path_edit_distance_mean=sum(distances) / len(distances) if distances else 0.0,
         path_edit_distance_max=max(distances, default=0.0),
         per_run=per_run,
@@ -221,6 +253,26 @@ def diff_scenario(
         first_divergence=first,
         divergences=divergences,
     )
+
+
+def tool_totals(paths: Iterable[list[str]]) -> dict[str, int]:
+    """How often each tool appears on the given paths."""
+    totals: dict[str, int] = {}
+    for path in paths:
+        for name in path:
+            totals[name] = totals.get(name, 0) + 1
+    return totals
+
+
+def diff_scenario(
+    scenario_id: str | None, baseline: list[TraceFile], candidate: list[TraceFile]
+) -> DiffResult:
+    """The diff of one scenario's candidate runs against its baseline runs."""
+    shape = BaselineShape(baseline)
+    candidate = sorted(candidate, key=run_sort_key)
+    paths = [path_names(t) for t in candidate]
+    runs = [shape.measure(t, p) for t, p in zip(candidate, paths, strict=True)]
+    return diff_result(scenario_id, shape, runs, tool_totals(paths))
 
 
 def diff(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[DiffResult]:

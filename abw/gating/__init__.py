@@ -17,12 +17,13 @@ from abw.gating.ledger import inputs_digest
 
 if TYPE_CHECKING:
     from abw.gating.sequence import Previous
+    from abw.gating.summary import Context, Partial, RunHead, RunSummary
     from abw.gating.vacuity import Observed
     from abw.models.report import Check, GateReport, LatentAdvisory
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
 
-__all__ = ["gate", "inputs_digest", "report_bytes", "report_json", "run_gate"]
+__all__ = ["gate", "inputs_digest", "merged_report", "report_bytes", "report_json", "run_gate"]
 
 CATEGORY_ORDER = (
     "output_eval",
@@ -34,7 +35,7 @@ CATEGORY_ORDER = (
 )
 
 
-def _check_unique(traces: list[TraceFile], role: str) -> None:
+def _check_unique(traces: list[Any], role: str) -> None:
     if not traces:
         raise AbwInputError(f"no {role} traces were given", field=role)
     seen: set[str] = set()
@@ -56,21 +57,56 @@ def gate(
 ) -> GateReport:
     """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence.
 
+    The reduction over one partition: each candidate run summarized
+    (abw.gating.summary.summarize), then :func:`merged_report`.
+
     ``previous``: per scenario, what an earlier gate of the same candidate recorded (its
     sequence length, hash chain and restarts; abw.gating.sequence), from ``--previous``.
     """
-    from abw import __version__
-    from abw.diffing import diff, group_by_scenario, run_sort_key, scenario_key
-    from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
-    from abw.gating.input_warnings import input_warnings
-    from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
+    from abw.gating.summary import Context, summarize_all
 
     _check_unique(baseline, "baseline")
     _check_unique(candidate, "candidate")
-    baseline = sorted(baseline, key=run_sort_key)
-    candidate = sorted(candidate, key=run_sort_key)
+    context = Context(spec, baseline)
+    return merged_report(
+        context,
+        summarize_all(candidate, context),
+        spec_file=spec_file,
+        spec_sha256=spec_sha256,
+        latent=latent,
+        previous=previous,
+    )
 
-    checks, failed = per_run_checks(spec, baseline, candidate)
+
+def merged_report(
+    context: Context,
+    partial: Partial,
+    *,
+    spec_file: str,
+    spec_sha256: str,
+    latent: LatentAdvisory | None = None,
+    previous: Mapping[str | None, Previous] | None = None,
+) -> GateReport:
+    """The report from the candidate runs' merged summaries (``partial``) and the context
+    (spec, baseline runs) they were summarized under; the summaries' order never matters."""
+    from abw import __version__
+    from abw.diffing import diff_result, scenario_key
+    from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
+    from abw.gating.input_warnings import input_warnings
+    from abw.gating.summary import head
+    from abw.gating.vacuity import Observed
+    from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
+
+    spec = context.spec
+    baseline = context.baseline
+    _check_unique(baseline, "baseline")
+    candidate = sorted(partial.summaries, key=lambda s: s.key)
+    _check_unique(candidate, "candidate")
+    base_heads = [head(t) for t in baseline]
+    names = {span.name for t in baseline for span in t.trace.spans} | partial.span_names
+    seen = Observed(frozenset(names), len(baseline) + len(candidate))
+
+    checks, failed = per_run_checks(context, candidate, seen)
     tolerate = spec.thresholds.failing_runs == "tolerate"
     if tolerate:
         checks = [_tolerated(c) for c in checks]
@@ -78,9 +114,17 @@ def gate(
 
     # Per scenario: shape against the baseline, execution status, and sample statistics on
     # per-run passes in recording order.
-    diffs = diff(baseline, candidate)
-    base_groups = group_by_scenario(baseline)
-    cand_groups = group_by_scenario(candidate)
+    base_groups = context.groups
+    cand_groups: dict[str | None, list[RunSummary]] = {}
+    for summary in candidate:
+        cand_groups.setdefault(summary.scenario_id, []).append(summary)
+    scenarios = sorted(set(base_groups) | set(cand_groups), key=scenario_key)
+    diffs = [
+        diff_result(
+            sid, context.shape(sid), cand_groups.get(sid, []), partial.tool_totals.get(sid, {})
+        )
+        for sid in scenarios
+    ]
     statistics = []
     executions = []
     scenario_count = max(len(diffs), 1)
@@ -91,7 +135,9 @@ def gate(
             checks.append(diff_shape.coverage_check(sid, len(runs)))
         elif runs:
             checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
-        ordered, order = sequence.recording_order(runs)
+        ordered, order = sequence.in_recording_order(
+            runs, [t.started_at for t in runs], lambda t: t.key
+        )
         digests = [t.sha256 for t in ordered]
         heads = sequence.chain(digests)
         link = sequence.continuity(digests, (previous or {}).get(sid) if previous else None)
@@ -121,28 +167,26 @@ def gate(
     checks.sort(key=lambda c: CATEGORY_ORDER.index(c.category))  # stable: spec order within
     verdict = worst_verdict([c.verdict for c in checks])
 
-    def status(role: str, trace_file: TraceFile) -> RunStatus:
-        trace = trace_file.trace
+    def status_of(role: str, run: RunHead) -> RunStatus:
+        candidate_run = role == "candidate"
         return RunStatus(
             role=role,  # type: ignore[arg-type]
-            trace_id=trace.run.trace_id,
-            trace_file=trace_file.path,
-            scenario_id=trace.run.scenario_id,
-            passed=None
-            if role == "baseline"
-            else not failed[trace_file.path] and trace.run.final_status == "success",
-            path_length=len(trace_file.path_spans),
-            errors=len(trace_file.error_spans),
-            retries=len(trace_file.retry_spans),
-            failed_checks=[] if role == "baseline" else failed[trace_file.path],
+            trace_id=run.trace_id,
+            trace_file=run.path,
+            scenario_id=run.scenario_id,
+            passed=not failed[run.path] and run.final_status == "success"
+            if candidate_run
+            else None,
+            path_length=run.path_length,
+            errors=run.errors,
+            retries=run.retries,
+            failed_checks=failed[run.path] if candidate_run else [],
         )
 
     runs_out = [
-        status(role, t)
-        for role, group in (("baseline", baseline), ("candidate", candidate))
-        for t in sorted(
-            group, key=lambda t: (scenario_key(t.trace.run.scenario_id), run_sort_key(t))
-        )
+        status_of(role, t)
+        for role, group in (("baseline", base_heads), ("candidate", candidate))
+        for t in sorted(group, key=lambda t: (scenario_key(t.scenario_id), t.key))
     ]
     return GateReport(
         tool=ToolInfo(version=__version__),
@@ -159,9 +203,9 @@ def gate(
             latent, bool(spec.output.required_fields or spec.output.expected or spec.assertions)
         ),
         inputs=ledger.inputs(
-            spec_file, spec_sha256, [("baseline", baseline), ("candidate", candidate)]
+            spec_file, spec_sha256, [("baseline", base_heads), ("candidate", candidate)]
         ),
-        input_warnings=input_warnings(baseline, candidate, spec.thresholds),
+        input_warnings=input_warnings(base_heads, candidate, spec.thresholds, baseline),
     )
 
 
@@ -179,60 +223,64 @@ def _tolerated(check: Check) -> Check:
 
 
 def per_run_checks(
-    spec: Spec,
-    baseline: list[TraceFile],
-    candidate: list[TraceFile],
-    seen: Observed | None = None,
+    context: Context, candidate: list[RunSummary], seen: Observed
 ) -> tuple[list[Check], dict[str, list[str]]]:
     """The hard, per-run checks over every candidate run (the spec applies to every scenario),
-    and per candidate trace file the ids of the checks it failed.
+    from the runs' summaries (in run order), and per candidate trace file the ids of the checks
+    it failed.
 
-    A check whose tool names match no span of any run (``seen``: by default the span names of
-    ``baseline`` and ``candidate``) is INCONCLUSIVE where it would PASS (abw.gating.vacuity).
+    A check whose tool names match no span of any run (``seen``: the span names of every
+    baseline and candidate run) is INCONCLUSIVE where it would PASS (abw.gating.vacuity).
     """
-    from abw.gating import behavior_contract, operational_quality, output_eval, vacuity
-    from abw.gating.common import evaluate_rule, mark_against_baseline
+    from abw.gating import vacuity
+    from abw.gating.common import mark_against_baseline, rule_check
 
-    rules = [
-        *output_eval.rules(spec.output),
-        *behavior_contract.rules(spec.invariants),
-        *operational_quality.rules(spec.invariants),
-    ]
+    spec = context.spec
     checks = []
     references: dict[str, tuple[Any, ...]] = {}
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
-    for rule in rules:
-        check, outcome = evaluate_rule(rule, candidate)
+    found: list[list[tuple[str, Any]]] = [[] for _ in context.run_rules]
+    for summary in candidate:
+        for index, item in summary.findings:
+            found[index].append((summary.path, item))
+    for rule, hits in zip(context.run_rules, found, strict=True):
+        check = rule_check(rule, [item for _, item in hits], len(candidate))
+        excused: set[str] = set()
         if check.violations:
-            check, outcome = mark_against_baseline(
-                rule, check, outcome, baseline, spec.baseline_violations
+            check, excused = mark_against_baseline(
+                rule, check, context.baseline, spec.baseline_violations
             )
         checks.append(check)
         references[check.id] = rule.references
-        for path, ok in outcome.items():
-            if not ok:
+        for path, _ in hits:
+            if path not in excused:
                 failed[path].append(check.id)
-    for extra in _rule_checks(spec, baseline, candidate):
+    for extra in _rule_checks(context, candidate):
         checks += extra.checks
         references.update(extra.references)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    if seen is None:
-        seen = vacuity.observed([*baseline, *candidate])
     checks, _ = vacuity.apply(checks, references, seen)
     return checks, failed
 
 
-def _rule_checks(spec: Spec, baseline: list[TraceFile], candidate: list[TraceFile]) -> list[Any]:
-    """Checks for ``spec.rules`` and ``spec.assertions`` (abw.rules)."""
-    if not spec.rules and not spec.assertions:
-        return []
-    from abw.rules.checks import assertion_checks, rule_checks
+def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:
+    """Checks for ``spec.rules`` and ``spec.assertions`` (abw.rules), from the summaries."""
+    spec = context.spec
+    found = []
+    if spec.rules:
+        from abw.rules.checks import RunResults, merge_rule_checks
 
-    return [
-        rule_checks(list(spec.rules), candidate, baseline, spec.baseline_violations),
-        assertion_checks(list(spec.assertions), baseline, candidate, spec.strict),
-    ]
+        runs = [RunResults(t.path, t.scenario_id, t.rules) for t in candidate]
+        base = context.rule_baseline
+        found.append(merge_rule_checks(base.rules, runs, base, spec.baseline_violations))
+    if spec.assertions:
+        from abw.rules.checks import RunResults, merge_assertion_checks
+
+        runs = [RunResults(t.path, t.scenario_id, t.assertions) for t in candidate]
+        base_values = context.assertion_baseline
+        found.append(merge_assertion_checks(base_values.assertions, runs, base_values, spec.strict))
+    return found
 
 
 def run_gate(

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from abw.findings import Finding, violation
+from abw.findings import Finding, violation  # noqa: F401 (re-exported)
 from abw.models.report import Category, Check, Verdict, Violation
 from abw.text import plural
 from abw.traceio import TraceFile
@@ -27,34 +27,39 @@ class RunRule:
     references: tuple[str, ...] = ()  # tool names / globs some run must show (gating.vacuity)
 
 
-def evaluate_rule(rule: RunRule, runs: list[TraceFile]) -> tuple[Check, dict[str, bool]]:
-    """Apply a hard rule to every candidate run: FAIL on any counterexample.
-
-    Returns the check and, per trace file path, whether that run satisfied the rule.
-    """
-    violations: list[Violation] = []
-    outcome: dict[str, bool] = {}
-    for trace_file in runs:
-        finding = rule.evaluate(trace_file)
-        outcome[trace_file.path] = finding is None
-        if finding is not None:
-            violations.append(violation(trace_file, finding))
+def rule_check(rule: RunRule, violations: list[Violation], runs: int) -> Check:
+    """A hard rule's check over ``runs`` candidate runs, from the counterexamples found
+    (``rule.evaluate`` on each run, in run order): FAIL on any."""
     bad = len(violations)
     verdict: Verdict = "FAIL" if bad else "PASS"
-    message = rule.failed_message(bad, len(runs)) if bad else rule.passed_message(len(runs))
-    check = Check(
+    message = rule.failed_message(bad, runs) if bad else rule.passed_message(runs)
+    return Check(
         id=rule.id,
         rule=rule.rule,
         category=rule.category,
         verdict=verdict,
         message=message,
         hard=True,
-        runs_checked=len(runs),
-        measured={**rule.measured, "violating_runs": bad, "runs": len(runs)},
+        runs_checked=runs,
+        measured={**rule.measured, "violating_runs": bad, "runs": runs},
         limits=rule.limits,
         violations=violations,
     )
-    return check, outcome
+
+
+def run_violation(
+    run: Any, message: str, ordinals: list[int] | None = None, lines: list[int] | None = None
+) -> Violation:
+    """A violation of a summarized run (``trace_id``, ``path``, ``scenario_id``), with the
+    ordinals and lines of its spans that show it, if any (as abw.findings.violation)."""
+    return Violation(
+        trace_id=run.trace_id,
+        trace_file=run.path,
+        scenario_id=run.scenario_id,
+        span_ordinals=ordinals or [],
+        span_lines=lines or [],
+        message=message,
+    )
 
 
 def runs_word(count: int) -> str:
@@ -88,16 +93,12 @@ def scenario_text(scenario_id: str | None) -> str:
 
 
 def mark_against_baseline(
-    rule: RunRule,
-    check: Check,
-    outcome: dict[str, bool],
-    baseline: list[TraceFile],
-    policy: str,
-) -> tuple[Check, dict[str, bool]]:
+    rule: RunRule, check: Check, baseline: list[TraceFile], policy: str
+) -> tuple[Check, set[str]]:
     """The rule also on the baseline runs of the violating scenarios: each violation marked
     new or already in the baseline (with the baseline rate). ``policy: warn``: runs whose
-    violation the baseline already had do not count as failed, and a check with only such
-    violations WARNs."""
+    violation the baseline already had do not count as failed (they are returned: the trace
+    files excused), and a check with only such violations WARNs."""
     from abw.rules.baseline_marks import mark, split_text
 
     scenarios = {v.scenario_id for v in check.violations}
@@ -119,8 +120,9 @@ def mark_against_baseline(
         "message": message,
         "measured": {**check.measured, "violating_new": new, "violating_in_baseline": len(known)},
     }
+    excused: set[str] = set()
     if policy == "warn" and known:
-        outcome = {path: ok or path in known for path, ok in outcome.items()}
+        excused = known
         if new == 0:
             update["verdict"] = "WARN"
-    return check.model_copy(update=update), outcome
+    return check.model_copy(update=update), excused

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from abw.gating.common import Finding, scenario_check, scenario_text, violation
+from collections.abc import Set as AbstractSet
+from typing import TYPE_CHECKING, Any
+
+from abw.gating.common import Finding, run_violation, scenario_check, scenario_text
 from abw.models.report import Check, DiffResult, Verdict
 from abw.models.spec import Thresholds
 from abw.text import plural
-from abw.traceio import TraceFile
+
+if TYPE_CHECKING:
+    from abw.gating.summary import RunSummary
 
 
 def band(value: float, warn: float, fail: float) -> Verdict:
@@ -43,10 +48,20 @@ def coverage_check(scenario_id: str | None, candidate_runs: int) -> Check:
     )
 
 
+def new_tool_finding(path: list[Any], baseline_tools: AbstractSet[str]) -> Finding | None:
+    """A run's path spans of tools the baseline of its scenario never used, if any."""
+    hits = [s for s in path if s.name not in baseline_tools]
+    if not hits:
+        return None
+    names = ", ".join(sorted({s.name for s in hits}))
+    return Finding(f"uses tool(s) the baseline never used: {names}", tuple(s.ordinal for s in hits))
+
+
 def checks(
-    result: DiffResult, thresholds: Thresholds, candidate: dict[str, TraceFile]
+    result: DiffResult, thresholds: Thresholds, candidate: dict[str, RunSummary]
 ) -> list[Check]:
-    """The three shape checks for one scenario that has both baseline and candidate runs."""
+    """The three shape checks for one scenario that has both baseline and candidate runs
+    (``candidate``: its runs' summaries by trace file)."""
     sid = result.scenario_id
     where = scenario_text(sid)
     found: list[Check] = []
@@ -59,6 +74,7 @@ def checks(
     for run in result.per_run:
         if run.path_edit_distance > warn:
             d = divergence.get(run.trace_file)
+            summary = candidate[run.trace_file]
             ordinals = (d.span_ordinal,) if d is not None and d.span_ordinal is not None else ()
             text = f"path edit distance {run.path_edit_distance:.3f} to nearest baseline run"
             if d is not None:
@@ -67,7 +83,8 @@ def checks(
                     f" ({d.candidate_tool or 'path ended'}; baseline had "
                     f"{', '.join(d.baseline_alternatives) or 'nothing'})"
                 )
-            violations.append(violation(candidate[run.trace_file], Finding(text, ordinals)))
+            lines = [summary.divergence_line] if ordinals else []
+            violations.append(run_violation(summary, text, list(ordinals), lines))
     found.append(
         scenario_check(
             "diff_shape",
@@ -115,17 +132,8 @@ def checks(
 
     warn, fail = thresholds.tool_jaccard_warn, thresholds.tool_jaccard_fail
     verdict = band(result.tool_jaccard_distance, warn, fail)
-    new = set(result.tools_new)
-    violations = []
-    for path in sorted(candidate):
-        trace_file = candidate[path]
-        hits = [s for s in trace_file.path_spans if s.name in new]
-        if hits:
-            names = ", ".join(sorted({s.name for s in hits}))
-            finding = Finding(
-                f"uses tool(s) the baseline never used: {names}", tuple(s.ordinal for s in hits)
-            )
-            violations.append(violation(trace_file, finding))
+    violations = [candidate[path].new_tools for path in sorted(candidate)]
+    violations = [v for v in violations if v is not None]
     changes = []
     if result.tools_new:
         changes.append(f"new: {', '.join(result.tools_new)}")

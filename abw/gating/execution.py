@@ -7,22 +7,25 @@ passing run, and ``execution.incomplete_runs@<scenario>`` WARNs with the runs na
 
 from __future__ import annotations
 
-from abw.gating.common import Finding, scenario_check, scenario_text, violation
+from typing import Any
+
+from abw.gating.common import run_violation, scenario_check, scenario_text
 from abw.models.report import Check, ExecutionStatus, IncompleteRun
 from abw.text import plural
-from abw.traceio import TraceFile
+
+# A run here is a run summary (abw.gating.summary.RunHead): trace_id, path, final_status.
 
 
-def status(scenario_id: str | None, runs: list[TraceFile]) -> ExecutionStatus:
+def status(scenario_id: str | None, runs: list[Any]) -> ExecutionStatus:
     """Completed / error / cancelled / unknown counts of one scenario's candidate runs."""
     counts = {"success": 0, "error": 0, "cancelled": 0, "unknown": 0}
     incomplete = []
     for t in runs:
-        final = t.trace.run.final_status
+        final = t.final_status
         counts[final] += 1
         if final != "success":
             incomplete.append(
-                IncompleteRun(trace_id=t.trace.run.trace_id, trace_file=t.path, final_status=final)
+                IncompleteRun(trace_id=t.trace_id, trace_file=t.path, final_status=final)
             )
     return ExecutionStatus(
         scenario_id=scenario_id,
@@ -35,7 +38,7 @@ def status(scenario_id: str | None, runs: list[TraceFile]) -> ExecutionStatus:
     )
 
 
-def check(state: ExecutionStatus, runs: list[TraceFile]) -> Check:
+def check(state: ExecutionStatus, runs: list[Any]) -> Check:
     """PASS when every run completed; WARN naming how many did not, and how they ended."""
     where = scenario_text(state.scenario_id)
     bad = len(state.incomplete_runs)
@@ -73,22 +76,22 @@ def check(state: ExecutionStatus, runs: list[TraceFile]) -> Check:
         },
         limits={"requires": "run.final_status success"},
         violations=[
-            violation(t, Finding(f"final_status {t.trace.run.final_status}: did not complete"))
+            run_violation(t, f"final_status {t.final_status}: did not complete")
             for t in runs
-            if t.trace.run.final_status != "success"
+            if t.final_status != "success"
         ],
     )
 
 
-def failing(runs: list[TraceFile], failed: dict[str, list[str]]) -> dict[str, str]:
+def failing(runs: list[Any], failed: dict[str, list[str]]) -> dict[str, str]:
     """Per candidate trace file that does not count as passing, why."""
     reasons: dict[str, str] = {}
     for t in runs:
         parts = []
         if failed.get(t.path):
             parts.append("failed " + ", ".join(failed[t.path]))
-        if t.trace.run.final_status != "success":
-            parts.append(f"did not complete (final_status {t.trace.run.final_status})")
+        if t.final_status != "success":
+            parts.append(f"did not complete (final_status {t.final_status})")
         if parts:
             reasons[t.path] = "; ".join(parts)
     return reasons

@@ -16,13 +16,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable
+from typing import Any
 
-from abw.diffing import Symbols, group_by_scenario, path_names
+from abw.diffing import Symbols, group_by_scenario, path_names, scenario_key
 from abw.gating.common import scenario_text
 from abw.models.report import InputWarning
 from abw.models.spec import Thresholds
 from abw.text import plural
 from abw.traceio import TraceFile
+
+# A run here is its summary (abw.gating.summary.RunHead): path, trace_id, sha256, scenario_id,
+# platform, agent_version; only the baseline spread reads the baseline runs' paths.
 
 #: Files named as examples in one warning.
 EXAMPLES = 3
@@ -31,9 +35,14 @@ EXAMPLES = 3
 SPREAD_RUNS = 100
 
 
-def _version(trace_file: TraceFile) -> str | None:
-    value = (trace_file.trace.run.model_extra or {}).get("agent_version")
-    return value if isinstance(value, str) and value else None
+def _by_scenario(runs: list[Any]) -> dict[str | None, list[Any]]:
+    """Runs grouped by scenario, groups and runs in a stable order (as group_by_scenario)."""
+    groups: dict[str | None, list[Any]] = {}
+    for run in runs:
+        groups.setdefault(run.scenario_id, []).append(run)
+    return {
+        key: sorted(groups[key], key=lambda r: r.key) for key in sorted(groups, key=scenario_key)
+    }
 
 
 def _upper_first(text: str) -> str:
@@ -48,9 +57,9 @@ def _counted(values: Iterable[str], shown: int = 6) -> str:
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-def _platforms(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
-    base = [t.trace.source.platform for t in baseline]
-    cand = [t.trace.source.platform for t in candidate]
+def _platforms(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
+    base = [t.platform for t in baseline]
+    cand = [t.platform for t in candidate]
     if set(cand) <= set(base):
         return []
     return [
@@ -66,11 +75,11 @@ def _platforms(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[In
     ]
 
 
-def _versions(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
+def _versions(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
     found = []
-    for platform in sorted({t.trace.source.platform for t in candidate}):
-        base = [v for t in baseline if t.trace.source.platform == platform if (v := _version(t))]
-        cand = [v for t in candidate if t.trace.source.platform == platform if (v := _version(t))]
+    for platform in sorted({t.platform for t in candidate}):
+        base = [v for t in baseline if t.platform == platform if (v := t.agent_version)]
+        cand = [v for t in candidate if t.platform == platform if (v := t.agent_version)]
         if not base or not cand or set(cand) <= set(base):
             continue
         found.append(
@@ -88,10 +97,10 @@ def _versions(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[Inp
     return found
 
 
-def _duplicates(role: str, traces: list[TraceFile]) -> list[InputWarning]:
+def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
     files: dict[str, list[str]] = defaultdict(list)
-    for trace_file in traces:
-        files[trace_file.trace.run.trace_id].append(trace_file.path)
+    for run in traces:
+        files[run.trace_id].append(run.path)
     shared = {tid: paths for tid, paths in files.items() if len(paths) > 1}
     if not shared:
         return []
@@ -113,8 +122,8 @@ def _duplicates(role: str, traces: list[TraceFile]) -> list[InputWarning]:
     ]
 
 
-def _one_sided(baseline: list[TraceFile], candidate: list[TraceFile]) -> list[InputWarning]:
-    base, cand = group_by_scenario(baseline), group_by_scenario(candidate)
+def _one_sided(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
+    base, cand = _by_scenario(baseline), _by_scenario(candidate)
     found = []
     for sid in base:
         if sid not in cand:
@@ -196,14 +205,20 @@ def _spread(baseline: list[TraceFile], thresholds: Thresholds) -> list[InputWarn
 
 
 def input_warnings(
-    baseline: list[TraceFile], candidate: list[TraceFile], thresholds: Thresholds
+    baseline: list[Any],
+    candidate: list[Any],
+    thresholds: Thresholds,
+    baseline_runs: list[TraceFile],
 ) -> list[InputWarning]:
-    """Every warning about the inputs, in a fixed order (kinds as listed above)."""
+    """Every warning about the inputs, in a fixed order (kinds as listed above).
+
+    ``baseline`` and ``candidate``: the runs' summaries; ``baseline_runs``: the baseline runs.
+    """
     return [
         *_platforms(baseline, candidate),
         *_versions(baseline, candidate),
         *_duplicates("baseline", baseline),
         *_duplicates("candidate", candidate),
         *_one_sided(baseline, candidate),
-        *_spread(baseline, thresholds),
+        *_spread(baseline_runs, thresholds),
     ]

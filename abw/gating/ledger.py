@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from statistics import NormalDist
+from typing import Any
 
 from abw.hashing import sha256_hex
 from abw.models.report import (
@@ -18,7 +19,6 @@ from abw.models.report import (
 )
 from abw.models.spec import Thresholds
 from abw.text import plural
-from abw.traceio import TraceFile
 
 
 def evidence_ledger(latent: LatentAdvisory | None, output_checked: bool) -> EvidenceLedger:
@@ -81,15 +81,16 @@ def inputs_digest(spec_sha256: str, trace_sha256s: list[str]) -> str:
     return sha256_hex("\n".join(sorted([spec_sha256, *trace_sha256s])))
 
 
-def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[TraceFile]]]) -> Inputs:
-    """Every file the gate read with its SHA-256, in (role, file) order."""
+def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[Any]]]) -> Inputs:
+    """Every file the gate read with its SHA-256, in (role, file) order (the runs: their
+    summaries, abw.gating.summary.RunHead)."""
     files = [
         InputFile(
             role=role,
             file=t.path,
             sha256=t.sha256,
-            trace_id=t.trace.run.trace_id,
-            scenario_id=t.trace.run.scenario_id,
+            trace_id=t.trace_id,
+            scenario_id=t.scenario_id,
         )
         for role, traces in roles
         for t in traces

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Any
 
-from abw.gating.common import Finding, scenario_check, scenario_text, violation
+from abw.gating.common import run_violation, scenario_check, scenario_text
 from abw.models.report import Check, SampleStatistics, SequenceState, SprtState, Verdict
 from abw.models.spec import Thresholds
 from abw.stats import (
@@ -36,7 +37,6 @@ from abw.stats import (
     wilson_decision,
 )
 from abw.text import plural
-from abw.traceio import TraceFile
 
 _SPRT_DECISION = {
     "accept_h0": "pass",
@@ -234,13 +234,14 @@ def _validity(stats: SampleStatistics) -> str:
 
 def checks(
     stats: SampleStatistics,
-    runs: list[TraceFile],
+    runs: list[Any],
     failing: dict[str, str],
     baseline_runs: int,
 ) -> list[Check]:
     """min_runs and the pass-rate check for one scenario.
 
-    ``failing``: per candidate trace file that did not pass, why (failed checks, or how it
+    ``runs``: the scenario's run summaries in sequence order; ``failing``: per candidate
+    trace file that did not pass, why (failed checks, or how it
     ended when it did not complete).
     """
     sid = stats.scenario_id
@@ -274,7 +275,7 @@ def checks(
         )
     )
 
-    violations = [violation(t, Finding(failing[t.path])) for t in runs if t.path in failing]
+    violations = [run_violation(t, failing[t.path]) for t in runs if t.path in failing]
     verdict = _VERDICT[stats.decision]
     tau = stats.threshold
     validity = _validity(stats)

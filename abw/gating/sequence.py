@@ -15,9 +15,10 @@ current sequence extends it exactly when its own H at position n equals it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from abw.semantics import start_time
 from abw.traceio import TraceFile
@@ -37,11 +38,19 @@ def started_at(trace_file: TraceFile) -> datetime | None:
 
 def recording_order(runs: list[TraceFile]) -> tuple[list[TraceFile], Order]:
     """The runs in recording order, or in trace-id order when any run has no start time."""
-    times = [started_at(t) for t in runs]
+    return in_recording_order(
+        runs, [started_at(t) for t in runs], lambda t: (t.trace.run.trace_id, t.sha256, t.path)
+    )
 
-    def identity(t: TraceFile) -> tuple[str, str, str]:
-        return (t.trace.run.trace_id, t.sha256, t.path)
 
+T = TypeVar("T")
+
+
+def in_recording_order(
+    runs: list[T], times: list[datetime | None], identity: Callable[[T], tuple[str, ...]]
+) -> tuple[list[T], Order]:
+    """:func:`recording_order` of any runs, given their start times and identities
+    (trace id, file SHA-256, file)."""
     if runs and all(t is not None for t in times):
         keyed = sorted(zip(times, runs, strict=True), key=lambda p: (p[0], *identity(p[1])))
         return [t for _, t in keyed], "recording"

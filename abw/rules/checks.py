@@ -53,6 +53,22 @@ class RuleChecks:
     references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # check id -> tools
 
 
+#: What one rule (or assertion) found on one run: None where it does not cover the run,
+#: SATISFIED, or (status, the violation as report evidence).
+SATISFIED = "satisfied"
+RunResult = str | tuple[str, Violation] | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunResults:
+    """One candidate run's results, one per rule or assertion (the gate's per-run summaries
+    carry the same fields)."""
+
+    path: str
+    scenario_id: str | None
+    results: tuple[RunResult, ...]
+
+
 def _sentence(text: str) -> str:
     text = text.strip()
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
@@ -63,6 +79,54 @@ def _by_scenario(runs: list[Any]) -> dict[str | None, list[Any]]:
     for tf in runs:
         grouped.setdefault(tf.trace.run.scenario_id, []).append(tf)
     return grouped
+
+
+class RuleBaseline:
+    """The baseline runs as the rules read them: per scenario, the facts the relative rules
+    compare with, and how many baseline runs break each rule (built once, when first asked)."""
+
+    def __init__(self, rules: list[Any], baseline: list[Any] | None) -> None:
+        self.rules = rules
+        self.given = baseline is not None
+        self.groups = _by_scenario(baseline) if baseline is not None else {}
+        self.relative = any(rule.kind in RELATIVE for rule in rules)
+        self._facts: dict[str | None, BaselineRuns] = {}
+        self._outcomes: dict[str | None, list[dict[str, RuleOutcome | None]]] = {}
+
+    def facts(self, scenario: str | None) -> BaselineRuns | None:
+        """What the relative rules compare a run of ``scenario`` with (None: not needed)."""
+        if not self.given or not self.relative:
+            return None
+        if scenario not in self._facts:
+            runs = self.groups.get(scenario, [])
+            self._facts[scenario] = BaselineRuns.of([t.trace for t in runs])
+        return self._facts[scenario]
+
+    def rate(self, scenario: str | None, rid: str) -> tuple[int, int]:
+        """(baseline runs of ``scenario`` that break rule ``rid``, runs it covers)."""
+        if scenario not in self._outcomes:
+            self._outcomes[scenario] = [
+                evaluate_rules(self.rules, t.trace, self.facts(scenario))
+                for t in self.groups.get(scenario, [])
+            ]
+        found = [o[rid] for o in self._outcomes[scenario] if o[rid] is not None]
+        return sum(o.status == "violated" for o in found), len(found)
+
+
+def rule_results(rules: list[Any], tf: Any, facts: BaselineRuns | None) -> tuple[RunResult, ...]:
+    """Every rule on one candidate run, in rule order (``facts``: RuleBaseline.facts)."""
+    outcomes = evaluate_rules(rules, tf.trace, facts)
+    found: list[RunResult] = []
+    for index, rule in enumerate(rules):
+        outcome = outcomes[rule_id(rule, index)]
+        if outcome is None or outcome.status == "satisfied":
+            found.append(None if outcome is None else SATISFIED)
+            continue
+        prefix = "" if outcome.status == "violated" else "unknown: "
+        found.append(
+            (outcome.status, violation(tf, Finding(prefix + outcome.message, outcome.ordinals)))
+        )
+    return tuple(found)
 
 
 def rule_checks(
@@ -78,33 +142,24 @@ def rule_checks(
     run breaks a rule), so each violation is marked new or already in the baseline.
     ``known_policy: warn`` turns a hard violation the baseline already had into a WARN.
     """
-    result = RuleChecks()
-    base_groups = _by_scenario(baseline) if baseline is not None else {}
-    relative = any(rule.kind in RELATIVE for rule in rules)
-    facts: dict[str | None, BaselineRuns] = {}
-
-    def facts_of(scenario: str | None) -> BaselineRuns | None:
-        if baseline is None or not relative:
-            return None
-        if scenario not in facts:  # built once per scenario, only for the relative rules
-            facts[scenario] = BaselineRuns.of([t.trace for t in base_groups.get(scenario, [])])
-        return facts[scenario]
-
-    per_run = [
-        (tf, evaluate_rules(rules, tf.trace, facts_of(tf.trace.run.scenario_id)))
+    base = RuleBaseline(rules, baseline)
+    runs = [
+        RunResults(
+            tf.path,
+            tf.trace.run.scenario_id,
+            rule_results(rules, tf, base.facts(tf.trace.run.scenario_id)),
+        )
         for tf in candidate
     ]
-    base_outcomes: dict[str | None, list[dict[str, RuleOutcome | None]]] = {}
+    return merge_rule_checks(rules, runs, base, known_policy)
 
-    def baseline_rate(scenario: str | None, rid: str) -> tuple[int, int]:
-        if scenario not in base_outcomes:
-            base_outcomes[scenario] = [
-                evaluate_rules(rules, t.trace, facts_of(scenario))
-                for t in base_groups.get(scenario, [])
-            ]
-        found = [o[rid] for o in base_outcomes[scenario] if o[rid] is not None]
-        return sum(o.status == "violated" for o in found), len(found)
 
+def merge_rule_checks(
+    rules: list[Any], runs: list[Any], base: RuleBaseline, known_policy: KnownPolicy = "fail"
+) -> RuleChecks:
+    """The rule checks from each candidate run's :func:`rule_results` (``runs``: anything with
+    ``path``, ``scenario_id`` and those ``results``, in run order)."""
+    result = RuleChecks()
     for index, rule in enumerate(rules):
         rid = rule_id(rule, index)
         category = CATEGORY.get(rule.kind, "behavior_contract")
@@ -113,25 +168,25 @@ def rule_checks(
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
         split = {"new": 0, "known": 0}
-        for tf, outcomes in per_run:
-            outcome = outcomes[rid]
-            if outcome is None:
+        for run in runs:
+            found = run.results[index]
+            if found is None:
                 continue
-            counts[outcome.status] += 1
-            if outcome.status == "satisfied":
+            if found == SATISFIED:
+                counts["satisfied"] += 1
                 continue
-            prefix = "" if outcome.status == "violated" else "unknown: "
-            item = violation(tf, Finding(prefix + outcome.message, outcome.ordinals))
+            status, item = found
+            counts[status] += 1
             known = False
-            if outcome.status == "violated" and baseline is not None:
-                bad, runs = baseline_rate(tf.trace.run.scenario_id, rid)
-                item = mark(item, bad, runs)
+            if status == "violated" and base.given:
+                bad, covered = base.rate(run.scenario_id, rid)
+                item = mark(item, bad, covered)
                 known = bad > 0
                 split["known" if known else "new"] += 1
             violations.append(item)
             excused = known and known_policy == "warn"
-            if outcome.status == "violated" and rule.enforcement == "hard" and not excused:
-                result.run_failed.setdefault(tf.path, []).append(check_id)
+            if status == "violated" and rule.enforcement == "hard" and not excused:
+                result.run_failed.setdefault(run.path, []).append(check_id)
         checked = sum(counts.values())
         verdicts: list[Verdict] = []
         if counts["violated"] > split["known"] or (split["known"] and known_policy == "fail"):
@@ -150,7 +205,7 @@ def rule_checks(
         else:
             message = f"All {checked} candidate runs satisfy: {label}"
         measured: dict[str, Any] = {**counts, "runs": checked}
-        if baseline is not None and counts["violated"]:
+        if base.given and counts["violated"]:
             measured |= {"violated_new": split["new"], "violated_in_baseline": split["known"]}
         result.checks.append(
             Check(
@@ -234,6 +289,53 @@ class _Tally:
     values: dict[str, Any] = field(default_factory=dict)  # scenario -> baseline value
 
 
+class AssertionBaseline:
+    """Each assertion's baseline value per scenario, from that scenario's baseline runs (built
+    once per assertion and scenario, when first asked)."""
+
+    def __init__(self, assertions: list[Any], baseline: list[Any]) -> None:
+        self.assertions = assertions
+        self.groups = _by_scenario(baseline)
+        self._docs: dict[str | None, list[dict[str, Any]]] = {}
+        self._values: dict[tuple[int, str | None], tuple[Any, str | None]] = {}
+
+    def value(self, index: int, scenario: str | None) -> tuple[Any, str | None]:
+        """:func:`relational_baseline` of assertion ``index`` for ``scenario``."""
+        if (index, scenario) not in self._values:
+            assertion = self.assertions[index]
+            if assertion.matcher.op in RELATIONAL and scenario not in self._docs:
+                runs = self.groups.get(scenario, [])
+                self._docs[scenario] = [observations(t.trace) for t in runs]
+            docs = self._docs.get(scenario, [])
+            self._values[index, scenario] = relational_baseline(assertion, docs)
+        return self._values[index, scenario]
+
+
+def assertion_results(
+    assertions: list[Any], tf: Any, base: AssertionBaseline
+) -> tuple[RunResult, ...]:
+    """Every assertion on one candidate run, in order (the run's observations built once)."""
+    scenario = tf.trace.run.scenario_id
+    doc: dict[str, Any] | None = None
+    found: list[RunResult] = []
+    for index, assertion in enumerate(assertions):
+        if not applies(assertion, scenario):
+            found.append(None)
+            continue
+        if doc is None:
+            doc = observations(tf.trace)
+        outcome = assess(assertion, doc, *base.value(index, scenario))
+        if outcome.status == "compatible":
+            found.append(SATISFIED)
+            continue
+        text = (
+            f"{outcome.status}: {outcome.reason} (candidate {show(outcome.candidate_value)}"
+            f", baseline {show(outcome.baseline_value)})"
+        )
+        found.append((outcome.status, violation(tf, Finding(text))))
+    return tuple(found)
+
+
 def assertion_checks(
     assertions: list[Any], baseline: list[Any], candidate: list[Any], strict: bool = False
 ) -> RuleChecks:
@@ -244,40 +346,39 @@ def assertion_checks(
     Each run's observations are built once, and each baseline value once per assertion and
     scenario, however many assertions and runs there are.
     """
+    base = AssertionBaseline(assertions, baseline)
+    runs = [
+        RunResults(tf.path, tf.trace.run.scenario_id, assertion_results(assertions, tf, base))
+        for tf in candidate
+    ]
+    return merge_assertion_checks(assertions, runs, base, strict)
+
+
+def merge_assertion_checks(
+    assertions: list[Any], runs: list[Any], base: AssertionBaseline, strict: bool = False
+) -> RuleChecks:
+    """The assertion checks from each candidate run's :func:`assertion_results` (``runs``:
+    anything with ``path``, ``scenario_id`` and those ``results``, in run order)."""
     result = RuleChecks()
-    by_scenario: dict[str | None, list[Any]] = {}
-    for tf in baseline:
-        by_scenario.setdefault(tf.trace.run.scenario_id, []).append(tf)
-    base_docs: dict[str | None, list[dict[str, Any]]] = {}  # built for scenarios that need them
-    bases: dict[tuple[int, str | None], tuple[Any, str | None]] = {}
     tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
-    for tf in candidate:
-        scenario = tf.trace.run.scenario_id
-        doc: dict[str, Any] | None = None
+    for run in runs:
+        scenario = run.scenario_id
         for index, assertion in enumerate(assertions):
-            if not applies(assertion, scenario):
+            found = run.results[index]
+            if found is None:
                 continue
-            if doc is None:
-                doc = observations(tf.trace)
-            if (index, scenario) not in bases:
-                if assertion.matcher.op in RELATIONAL and scenario not in base_docs:
-                    runs = by_scenario.get(scenario, [])
-                    base_docs[scenario] = [observations(t.trace) for t in runs]
-                bases[index, scenario] = relational_baseline(assertion, base_docs.get(scenario, []))
-            outcome = assess(assertion, doc, *bases[index, scenario])
             tally = tallies[index]
-            tally.counts[outcome.status] += 1
-            key = "<none>" if scenario is None else scenario
-            if outcome.baseline_value is not MISSING:
-                tally.values.setdefault(key, outcome.baseline_value)
-            if outcome.status != "compatible":
-                text = (
-                    f"{outcome.status}: {outcome.reason} (candidate {show(outcome.candidate_value)}"
-                    f", baseline {show(outcome.baseline_value)})"
-                )
-                tally.violations.append(violation(tf, Finding(text)))
-                if outcome.status == "drifted" and (strict or assertion.severity == "error"):
-                    result.run_failed.setdefault(tf.path, []).append(tally.check_id)
+            value = base.value(index, scenario)[0]
+            if value is not MISSING:
+                tally.values.setdefault("<none>" if scenario is None else scenario, value)
+            if found == SATISFIED:
+                tally.counts["compatible"] += 1
+                continue
+            status, item = found
+            tally.counts[status] += 1
+            tally.violations.append(item)
+            if status == "drifted" and (strict or assertion.severity == "error"):
+                result.run_failed.setdefault(run.path, []).append(tally.check_id)
     for assertion, tally in zip(assertions, tallies, strict=True):
         counts, violations, values = tally.counts, tally.violations, tally.values
         checked = sum(counts.values())

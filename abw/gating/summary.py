@@ -1,0 +1,228 @@
+"""The gate as a mergeable reduction: per candidate run, a compact summary of everything the
+report needs of it; per scenario, the summaries merge exactly (abw.gating.merge).
+
+:func:`summarize` is the one place a candidate run is read. It gets the run and the
+:class:`Context` — the spec and the baseline runs, which every worker gets once (broadcast) —
+and returns a :class:`RunSummary`: the run's identity (file, trace id, SHA-256, scenario),
+execution status and start time, path length, error and retry counts, the outcome of every
+per-run check with its counterexample evidence (ordinals and source lines), its distance to
+the nearest baseline path and where it leaves the baseline prefix tree. Tool counts and span
+names are only ever needed summed, so a :class:`Partial` folds them per scenario as it
+collects a batch's summaries. The single-process gate is the same reduction over one partition.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from abw.diffing import BaselineShape, path_names, run_sort_key
+from abw.findings import violation
+from abw.gating.diff_shape import new_tool_finding
+
+if TYPE_CHECKING:
+    from abw.gating.common import RunRule
+    from abw.models.report import Divergence, Violation
+    from abw.models.spec import Spec
+    from abw.rules.checks import AssertionBaseline, RuleBaseline, RunResult
+    from abw.traceio import TraceFile
+
+
+@dataclass(frozen=True, slots=True)
+class RunHead:
+    """What the report says of any run, baseline or candidate."""
+
+    path: str  # the trace file, as the report names it
+    trace_id: str
+    sha256: str
+    scenario_id: str | None
+    final_status: str
+    platform: str
+    agent_version: str | None
+    path_length: int
+    errors: int
+    retries: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The run order (abw.diffing.run_sort_key)."""
+        return (self.trace_id, self.sha256, self.path)
+
+
+def _head_fields(run: TraceFile) -> tuple[Any, ...]:
+    trace = run.trace
+    version = (trace.run.model_extra or {}).get("agent_version")
+    return (
+        run.path,
+        trace.run.trace_id,
+        run.sha256,
+        trace.run.scenario_id,
+        trace.run.final_status,
+        trace.source.platform,
+        version if isinstance(version, str) and version else None,
+        len(run.path_spans),
+        len(run.error_spans),
+        len(run.retry_spans),
+    )
+
+
+def head(run: TraceFile) -> RunHead:
+    """The :class:`RunHead` of a loaded run."""
+    return RunHead(*_head_fields(run))
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary(RunHead):
+    """One candidate run, as the report needs it (see the module docstring)."""
+
+    started_at: datetime | None  # abw.gating.sequence.started_at
+    distance: float  # path edit distance to the nearest baseline run
+    nearest: str | None  # its trace id
+    divergence: Divergence | None
+    divergence_line: int | None  # the line of the span where the path leaves the baseline
+    new_tools: Violation | None  # its path spans of tools its scenario's baseline never used
+    findings: tuple[tuple[int, Violation], ...]  # (index of a built-in rule it breaks, evidence)
+    rules: tuple[RunResult, ...]  # per spec rule (abw.rules.checks.rule_results)
+    assertions: tuple[RunResult, ...]  # per spec assertion
+    tool_counts: tuple[tuple[str, int], ...] = ()  # on its path; folded by Partial.add
+    span_names: frozenset[str] = frozenset()  # of every span; folded by Partial.add
+
+
+class Context:
+    """What summarizing a candidate run needs besides the run: the spec and the baseline runs
+    (in run order). Pickled for the workers without what it derives (rules, baseline shapes),
+    which each process builds once, when first needed."""
+
+    def __init__(self, spec: Spec, baseline: list[TraceFile]) -> None:
+        self.spec = spec
+        self.baseline = sorted(baseline, key=run_sort_key)
+        self._shapes: dict[str | None, BaselineShape] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "baseline": self.baseline}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["spec"], state["baseline"])  # type: ignore[misc]
+
+    @cached_property
+    def groups(self) -> dict[str | None, list[TraceFile]]:
+        from abw.diffing import group_by_scenario
+
+        return group_by_scenario(self.baseline)
+
+    @cached_property
+    def run_rules(self) -> list[RunRule]:
+        """The built-in per-run rules (output, behavior contract, operational), in spec order."""
+        from abw.gating import behavior_contract, operational_quality, output_eval
+
+        spec = self.spec
+        return [
+            *output_eval.rules(spec.output),
+            *behavior_contract.rules(spec.invariants),
+            *operational_quality.rules(spec.invariants),
+        ]
+
+    @cached_property
+    def rule_baseline(self) -> RuleBaseline:
+        from abw.rules.checks import RuleBaseline
+
+        return RuleBaseline(list(self.spec.rules), self.baseline)
+
+    @cached_property
+    def assertion_baseline(self) -> AssertionBaseline:
+        from abw.rules.checks import AssertionBaseline
+
+        return AssertionBaseline(list(self.spec.assertions), self.baseline)
+
+    def shape(self, scenario_id: str | None) -> BaselineShape:
+        """The baseline paths of a scenario (none for a scenario the baseline lacks)."""
+        shape = self._shapes.get(scenario_id)
+        if shape is None:
+            shape = self._shapes[scenario_id] = BaselineShape(self.groups.get(scenario_id, []))
+        return shape
+
+
+def summarize(run: TraceFile, context: Context) -> RunSummary:
+    """Everything the report needs of one candidate run (module docstring)."""
+    from abw.gating.sequence import started_at
+
+    spec = context.spec
+    scenario = run.trace.run.scenario_id
+    shape = context.shape(scenario)
+    names = path_names(run)
+    measured = shape.measure(run, names)
+    divergence = measured.divergence
+    line = None
+    if divergence is not None and divergence.span_ordinal is not None:
+        line = run.line_of(divergence.span_ordinal)
+    new = new_tool_finding(run.path_spans, shape.tools) if shape.runs else None
+    findings = tuple(
+        (index, violation(run, finding))
+        for index, rule in enumerate(context.run_rules)
+        if (finding := rule.evaluate(run)) is not None
+    )
+    rules: tuple[RunResult, ...] = ()
+    if spec.rules:
+        from abw.rules.checks import rule_results
+
+        base = context.rule_baseline
+        rules = rule_results(base.rules, run, base.facts(scenario))
+    assertions: tuple[RunResult, ...] = ()
+    if spec.assertions:
+        from abw.rules.checks import assertion_results
+
+        base_values = context.assertion_baseline
+        assertions = assertion_results(base_values.assertions, run, base_values)
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return RunSummary(
+        *_head_fields(run),
+        started_at=started_at(run),
+        distance=measured.distance,
+        nearest=measured.nearest,
+        divergence=divergence,
+        divergence_line=line,
+        new_tools=None if new is None else violation(run, new),
+        findings=findings,
+        rules=rules,
+        assertions=assertions,
+        tool_counts=tuple(sorted(counts.items())),
+        span_names=frozenset(span.name for span in run.trace.spans),
+    )
+
+
+@dataclass
+class Partial:
+    """The summaries of some candidate runs, with what is only needed summed folded per
+    scenario: tool counts on the paths, and the span names seen (for abw.gating.vacuity)."""
+
+    summaries: list[RunSummary] = field(default_factory=list)
+    tool_totals: dict[str | None, dict[str, int]] = field(default_factory=dict)
+    span_names: set[str] = field(default_factory=set)
+
+    def add(self, summary: RunSummary) -> None:
+        totals = self.tool_totals.setdefault(summary.scenario_id, {})
+        for name, count in summary.tool_counts:
+            totals[name] = totals.get(name, 0) + count
+        self.span_names |= summary.span_names
+        self.summaries.append(replace(summary, tool_counts=(), span_names=frozenset()))
+
+    def merge(self, other: Partial) -> None:
+        """Fold ``other`` in (its summaries after these; the gate sorts them)."""
+        self.summaries += other.summaries
+        for scenario, counts in other.tool_totals.items():
+            totals = self.tool_totals.setdefault(scenario, {})
+            for name, count in counts.items():
+                totals[name] = totals.get(name, 0) + count
+        self.span_names |= other.span_names
+
+
+def summarize_all(runs: list[TraceFile], context: Context) -> Partial:
+    """One partition: every run summarized and folded."""
+    partial = Partial()
+    for run in runs:
+        partial.add(summarize(run, context))
+    return partial

@@ -1,0 +1,71 @@
+"""The gate as a mergeable reduction (abw.gating.summary): the report built from per-run
+summaries merged in any partition, in any order, is byte-identical to the single-process
+gate's; summaries and the broadcast context travel (pickle) without any loaded run."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from conftest import REPO
+
+from abw.gating import gate, merged_report, report_json
+from abw.gating.summary import Context, Partial, RunSummary, summarize, summarize_all
+from abw.leanrun import load_lean_traces
+from abw.specio import load_spec
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+
+
+def _inputs(candidate: str, contract: bool = False):
+    baseline = load_lean_traces(EXAMPLE / "traces" / "baseline")
+    runs = load_lean_traces(EXAMPLE / "traces" / candidate)
+    if contract:
+        from abw.contract import load_contract_as_spec
+
+        spec, digest = load_contract_as_spec(EXAMPLE / "contract.json")
+    else:
+        spec, digest = load_spec(EXAMPLE / "behavior.yaml")
+    return baseline, runs, spec, digest
+
+
+@pytest.mark.parametrize("contract", [False, True], ids=["spec", "contract"])
+@pytest.mark.parametrize("candidate", ["good", "regressed", "small"])
+def test_partitions_in_any_order_give_the_same_report(candidate, contract):
+    baseline, runs, spec, digest = _inputs(candidate, contract)
+    single = gate(baseline, runs, spec, spec_file="s", spec_sha256=digest)
+    context = Context(spec, baseline)
+    parts = [summarize_all(runs[i::3], context) for i in range(3)]
+    merged = Partial()
+    for part in reversed(parts):
+        merged.merge(part)
+    spread = merged_report(context, merged, spec_file="s", spec_sha256=digest)
+    assert report_json(spread) == report_json(single)
+
+
+def test_a_summary_holds_no_loaded_run():
+    baseline, runs, spec, _ = _inputs("regressed", contract=True)
+    summary = summarize(runs[0], Context(spec, baseline))
+    restored = pickle.loads(pickle.dumps(summary))
+    assert type(restored) is RunSummary and restored == summary
+    text = pickle.dumps(summary)
+    assert b"LeanSpan" not in text and b"TraceFile" not in text and b"LeanTrace" not in text
+
+
+def test_the_context_travels_without_what_it_derives():
+    baseline, runs, spec, _ = _inputs("regressed", contract=True)
+    context = Context(spec, baseline)
+    here = [summarize(run, context) for run in runs]  # builds rules, shapes, baseline facts
+    travelled = pickle.loads(pickle.dumps(context))
+    assert "run_rules" not in travelled.__dict__ and not travelled._shapes
+    assert [summarize(run, travelled) for run in runs] == here
+
+
+def test_partial_folds_tool_counts_and_span_names():
+    baseline, runs, spec, _ = _inputs("good")
+    partial = summarize_all(runs, Context(spec, baseline))
+    assert all(not s.tool_counts and not s.span_names for s in partial.summaries)
+    assert sum(sum(c.values()) for c in partial.tool_totals.values()) == sum(
+        len(run.path_spans) for run in runs
+    )
+    assert partial.span_names == {span.name for run in runs for span in run.trace.spans}
