@@ -23,6 +23,7 @@ from json.scanner import NUMBER_RE
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 
 from abw.errors import AbwInputError, describe_os_error
@@ -34,6 +35,12 @@ INT_DIGITS = 4300  # Python's default int <-> str conversion limit
 
 class _Refused(ValueError):
     """A value the rules above refuse, raised from inside the JSON decoder."""
+
+
+class MalformedJson(AbwInputError):
+    """Bytes that are no JSON text at all (a syntax error, invalid UTF-8, a byte-order mark),
+    as opposed to JSON the rules refuse (a duplicate key, NaN, an over-long number). A JSON
+    Lines reader may skip a cut-off last line of this kind; it never skips a refused one."""
 
 
 # ---------------------------------------------------------------- JSON
@@ -50,6 +57,98 @@ def key_token_bound(data: bytes) -> int:
     without duplicate keys when the keys it holds number exactly this bound; when they number
     fewer, only the exact reader (:func:`parse_json`) can tell."""
     return len(_KEY_END.findall(data))
+
+
+_KEY_END_TEXT = re.compile(r'"\s*:')
+_ESCAPED_QUOTE_COLON = re.compile(rb'(\\+)"\s*:')
+_ESCAPED_QUOTE_COLON_TEXT = re.compile(r'(\\+)"\s*:')
+_QUOTE_THEN = (b'":', b'" ', b'"\t', b'"\n', b'"\r')
+_QUOTE_THEN_TEXT = tuple(t.decode() for t in _QUOTE_THEN)
+#: orjson reads an integer outside [-2**63, 2**64) as a float, which lands outside these bounds
+_FLOAT_LOW, _FLOAT_HIGH = -(2.0**63), 2.0**64
+#: deeper than this the stdlib decoder may hit Python's recursion limit: the exact path decides
+_FAST_DEPTH = 200
+
+
+def _no_duplicate_keys(data: bytes | str, held: int) -> bool:
+    """Whether a last-wins decoder that holds ``held`` keys of ``data`` saw every key once.
+
+    Three sound upper bounds on the keys written, cheapest first: the quotes followed by a
+    colon or by whitespace (byte counts); :func:`key_token_bound`; that bound less the matches
+    whose quote is escaped (an odd run of backslashes before it: inside a string, e.g. JSON
+    embedded in a string). ``held`` equal to any of them proves it; below all, it is unproven."""
+    text = isinstance(data, str)
+    if held == sum(map(data.count, _QUOTE_THEN_TEXT if text else _QUOTE_THEN)):
+        return True
+    tokens = len((_KEY_END_TEXT if text else _KEY_END).findall(data))
+    if held == tokens:
+        return True
+    runs = (_ESCAPED_QUOTE_COLON_TEXT if text else _ESCAPED_QUOTE_COLON).findall(data)
+    return held == tokens - sum(len(run) & 1 for run in runs)
+
+
+def _walk(value: Any) -> tuple[int, int] | None:
+    """(keys, objects) held by a decoded value, level by level without recursion; None when it
+    holds a float outside [-2**63, 2**64) (maybe an integer orjson rounded) or nests deeper
+    than the exact decoder can be trusted to follow."""
+    keys = objects = depth = 0
+    level = [value]
+    while level:
+        depth += 1
+        if depth > _FAST_DEPTH:
+            return None
+        below: list[Any] = []
+        for item in level:
+            kind = type(item)
+            if kind is dict:
+                objects += 1
+                keys += len(item)
+                below += item.values()
+            elif kind is list:
+                below += item
+            elif kind is float and not _FLOAT_LOW < item < _FLOAT_HIGH:
+                return None
+        level = below
+    return keys, objects
+
+
+def _same_text(value: Any, data: bytes | str) -> bool:
+    """Whether ``data`` is, but for surrounding whitespace, orjson's own rendering of ``value``
+    (compact, or indented by two spaces): then it holds no repeated key and no number orjson
+    changed, and the exact reader reads the same value from it. Claude Code and Codex lines
+    are written this way, and many indented exports."""
+    try:
+        compact = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes
+        return False
+    text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    start = len(text) - len(text.lstrip())
+    if text.startswith(compact, start) and not text[start + len(compact) :].strip():
+        return True
+    if text[start + 1 : start + 2] != b"\n":
+        return False
+    indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+    return text.startswith(indented, start) and not text[start + len(indented) :].strip()
+
+
+def _fast(data: bytes | str, max_objects: int | None) -> tuple[bool, Any]:
+    """(True, value) when orjson's reading of ``data`` is provably the exact reader's value,
+    else (False, None): on any orjson error, a key count below the bounds, a suspect float,
+    deep nesting, or more objects than ``max_objects``."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return False, None
+    if type(value) not in (dict, list):
+        return type(value) is not float or _FLOAT_LOW < value < _FLOAT_HIGH, value
+    brace = "{" if isinstance(data, str) else b"{"
+    few_objects = max_objects is None or data.count(brace) <= max_objects  # type: ignore[arg-type]
+    if few_objects and _same_text(value, data):
+        return True, value
+    counts = _walk(value)
+    if counts is None or (max_objects is not None and counts[1] > max_objects):
+        return False, None
+    return _no_duplicate_keys(data, counts[0]), value
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -86,14 +185,15 @@ def _constant(text: str) -> Any:
 _TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.DOTALL)
 
 
-def _first_problem(text: str) -> tuple[str, int | None, str | None] | None:
+def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | None] | None:
     """(message, line, field) of the first duplicate key or refused number in document order.
 
     A linear pass over the tokens, run only after the fast decoder refused something, to name
-    the lines; ``text`` is JSON the decoder accepted up to that point."""
+    the lines (``shift``: the lines before ``text`` in its file); ``text`` is JSON the decoder
+    accepted up to that point."""
     # one frame per open container: [keys -> line, expecting a key, path to it]
     stack: list[tuple[dict[str, int] | None, list[bool], str]] = []
-    line, offset, last_key = 1, 0, ""
+    line, offset, last_key = 1 + shift, 0, ""
     for match in _TOKEN.finditer(text):
         line += text.count("\n", offset, match.start(match.lastindex or 0))
         offset = match.start(match.lastindex or 0)
@@ -138,43 +238,99 @@ def _first_problem(text: str) -> tuple[str, int | None, str | None] | None:
     return None
 
 
-def _locate(text: str) -> tuple[str, int | None, str | None] | None:
+def _locate(text: str, shift: int = 0) -> tuple[str, int | None, str | None] | None:
     """:func:`_first_problem`, or None when the text defeats it (the message stays generic)."""
     try:
-        return _first_problem(text)
+        return _first_problem(text, shift)
     except (ValueError, RecursionError, IndexError):
         return None
 
 
 def parse_json(
-    data: bytes | str, file: str | Path, *, max_objects: int | None = None, what: str = "it"
+    data: bytes | str,
+    file: str | Path,
+    *,
+    max_objects: int | None = None,
+    what: str = "it",
+    first_line: int | None = None,
 ) -> Any:
-    """Parse one JSON document under the rules of this module."""
+    """Parse one JSON document under the rules of this module.
+
+    orjson reads it first; its value is returned only when it is proven to be the exact
+    reader's (:func:`_fast`), else the standard library's decoder with the hooks above reads it
+    again and gives the exact value or the exact error. ``first_line``: the line ``data``
+    starts on in ``file`` (a line of a JSON Lines file), for the line numbers of errors."""
+    proven, value = _fast(data, max_objects)
+    if proven:
+        return value
+    return _parse_exact(data, file, max_objects=max_objects, what=what, first_line=first_line)
+
+
+def _parse_exact(
+    data: bytes | str,
+    file: str | Path,
+    *,
+    max_objects: int | None,
+    what: str,
+    first_line: int | None,
+) -> Any:
+    """The standard library's decoder under the rules of this module (duplicate keys named
+    with both lines, exact integers, non-finite numbers refused, the object limit)."""
+    shift = (first_line or 1) - 1
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
+        raise MalformedJson(
+            f"not valid UTF-8 at byte {exc.start}", file=file, line=first_line
+        ) from None
     if text.startswith("\ufeff"):
-        raise AbwInputError("invalid JSON: starts with a byte-order mark", file=file, line=1)
+        message = "invalid JSON: starts with a byte-order mark"
+        raise MalformedJson(message, file=file, line=first_line or 1)
     hook = _pairs if max_objects is None else _counting_pairs(max_objects, what)
     try:
         return json.loads(
             text, object_pairs_hook=hook, parse_float=_float, parse_constant=_constant
         )
     except json.JSONDecodeError as exc:
-        raise AbwInputError(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno) from None
+        message = f"invalid JSON: {exc.msg}"
+        raise MalformedJson(message, file=file, line=exc.lineno + shift) from None
     except RecursionError:
-        raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
-    except _Refused as exc:
-        if str(exc).endswith("refusing it"):
-            raise AbwInputError(str(exc), file=file) from None
-        found = _locate(text)
-        message, line, field = found if found else (str(exc), None, None)
-        raise AbwInputError(message, file=file, line=line, field=field) from None
-    except ValueError as exc:  # an integer over Python's 4,300-digit limit
-        found = _locate(text)
-        message, line, field = found if found else (f"invalid JSON: {exc}", None, None)
-        raise AbwInputError(message, file=file, line=line, field=field) from None
+        raise AbwInputError("invalid JSON: nested too deeply", file=file, line=first_line) from None
+    except ValueError as exc:  # refused by a hook, or an integer over Python's digit limit
+        raise _refusal(exc, text, file, shift) from None
+
+
+def _refusal(exc: ValueError, text: str, file: str | Path, shift: int) -> AbwInputError:
+    """The error for a value the decoder refused, with the line and field that hold it."""
+    if isinstance(exc, _Refused) and str(exc).endswith("refusing it"):
+        return AbwInputError(str(exc), file=file)
+    found = _locate(text, shift)
+    generic = str(exc) if isinstance(exc, _Refused) else f"invalid JSON: {exc}"
+    message, line, field = found if found else (generic, None, None)
+    return AbwInputError(message, file=file, line=line, field=field)
+
+
+def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
+    """The JSON values written one after another in ``text`` (a console exporter's output),
+    under the same rules; None when ``text`` is no such sequence."""
+    decoder = json.JSONDecoder(
+        object_pairs_hook=_pairs, parse_float=_float, parse_constant=_constant
+    )
+    values, index = [], 0
+    while True:
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return values
+        try:
+            value, index = decoder.raw_decode(text, index)
+        except json.JSONDecodeError:
+            return None
+        except RecursionError:
+            raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
+        except ValueError as exc:
+            raise _refusal(exc, text, file, 0) from None
+        values.append(value)
 
 
 # ---------------------------------------------------------------- YAML

@@ -288,6 +288,52 @@ def _fenced_target(path: Path) -> object:
     return extract_canonical_output(text, ("decision", "a.b"))
 
 
+def _reader_target(path: Path) -> object:
+    """The reader's fast path against its exact path on the same bytes: the same value, or the
+    same error; anything else is a crash."""
+    from abw import reader
+
+    data = path.read_bytes()
+    outcomes = []
+    for parse in (reader.parse_json, reader._parse_exact):
+        try:
+            options = {} if parse is reader.parse_json else {"max_objects": None, "what": "it"}
+            value = parse(data, path.name, first_line=3, **options)
+            outcomes.append(("value", typed(value), None))
+        except AbwInputError as exc:
+            outcomes.append(("error", exc.one_line(), exc))
+    (kind, fast, error), exact = outcomes
+    if (kind, fast) != exact[:2]:
+        raise AssertionError(f"fast path {kind} {str(fast)[:200]!r}, exact {str(exact[1])[:200]!r}")
+    if error is not None:
+        raise error
+    return fast
+
+
+def typed(value: object) -> object:
+    """``value`` with every type spelled out (1, 1.0 and True differ; so do 0.0 and -0.0)."""
+    if isinstance(value, dict):
+        return ("object", [(key, typed(item)) for key, item in value.items()])
+    if isinstance(value, list):
+        return ("array", [typed(item) for item in value])
+    if isinstance(value, float):
+        return ("float", repr(value))
+    return (type(value).__name__, value)
+
+
+def reader_seeds() -> list[tuple[str, bytes]]:
+    """Lines and documents of every corpus format, and the reader's found inputs."""
+    seeds: list[tuple[str, bytes]] = []
+    for name in CORPUS_DIRS:
+        for file_name, data in corpus_seeds(name, limit=2):
+            if file_name.endswith(".jsonl"):
+                lines = [line for line in data.split(b"\n") if line.strip()][:4]
+                seeds += [(f"{file_name}-{n}.json", line) for n, line in enumerate(lines)]
+            else:
+                seeds.append((file_name, data))
+    return seeds + found_seeds("reader-*")
+
+
 def _importer_target(name: str) -> Callable[[Path], object]:
     from abw.importers import get_importer
     from abw.importers.base import ImportOptions
@@ -332,9 +378,10 @@ def targets() -> list[Target]:
                 *found_seeds("answer-*.txt"),
             ],
         ),
+        Target("reader", ".json", _reader_target, reader_seeds()),
     ]
     for name in available_importers():
-        seeds = corpus_seeds(name)
+        seeds = corpus_seeds(name) + found_seeds(f"import-{name}-*")
         suffix = Path(seeds[0][0]).suffix if seeds else ".jsonl"
         found.append(Target(f"import:{name}", suffix, _importer_target(name), seeds))
     return found

@@ -92,9 +92,9 @@ class Verdict:
     running_session: str | None = None
 
 
-def classify_output(output: Any) -> Verdict:
+def classify_output(output: Any, file: Path | None = None, line: int | None = None) -> Verdict:
     """Read a call's output: exit code, sandbox/rejection texts, wall time, a running session."""
-    value = decode_json_string(output)
+    value = decode_json_string(output, file, line)
     if isinstance(value, dict):
         if value.get("isError") is True:
             return Verdict("error")
@@ -441,7 +441,7 @@ def _item(state: _State, line: int, payload: dict[str, Any], when: datetime | No
         return
     if kind in _OUTPUTS:
         _close_llm(state)
-        _output(state, payload, when)
+        _output(state, line, payload, when)
         return
     if kind in {"compaction", "compacted"}:
         _close_llm(state)
@@ -497,7 +497,7 @@ def _call(
     else:
         name, attributes = _tool_name(payload)
         args = payload.get("arguments") if kind == "function_call" else payload.get("input")
-        args = decode_json_string(args) if kind == "function_call" else args
+        args = decode_json_string(args, state.path, line) if kind == "function_call" else args
         call_id = _str(payload.get("call_id"))
     if name == "write_stdin" and isinstance(args, dict):
         target = state.sessions.get(str(args.get("session_id")))
@@ -523,10 +523,10 @@ def _call(
         state.calls[call_id] = call
 
 
-def _output(state: _State, payload: dict[str, Any], when: datetime | None) -> None:
+def _output(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
     call_id = str(payload.get("call_id"))
     output = payload.get("output")
-    verdict = classify_output(output)
+    verdict = classify_output(output, state.path, line)
     poll_target = state.polls.get(call_id)
     if poll_target is not None:
         call = poll_target

@@ -15,14 +15,13 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
 from abw.models.trace import Trace
+from abw.reader import MalformedJson, parse_json
 
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
 TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "retriever"}
@@ -98,8 +97,8 @@ class LangSmithImporter(Importer):
         raw = read_raw(path)
         body = json_body(raw, path)
         try:
-            document: Any = orjson.loads(body)
-        except orjson.JSONDecodeError:
+            document: Any = parse_json(body, path)
+        except MalformedJson:  # JSON Lines
             document = [run for _, run in jsonl_records(body, path, options.warnings)]
         runs = _merge(_runs(document, path), path)
         if not runs:

@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
@@ -28,6 +26,7 @@ from abw.importers.spans import (
 )
 from abw.importers.tree import Node, preorder
 from abw.models.trace import Trace
+from abw.reader import MalformedJson, parse_json
 
 #: The content kinds an export can hold (name -> where, over {"span": [...], "trace": header});
 #: ``removed_fields`` names those a trace's objects hold.
@@ -46,8 +45,8 @@ REMOVED_FIELDS = {
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
     body = json_body(raw, path)
     try:
-        document = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        document = parse_json(body, path)
+    except MalformedJson:  # JSON Lines
         return list(jsonl_records(body, path, options.warnings))
     if isinstance(document, dict) and isinstance(document.get("data"), list):
         return [(None, item) for item in document["data"]]

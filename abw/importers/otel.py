@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
-
-import orjson
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
@@ -34,6 +31,7 @@ from abw.importers.rawio import as_dict, json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, group_by_trace, preorder
 from abw.models.trace import Trace
+from abw.reader import MalformedJson, parse_json, parse_json_sequence
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -375,21 +373,6 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
         )
 
 
-def _concatenated(text: str) -> list[Any] | None:
-    decoder = json.JSONDecoder()
-    values, index = [], 0
-    while True:
-        while index < len(text) and text[index].isspace():
-            index += 1
-        if index >= len(text):
-            return values
-        try:
-            value, index = decoder.raw_decode(text, index)
-        except (ValueError, RecursionError):  # JSONDecodeError, or a >4300-digit integer
-            return None
-        values.append(value)
-
-
 def _is_console(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("context"), dict) and "name" in value
 
@@ -400,8 +383,8 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
     raw = json_body(raw, path)
     spans: list[OSpan] = []
     try:
-        whole: Any = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        whole: Any = parse_json(raw, path)
+    except MalformedJson:  # JSON Lines, or a console exporter's objects one after another
         whole = None
     else:
         documents = whole if isinstance(whole, list) else [whole]
@@ -419,12 +402,8 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
             return spans, "otel-console"
         agent_spans = whole.get("spans") if isinstance(whole, dict) else None
         if isinstance(agent_spans, list) and agent_spans and all(map(_is_console, agent_spans)):
-            # any-agent's AgentTrace: {"spans", "final_output"}. Its trace ids are 128-bit
-            # integers, which orjson reads as floats: decode again with exact integers.
-            try:
-                agent_spans = json.loads(raw)["spans"]
-            except (ValueError, RecursionError):
-                raise AbwInputError("an integer in the trace is too long", file=path) from None
+            # any-agent's AgentTrace: {"spans", "final_output"}; its trace ids are 128-bit
+            # integers, read exactly.
             _console(agent_spans, spans)
             return spans, "any-agent-json"
         raise AbwInputError(
@@ -437,13 +416,13 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
         if not line.strip():
             continue
         try:
-            document = orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
-            values = _concatenated(raw.decode("utf-8", "replace"))
+            document = parse_json(line, path, first_line=number)
+        except MalformedJson:
+            values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
             if values and all(_is_console(v) for v in values):
                 _console(values, spans)
                 return spans, "otel-console"
-            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=number) from None
+            raise
         if not isinstance(document, dict) or "resourceSpans" not in document:
             raise AbwInputError(
                 "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",

@@ -1,4 +1,9 @@
-"""Read raw exports: bytes, one JSON document, or JSON Lines, with one-line errors."""
+"""Read raw exports: bytes, one JSON document, or JSON Lines, with one-line errors.
+
+Every JSON text of an export, a JSON string embedded in one included, is read by
+:func:`abw.reader.parse_json` under abw's one set of rules (docs/reliability.md): a repeated key
+is an error naming its lines, integers stay exact however long, NaN and Infinity are refused.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.limits import MAX_RAW_BYTES, check_line, read_limited
+from abw.reader import MalformedJson, parse_json
 
 #: The UTF-8 byte-order mark some Windows tools write before JSON.
 BOM = b"\xef\xbb\xbf"
@@ -27,10 +31,6 @@ def read_raw(path: Path) -> bytes:
         raise AbwInputError(f"cannot read: {exc.strerror}", file=path) from None
 
 
-def _line_of(raw: bytes, position: int | None) -> int | None:
-    return None if position is None else raw.count(b"\n", 0, position) + 1
-
-
 def json_body(raw: bytes, path: Path) -> bytes:
     """``raw`` without a UTF-8 byte-order mark; an empty or blank file is an input error."""
     raw = raw.removeprefix(BOM)
@@ -40,14 +40,8 @@ def json_body(raw: bytes, path: Path) -> bytes:
 
 
 def load_json(raw: bytes, path: Path) -> Any:
-    """One JSON document; invalid JSON is an input error naming its line."""
-    raw = json_body(raw, path)
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise AbwInputError(
-            f"invalid JSON: {exc.msg}", file=path, line=_line_of(raw, exc.pos)
-        ) from None
+    """One JSON document; invalid or refused JSON is an input error naming its line."""
+    return parse_json(json_body(raw, path), path)
 
 
 def jsonl_records(
@@ -55,8 +49,9 @@ def jsonl_records(
 ) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of a JSON Lines file.
 
-    A cut-off last line (a file still being written) is skipped with a warning; invalid JSON
-    anywhere else is an input error.
+    A cut-off last line (a file still being written: not JSON at all) is skipped with a
+    warning; invalid JSON anywhere else, and JSON the rules refuse on any line (a repeated key),
+    is an input error naming the line.
     """
     lines = raw.removeprefix(BOM).split(b"\n")
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
@@ -65,21 +60,31 @@ def jsonl_records(
         if not line.strip():
             continue
         try:
-            yield index + 1, orjson.loads(line)
-        except orjson.JSONDecodeError as exc:
+            value = parse_json(line, path, first_line=index + 1)
+        except MalformedJson:
             if index == last and index > 0 and warnings is not None:
                 warnings.append(f"{path.name}:{index + 1}: skipped a cut-off last line")
                 continue
-            raise AbwInputError(f"invalid JSON: {exc.msg}", file=path, line=index + 1) from None
+            raise
+        yield index + 1, value
 
 
-def decode_json_string(value: Any) -> Any:
-    """``value`` parsed when it is a string holding JSON, else ``value`` unchanged."""
+def decode_json_string(value: Any, file: str | Path | None = None, line: int | None = None) -> Any:
+    """``value`` parsed when it is a string holding JSON (a tool call's arguments, a tool's
+    output, a model's answer), else ``value`` unchanged.
+
+    A string that is no JSON text stays a string. One that is JSON the rules refuse — a
+    repeated key, NaN, a number beyond a double — is refused like the file itself would be,
+    naming ``file`` and the ``line`` of the record that holds it: which of two values a tool
+    received is not for abw to guess."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
-            return orjson.loads(value)
-        except orjson.JSONDecodeError:
+            return parse_json(value, file or "the export")
+        except MalformedJson:
             return value
+        except AbwInputError as exc:
+            message = f"in a JSON string of the record: {exc.message}"
+            raise AbwInputError(message, file=file, line=line, field=exc.field) from None
     return value
 
 

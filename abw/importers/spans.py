@@ -142,9 +142,8 @@ class Draft:
         from abw.importers.common import extract_arguments
         from abw.importers.rawio import decode_json_string
 
-        arguments = extract_arguments(
-            fields, self.name, decode_json_string(tool_input), file=file, line=self.line
-        )
+        tool_input = decode_json_string(tool_input, file, self.line)
+        arguments = extract_arguments(fields, self.name, tool_input, file=file, line=self.line)
         if arguments is not None:
             self.attributes["arguments"] = arguments
 

@@ -217,11 +217,14 @@ def _model(document: dict[str, Any]) -> str:
     return name if isinstance(name, str) and name else "model"
 
 
-def _function_calls(document: dict[str, Any]) -> list[tuple[str, str, Any]]:
+def _function_calls(
+    document: dict[str, Any], path: Path, lines: dict[tuple, int]
+) -> list[tuple[str, str, Any]]:
     """``(action, function name, arguments)`` of each assistant message in ``history`` that made
     exactly one function call, in order (function-calling trajectories only)."""
     calls = []
-    for message in document.get("history") if isinstance(document.get("history"), list) else []:
+    history = document.get("history") if isinstance(document.get("history"), list) else []
+    for index, message in enumerate(history):
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
         tool_calls = message.get("tool_calls")
@@ -229,7 +232,8 @@ def _function_calls(document: dict[str, Any]) -> list[tuple[str, str, Any]]:
             continue
         function = tool_calls[0].get("function") if isinstance(tool_calls[0], dict) else None
         if isinstance(function, dict) and isinstance(message.get("action"), str):
-            arguments = decode_json_string(function.get("arguments"))
+            line = lines.get(("history", index))
+            arguments = decode_json_string(function.get("arguments"), path, line)
             calls.append((message["action"], str(function.get("name")), arguments))
     return calls
 
@@ -239,7 +243,7 @@ def _steps(
 ) -> tuple[list[Draft], str | None]:
     drafts: list[Draft] = []
     model = _model(document)
-    calls = _function_calls(document) if options.argument_fields else []
+    calls = _function_calls(document, path, lines) if options.argument_fields else []
     next_call = 0
     for index, step in enumerate(document["trajectory"]):
         if not isinstance(step, dict):

@@ -15,13 +15,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.hashing import content_hash
 from abw.latent.build import StepRef
 from abw.latent.run import TrajectoryInput
 from abw.models.trajectory import TrajectorySource
+from abw.reader import MalformedJson, parse_json
 
 
 def _tool_calls(path: Path) -> dict[int, list[dict[str, Any]]]:
@@ -32,8 +31,8 @@ def _tool_calls(path: Path) -> dict[int, list[dict[str, Any]]]:
             if b'"tool_use"' not in raw:
                 continue
             try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
+                record = parse_json(raw, path, first_line=line)
+            except MalformedJson:  # a cut-off line; the importer has reported any other
                 continue
             message = record.get("message") if isinstance(record, dict) else None
             content = message.get("content") if isinstance(message, dict) else None

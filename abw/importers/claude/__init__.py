@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-import orjson
-
+from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.limits import MAX_LINE_BYTES
 from abw.models.trace import Trace
+from abw.reader import parse_json
 
 _PEEK_LINES = 50
 
@@ -37,9 +37,9 @@ def peek(path: Path) -> _Peek:
                 raw = handle.readline(MAX_LINE_BYTES + 1)  # bounded: a 5 GB "line" is not read
                 if not raw or len(raw) > MAX_LINE_BYTES:
                     break
-                try:
-                    record = orjson.loads(raw)
-                except orjson.JSONDecodeError:
+                try:  # a line in error is reported when the file itself is imported
+                    record = parse_json(raw, path)
+                except AbwInputError:
                     continue
                 if not isinstance(record, dict):
                     continue

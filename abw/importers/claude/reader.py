@@ -1,8 +1,9 @@
 """Stream a Claude Code JSONL file: one record per line, with one-line errors.
 
 The file is read line by line (never whole), its SHA-256 is computed on the way, and every
-problem names the file and the raw line. A last line without a newline that does not parse is a
-session still being written: it is skipped with a warning.
+problem names the file and the raw line. Each line is read by :func:`abw.reader.parse_json` (a
+repeated key is an error naming the line, integers stay exact). A last line without a newline
+that is no JSON text is a session still being written: it is skipped with a warning.
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.importers.rawio import BOM
 from abw.limits import MAX_LINE_BYTES, check_line
+from abw.reader import MalformedJson, parse_json
 
 
 def _utf8_problem(raw: bytes) -> str | None:
@@ -58,15 +58,15 @@ class JsonlReader:
                 if not raw.strip():
                     continue
                 try:
-                    record = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
+                    record = parse_json(raw, self.path, first_line=line_no)
+                except MalformedJson as exc:
                     if not raw.endswith(b"\n"):
                         self.warn(
                             f"{self.path.name}:{line_no}: skipped a cut-off last line "
                             "(session still being written?)"
                         )
                         continue
-                    problem = _utf8_problem(raw) or f"invalid JSON: {exc.msg}"
+                    problem = _utf8_problem(raw) or exc.message
                     raise AbwInputError(problem, file=self.path, line=line_no) from None
                 if not isinstance(record, dict):
                     raise AbwInputError(
