@@ -4,11 +4,14 @@ A validated trace model costs about 1 KB per span (instance and extras dicts, th
 ``attributes`` mapping, ``source_ref``, pydantic's bookkeeping); a gate over 10,000 runs of
 50 spans held 0.6 GB of them. The gate reads per span only its schema fields (ordinal, type,
 name, status, outcome, hashes, parent, times) and the explicitly extracted
-``attributes.arguments``; the span lines are on the :class:`~abw.traceio.TraceFile`. Every file
-is still validated by the full :class:`~abw.models.trace.Trace` model (the single source of
-the schema: the same errors, naming file, line and field); only then is the run reduced to
-:class:`LeanSpan` objects (slots, names interned) and the model dropped. ``gate`` gives the
-same report, byte for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
+``attributes.arguments``; the span lines are on the :class:`~abw.traceio.TraceFile`.
+
+A file is decoded straight from its bytes into msgspec structs (:mod:`abw.leandecode`) when
+that decoder proves the full :class:`~abw.models.trace.Trace` model (the single source of the
+schema) accepts it with the same values; anything else takes the exact path: validation by the
+model (the same errors, naming file, line and field), then reduction. Either way the run is a
+list of :class:`LeanSpan` objects (slots, names interned). ``gate`` gives the same report, byte
+for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
 """
 
 from __future__ import annotations
@@ -19,61 +22,29 @@ from pathlib import Path
 from typing import Any
 
 from abw import semantics
-from abw.traceio import TraceFile, load_trace, trace_paths
+from abw.hashing import sha256_hex
+from abw.leandecode import LeanSpan, decode, reduced_attributes
+from abw.models import TRACE_SCHEMA
+from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_paths
 
-_NO_ATTRIBUTES: dict[str, Any] = {}
-_ARGUMENTS = "arguments"
 
-
-class LeanSpan:
-    """One span as the gate reads it (the trace model's fields; attributes: arguments only)."""
-
-    __slots__ = (
-        "attributes",
-        "duration_ms",
-        "input_hash",
-        "name",
-        "ordinal",
-        "outcome",
-        "output_hash",
-        "parent_span_id",
-        "span_id",
-        "started_at",
-        "status",
-        "type",
+def lean_span(span: Any) -> LeanSpan:
+    """The lean form of a validated :class:`~abw.models.trace.Span`."""
+    intern = sys.intern
+    return LeanSpan(
+        span.span_id,
+        span.ordinal,
+        intern(span.type),
+        intern(span.name),
+        intern(span.status),
+        span.input_hash,
+        span.output_hash,
+        reduced_attributes(span.attributes),
+        span.parent_span_id,
+        span.outcome,
+        span.started_at,
+        span.duration_ms,
     )
-
-    def __init__(self, span: Any) -> None:
-        intern = sys.intern
-        self.span_id = span.span_id
-        self.ordinal = span.ordinal
-        self.type = intern(span.type)
-        self.name = intern(span.name)
-        self.status = intern(span.status)
-        self.input_hash = span.input_hash
-        self.output_hash = span.output_hash
-        self.parent_span_id = span.parent_span_id
-        self.outcome = span.outcome
-        self.started_at = span.started_at
-        self.duration_ms = span.duration_ms
-        arguments = span.attributes.get(_ARGUMENTS) if span.attributes else None
-        self.attributes = _NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # compact pickles for Dask workers
-        return _restore, tuple(getattr(self, name) for name in self.__slots__)
-
-    def __repr__(self) -> str:
-        return f"LeanSpan({self.ordinal}, {self.type}, {self.name!r}, {self.status})"
-
-
-def _restore(*values: Any) -> LeanSpan:
-    span = LeanSpan.__new__(LeanSpan)
-    for name, value in zip(LeanSpan.__slots__, values, strict=True):
-        setattr(span, name, sys.intern(value) if name in _INTERNED else value)
-    return span
-
-
-_INTERNED = frozenset({"type", "name", "status"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +71,30 @@ def lean(trace_file: TraceFile) -> TraceFile:
         trace.source,
         trace.run,
         trace.redaction,
-        [LeanSpan(span) for span in trace.spans],
+        [lean_span(span) for span in trace.spans],
     )
     return TraceFile(trace_file.path, lean_trace, trace_file.sha256, trace_file.span_lines)
 
 
+def parse_lean_trace(raw: bytes, path: str) -> TraceFile:
+    """:func:`lean` of :func:`abw.traceio.parse_trace`, decoded straight from the bytes when
+    :func:`abw.leandecode.decode` proves the model accepts them with the same values; else by
+    that exact path (its errors, its run)."""
+    decoded = decode(raw)
+    if decoded is None:
+        return lean(parse_trace(raw, path))
+    spans = decoded.spans
+    trace = LeanTrace(TRACE_SCHEMA, decoded.source, decoded.run, decoded.redaction, spans)
+    return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, len(spans)))
+
+
+def load_lean_trace(path: str | Path) -> TraceFile:
+    """:func:`abw.traceio.load_trace`, the run in its lean form."""
+    return load_trace(path, parse_lean_trace)
+
+
 def load_lean_traces(folder: str | Path) -> list[TraceFile]:
-    """:func:`abw.traceio.load_traces`, each run reduced to its lean form as it is loaded."""
+    """:func:`abw.traceio.load_traces`, each run in its lean form."""
     from abw.gcpause import gc_paused
     from abw.progress import track
     from abw.traceio import PROGRESS_MIN_FILES
@@ -115,4 +103,4 @@ def load_lean_traces(folder: str | Path) -> list[TraceFile]:
     label = f"loading {Path(folder).name}"
     with gc_paused():
         quiet = len(paths) < PROGRESS_MIN_FILES
-        return [lean(load_trace(p)) for p in track(paths, label, quiet=quiet)]
+        return [load_lean_trace(p) for p in track(paths, label, quiet=quiet)]

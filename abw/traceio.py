@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -137,13 +137,34 @@ class ConsecutiveLines(Mapping[int, int]):
         return ConsecutiveLines, (self.first, self.count)
 
 
-def _span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
+# a whole span line as write_trace writes it: the head _SPAN_HEAD reads (the same id and digits,
+# possessive where nothing can be given back), then anything, ending in "}" or "},"
+_WRITTEN_SPAN_LINE = re.compile(
+    rb'^\{"span_id": "[^"\\]*+(?:\\.[^"\\]*+)*+", "ordinal": (\d++)[,}][^\n]*(?<=\}),?$',
+    re.MULTILINE,
+)
+_ORDINAL_TEXTS: list[bytes] = []
+
+
+def _ordinal_texts(count: int) -> list[bytes]:
+    """``[b"0", b"1", ..., b"count-1"]`` (one list, grown as needed)."""
+    if len(_ORDINAL_TEXTS) < count:
+        _ORDINAL_TEXTS.extend(b"%d" % i for i in range(len(_ORDINAL_TEXTS), count))
+    return _ORDINAL_TEXTS[:count]
+
+
+def span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
     """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
     lines = text.split(b"\n")
     try:
         start = lines.index(b'"spans": [') + 2  # 1-based line of the first span
     except ValueError:
         return {}
+    block = lines[start - 1 : start - 1 + span_count]
+    # the written layout, ordinals 0, 1, ... in order, checked by one regex pass: a match is a
+    # whole line, which _line_ordinal would read by _SPAN_HEAD to the same ordinal
+    if span_count and _WRITTEN_SPAN_LINE.findall(b"\n".join(block)) == _ordinal_texts(span_count):
+        return ConsecutiveLines(start, span_count)
     mapping: dict[int, int] = {}
     consecutive = True  # ordinal k on the k-th span line, for every k
     for offset in range(span_count):
@@ -156,51 +177,6 @@ def _span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
             mapping[ordinal] = start + offset
         consecutive = consecutive and ordinal == offset
     return ConsecutiveLines(start, span_count) if consecutive and span_count else mapping
-
-
-class _SharedFieldsSet(set[str]):
-    """A pydantic ``fields_set`` shared by many loaded models, so it refuses changes: pydantic
-    adds a field's name to it when one assigns to a model, which would mark the field set on
-    every model sharing it. Assigning to a loaded span raises instead. (It must stay a ``set``:
-    pydantic-core rejects a frozenset there.)"""
-
-    __slots__ = ()
-
-    def _refuse(self, *args: Any) -> Any:
-        raise TypeError("a loaded trace's spans are read-only (abw.traceio shares fields_set)")
-
-    add = update = discard = remove = pop = clear = _refuse
-    __ior__ = __iand__ = __isub__ = __ixor__ = _refuse
-    intersection_update = difference_update = symmetric_difference_update = _refuse
-
-    def __copy__(self) -> set[str]:  # model_copy(update=...) then owns a set it may change
-        return set(self)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> set[str]:
-        return set(self)
-
-
-_FIELDS_SETS: dict[frozenset[str], _SharedFieldsSet] = {}
-
-
-def _share_fields_set(model: Any) -> None:
-    key = frozenset(model.__pydantic_fields_set__)
-    shared = _FIELDS_SETS.get(key)
-    if shared is None:
-        shared = _FIELDS_SETS[key] = _SharedFieldsSet(key)
-    object.__setattr__(model, "__pydantic_fields_set__", shared)
-
-
-def _share_fields_sets(spans: list[Any]) -> None:
-    """Spans (and their ``source_ref``) with the same keys share one pydantic ``fields_set``:
-    a set of 9 names costs 728 bytes, about 40 % of a loaded span, which made the gate's load
-    of 10,000 runs of 50 spans exceed 1 GB (benchmarks/bench_gate.py); a source_ref's costs
-    216. It only records which keys the file gave (``exclude_unset`` dumps still work); the
-    shared set is read-only, so assigning to a loaded span raises (``model_copy`` works)."""
-    for span in spans:
-        _share_fields_set(span)
-        if span.source_ref is not None:
-            _share_fields_set(span.source_ref)
 
 
 def trace_from_document(document: Any, path: str) -> Any:
@@ -237,15 +213,17 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
     document = parse_json(raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace")
     trace = trace_from_document(document, path)
     del document
-    _share_fields_sets(trace.spans)
-    return TraceFile(path, trace, sha256_hex(raw), _span_lines(raw, len(trace.spans)))
+    return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, len(trace.spans)))
 
 
-def load_trace(path: str | Path) -> TraceFile:
-    """Read one trace file."""
+def load_trace(
+    path: str | Path, parse: Callable[[bytes, str], TraceFile] = parse_trace
+) -> TraceFile:
+    """Read one trace file (``parse``: :func:`parse_trace`, or the lean
+    :func:`abw.leanrun.parse_lean_trace` that falls back to it)."""
     raw = read_bytes(path, MAX_TRACE_BYTES, "the trace file")
     try:
-        return parse_trace(raw, str(path))
+        return parse(raw, str(path))
     except AbwInputError as exc:  # a raw export where a trace belongs: say how to import it
         exc.message = with_hint(exc.message, path)
         raise

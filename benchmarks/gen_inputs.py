@@ -204,6 +204,7 @@ def gen_traces(
         "  max_retries: 5\n"
         "thresholds:\n"
         "  min_runs: 5\n"
+        "  failing_runs: tolerate\n"
         "  sprt: {enabled: true}\n"
     )
     (out / "spec.yaml").write_text(spec)

@@ -1,0 +1,224 @@
+"""The gate's fast trace decoder: msgspec structs decoded straight from the file's bytes.
+
+It decides nothing on its own. :func:`decode` returns a decoded trace only when it can show
+that the exact path (:func:`abw.reader.parse_json`, then :func:`abw.traceio.trace_from_document`
+with the pydantic :class:`~abw.models.trace.Trace` model, the single source of the schema)
+accepts the same bytes with the same values; in every other case it returns ``None`` and the
+caller takes the exact path, which gives today's error message or today's run. So the messages
+are the exact path's by construction, and what has to hold is: *whenever this decoder accepts,
+the model accepts, with equal values* (``tests/test_leandecode.py`` checks it on the example,
+corpus and fuzz traces and on generated mutations of them).
+
+How each rule of the exact path is kept:
+
+- **duplicate keys** (msgspec keeps the last): the keys the decode holds — every struct field
+  that is not ``None`` plus every key of the decoded mappings, walked — must number exactly
+  :func:`key_bound`, an upper bound on the key tokens of the text. Fewer means a repeated key,
+  an unknown key (which msgspec drops and the model would keep), or an explicit ``null``; all
+  go to the exact path. So the mirror may give optional fields a ``None`` default whatever
+  the model's default: a ``null`` the model would refuse never counts.
+- **types**: ``strict=True`` (no coercions; the model's lax coercions, such as ``"3"`` for an
+  int, are the exact path's to make); enums are the model's own ``Literal`` types; ``ge`` bounds
+  are the model's; a float field is accepted only below 2**53, where an int converts exactly.
+- **numbers and text**: msgspec refuses NaN, Infinity, numbers beyond a double, integers over
+  4,300 digits, lone surrogates, invalid UTF-8, control characters and a byte-order mark, as the
+  reader does; integers stay exact.
+- **limits**: at most MAX_TRACE_SPANS spans, at most MAX_TRACE_OBJECTS ``{`` in the text (an
+  upper bound on its objects), mappings nested at most :data:`MAX_WALK_DEPTH` deep (far inside the
+  standard library's recursion limit), ``schema_version`` exactly ``agent-behavior-trace/v0``,
+  ordinals unique.
+- **head fields** (``source``, ``run``, ``redaction``, a handful per file) are validated by the
+  model's own sub-models, so the gate gets the same pydantic objects as from the exact path.
+"""
+
+from __future__ import annotations
+
+import sys
+from itertools import repeat
+from typing import Annotated, Any, NamedTuple
+
+import msgspec
+from msgspec import Meta, Struct
+from msgspec.structs import astuple
+from pydantic import ValidationError
+
+from abw.limits import MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
+from abw.models import TRACE_SCHEMA
+from abw.models.trace import Redaction, Run, Source, SpanOutcome, SpanStatus, SpanType
+
+MAX_WALK_DEPTH = 64  # nesting of decoded mappings and lists accepted here (deeper: exact path)
+_EXACT_FLOAT_INT = float(1 << 53)
+_ARGUMENTS = "arguments"
+NO_ATTRIBUTES: dict[str, Any] = {}  # shared by every lean span without extracted arguments
+
+
+class SourceRefStruct(Struct, gc=False):
+    """:class:`abw.models.trace.SourceRef`'s fields (validated, then dropped by the gate)."""
+
+    file: str | None = None
+    line: Annotated[int, Meta(ge=1)] | None = None
+
+
+class LeanSpan(Struct, gc=False, eq=False):
+    """One span as the gate reads it: :class:`abw.models.trace.Span`'s fields, decoded (each
+    ``None`` when absent); once loaded, ``attributes`` holds only the extracted ``arguments``
+    (one shared empty mapping when there are none), ``source_ref`` is None and the names are
+    interned. Compared and hashed by identity, as a plain object."""
+
+    span_id: str
+    ordinal: Annotated[int, Meta(ge=0)]
+    type: SpanType
+    name: str
+    status: SpanStatus
+    input_hash: str | None = None
+    output_hash: str | None = None
+    attributes: dict[str, Any] | None = None
+    parent_span_id: str | None = None
+    outcome: SpanOutcome | None = None
+    started_at: str | None = None
+    duration_ms: Annotated[float, Meta(ge=0)] | None = None
+    source_ref: SourceRefStruct | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # names interned again on unpickling
+        return _restore, astuple(self)
+
+    def __repr__(self) -> str:
+        return f"LeanSpan({self.ordinal}, {self.type}, {self.name!r}, {self.status})"
+
+
+def _restore(*values: Any) -> LeanSpan:
+    span = LeanSpan(*values)
+    span.type, span.name, span.status = (
+        sys.intern(span.type),
+        sys.intern(span.name),
+        sys.intern(span.status),
+    )
+    return span
+
+
+def reduced_attributes(attributes: dict[str, Any] | None) -> dict[str, Any]:
+    """What a lean span keeps of a span's attributes: ``arguments`` alone, when not None."""
+    arguments = attributes.get(_ARGUMENTS) if attributes else None
+    return NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
+
+
+class TraceStruct(Struct, gc=False):
+    """:class:`abw.models.trace.Trace`'s top level; the head fields as plain mappings."""
+
+    schema_version: str
+    source: dict[str, Any]
+    run: dict[str, Any]
+    spans: list[LeanSpan] | None = None
+    redaction: dict[str, Any] | None = None
+
+
+_DECODER = msgspec.json.Decoder(TraceStruct, strict=True)
+_SPAN_FIELDS = len(LeanSpan.__struct_fields__)
+_REF_FIELDS = len(SourceRefStruct.__struct_fields__)
+_TRACE_FIELDS = len(TraceStruct.__struct_fields__)
+_CONTAINERS = (dict, list)
+_JSON_WHITESPACE = b" \t\n\r"
+
+
+class _Unproven(Exception):
+    """Raised inside the screens: this document goes to the exact path."""
+
+
+def key_bound(raw: bytes) -> int:
+    """An upper bound on the keys written in the JSON text ``raw``: with JSON's whitespace
+    deleted, every key's closing quote and its colon become one ``":`` of their own (what
+    :func:`abw.reader.key_token_bound` counts, less the non-JSON whitespace it also allows),
+    in two passes of C."""
+    return raw.translate(None, _JSON_WHITESPACE).count(b'":')
+
+
+def _keys(value: Any, depth: int = 0) -> int:
+    """The keys of every mapping in a decoded value (lists and mappings walked)."""
+    if depth > MAX_WALK_DEPTH:
+        raise _Unproven
+    if type(value) is dict:
+        count = len(value)
+        values = value.values()
+    else:
+        count = 0
+        values = value
+    for item in values:
+        if type(item) in _CONTAINERS:
+            count += _keys(item, depth + 1)
+    return count
+
+
+def _span_keys(spans: list[LeanSpan]) -> int:
+    """The keys the decode holds in the spans, which it reduces to their lean form on the way
+    (names interned, attributes reduced, source_ref dropped); refuses what the model would
+    not accept with these values."""
+    count = len(spans) * _SPAN_FIELDS - sum(map(tuple.count, map(astuple, spans), repeat(None)))
+    intern = sys.intern
+    for span in spans:
+        span.name = intern(span.name)
+        attributes = span.attributes
+        if attributes:
+            count += _keys(attributes, 1)
+            span.attributes = reduced_attributes(attributes)
+        else:
+            span.attributes = NO_ATTRIBUTES
+        ref = span.source_ref
+        if ref is not None:
+            count += _REF_FIELDS - astuple(ref).count(None)
+            span.source_ref = None
+        duration = span.duration_ms
+        if duration is not None and duration >= _EXACT_FLOAT_INT:
+            raise _Unproven
+    return count
+
+
+def _ordinals_unique(spans: list[LeanSpan]) -> bool:
+    for position, span in enumerate(spans):
+        if span.ordinal != position:
+            return len({s.ordinal for s in spans}) == len(spans)
+    return True
+
+
+class Decoded(NamedTuple):
+    """An accepted trace: its head as the model's own objects, its spans in their lean form."""
+
+    source: Source
+    run: Run
+    redaction: Redaction
+    spans: list[LeanSpan]
+
+
+def decode(raw: bytes) -> Decoded | None:
+    """The trace in ``raw`` when the exact path provably accepts it with these values; None
+    when that is not shown (the caller then takes the exact path)."""
+    if raw.count(b"{") > MAX_TRACE_OBJECTS:
+        return None
+    try:
+        trace = _DECODER.decode(raw)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    spans = trace.spans
+    if (
+        trace.schema_version != TRACE_SCHEMA
+        or spans is None
+        or len(spans) > MAX_TRACE_SPANS
+        or not _ordinals_unique(spans)
+    ):
+        return None
+    try:
+        count = _TRACE_FIELDS - astuple(trace).count(None)
+        count += _keys(trace.source) + _keys(trace.run)
+        if trace.redaction is not None:
+            count += _keys(trace.redaction)
+        count += _span_keys(spans)
+    except _Unproven:
+        return None
+    if count != key_bound(raw):
+        return None
+    try:
+        source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
+        given = trace.redaction  # None: absent (an explicit null failed the key count)
+        redaction = Redaction() if given is None else Redaction.model_validate(given)
+    except ValidationError:
+        return None
+    return Decoded(source, run, redaction, spans)
