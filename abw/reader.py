@@ -182,6 +182,7 @@ def _constant(text: str) -> Any:
     raise _Refused("non-finite number")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.DOTALL)
 
 
@@ -212,14 +213,16 @@ def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | No
         elif punct == ":":
             if top is not None:
                 top[1][0] = False
+        elif string is not None and _CONTROL.search(string):
+            raise ValueError("a raw control character: the tokens lost step with the decoder")
         elif string is not None and top is not None and top[0] is not None and top[1][0]:
-            key = json.loads(string, strict=False)
+            key = json.loads(string)
             if key in top[0]:
-                field = ".".join(p for p in (top[2], key) if p)
+                field = ".".join(p for p in (top[2], _shown(key)) if p)
                 message = f"duplicate key {string} (lines {top[0][key]} and {line})"
                 return message, line, field
             top[0][key] = line
-            last_key = key
+            last_key = _shown(key)
         elif word is not None:
             field = ".".join(p for p in (top[2] if top else "", last_key) if p) or None
             for constant in ("NaN", "Infinity", "-Infinity"):
@@ -244,6 +247,11 @@ def _locate(text: str, shift: int = 0) -> tuple[str, int | None, str | None] | N
         return _first_problem(text, shift)
     except (ValueError, RecursionError, IndexError):
         return None
+
+
+def _shown(key: str) -> str:
+    """A key as a field name on one line: control characters written as JSON escapes."""
+    return json.dumps(key)[1:-1] if _CONTROL.search(key) else key
 
 
 def parse_json(
@@ -328,8 +336,8 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
             return None
         except RecursionError:
             raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
-        except ValueError as exc:
-            raise _refusal(exc, text, file, 0) from None
+        except ValueError as exc:  # refused in the value that starts at index: locate it there
+            raise _refusal(exc, text[index:], file, text.count("\n", 0, index)) from None
         values.append(value)
 
 

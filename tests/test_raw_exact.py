@@ -246,3 +246,26 @@ def test_an_amount_beyond_64_bits_reaches_the_gate_exactly(run_cli, tmp_path, ca
     assert json.loads(report.read_text())["verdict"] == verdict, out + err
     assert code == (0 if verdict == "PASS" else 1)
     assert f'"amount": {BIG}' in (tmp_path / "baseline" / "t.json").read_text()
+
+
+# ---------------------------------------------------------------- found by the fuzzers
+
+FOUND = Path(__file__).resolve().parents[1] / "fuzz" / "found"
+
+
+def test_a_time_beyond_a_double_is_no_time_not_an_overflow(run_cli, tmp_path):
+    """Exact integers reached ``start_ns / 1e9``: OverflowError, an internal error."""
+    source = FOUND / "import-any-agent-time-beyond-a-double.json"
+    out = tmp_path / "t.json"
+    code, _, err = run_cli("import", "any-agent", "--input", source, "--out", out)
+    assert code in (0, 2) and "internal error" not in err and "Traceback" not in err, err
+    if code == 2:
+        _one_error_line(err)
+
+
+def test_a_refused_value_in_a_console_sequence_is_one_line(run_cli, tmp_path):
+    source = FOUND / "import-any-agent-refused-value-in-a-sequence.json"
+    _refused(
+        run_cli, "any-agent", source, tmp_path / "out", f"{source.name}:2",
+        "Infinity is not a JSON number",
+    )  # fmt: skip

@@ -119,9 +119,11 @@ def test_fast_and_exact_paths_agree_on_damaged_json(text, data):
 def test_a_json_lines_record_names_its_file_line(document):
     fast = _outcome(reader.parse_json, document.encode(), first_line=40)
     assert fast == _outcome(_exact, document.encode(), first_line=40)
-    if fast[0] == "error" and ":40:" not in fast[1][1] and "x.json:" in fast[1][1]:
-        lines = int(fast[1][1].split(":")[1])
-        assert lines >= 40
+    try:
+        reader.parse_json(document.encode(), "x.jsonl", first_line=40)
+    except AbwInputError as exc:
+        assert "\n" not in exc.one_line()
+        assert exc.line is None or exc.line >= 40
 
 
 # ---------------------------------------------------------------- the screens themselves
@@ -199,3 +201,10 @@ def test_claude_code_and_codex_lines_take_the_fast_path():
             for line in path.read_bytes().splitlines():
                 if line.strip():
                     assert reader._fast(line, None)[0], path.name
+
+
+def test_a_key_holding_an_escaped_line_break_is_named_on_one_line():
+    """The field of an error is the key path; a key "\\n" must not break the one line."""
+    with pytest.raises(AbwInputError) as caught:
+        reader.parse_json(b'{"\\\\n": 1, "\\n": {"x": NaN}}', "x.json")
+    assert caught.value.one_line() == "x.json:1: \\n.x: NaN is not a JSON number"

@@ -202,7 +202,7 @@ def _ns(value: Any) -> int | None:
         number = int(value)
     except (TypeError, ValueError, OverflowError):
         return None
-    return number if number > 0 else None
+    return number if 0 < number < 2**64 else None  # OTLP's fixed64; past it no time at all
 
 
 def _status(value: Any) -> tuple[str, str | None]:
