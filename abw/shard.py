@@ -1,23 +1,26 @@
-"""``abw gate --workers N`` / ``--scheduler ADDRESS``: load a large gate's traces on Dask.
+"""``abw gate --workers N`` / ``--scheduler ADDRESS``: the gate as a reduction on Dask workers.
 
-Reading, parsing and validating the trace files is most of a large gate's time
-(docs/performance.md). Here that work runs on ``dask.distributed`` workers — a
-``LocalCluster`` of N processes on this machine, or any running scheduler — in batches of
-files: each worker reads its files, validates each against the trace model (the same errors,
-naming file, line and field) and sends back only the lean run (:mod:`abw.leanrun`: the schema
-fields of each span, the extracted arguments, the span lines). The driver then runs the very
-:func:`abw.gating.gate` a single process runs, on the same lean runs in the same order, so the
-report is byte-identical to ``abw gate`` without workers (``tests/test_shard.py``).
+The gate is a mergeable reduction (:mod:`abw.gating.summary`): each candidate run is read once
+and reduced to a compact summary; the report is built from the merged summaries only. Here the
+per-run half runs on ``dask.distributed`` workers — a ``LocalCluster`` of N processes on this
+machine, or any running scheduler. The driver lists the candidate files, broadcasts the context
+(the spec and the baseline runs) to every worker once, and maps batches of file names onto the
+workers; each worker reads, validates (the same errors, naming file, line and field) and
+summarizes its files and sends back one :class:`~abw.gating.summary.Partial` per batch. The
+driver never holds a candidate trace: it merges the partials and builds the report with
+:func:`abw.gating.merged_report`, as the single-process gate does, so the report is
+byte-identical (``tests/test_shard.py``).
 
-What crosses the network: file paths to the workers; lean runs (a few KB each) back; never a
-raw file or a validated trace model. The workers must see the trace folders at the same paths
-as the driver (the same machine, or a shared file system). Dask is optional
-(``pip install "dask[distributed]"``); nothing else in abw imports this module.
+What crosses the network: to the workers, the context once and the file names of each batch;
+back, the summaries (and the lean baseline runs, which the driver loads on the workers too).
+The workers must see the trace folders at the same paths as the driver (the same machine, or a
+shared file system). Dask is optional (``pip install "dask[distributed]"``); nothing else in abw
+imports this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 from abw.errors import AbwInputError
 
 if TYPE_CHECKING:
+    from abw.gating.sequence import Previous
+    from abw.gating.summary import Context, Partial
     from abw.models.report import GateReport
     from abw.traceio import TraceFile
 
@@ -43,31 +48,94 @@ def _distributed() -> Any:
     return distributed
 
 
-def load_batch(paths: list[str]) -> list[TraceFile]:
-    """Worker side: read, validate and reduce each file to its lean run, in order."""
-    from abw.gcpause import gc_paused
+def _load(path: str) -> TraceFile:
+    """One file as the single-process gate loads it (abw.leanrun.load_lean_traces)."""
     from abw.leanrun import lean
     from abw.traceio import load_trace
 
+    return lean(load_trace(path))
+
+
+def summarize_batch(prefix: str, names: list[str], context: Context) -> Partial | AbwInputError:
+    """Worker side: read, validate and summarize each file (``prefix + name``), in order.
+    Nothing of a run but its summary comes back; the first bad file's error comes back as the
+    result (the driver raises it), so the worker logs no failed task."""
+    from abw.gating.summary import Partial, summarize
+    from abw.gcpause import gc_paused
+
+    partial = Partial()
     with gc_paused():
-        return [lean(load_trace(path)) for path in paths]
+        try:
+            for name in names:
+                partial.add(summarize(_load(prefix + name), context))
+        except AbwInputError as exc:
+            return exc
+    return partial
+
+
+def load_batch(prefix: str, names: list[str]) -> list[TraceFile] | AbwInputError:
+    """Worker side: read, validate and reduce each file (``prefix + name``) to its lean run;
+    the first bad file's error comes back as the result."""
+    from abw.gcpause import gc_paused
+
+    with gc_paused():
+        try:
+            return [_load(prefix + name) for name in names]
+        except AbwInputError as exc:
+            return exc
+
+
+def _batches(folder: str | Path) -> tuple[str, list[list[str]]]:
+    """The trace files under ``folder`` (abw.traceio.trace_paths: the same files, the same
+    order) as a common prefix and batches of the rest of their paths (fewer bytes to send)."""
+    from abw.traceio import trace_paths
+
+    paths = [str(p) for p in trace_paths(folder)]
+    prefix = str(folder).rstrip("/") + "/"
+    if not all(p.startswith(prefix) for p in paths):
+        prefix = ""
+    names = [p[len(prefix) :] for p in paths]
+    return prefix, [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
+
+
+def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
+    """Each future's result in the given order (the first bad file's error raises), released
+    as read."""
+    try:
+        for future in futures:
+            result = future.result()
+            if isinstance(result, AbwInputError):
+                raise result
+            yield result
+            future.release()
+    finally:
+        client.cancel(futures)
 
 
 def load_on(client: Any, folder: str | Path) -> list[TraceFile]:
     """The lean runs of every trace under ``folder`` (as :func:`abw.leanrun.load_lean_traces`
-    returns them, in the same order), loaded by ``client``'s workers."""
-    from abw.traceio import trace_paths
-
-    paths = [str(p) for p in trace_paths(folder)]
-    batches = [paths[i : i + BATCH_FILES] for i in range(0, len(paths), BATCH_FILES)]
-    futures = client.map(load_batch, batches, pure=False)
+    returns them, in the same order), loaded by ``client``'s workers: for the baseline."""
+    prefix, batches = _batches(folder)
+    futures = client.map(load_batch, [prefix] * len(batches), batches, pure=False)
     runs: list[TraceFile] = []
-    try:
-        for future in futures:  # in file order; the first bad file raises its own error
-            runs += future.result()
-    finally:
-        client.cancel(futures)
+    for batch in _results(client, futures):
+        runs += batch
     return runs
+
+
+def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
+    """Every candidate run under ``folder`` summarized by ``client``'s workers, merged."""
+    from abw.gating.summary import Partial
+
+    prefix, batches = _batches(folder)
+    [shared] = client.scatter([context], broadcast=True)
+    futures = client.map(
+        summarize_batch, [prefix] * len(batches), batches, context=shared, pure=False
+    )
+    merged = Partial()
+    for partial in _results(client, futures):
+        merged.merge(partial)
+    return merged
 
 
 @contextmanager
@@ -97,7 +165,8 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
-            silence_logs=logging.ERROR,
+            scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on
+            silence_logs=logging.ERROR,  # any free port, never a warning that 8787 is taken
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -114,13 +183,17 @@ def run_gate_distributed(
     scheduler: str | None = None,
     latent: str | Path | None = None,
     strict: bool = False,
+    previous: str | Path | Mapping[str | None, Previous] | None = None,
 ) -> GateReport:
-    """:func:`abw.gating.run_gate` (or, with ``contract``, the contract gate) with the traces
-    loaded on Dask workers: the same report."""
-    from abw.gating import gate, load_latent
+    """:func:`abw.gating.run_gate` (or, with ``contract``, the contract gate) with the
+    candidate runs summarized on Dask workers: the same report."""
+    from abw.gating import load_latent, load_previous, merged_report
+    from abw.gating.summary import Context
 
     if (spec is None) == (contract is None):
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
+    if isinstance(previous, str | Path):
+        previous = load_previous(previous)
     if contract is not None:
         from abw.contract import load_contract_as_spec
 
@@ -132,13 +205,13 @@ def run_gate_distributed(
     if strict:
         loaded_spec = loaded_spec.model_copy(update={"strict": True})
     with dask_client(workers=workers, scheduler=scheduler) as client:
-        baseline_runs = load_on(client, baseline)
-        candidate_runs = load_on(client, candidate)
-    return gate(
-        baseline_runs,
-        candidate_runs,
-        loaded_spec,
+        context = Context(loaded_spec, load_on(client, baseline))
+        partial = summaries_on(client, candidate, context)
+    return merged_report(
+        context,
+        partial,
         spec_file=str(contract if contract is not None else spec),
         spec_sha256=spec_sha256,
         latent=load_latent(latent) if latent is not None else None,
+        previous=previous,
     )

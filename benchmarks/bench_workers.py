@@ -2,9 +2,12 @@
 the single-process gate, on the same traces; the reports must be byte-identical.
 
     python benchmarks/bench_workers.py --baseline 1000 --candidate 10000 [--rounds 2]
+    python benchmarks/bench_workers.py --baseline 1000 --candidate 100000 --rounds 1
 
 Each variant runs the library in a fresh process that prints its own peak RSS
-(``RUSAGE_SELF``: the driver alone, not its worker processes) and the report's SHA-256.
+(``RUSAGE_SELF``: the driver alone — with the LocalCluster's scheduler, which runs in it — not
+its worker processes), the report's SHA-256 and how many "Sending large graph" warnings Dask
+gave. Target: the driver's peak RSS at most 25 % of the single process's.
 """
 
 from __future__ import annotations
@@ -23,17 +26,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import PYTHON, TMP
 
 DRIVER = """
-import hashlib, json, resource, sys
-from abw.gating import report_json, run_gate
+import hashlib, json, resource, sys, warnings
+from abw.gating import report_bytes, run_gate
+from abw.gcpause import gc_paused
 from abw.shard import run_gate_distributed
 base, cand, spec, workers = sys.argv[1:5]
-if workers == "0":
-    report = run_gate(base, cand, spec)
-else:
-    report = run_gate_distributed(base, cand, spec, workers=int(workers))
-digest = hashlib.sha256(report_json(report).encode()).hexdigest()
+with warnings.catch_warnings(record=True) as caught, gc_paused():  # as abw gate does
+    warnings.simplefilter("always")
+    if workers == "0":
+        report = run_gate(base, cand, spec)
+    else:
+        report = run_gate_distributed(base, cand, spec, workers=int(workers))
+    digest = hashlib.sha256(report_bytes(report)).hexdigest()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"sha256": digest, "driver_rss_mb": rss}))
+graphs = sum("large graph" in str(w.message) for w in caught)
+print(json.dumps({"sha256": digest, "driver_rss_mb": rss, "large_graph_warnings": graphs}))
 """
 
 
@@ -64,9 +71,11 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, object]:
         rss = float(seen[name]["driver_rss_mb"])
         share = rss / float(single["driver_rss_mb"])
         same = "same report" if seen[name]["sha256"] == single["sha256"] else "REPORT DIFFERS"
+        graphs = int(seen[name]["large_graph_warnings"])
         print(
             f"  {name:15s} {statistics.median(times[name]):7.2f} s  driver peak RSS "
             f"{rss:6.0f} MB ({share:.0%} of single process; target <= 25%)  {same}"
+            + (f"  {graphs} large-graph warnings" if graphs else "")
         )
     return {
         "baseline": baseline,
@@ -74,6 +83,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, object]:
         "seconds": {name: statistics.median(t) for name, t in times.items()},
         "driver_rss_mb": {name: seen[name]["driver_rss_mb"] for name in variants},
         "identical": all(seen[n]["sha256"] == single["sha256"] for n in variants),
+        "large_graph_warnings": {name: seen[name]["large_graph_warnings"] for name in variants},
     }
 
 

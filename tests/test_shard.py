@@ -1,11 +1,14 @@
 """Gating on Dask workers (a real LocalCluster): the report is byte-identical to the
-single-process gate's, and bad input is still one line naming the file, exit code 2."""
+single-process gate's, the driver receives summaries only, and bad input is still one line
+naming the file, exit code 2."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import distributed
@@ -14,7 +17,10 @@ from conftest import REPO
 
 from abw.errors import AbwInputError
 from abw.gating import report_json, run_gate
-from abw.shard import BATCH_FILES, run_gate_distributed
+from abw.gating.summary import Context, Partial, RunSummary
+from abw.leanrun import load_lean_traces
+from abw.shard import BATCH_FILES, run_gate_distributed, summaries_on, summarize_batch
+from abw.specio import load_spec
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 ABW = str(Path(sys.executable).with_name("abw"))
@@ -53,19 +59,88 @@ def test_contract_gate_on_workers_is_byte_identical(cluster):
     assert report_json(spread) == report_json(single)
 
 
-def test_many_batches_keep_the_file_order(cluster, tmp_path):
-    """More files than one batch holds, so several workers each load some of them."""
+def _many(tmp_path: Path) -> Path:
+    """A candidate folder of more files than two batches hold, some in a subfolder."""
     candidate = tmp_path / "candidate"
-    candidate.mkdir()
+    (candidate / "more").mkdir(parents=True)
     sources = sorted((EXAMPLE / "traces" / "regressed").glob("*.json"))
     copies = 0
     while copies <= 2 * BATCH_FILES:
         for source in sources:
-            shutil.copy(source, candidate / f"{copies:04d}-{source.name}")
+            folder = candidate / "more" if copies % 3 else candidate
+            shutil.copy(source, folder / f"{copies:04d}-{source.name}")
             copies += 1
-    args = (EXAMPLE / "traces" / "baseline", candidate, EXAMPLE / "behavior.yaml")
-    single = run_gate(*args)
-    spread = run_gate_distributed(*args, scheduler=cluster.scheduler_address)
+    return candidate
+
+
+@pytest.mark.parametrize("contract", [False, True], ids=["spec", "contract"])
+def test_many_batches_give_the_same_report(cluster, tmp_path, contract):
+    """More files than one batch holds, so several workers each summarize some of them."""
+    candidate = _many(tmp_path)
+    base = EXAMPLE / "traces" / "baseline"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if contract:
+            from abw.contract import run_contract_gate
+
+            single = run_contract_gate(base, candidate, EXAMPLE / "contract.json")
+            spread = run_gate_distributed(
+                base,
+                candidate,
+                contract=EXAMPLE / "contract.json",
+                scheduler=cluster.scheduler_address,
+            )
+        else:
+            single = run_gate(base, candidate, EXAMPLE / "behavior.yaml")
+            spread = run_gate_distributed(
+                base, candidate, EXAMPLE / "behavior.yaml", scheduler=cluster.scheduler_address
+            )
+    assert report_json(spread) == report_json(single)
+    assert not [w for w in caught if "large graph" in str(w.message)]
+
+
+def _holds_a_run(value: object) -> list[str]:
+    """The classes of loaded runs (trace files, lean or full trace models) pickled in value."""
+    text = pickle.dumps(value)
+    names = (b"TraceFile", b"LeanTrace", b"LeanSpan", b"abw.models.trace")
+    return [name.decode() for name in names if name in text]
+
+
+def test_the_driver_receives_summaries_only(cluster, tmp_path):
+    """What the workers send back for the candidate runs holds no loaded run: per batch a
+    Partial of RunSummary objects, and nothing else reaches the driver."""
+    candidate = _many(tmp_path)
+    spec, _ = load_spec(EXAMPLE / "behavior.yaml")
+    context = Context(spec, load_lean_traces(EXAMPLE / "traces" / "baseline"))
+    names = sorted(str(p.relative_to(candidate)) for p in candidate.rglob("*.json"))
+    with distributed.Client(cluster.scheduler_address) as client:
+        [shared] = client.scatter([context], broadcast=True)
+        futures = client.map(
+            summarize_batch,
+            [f"{candidate}/"] * 3,
+            [names[0::3], names[1::3], names[2::3]],
+            context=shared,
+            pure=False,
+        )
+        returned = [future.result() for future in futures]
+        merged = summaries_on(client, candidate, context)
+    for partial in [*returned, merged]:
+        assert type(partial) is Partial
+        assert {type(s) for s in partial.summaries} == {RunSummary}
+        assert _holds_a_run(partial) == []
+    assert len(merged.summaries) == len(names)
+
+
+def test_previous_on_workers_gives_the_same_report(cluster, tmp_path):
+    args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good", EXAMPLE / "behavior.yaml")
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(
+        report_json(
+            run_gate(EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "small", args[2])
+        )
+    )
+    single = run_gate(*args, previous=earlier)
+    spread = run_gate_distributed(*args, scheduler=cluster.scheduler_address, previous=earlier)
     assert report_json(spread) == report_json(single)
 
 
@@ -128,3 +203,26 @@ def test_cli_refuses_workers_and_scheduler_together(tmp_path):
     assert result.returncode == 2
     assert "at most one of --workers and --scheduler" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_cli_workers_bad_file_is_the_single_process_error(tmp_path):
+    candidate = tmp_path / "candidate"
+    shutil.copytree(EXAMPLE / "traces" / "good", candidate)
+    (candidate / "zz-broken.json").write_text('{"schema_version": "agent-behavior-trace/v0"')
+    common = [
+        "gate",
+        "--baseline",
+        str(EXAMPLE / "traces" / "baseline"),
+        "--candidate",
+        str(candidate),
+        "--spec",
+        str(EXAMPLE / "behavior.yaml"),
+        "-q",
+    ]
+    single = subprocess.run([ABW, *common], capture_output=True, text=True, check=False)
+    spread = subprocess.run(
+        [ABW, *common, "--workers", "2"], capture_output=True, text=True, check=False
+    )
+    assert spread.returncode == single.returncode == 2
+    assert spread.stderr.strip().splitlines()[-1] == single.stderr.strip().splitlines()[-1]
+    assert "zz-broken.json" in spread.stderr and "Traceback" not in spread.stderr

@@ -57,12 +57,12 @@ def format_summary(report) -> str:  # GateReport
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
-    help="Load the traces on a local Dask cluster of N processes (same report).",
+    help="Summarize the candidate runs on a local Dask cluster of N processes (same report).",
 )
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Load the traces on the dask.distributed scheduler at ADDRESS (same report).",
+    help="Summarize the candidate runs on the dask.distributed scheduler at ADDRESS (same report).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line.")
 def gate_command(
@@ -120,6 +120,7 @@ def gate_command(
                 scheduler=scheduler,
                 latent=latent,
                 strict=strict,
+                previous=previous,
             )
         elif contract_path is not None:
             from abw.contract import run_contract_gate

@@ -13,6 +13,7 @@ collects a batch's summaries. The single-process gate is the same reduction over
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
@@ -51,17 +52,21 @@ class RunHead:
         return (self.trace_id, self.sha256, self.path)
 
 
+def _intern(text: str | None) -> str | None:
+    return None if text is None else sys.intern(text)
+
+
 def _head_fields(run: TraceFile) -> tuple[Any, ...]:
     trace = run.trace
     version = (trace.run.model_extra or {}).get("agent_version")
-    return (
+    return (  # the few values many runs share are interned: one copy per batch on the wire
         run.path,
         trace.run.trace_id,
         run.sha256,
-        trace.run.scenario_id,
-        trace.run.final_status,
-        trace.source.platform,
-        version if isinstance(version, str) and version else None,
+        _intern(trace.run.scenario_id),
+        sys.intern(trace.run.final_status),
+        sys.intern(trace.source.platform),
+        _intern(version) if isinstance(version, str) and version else None,
         len(run.path_spans),
         len(run.error_spans),
         len(run.retry_spans),
