@@ -50,10 +50,9 @@ def _distributed() -> Any:
 
 def _load(path: str) -> TraceFile:
     """One file as the single-process gate loads it (abw.leanrun.load_lean_traces)."""
-    from abw.leanrun import lean
-    from abw.traceio import load_trace
+    from abw.leanrun import load_lean_trace
 
-    return lean(load_trace(path))
+    return load_lean_trace(path)
 
 
 def summarize_batch(prefix: str, names: list[str], context: Context) -> Partial | AbwInputError:
