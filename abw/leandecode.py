@@ -23,10 +23,10 @@ How each rule of the exact path is kept:
 - **numbers and text**: msgspec refuses NaN, Infinity, numbers beyond a double, integers over
   4,300 digits, lone surrogates, invalid UTF-8, control characters and a byte-order mark, as the
   reader does; integers stay exact.
-- **limits**: at most MAX_TRACE_SPANS spans, at most MAX_TRACE_OBJECTS ``{`` in the text (an
-  upper bound on its objects), mappings nested at most :data:`MAX_WALK_DEPTH` deep (far inside the
-  standard library's recursion limit), ``schema_version`` exactly ``agent-behavior-trace/v0``,
-  ordinals unique.
+- **limits**: at most MAX_TRACE_SPANS spans; at most MAX_TRACE_OBJECTS ``{`` in the text (an
+  upper bound on its objects; counted only in a text long enough to hold more); mappings and
+  lists nested at most :data:`MAX_WALK_DEPTH` deep (far inside the standard library's
+  recursion limit); ``schema_version`` exactly ``agent-behavior-trace/v0``; ordinals unique.
 - **head fields** (``source``, ``run``, ``redaction``, a handful per file) are validated by the
   model's own sub-models, so the gate gets the same pydantic objects as from the exact path.
 """
@@ -118,6 +118,7 @@ _REF_FIELDS = len(SourceRefStruct.__struct_fields__)
 _TRACE_FIELDS = len(TraceStruct.__struct_fields__)
 _CONTAINERS = (dict, list)
 _JSON_WHITESPACE = b" \t\n\r"
+_OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
 
 
 class _Unproven(Exception):
@@ -153,7 +154,7 @@ def _span_keys(spans: list[LeanSpan]) -> int:
     (names interned, attributes reduced, source_ref dropped); refuses what the model would
     not accept with these values."""
     count = len(spans) * _SPAN_FIELDS - sum(map(tuple.count, map(astuple, spans), repeat(None)))
-    intern = sys.intern
+    intern, empty, limit = sys.intern, NO_ATTRIBUTES, _EXACT_FLOAT_INT
     for span in spans:
         span.name = intern(span.name)
         attributes = span.attributes
@@ -161,13 +162,12 @@ def _span_keys(spans: list[LeanSpan]) -> int:
             count += _keys(attributes, 1)
             span.attributes = reduced_attributes(attributes)
         else:
-            span.attributes = NO_ATTRIBUTES
-        ref = span.source_ref
-        if ref is not None:
-            count += _REF_FIELDS - astuple(ref).count(None)
+            span.attributes = empty
+        if span.source_ref is not None:
+            count += _REF_FIELDS - astuple(span.source_ref).count(None)
             span.source_ref = None
         duration = span.duration_ms
-        if duration is not None and duration >= _EXACT_FLOAT_INT:
+        if duration is not None and duration >= limit:
             raise _Unproven
     return count
 
@@ -191,8 +191,8 @@ class Decoded(NamedTuple):
 def decode(raw: bytes) -> Decoded | None:
     """The trace in ``raw`` when the exact path provably accepts it with these values; None
     when that is not shown (the caller then takes the exact path)."""
-    if raw.count(b"{") > MAX_TRACE_OBJECTS:
-        return None
+    if len(raw) > _OBJECTS_BYTES and raw.count(b"{") > MAX_TRACE_OBJECTS:
+        return None  # (a shorter text cannot hold more objects: each takes two bytes, "{}")
     try:
         trace = _DECODER.decode(raw)
     except (msgspec.DecodeError, RecursionError):

@@ -138,11 +138,13 @@ class ConsecutiveLines(Mapping[int, int]):
 
 
 # a whole span line as write_trace writes it: the head _SPAN_HEAD reads (the same id and digits,
-# possessive where nothing can be given back), then anything, ending in "}" or "},"
+# possessive where nothing could be given back), then anything, ending in "}" or "},"
 _WRITTEN_SPAN_LINE = re.compile(
     rb'^\{"span_id": "[^"\\]*+(?:\\.[^"\\]*+)*+", "ordinal": (\d++)[,}][^\n]*(?<=\}),?$',
     re.MULTILINE,
 )
+_SPANS_LINE = b'\n"spans": [\n'
+_WRITTEN_END = b"\n]\n}\n"
 _ORDINAL_TEXTS: list[bytes] = []
 
 
@@ -153,18 +155,37 @@ def _ordinal_texts(count: int) -> list[bytes]:
     return _ORDINAL_TEXTS[:count]
 
 
+def _written_first_line(text: bytes, span_count: int) -> int | None:
+    """The line of span 0 when ``text`` is laid out as :func:`write_trace` writes it with
+    ordinals 0, 1, ... in order (what the line-by-line reading below then finds), else None.
+
+    Checked in two passes of C: the first ``"spans": [`` line is followed by exactly
+    ``span_count`` lines, then ``]`` and ``}``; each of them is a whole span line as
+    :func:`_line_ordinal` reads it by _SPAN_HEAD, the k-th with ordinal k (a match is one whole
+    line, so ``span_count`` matches in ``span_count`` lines are all of them)."""
+    at = text.find(_SPANS_LINE)
+    if span_count == 0 or at < 0 or not text.endswith(_WRITTEN_END):
+        return None
+    first, end = at + len(_SPANS_LINE), len(text) - len(_WRITTEN_END)
+    if (
+        end <= first
+        or text.count(b"\n", first, end) != span_count - 1
+        or _WRITTEN_SPAN_LINE.findall(text, first, end) != _ordinal_texts(span_count)
+    ):
+        return None
+    return text.count(b"\n", 0, at + 1) + 2
+
+
 def span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
     """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
+    first = _written_first_line(text, span_count)
+    if first is not None:
+        return ConsecutiveLines(first, span_count)
     lines = text.split(b"\n")
     try:
         start = lines.index(b'"spans": [') + 2  # 1-based line of the first span
     except ValueError:
         return {}
-    block = lines[start - 1 : start - 1 + span_count]
-    # the written layout, ordinals 0, 1, ... in order, checked by one regex pass: a match is a
-    # whole line, which _line_ordinal would read by _SPAN_HEAD to the same ordinal
-    if span_count and _WRITTEN_SPAN_LINE.findall(b"\n".join(block)) == _ordinal_texts(span_count):
-        return ConsecutiveLines(start, span_count)
     mapping: dict[int, int] = {}
     consecutive = True  # ordinal k on the k-th span line, for every k
     for offset in range(span_count):

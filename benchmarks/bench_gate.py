@@ -6,8 +6,10 @@ Floors, each in its own process on the same files, interleaved with the gate rou
 (ratios are medians of per-round ratios, steadier than single timings on a shared machine):
 *json* reads every trace file and parses it with the standard library's ``json.loads`` (the
 floor the targets are stated against); *orjson* the same with orjson; *load* is abw's own
-loader (``load_traces``: parse + schema validation into models). The gate runs as the real CLI
-(``abw gate ... --out``); the report's SHA-256 is printed, and two gate runs must agree.
+loader (``load_traces``: parse + schema validation into models); *lean* the gate's loader
+(``load_lean_traces``: msgspec decode where proven exact, else the same validation). The gate
+runs as the real CLI (``abw gate ... --out``); the report's SHA-256 is printed, and two gate
+runs must agree.
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ for folder in sys.argv[1:]:
     load_traces(folder)
 """
 
+LEAN_LOAD = """
+import sys
+from abw.leanrun import load_lean_traces
+for folder in sys.argv[1:]:
+    load_lean_traces(folder)
+"""
+
 #: (baseline, candidate) -> (target gate/json ratio, target peak RSS MB or None), issue targets
 TARGETS = {(200, 2000): (3.0, None), (1000, 10000): (2.0, 400.0)}
 
@@ -55,6 +64,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, float]:
             "json": [PYTHON, "-c", PARSE.format(module="json"), *folders],
             "orjson": [PYTHON, "-c", PARSE.format(module="orjson"), *folders],
             "load": [PYTHON, "-c", LOAD_FLOOR, *folders],
+            "lean": [PYTHON, "-c", LEAN_LOAD, *folders],
             "gate": gate_cmd,
         },
         rounds,
@@ -68,6 +78,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, float]:
         ("json", "floor: read + json.loads"),
         ("orjson", "floor: read + orjson.loads"),
         ("load", "abw load_traces (+ validation)"),
+        ("lean", "abw load_lean_traces (gate's)"),
         ("gate", "abw gate"),
     ):
         print(
@@ -92,6 +103,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, float]:
         "json_s": result.median("json"),
         "orjson_s": result.median("orjson"),
         "load_s": result.median("load"),
+        "lean_load_s": result.median("lean"),
         "gate_s": result.median("gate"),
         "gate_over_json": gate_ratio,
         "gate_rss_mb": result.peak_rss_mb["gate"],

@@ -382,3 +382,16 @@ def test_the_mirror_has_the_models_fields() -> None:
     assert LeanSpan.__struct_fields__ == tuple(Span.model_fields)
     assert SourceRefStruct.__struct_fields__ == tuple(SourceRef.model_fields)
     assert set(TraceStruct.__struct_fields__) == set(Trace.model_fields)
+
+
+def test_the_limits_decide_alike() -> None:
+    """Over MAX_TRACE_OBJECTS objects, or over MAX_TRACE_SPANS spans: the exact path's refusal."""
+    from abw.limits import MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
+
+    doc = _doc()
+    doc["spans"][1]["attributes"] = {"arguments": [{}] * MAX_TRACE_OBJECTS}
+    assert not check(_dumps(doc))
+    doc = minimal_trace_doc(1)
+    span = doc["spans"][0]
+    doc["spans"] = [{**span, "ordinal": i, "span_id": f"s{i}"} for i in range(MAX_TRACE_SPANS + 1)]
+    assert not check(_dumps(doc))

@@ -64,6 +64,9 @@ def _layouts(trace) -> dict[str, bytes]:
         "spans reversed": (
             head + '"spans": [\n' + ",\n".join(json.dumps(s) for s in spans[::-1]) + "\n]\n}\n"
         ).encode(),
+        "a span over two lines": render_trace(trace)
+        .replace(', "name": ', ',\n"name": ', 1)
+        .encode(),
         "tricky ids": (
             head + '"spans": [\n' + ",\n".join(json.dumps(s) for s in odd_ids) + "\n]\n}\n"
         ).encode(),
@@ -71,7 +74,7 @@ def _layouts(trace) -> dict[str, bytes]:
 
 
 def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
-    from abw.traceio import parse_trace, span_lines
+    from abw.traceio import _written_first_line, parse_trace, span_lines
 
     runs = [t for s in ("baseline", "regressed") for t in load_traces(EXAMPLE / "traces" / s)]
     assert runs
@@ -83,6 +86,8 @@ def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
             assert parse_trace(text, "x.json").span_lines == expected, name
             if name in ("written", "keys reordered", "spans reversed", "tricky ids"):
                 assert len(expected) == count, name  # the one-span-per-line layouts map all
+            fast = _written_first_line(text, count) is not None
+            assert fast == (name in ("written", "tricky ids") and count > 0), name
 
 
 def test_written_traces_keep_their_span_lines_in_two_integers():
