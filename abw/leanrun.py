@@ -10,40 +10,40 @@ A file is decoded straight from its bytes into msgspec structs (:mod:`abw.leande
 that decoder proves the full :class:`~abw.models.trace.Trace` model (the single source of the
 schema) accepts it with the same values; anything else takes the exact path: validation by the
 model (the same errors, naming file, line and field), then reduction. Either way the run is a
-list of :class:`LeanSpan` objects (slots, names interned). ``gate`` gives the same report, byte
-for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
+list of :class:`LeanSpan` structs (ids, names and hashes interned). ``gate`` gives the same
+report, byte for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
 """
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from abw import semantics
 from abw.hashing import sha256_hex
-from abw.leandecode import LeanSpan, decode, reduced_attributes
+from abw.leandecode import LeanSpan, decode, intern_span, reduced_attributes
 from abw.models import TRACE_SCHEMA
 from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_paths
 
 
 def lean_span(span: Any) -> LeanSpan:
     """The lean form of a validated :class:`~abw.models.trace.Span`."""
-    intern = sys.intern
-    return LeanSpan(
-        span.span_id,
-        span.ordinal,
-        intern(span.type),
-        intern(span.name),
-        intern(span.status),
-        span.input_hash,
-        span.output_hash,
-        reduced_attributes(span.attributes),
-        span.parent_span_id,
-        span.outcome,
-        span.started_at,
-        span.duration_ms,
+    return intern_span(
+        LeanSpan(
+            span.span_id,
+            span.ordinal,
+            span.type,
+            span.name,
+            span.status,
+            span.input_hash,
+            span.output_hash,
+            reduced_attributes(span.attributes),
+            span.parent_span_id,
+            span.outcome,
+            span.started_at,
+            span.duration_ms,
+        )
     )
 
 

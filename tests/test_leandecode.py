@@ -59,8 +59,9 @@ def _same_run(got, want) -> None:
         for field in LeanSpan.__struct_fields__:
             assert repr(getattr(x, field)) == repr(getattr(y, field)), field
             assert type(getattr(x, field)) is type(getattr(y, field)), field
-        for field in ("type", "name", "status"):
-            assert getattr(x, field) is sys.intern(getattr(x, field))
+        for field in ("span_id", "type", "name", "status", "input_hash", "output_hash"):
+            value = getattr(x, field)
+            assert value is None or value is sys.intern(value), field
 
 
 def check(raw: bytes) -> bool:
