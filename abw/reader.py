@@ -122,9 +122,17 @@ def _same_text(value: Any, data: bytes | str) -> bool:
     except orjson.JSONEncodeError:  # nested deeper than orjson writes
         return False
     text = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if text.startswith(compact):  # a JSON Lines record: no copy of the line on the way
+        end = len(compact)
+        return end == len(text) or text[end:].isspace() or _same_indented(value, text, 0)
     start = len(text) - len(text.lstrip())
     if text.startswith(compact, start) and not text[start + len(compact) :].strip():
         return True
+    return _same_indented(value, text, start)
+
+
+def _same_indented(value: Any, text: bytes, start: int) -> bool:
+    """Whether ``text`` from ``start`` is orjson's two-space indented rendering of ``value``."""
     if text[start + 1 : start + 2] != b"\n":
         return False
     indented = orjson.dumps(value, option=orjson.OPT_INDENT_2)
@@ -139,11 +147,12 @@ def _fast(data: bytes | str, max_objects: int | None) -> tuple[bool, Any]:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
         return False, None
-    if type(value) not in (dict, list):
-        return type(value) is not float or _FLOAT_LOW < value < _FLOAT_HIGH, value
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return kind is not float or _FLOAT_LOW < value < _FLOAT_HIGH, value
     brace = "{" if isinstance(data, str) else b"{"
-    few_objects = max_objects is None or data.count(brace) <= max_objects  # type: ignore[arg-type]
-    if few_objects and _same_text(value, data):
+    few = max_objects is None or data.count(brace) <= max_objects  # type: ignore[arg-type]
+    if few and _same_text(value, data):
         return True, value
     counts = _walk(value)
     if counts is None or (max_objects is not None and counts[1] > max_objects):

@@ -49,13 +49,15 @@ class JsonlReader:
             raise AbwInputError(f"cannot read: {exc.strerror}", file=self.path) from None
         try:
             line_no = 0
-            while raw := handle.readline(MAX_LINE_BYTES + 1):  # bounded: no 5 GB line
+            readline, update = handle.readline, digest.update
+            while raw := readline(MAX_LINE_BYTES + 1):  # bounded: no 5 GB line
                 line_no += 1
-                check_line(raw, self.path, line_no)
-                digest.update(raw)
+                if len(raw) > MAX_LINE_BYTES:
+                    check_line(raw, self.path, line_no)
+                update(raw)
                 if line_no == 1:
                     raw = raw.removeprefix(BOM)
-                if not raw.strip():
+                if raw.isspace() or not raw:  # blank (isspace stops at the first other byte)
                     continue
                 try:
                     record = parse_json(raw, self.path, first_line=line_no)
