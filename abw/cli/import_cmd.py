@@ -9,16 +9,16 @@ import click
 from abw.importers import importer_targets
 
 
-def _targets(source: Path, traces: list, out: Path, planned: dict[Path, Path]) -> list[Path]:
-    """The file in the folder ``out`` for each trace of ``source`` (``<stem>.json``, or
-    ``<stem>-000.json``... for many), added to ``planned`` (target -> source). Two inputs that
+def _targets(source: Path, count: int, out: Path, planned: dict[Path, Path]) -> list[Path]:
+    """The file in the folder ``out`` for each of the ``count`` traces of ``source``
+    (abw.import_shard.staged_names), added to ``planned`` (target -> source). Two inputs that
     would write the same file are an input error, raised before either is written."""
     from abw.errors import AbwInputError
+    from abw.import_shard import staged_names
 
     targets = []
-    for index in range(len(traces)):
-        stem = source.stem if len(traces) == 1 else f"{source.stem}-{index:03d}"
-        target = out / f"{stem}.json"
+    for name in staged_names(source, count):
+        target = out / name
         if target in planned:
             raise AbwInputError(
                 f"{planned[target]} and {source} would both be written to {target.name}; "
@@ -46,7 +46,7 @@ def _write_traces(
     writes = [
         (target, trace)
         for source, traces in traces_by_input
-        for target, trace in zip(_targets(source, traces, out, planned), traces, strict=True)
+        for target, trace in zip(_targets(source, len(traces), out, planned), traces, strict=True)
     ]
     return [write_trace(trace, target) for target, trace in writes]
 
@@ -99,7 +99,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
                 with gc_paused():  # one file at a time: cyclic garbage, if any, goes in between
                     traces = importer.import_file(source, options)
                     for target, trace in zip(
-                        _targets(source, traces, out, planned), traces, strict=True
+                        _targets(source, len(traces), out, planned), traces, strict=True
                     ):
                         writer.write(trace, staging / target.name)
                 del traces
@@ -107,6 +107,34 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
             writer.finish()  # an earlier write's error comes first; else the import's
             raise
         writer.finish()
+        out.mkdir(parents=True, exist_ok=True)
+        for target in planned:
+            os.replace(staging / target.name, target)
+    return list(planned)
+
+
+def _stream_on_workers(
+    name: str, files: list[Path], options, out: Path, workers: int | None, scheduler: str | None
+) -> list[Path]:
+    """:func:`_stream_traces` with the files imported on Dask workers (abw.import_shard): the
+    same files, bytes, warnings and errors."""
+    import os
+
+    from abw.atomic import staging_folder
+    from abw.import_shard import import_on
+    from abw.shard import dask_client
+
+    planned: dict[Path, Path] = {}  # target -> source
+    with staging_folder(out) as staging:
+        with dask_client(workers=workers, scheduler=scheduler) as client:
+            import_on(
+                client,
+                name,
+                files,
+                options,
+                staging,
+                lambda source, count: _targets(source, count, out, planned),
+            )
         out.mkdir(parents=True, exist_ok=True)
         for target in planned:
             os.replace(staging / target.name, target)
@@ -198,6 +226,17 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         default=None,
         help="Timestamp to record as source.exported_at (default: now, UTC).",
     )
+    @click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        help="Import the files of a folder on a local Dask cluster of N processes (same files).",
+    )
+    @click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="Import the files of a folder on the dask.distributed scheduler at ADDRESS (same "
+        "files; the workers must see --input and --out at the same paths).",
+    )
     @click.option("--quiet", "-q", is_flag=True, help="No warnings or summary on stderr.")
     def command(
         input_path: Path,
@@ -209,6 +248,8 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         output_fields: str | None,
         argument_fields: str | None,
         exported_at: str | None,
+        workers: int | None,
+        scheduler: str | None,
         quiet: bool,
     ) -> int:
         from datetime import UTC, datetime
@@ -226,6 +267,8 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             raise AbwInputError(
                 "abw never stores raw content; --no-redact is not supported", field="--redact"
             )
+        if workers is not None and scheduler is not None:
+            raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
         importer = get_importer(name)
         named_arguments = parse_argument_fields(argument_fields)
         if named_arguments and not getattr(importer, "supports_argument_fields", False):
@@ -256,7 +299,11 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         if input_path.is_dir():  # stream: one input's traces in memory at a time
             if out.suffix == ".json":
                 raise AbwInputError("a folder of exports: --out must be a folder", field="--out")
-            _report(options, _stream_traces(importer, bar, options, out), out, quiet)
+            if workers is not None or scheduler is not None:
+                written = _stream_on_workers(name, files, options, out, workers, scheduler)
+            else:
+                written = _stream_traces(importer, bar, options, out)
+            _report(options, written, out, quiet)
             return 0
         from abw.gcpause import gc_paused
 

@@ -1,0 +1,96 @@
+"""``abw import <format> --workers N`` / ``--scheduler ADDRESS``: a folder of raw exports
+imported on Dask workers, with the same files, bytes, warnings and errors as a serial import.
+
+The driver discovers the files (as the serial import does) and maps batches of them onto the
+workers (abw.shard.dask_client: a ``LocalCluster`` of N processes, or a running scheduler).
+Each worker imports its files in order and writes every trace, through abw.atomic's one
+writer (:func:`abw.traceio.write_trace`), into the driver's hidden staging folder, under the
+name the serial import would give it; it sends back only, per file, the number of traces and
+the warnings. The driver takes the results in file order — the first bad file's error, or two
+inputs that would write the same file, end the import exactly where the serial import ends
+it — prints the warnings in that order, and moves the staged files into place once every input
+has imported. The workers must see the input and output folders at the same paths as the
+driver (the same machine, or a shared file system).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from abw.errors import AbwInputError
+from abw.importers.base import ImportOptions
+
+#: Files per task: a task's start costs little next to importing a few files.
+BATCH_FILES = 4
+
+
+def staged_names(source: Path, count: int) -> list[str]:
+    """The file names of ``source``'s ``count`` traces: ``<stem>.json``, or ``<stem>-000.json``
+    ... for many (the one naming rule of ``abw import``)."""
+    if count == 1:
+        return [f"{source.stem}.json"]
+    return [f"{source.stem}-{index:03d}.json" for index in range(count)]
+
+
+def import_batch(
+    name: str, sources: list[str], options: ImportOptions, staging: str
+) -> tuple[list[tuple[int, list[str]]], AbwInputError | None]:
+    """Worker side: import each file in order and write its traces into ``staging``. Returns,
+    per file imported, (number of traces, its warnings), and the first bad file's error (then
+    the files after it are not read), so the worker logs no failed task."""
+    from abw.gcpause import gc_paused
+    from abw.importers import get_importer
+    from abw.traceio import write_trace
+
+    importer = get_importer(name)
+    done: list[tuple[int, list[str]]] = []
+    for source in sources:
+        mine = replace(options, warnings=[])
+        try:
+            with gc_paused():
+                traces = importer.import_file(Path(source), mine)
+                names = staged_names(Path(source), len(traces))
+                for staged, trace in zip(names, traces, strict=True):
+                    write_trace(trace, Path(staging) / staged)
+        except AbwInputError as exc:
+            return done, exc
+        done.append((len(traces), mine.warnings))
+        del traces
+    return done, None
+
+
+def import_on(
+    client: Any,
+    name: str,
+    files: list[Path],
+    options: ImportOptions,
+    staging: Path,
+    plan: Callable[[Path, int], object],
+) -> None:
+    """Import ``files`` on ``client``'s workers into ``staging``. ``plan(source, count)`` is
+    called for each imported file in file order (it names the outputs and refuses a clash, as
+    the serial import does right after each file); warnings go to ``options.warnings`` in
+    file order; the first bad file's error is raised where the serial import raises it."""
+    batches = [files[i : i + BATCH_FILES] for i in range(0, len(files), BATCH_FILES)]
+    futures = client.map(
+        import_batch,
+        [name] * len(batches),
+        [[str(p) for p in batch] for batch in batches],
+        options=replace(options, warnings=[]),
+        staging=str(staging),
+        pure=False,
+    )
+    try:
+        for batch, future in zip(batches, futures, strict=True):
+            done, error = future.result()
+            for source, (count, warnings) in zip(batch, done, strict=False):
+                options.warnings.extend(warnings)
+                plan(source, count)
+            if error is not None:
+                raise error
+            future.release()
+    finally:
+        client.cancel(futures)

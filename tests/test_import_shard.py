@@ -1,0 +1,100 @@
+"""``abw import … --workers N`` / ``--scheduler``: a folder imported on Dask workers (a real
+LocalCluster) writes the same files, byte for byte, with the same warnings, and bad input is the
+same one-line error with nothing written."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import distributed
+import pytest
+
+from abw.import_shard import BATCH_FILES
+from tests.conftest import CORPUS
+
+PINNED = ("--exported-at", "2026-01-01T00:00:00Z")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _both(run_cli, tmp_path: Path, importer: str, source: Path, *more: str):
+    """(serial, on workers): each (exit code, stderr, the output folder)."""
+    results = []
+    for tag, extra in (("serial", ()), ("workers", more)):
+        out = tmp_path / tag
+        code, _, err = run_cli("import", importer, "--input", source, "--out", out, *PINNED, *extra)
+        results.append((code, err.replace(str(out), "OUT"), out))
+    return results
+
+
+@pytest.mark.parametrize(("importer", "folder"), [("claude", "claude-code"), ("codex", "codex")])
+def test_a_folder_on_workers_is_byte_identical(run_cli, tmp_path, cluster, importer, folder):
+    source = CORPUS / folder
+    assert len(list(source.glob("*.jsonl"))) > BATCH_FILES  # several batches, in order
+    serial, spread = _both(
+        run_cli, tmp_path, importer, source, "--scheduler", cluster.scheduler_address
+    )
+    assert serial[0] == spread[0] == 0, spread[1]
+    assert serial[1] == spread[1]  # the same warnings, in the same order
+    assert _files(serial[2]) == _files(spread[2])
+
+
+def test_workers_start_their_own_local_cluster(run_cli, tmp_path):
+    serial, spread = _both(run_cli, tmp_path, "swe-agent", CORPUS / "swe-agent", "--workers", "2")
+    assert serial[0] == spread[0] == 0, spread[1]
+    assert _files(serial[2]) == _files(spread[2])
+
+
+def test_a_bad_file_on_a_worker_is_the_same_one_line_error(run_cli, tmp_path, cluster):
+    source = tmp_path / "sessions"
+    shutil.copytree(CORPUS / "claude-code", source)
+    bad = sorted(source.glob("*.jsonl"))[BATCH_FILES + 1]
+    lines = bad.read_bytes().splitlines(keepends=True)
+    lines[1] = b'{"type": "user", "message": {oops\n'
+    bad.write_bytes(b"".join(lines))
+    serial, spread = _both(
+        run_cli, tmp_path, "claude", source, "--scheduler", cluster.scheduler_address
+    )
+    assert serial[0] == spread[0] == 2
+    assert serial[1] == spread[1] and f"{bad.name}:2: invalid JSON" in spread[1]
+    assert len(spread[1].strip().splitlines()) == 1
+    assert not spread[2].exists()
+
+
+def test_two_inputs_for_one_output_file_are_refused_on_workers_too(run_cli, tmp_path, cluster):
+    source = tmp_path / "two"
+    session = CORPUS / "claude-code" / "spotter__short.jsonl"
+    for sub in ("a", "b"):
+        (source / sub).mkdir(parents=True)
+        shutil.copy(session, source / sub / session.name)
+    serial, spread = _both(
+        run_cli, tmp_path, "claude", source, "--scheduler", cluster.scheduler_address
+    )
+    assert serial[0] == spread[0] == 2
+    assert serial[1] == spread[1] and "would both be written" in spread[1]
+    assert not spread[2].exists()
+
+
+def test_workers_and_scheduler_together_are_refused(run_cli, tmp_path):
+    code, _, err = run_cli(
+        "import", "claude", "--input", CORPUS / "claude-code", "--out", tmp_path / "o",
+        "--workers", "2", "--scheduler", "tcp://127.0.0.1:1",
+    )  # fmt: skip
+    assert code == 2 and "give at most one of --workers and --scheduler" in err
