@@ -4,6 +4,11 @@ One module per check category (output_eval, behavior_contract, operational_quali
 diff_shape, sample_sufficiency); this module groups runs by scenario, applies them and takes
 the worst verdict. Semantics: docs/semantics.md. The result is deterministic: runs are sorted
 by what they are, never by the order they were passed in.
+
+The gate is a mergeable reduction: each candidate run is summarized once
+(:func:`abw.gating.summary.summarize`), and :func:`merged_report` builds the report from the
+merged summaries only, whether one process summarized them all (:func:`gate`) or Dask workers
+did (abw.shard).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from abw.findings import Finding, violation  # noqa: F401 (re-exported)
+from abw.findings import Finding
 from abw.models.report import Category, Check, Verdict, Violation
 from abw.text import plural
 from abw.traceio import TraceFile

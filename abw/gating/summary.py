@@ -1,5 +1,5 @@
 """The gate as a mergeable reduction: per candidate run, a compact summary of everything the
-report needs of it; per scenario, the summaries merge exactly (abw.gating.merge).
+report needs of it; per scenario, the summaries merge exactly (abw.gating.merged_report).
 
 :func:`summarize` is the one place a candidate run is read. It gets the run and the
 :class:`Context` — the spec and the baseline runs, which every worker gets once (broadcast) —
