@@ -22,9 +22,11 @@ sorts once per run).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 from itertools import pairwise
 from typing import Protocol, TypeVar
 
@@ -102,9 +104,40 @@ def name_matches(pattern: str, name: str, *, glob: bool = False) -> bool:
     case-sensitive shell glob, or the literal name after a leading ``=`` (``=tool[1]``)."""
     if not glob:
         return name == pattern
+    literal = _literal_of(pattern)
+    return name == literal if literal is not None else _glob_match(pattern)(name) is not None
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@lru_cache(maxsize=1024)
+def _literal_of(pattern: str) -> str | None:
+    """The one name a glob ``pattern`` matches when it is a literal (``=name``, or no glob
+    character: fnmatchcase then matches that name only); None for a real glob."""
     if pattern.startswith("="):
-        return name == pattern[1:]
-    return fnmatchcase(name, pattern)
+        return pattern[1:]
+    return None if _GLOB_CHARS.intersection(pattern) else pattern
+
+
+@lru_cache(maxsize=1024)
+def _glob_match(pattern: str) -> Callable[[str], object]:
+    """The compiled glob's ``match`` (fnmatchcase's own translation)."""
+    return re.compile(translate(pattern)).match
+
+
+def _matching(ordered: Iterable[S], pattern: str, glob: bool, status: str | None) -> list[S]:
+    """The spans named ``pattern`` (or matching it as a glob), of ``status`` when given; the
+    pattern is read once, not once per span."""
+    literal = _literal_of(pattern) if glob else pattern
+    if literal is not None:
+        if status is None:
+            return [s for s in ordered if s.name == literal]
+        return [s for s in ordered if s.status == status and s.name == literal]
+    match = _glob_match(pattern)
+    if status is None:
+        return [s for s in ordered if match(s.name) is not None]
+    return [s for s in ordered if s.status == status and match(s.name) is not None]
 
 
 def literal_pattern(name: str) -> str:
@@ -115,14 +148,12 @@ def literal_pattern(name: str) -> str:
 
 def successes(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:
     """Successful spans named ``pattern`` (or matching it as a glob)."""
-    return [
-        s for s in ordered if s.status == "success" and name_matches(pattern, s.name, glob=glob)
-    ]
+    return _matching(ordered, pattern, glob, "success")
 
 
 def attempts(ordered: Iterable[S], pattern: str, *, glob: bool = False) -> list[S]:
     """Every span named ``pattern`` (or matching it as a glob), whatever its status."""
-    return [s for s in ordered if name_matches(pattern, s.name, glob=glob)]
+    return _matching(ordered, pattern, glob, None)
 
 
 def order_violations(ordered: Sequence[S], before: str, after: str) -> list[S]:
