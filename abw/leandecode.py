@@ -19,7 +19,8 @@ How each rule of the exact path is kept:
   the model's default: a ``null`` the model would refuse never counts.
 - **types**: ``strict=True`` (no coercions; the model's lax coercions, such as ``"3"`` for an
   int, are the exact path's to make); enums are the model's own ``Literal`` types; ``ge`` bounds
-  are the model's; a float field is accepted only below 2**53, where an int converts exactly.
+  are the model's; a float field is accepted only below 2**53, where an int converts exactly
+  (msgspec's conversion of an int then equals the model's ``float()``).
 - **numbers and text**: msgspec refuses NaN, Infinity, numbers beyond a double, integers over
   4,300 digits, lone surrogates, invalid UTF-8, control characters and a byte-order mark, as the
   reader does; integers stay exact.
@@ -47,7 +48,7 @@ from abw.models import TRACE_SCHEMA
 from abw.models.trace import Redaction, Run, Source, SpanOutcome, SpanStatus, SpanType
 
 MAX_WALK_DEPTH = 64  # nesting of decoded mappings and lists accepted here (deeper: exact path)
-_EXACT_FLOAT_INT = float(1 << 53)
+_EXACT_FLOAT_INT = float(1 << 53)  # ints below it convert to float exactly
 _ARGUMENTS = "arguments"
 NO_ATTRIBUTES: dict[str, Any] = {}  # shared by every lean span without extracted arguments
 
@@ -79,7 +80,7 @@ class LeanSpan(Struct, gc=False, eq=False):
     parent_span_id: str | None = None
     outcome: SpanOutcome | None = None
     started_at: str | None = None
-    duration_ms: Annotated[float, Meta(ge=0)] | None = None
+    duration_ms: Annotated[float, Meta(ge=0, lt=_EXACT_FLOAT_INT)] | None = None
     source_ref: SourceRefStruct | None = None
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # names interned again on unpickling
@@ -163,7 +164,7 @@ def _span_keys(spans: list[LeanSpan]) -> int:
     (:func:`intern_span` applied, attributes reduced, source_ref dropped); refuses what the
     model would not accept with these values."""
     count = len(spans) * _SPAN_FIELDS - sum(map(tuple.count, map(astuple, spans), repeat(None)))
-    intern, empty, limit = sys.intern, NO_ATTRIBUTES, _EXACT_FLOAT_INT
+    intern, empty = sys.intern, NO_ATTRIBUTES
     for span in spans:
         span.span_id, span.name = intern(span.span_id), intern(span.name)
         if span.input_hash is not None:
@@ -179,9 +180,6 @@ def _span_keys(spans: list[LeanSpan]) -> int:
         if span.source_ref is not None:
             count += _REF_FIELDS - astuple(span.source_ref).count(None)
             span.source_ref = None
-        duration = span.duration_ms
-        if duration is not None and duration >= limit:
-            raise _Unproven
     return count
 
 

@@ -396,3 +396,21 @@ def test_the_limits_decide_alike() -> None:
     span = doc["spans"][0]
     doc["spans"] = [{**span, "ordinal": i, "span_id": f"s{i}"} for i in range(MAX_TRACE_SPANS + 1)]
     assert not check(_dumps(doc))
+
+
+NUMBER_TEXT = st.one_of(
+    st.floats(min_value=0, allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(0, 2**64).map(str),
+    st.from_regex(r"\A(0|[1-9][0-9]{0,24})(\.[0-9]{1,30})?([eE][+-]?[0-9]{1,3})?\Z"),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(NUMBER_TEXT)
+def test_durations_decode_to_the_standard_librarys_value(text: str) -> None:
+    """msgspec's reading of a number is the reader's, bit for bit, wherever it accepts it."""
+    raw = _text('"duration_ms": 12.5', f'"duration_ms": {text}')(_doc())
+    decoded = decode(raw)
+    if decoded is not None:
+        assert repr(decoded.spans[1].duration_ms) == repr(float(json.loads(text)))
+    check(raw)
