@@ -192,6 +192,30 @@ def _constant(text: str) -> Any:
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+#: Strings are Unicode text: a surrogate code point left unpaired (``"\ud800"``, which JSON's
+#: escapes and YAML's allow) is no character and cannot be written as UTF-8 (a report holding
+#: it could not be written), so it is refused where it is read.
+LONE_SURROGATE = "a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first string (key or value) of a parsed document that holds a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 _TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.DOTALL)
 
 
@@ -224,6 +248,10 @@ def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | No
                 top[1][0] = False
         elif string is not None and _CONTROL.search(string):
             raise ValueError("a raw control character: the tokens lost step with the decoder")
+        elif string is not None and _SURROGATE.search(json.loads(string)):
+            key = top is not None and top[0] is not None and top[1][0]
+            where = top[2] if key or top is None else ".".join(p for p in (top[2], last_key) if p)
+            return LONE_SURROGATE, line, where or None
         elif string is not None and top is not None and top[0] is not None and top[1][0]:
             key = json.loads(string)
             if key in top[0]:
@@ -270,17 +298,26 @@ def parse_json(
     max_objects: int | None = None,
     what: str = "it",
     first_line: int | None = None,
+    unicode_text: bool = False,
 ) -> Any:
     """Parse one JSON document under the rules of this module.
 
     orjson reads it first; its value is returned only when it is proven to be the exact
     reader's (:func:`_fast`), else the standard library's decoder with the hooks above reads it
     again and gives the exact value or the exact error. ``first_line``: the line ``data``
-    starts on in ``file`` (a line of a JSON Lines file), for the line numbers of errors."""
+    starts on in ``file`` (a line of a JSON Lines file), for the line numbers of errors.
+    ``unicode_text``: refuse a string holding a lone surrogate (:data:`LONE_SURROGATE`), for
+    abw's own documents; a raw export may hold one (a tool output cut inside a surrogate
+    pair), which is hashed as it is (docs/hashing.md). orjson refuses every lone surrogate, so
+    only the exact path checks."""
     proven, value = _fast(data, max_objects)
     if proven:
         return value
-    return _parse_exact(data, file, max_objects=max_objects, what=what, first_line=first_line)
+    value = _parse_exact(data, file, max_objects=max_objects, what=what, first_line=first_line)
+    if unicode_text and lone_surrogate(value) is not None:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        raise _refusal(_Refused(LONE_SURROGATE), text, file, (first_line or 1) - 1)
+    return value
 
 
 def _parse_exact(
@@ -353,8 +390,9 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
 # ---------------------------------------------------------------- YAML
 
 
-class _DuplicateKey(yaml.constructor.ConstructorError):
-    """A mapping key given twice (reported without the "invalid YAML" prefix)."""
+class _RefusedValue(yaml.constructor.ConstructorError):
+    """A mapping key given twice, or a lone surrogate (reported without the "invalid YAML"
+    prefix)."""
 
 
 class _Loader(yaml.SafeLoader):
@@ -377,7 +415,7 @@ class _Loader(yaml.SafeLoader):
                 key = self.construct_object(key_node)
                 line = key_node.start_mark.line + 1
                 if key in seen:
-                    raise _DuplicateKey(
+                    raise _RefusedValue(
                         None,
                         None,
                         f"duplicate key {key!r} (lines {seen[key]} and {line})",
@@ -385,6 +423,12 @@ class _Loader(yaml.SafeLoader):
                     )
                 seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+    def construct_scalar(self, node: Any) -> Any:  # type: ignore[override]
+        value = super().construct_scalar(node)
+        if isinstance(value, str) and _SURROGATE.search(value):
+            raise _RefusedValue(None, None, LONE_SURROGATE, node.start_mark)
+        return value
 
     def construct_yaml_float(self, node: Any) -> float:  # type: ignore[override]
         value = super().construct_yaml_float(node)
@@ -423,7 +467,7 @@ def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> 
     try:
         _check_depth(text, file)
         return yaml.load(text, Loader=_Loader)
-    except _DuplicateKey as exc:
+    except _RefusedValue as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
         raise AbwInputError(str(exc.problem), file=file, line=line) from None
     except yaml.MarkedYAMLError as exc:
@@ -462,4 +506,4 @@ def read_document(path: str | Path, limit: int, what: str = "the document") -> A
         except UnicodeDecodeError as exc:
             raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
         return parse_yaml(text, path)
-    return parse_json(raw, path)
+    return parse_json(raw, path, unicode_text=True)

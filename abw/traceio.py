@@ -23,7 +23,7 @@ from abw.hashing import sha256_hex
 from abw.hints import with_hint
 from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
-from abw.reader import parse_json, read_bytes
+from abw.reader import LONE_SURROGATE, lone_surrogate, parse_json, read_bytes
 
 _HEAD_KEYS = ("schema_version", "source", "run", "redaction")
 
@@ -45,6 +45,24 @@ def render_trace(trace: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _lone_surrogate_error(trace: Any) -> AbwInputError:
+    """The error for a trace holding a lone surrogate, naming the raw file and line of the span
+    (or the head field) that holds it."""
+    document = trace.model_dump(mode="python", exclude_none=True)
+    for index, span in enumerate(document.pop("spans", [])):
+        held = [key for key, value in span.items() if lone_surrogate(value) is not None]
+        if held:
+            ref = span.get("source_ref") or {}
+            return AbwInputError(
+                LONE_SURROGATE,
+                file=ref.get("file"),
+                line=ref.get("line"),
+                field=f"spans.{index}.{held[0]}",
+            )
+    held = [key for key, value in document.items() if lone_surrogate(value) is not None]
+    return AbwInputError(LONE_SURROGATE, field=held[0] if held else None)
+
+
 def write_trace(trace: Any, path: str | Path) -> Path:
     """Write a trace atomically in the one-span-per-line layout; a trace over MAX_TRACE_SPANS,
     which no loader would read back, is refused here already."""
@@ -55,7 +73,11 @@ def write_trace(trace: Any, path: str | Path) -> Path:
             file=path,
             field="spans",
         )
-    return write_atomic(path, render_trace(trace))
+    try:
+        data = render_trace(trace).encode("utf-8")
+    except UnicodeEncodeError:  # text no file can hold: say where it came from
+        raise _lone_surrogate_error(trace) from None
+    return write_atomic(path, data)
 
 
 @dataclass
@@ -231,7 +253,9 @@ def trace_from_document(document: Any, path: str) -> Any:
 
 def parse_trace(raw: bytes, path: str) -> TraceFile:
     """Validate trace bytes; any problem is an :class:`AbwInputError` naming file and field."""
-    document = parse_json(raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace")
+    document = parse_json(
+        raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace", unicode_text=True
+    )
     trace = trace_from_document(document, path)
     del document
     return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, len(trace.spans)))

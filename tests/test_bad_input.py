@@ -127,6 +127,72 @@ def test_duplicate_key_in_a_report_is_refused_by_abw_report(tmp_path, run_cli):
     assert code == 2 and 'duplicate key "verdict"' in _one_error(err)
 
 
+# ---------------------------------------------------------------- lone surrogates
+
+
+def test_trace_with_a_lone_surrogate_is_one_line_in_gate_validate_and_fingerprint(
+    tmp_path, run_cli
+):
+    """A span name written as ``"classify\ud800"`` (legal JSON escapes, no Unicode text) made
+    the gate's report unwritable: "internal error" after the verdict was reached."""
+    cand = tmp_path / "cand"
+    path = _copy_runs(cand, count=3)[0]
+    text = path.read_text(encoding="utf-8")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if '"name": "classify"' in t)
+    path.write_text(text.replace('"name": "classify"', '"name": "classify\\ud800"', 1))
+    for args in (
+        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
+        ("validate", path),
+        ("fingerprint", path),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2, args
+        assert f"{path.name}:{line}:" in _one_error(err) and "lone surrogate" in err, args
+
+
+def test_a_report_holding_a_lone_surrogate_is_one_line(tmp_path, run_cli):
+    out = tmp_path / "gate-report.json"
+    run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", SPEC,
+        "--out", out,
+    )  # fmt: skip
+    text = out.read_text(encoding="utf-8")
+    out.write_text(text.replace('"verdict": "PASS"', '"verdict": "PASS\\udc00"', 1))
+    code, _, err = run_cli("report", "--input", out, "--out", tmp_path / "r.md")
+    assert code == 2 and "lone surrogate" in _one_error(err)
+
+
+def _claude_with(tmp_path: Path, marker: str, replace: str) -> Path:
+    """The example's first Claude Code transcript with ``marker`` replaced in its first record
+    that holds it (JSON escapes written as they are)."""
+    lines = _claude_export().read_text(encoding="utf-8").splitlines()
+    index = next(i for i, line in enumerate(lines) if marker in line)
+    lines[index] = lines[index].replace(marker, replace, 1)
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_raw_export_keeps_a_tool_output_cut_inside_a_surrogate_pair(tmp_path, run_cli):
+    """Agents cut long tool outputs by UTF-16 units, so a raw export may hold half an emoji:
+    it is only hashed (docs/hashing.md), and the import goes on."""
+    session = _claude_with(tmp_path, '"content":"', '"content":"\\ud83d cut ')
+    code, _, err = run_cli("import", "claude", "--input", session, "--out", tmp_path / "t.json")
+    assert code == 0, err
+    code, _, err = run_cli("validate", tmp_path / "t.json")
+    assert code == 0, err
+
+
+def test_raw_export_with_a_lone_surrogate_in_a_tool_name_is_one_line(tmp_path, run_cli):
+    """A name reaches the trace as text: no trace file can hold it, so the import names the raw
+    file, the record's line and the field instead of failing to write."""
+    session = _claude_with(tmp_path, '"name":"', '"name":"x\\udc00')
+    out = tmp_path / "t.json"
+    code, _, err = run_cli("import", "claude", "--input", session, "--out", out)
+    assert code == 2 and "lone surrogate" in _one_error(err) and "session.jsonl:" in err
+    assert not out.exists()
+
+
 # ---------------------------------------------------------------- 4. exact integers
 
 

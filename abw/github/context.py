@@ -21,7 +21,8 @@ def load_event(path: str | Path | None) -> dict[str, Any]:
     source = Path(path)
     if not source.exists():
         return {}
-    payload = parse_json(read_bytes(source, MAX_EVENT_BYTES, "the event file"), str(source))
+    raw = read_bytes(source, MAX_EVENT_BYTES, "the event file")
+    payload = parse_json(raw, str(source), unicode_text=True)
     return payload if isinstance(payload, dict) else {}
 
 

@@ -55,7 +55,8 @@ def _load_report(path: Path, shown: str) -> Any:
     from abw.verify_report import consistency_problems
 
     with naming_field("report"):
-        document = parse_json(read_bytes(path, MAX_REPORT_BYTES, "the gate report"), shown)
+        raw = read_bytes(path, MAX_REPORT_BYTES, "the gate report")
+        document = parse_json(raw, shown, unicode_text=True)
     try:
         report = GateReport.model_validate(document)
     except ValidationError as exc:
