@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import sys
 from itertools import repeat
+from operator import attrgetter
 from typing import Annotated, Any, NamedTuple
 
 import msgspec
@@ -127,6 +128,7 @@ _SPAN_FIELDS = len(LeanSpan.__struct_fields__)
 _REF_FIELDS = len(SourceRefStruct.__struct_fields__)
 _TRACE_FIELDS = len(TraceStruct.__struct_fields__)
 _CONTAINERS = (dict, list)
+_ORDINAL = attrgetter("ordinal")
 _JSON_WHITESPACE = b" \t\n\r"
 _OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
 
@@ -184,10 +186,8 @@ def _span_keys(spans: list[LeanSpan]) -> int:
 
 
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:
-    for position, span in enumerate(spans):
-        if span.ordinal != position:
-            return len({s.ordinal for s in spans}) == len(spans)
-    return True
+    ordinals = list(map(_ORDINAL, spans))
+    return ordinals == list(range(len(ordinals))) or len(set(ordinals)) == len(ordinals)
 
 
 class Decoded(NamedTuple):
