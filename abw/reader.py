@@ -440,6 +440,13 @@ class _Loader(yaml.SafeLoader):
 
 
 _Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
+# YAML 1.2's floats as well: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as a string, which the
+# models (strict, as the JSON Schemas) would refuse as "not a number".
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 SafeLoader = _Loader  # for ``yaml.compose`` by callers that need node lines (abw.sample)
 
 

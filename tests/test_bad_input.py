@@ -345,6 +345,55 @@ def test_object_count_limit_refuses_while_parsing():
     assert parse_json("[{}, {}, {}]", "t.json", max_objects=3) == [{}, {}, {}]
 
 
+# ---------------------------------------------------------------- exact types, as the schemas
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ('"ordinal": 1,', '"ordinal": "1",', "spans.1.ordinal"),
+        ('"ordinal": 1,', '"ordinal": true,', "spans.1.ordinal"),
+        ('"applied": true', '"applied": "yes"', "redaction.applied"),
+    ],
+)
+def test_a_trace_value_of_the_wrong_type_is_refused_by_every_entry_point(
+    tmp_path, run_cli, old, new, field
+):
+    """The JSON Schema (abw validate) refused ``"ordinal": "1"`` while the gate coerced it and
+    PASSed: the models are strict, as the schemas they generate."""
+    cand = tmp_path / "cand"
+    path = _copy_runs(cand, count=3)[0]
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    for args in (
+        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
+        ("validate", path),
+        ("fingerprint", path),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2, (args, err)
+        assert field in _one_error(err).replace("$.", "").replace("[", ".").replace("]", "")
+
+
+def test_a_spec_number_written_as_a_string_is_refused_and_1e_3_is_a_number(tmp_path, run_cli):
+    spec = tmp_path / "behavior.yaml"
+    text = SPEC.read_text()
+    spec.write_text(text.replace("  min_runs: 1\n", '  min_runs: "1"\n', 1))
+    for args in (
+        ("gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", spec),
+        ("validate", spec),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2 and "min_runs" in _one_error(err), args
+    # YAML 1.1 reads 1e-3 (no dot) as a string; abw reads it as the number it is
+    spec.write_text(text.replace("  alpha: 0.05\n", "  alpha: 5e-2\n", 1))
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", spec
+    )
+    assert code == 0, err
+
+
 # ---------------------------------------------------------------- 6. JSON Pointers
 
 

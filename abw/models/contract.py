@@ -35,7 +35,7 @@ ClauseKind = Literal[  # type: ignore[valid-type]
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Clause(_Closed):

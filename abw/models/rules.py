@@ -18,7 +18,7 @@ Enforcement = Literal["hard", "soft", "precondition"]
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class _Rule(_Closed):

@@ -14,7 +14,7 @@ from abw.models.rules import Assertion, Rule, check_rule_references
 
 
 class _Closed(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class OrderConstraint(_Closed):

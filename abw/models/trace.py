@@ -25,7 +25,7 @@ SpanOutcome = Literal[
 class _Open(BaseModel):
     """Unknown keys are kept: a trace written by a newer adapter still loads."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
 
 class Source(_Open):
