@@ -43,6 +43,10 @@ class MalformedJson(AbwInputError):
     Lines reader may skip a cut-off last line of this kind; it never skips a refused one."""
 
 
+class DuplicateKey(AbwInputError):
+    """A key written twice in one object: the error names both lines."""
+
+
 # ---------------------------------------------------------------- JSON
 
 _KEY_END = re.compile(rb'"\s*:')
@@ -361,7 +365,8 @@ def _refusal(exc: ValueError, text: str, file: str | Path, shift: int) -> AbwInp
     found = _locate(text, shift)
     generic = str(exc) if isinstance(exc, _Refused) else f"invalid JSON: {exc}"
     message, line, field = found if found else (generic, None, None)
-    return AbwInputError(message, file=file, line=line, field=field)
+    kind = DuplicateKey if message.startswith("duplicate key") else AbwInputError
+    return kind(message, file=file, line=line, field=field)
 
 
 def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:

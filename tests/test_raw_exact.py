@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from abw.errors import AbwInputError
 from tests.conftest import CORPUS
 
 BIG = 1180591620717411303425  # 2**70 + 1: a double cannot hold it
@@ -269,3 +270,16 @@ def test_a_refused_value_in_a_console_sequence_is_one_line(run_cli, tmp_path):
         run_cli, "any-agent", source, tmp_path / "out", f"{source.name}:2",
         "Infinity is not a JSON number",
     )  # fmt: skip
+
+
+def test_nan_in_a_tool_output_string_keeps_it_a_string(run_cli, tmp_path):
+    """Python's json.dumps prints NaN: such an output is no JSON under abw's rules, so it stays
+    a string (as before); only a repeated key inside an embedded string is refused."""
+    from abw.importers.rawio import decode_json_string
+
+    printed = '{"score": NaN, "metadata": {"exit_code": 1}}'
+    assert decode_json_string(printed, "r.jsonl", 3) == printed
+    assert decode_json_string(f'{{"n": {BIG}}}', "r.jsonl", 3) == {"n": BIG}
+    with pytest.raises(AbwInputError) as caught:
+        decode_json_string('{"exit_code": 0, "exit_code": 1}', "r.jsonl", 3)
+    assert caught.value.one_line().startswith("r.jsonl:3: exit_code: in a JSON string")

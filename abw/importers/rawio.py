@@ -13,7 +13,7 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.limits import MAX_RAW_BYTES, check_line, read_limited
-from abw.reader import MalformedJson, parse_json
+from abw.reader import DuplicateKey, MalformedJson, parse_json
 
 #: The UTF-8 byte-order mark some Windows tools write before JSON.
 BOM = b"\xef\xbb\xbf"
@@ -73,18 +73,19 @@ def decode_json_string(value: Any, file: str | Path | None = None, line: int | N
     """``value`` parsed when it is a string holding JSON (a tool call's arguments, a tool's
     output, a model's answer), else ``value`` unchanged.
 
-    A string that is no JSON text stays a string. One that is JSON the rules refuse — a
-    repeated key, NaN, a number beyond a double — is refused like the file itself would be,
-    naming ``file`` and the ``line`` of the record that holds it: which of two values a tool
-    received is not for abw to guess."""
+    It is read under the rules of the file itself (integers stay exact). A string that is no
+    JSON under them — not JSON at all, or holding NaN (which Python's ``json.dumps`` prints), a
+    number beyond a double — stays a string, as it always did. One that repeats a key is
+    refused, naming ``file`` and the ``line`` of the record that holds it: which of the two
+    values a tool received, or which exit code it reported, is not for abw to guess."""
     if isinstance(value, str) and value[:1] in ("{", "["):
         try:
             return parse_json(value, file or "the export")
-        except MalformedJson:
-            return value
-        except AbwInputError as exc:
+        except DuplicateKey as exc:
             message = f"in a JSON string of the record: {exc.message}"
             raise AbwInputError(message, file=file, line=line, field=exc.field) from None
+        except AbwInputError:
+            return value
     return value
 
 
