@@ -283,3 +283,25 @@ def test_nan_in_a_tool_output_string_keeps_it_a_string(run_cli, tmp_path):
     with pytest.raises(AbwInputError) as caught:
         decode_json_string('{"exit_code": 0, "exit_code": 1}', "r.jsonl", 3)
     assert caught.value.one_line().startswith("r.jsonl:3: exit_code: in a JSON string")
+
+
+HUGE = 10**400  # exact now; as a double it would be infinity (orjson refused the whole file)
+
+
+def test_an_integer_beyond_a_double_where_a_number_of_seconds_goes_is_no_duration(
+    run_cli, tmp_path
+):
+    """Exact integers reached float(): OverflowError, an internal error (found by make fuzz in
+    swe-agent's execution_time; the same float() in Codex, OTel and Claude Code durations)."""
+    from abw.importers.claude.outcomes import reported_duration_ms
+    from abw.importers.codex import classify_output
+    from abw.importers.otel import any_value
+
+    source = FOUND / "import-swe-agent-execution-time-beyond-a-double.traj"
+    code, _, err = run_cli("import", "swe-agent", "--input", source, "--out", tmp_path / "t.json")
+    assert "internal error" not in err and "Traceback" not in err, err
+    assert code in (0, 2)
+    output = f'{{"output": "", "metadata": {{"exit_code": 0, "duration_seconds": {HUGE}}}}}'
+    assert classify_output(output, "r.jsonl", 1).seconds is None
+    assert any_value({"doubleValue": HUGE}) == HUGE
+    assert reported_duration_ms({"durationMs": HUGE}) is None

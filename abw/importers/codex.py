@@ -153,7 +153,10 @@ def _float(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an exact integer beyond a double: no duration
+            return None
     return None
 
 

@@ -143,7 +143,7 @@ def any_value(value: Any) -> Any:
         if key == "doubleValue":
             try:
                 return float(inner)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 return inner
         if key == "arrayValue":
             values = inner.get("values", []) if isinstance(inner, dict) else []

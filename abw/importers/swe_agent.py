@@ -273,7 +273,7 @@ def _steps(
         try:
             if seconds is not None:
                 draft.duration_ms = round(float(seconds) * 1000, 3)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # an exact integer beyond a double
             pass
         drafts.append(draft)
     info = as_dict(document.get("info"))

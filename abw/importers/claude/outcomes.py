@@ -111,5 +111,8 @@ def reported_duration_ms(tool_use_result: Any) -> float | None:
     for key, scale in (("durationMs", 1.0), ("totalDurationMs", 1.0), ("durationSeconds", 1000.0)):
         value = tool_use_result.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            return round(float(value) * scale, 3)
+            try:
+                return round(float(value) * scale, 3)
+            except OverflowError:  # an exact integer beyond a double: no duration
+                return None
     return None
