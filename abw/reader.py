@@ -223,8 +223,11 @@ def lone_surrogate(value: Any) -> str | None:
 _TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")|([{}\[\],:])|([^\s{}\[\],:"]+))', re.DOTALL)
 
 
-def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | None] | None:
-    """(message, line, field) of the first duplicate key or refused number in document order.
+def _first_problem(
+    text: str, shift: int = 0, surrogates: bool = True
+) -> tuple[str, int | None, str | None] | None:
+    """(message, line, field) of the first duplicate key or refused number (or, with
+    ``surrogates``, lone surrogate: abw's own documents) in document order.
 
     A linear pass over the tokens, run only after the fast decoder refused something, to name
     the lines (``shift``: the lines before ``text`` in its file); ``text`` is JSON the decoder
@@ -252,7 +255,7 @@ def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | No
                 top[1][0] = False
         elif string is not None and _CONTROL.search(string):
             raise ValueError("a raw control character: the tokens lost step with the decoder")
-        elif string is not None and _SURROGATE.search(json.loads(string)):
+        elif surrogates and string is not None and _SURROGATE.search(json.loads(string)):
             key = top is not None and top[0] is not None and top[1][0]
             where = top[2] if key or top is None else ".".join(p for p in (top[2], last_key) if p)
             return LONE_SURROGATE, line, where or None
@@ -282,10 +285,12 @@ def _first_problem(text: str, shift: int = 0) -> tuple[str, int | None, str | No
     return None
 
 
-def _locate(text: str, shift: int = 0) -> tuple[str, int | None, str | None] | None:
+def _locate(
+    text: str, shift: int = 0, surrogates: bool = True
+) -> tuple[str, int | None, str | None] | None:
     """:func:`_first_problem`, or None when the text defeats it (the message stays generic)."""
     try:
-        return _first_problem(text, shift)
+        return _first_problem(text, shift, surrogates)
     except (ValueError, RecursionError, IndexError):
         return None
 
@@ -317,7 +322,10 @@ def parse_json(
     proven, value = _fast(data, max_objects)
     if proven:
         return value
-    value = _parse_exact(data, file, max_objects=max_objects, what=what, first_line=first_line)
+    value = _parse_exact(
+        data, file, max_objects=max_objects, what=what, first_line=first_line,
+        unicode_text=unicode_text,
+    )  # fmt: skip
     if unicode_text and lone_surrogate(value) is not None:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         raise _refusal(_Refused(LONE_SURROGATE), text, file, (first_line or 1) - 1)
@@ -331,9 +339,11 @@ def _parse_exact(
     max_objects: int | None,
     what: str,
     first_line: int | None,
+    unicode_text: bool = False,
 ) -> Any:
     """The standard library's decoder under the rules of this module (duplicate keys named
-    with both lines, exact integers, non-finite numbers refused, the object limit)."""
+    with both lines, exact integers, non-finite numbers refused, the object limit); a lone
+    surrogate is named as the problem only in ``unicode_text`` (abw's own documents)."""
     shift = (first_line or 1) - 1
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
@@ -355,14 +365,17 @@ def _parse_exact(
     except RecursionError:
         raise AbwInputError("invalid JSON: nested too deeply", file=file, line=first_line) from None
     except ValueError as exc:  # refused by a hook, or an integer over Python's digit limit
-        raise _refusal(exc, text, file, shift) from None
+        raise _refusal(exc, text, file, shift, surrogates=unicode_text) from None
 
 
-def _refusal(exc: ValueError, text: str, file: str | Path, shift: int) -> AbwInputError:
-    """The error for a value the decoder refused, with the line and field that hold it."""
+def _refusal(
+    exc: ValueError, text: str, file: str | Path, shift: int, *, surrogates: bool = True
+) -> AbwInputError:
+    """The error for a value the decoder refused, with the line and field that hold it (a lone
+    surrogate before it counts only with ``surrogates``: a raw export may hold one)."""
     if isinstance(exc, _Refused) and str(exc).endswith("refusing it"):
         return AbwInputError(str(exc), file=file)
-    found = _locate(text, shift)
+    found = _locate(text, shift, surrogates)
     generic = str(exc) if isinstance(exc, _Refused) else f"invalid JSON: {exc}"
     message, line, field = found if found else (generic, None, None)
     kind = DuplicateKey if message.startswith("duplicate key") else AbwInputError
@@ -388,7 +401,8 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
         except RecursionError:
             raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
         except ValueError as exc:  # refused in the value that starts at index: locate it there
-            raise _refusal(exc, text[index:], file, text.count("\n", 0, index)) from None
+            shift = text.count("\n", 0, index)
+            raise _refusal(exc, text[index:], file, shift, surrogates=False) from None
         values.append(value)
 
 

@@ -305,3 +305,20 @@ def test_an_integer_beyond_a_double_where_a_number_of_seconds_goes_is_no_duratio
     assert classify_output(output, "r.jsonl", 1).seconds is None
     assert any_value({"doubleValue": HUGE}) == HUGE
     assert reported_duration_ms({"durationMs": HUGE}) is None
+
+
+def test_a_repeated_key_after_a_lone_surrogate_in_a_raw_export_is_named(run_cli, tmp_path):
+    """A raw export may hold a lone surrogate (a tool output cut inside a pair): the line
+    finder must not stop at it and call that the problem; the repeated key after it is."""
+    from abw.importers.rawio import decode_json_string
+
+    source = tmp_path / "s.jsonl"
+    lines = (CORPUS / "claude-code" / "spotter__short.jsonl").read_bytes().splitlines(True)
+    record = json.loads(lines[3])
+    key = next(iter(record))
+    head = json.dumps({"note": "cut \ud800", key: record[key]}, separators=(",", ":"))[:-1]
+    lines[3] = (head + ",").encode() + lines[3].lstrip()[1:]
+    source.write_bytes(b"".join(lines))
+    _refused(run_cli, "claude", source, tmp_path / "out", "s.jsonl:4", f'duplicate key "{key}"')
+    with pytest.raises(AbwInputError, match="in a JSON string of the record: duplicate key"):
+        decode_json_string('{"a": "\\ud800", "b": 1, "b": 2}', "r.jsonl", 2)
