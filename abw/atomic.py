@@ -15,7 +15,7 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -58,17 +58,20 @@ def _special(target: Path) -> bool:
         return False
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename.
+def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
+    """Write ``data`` (text, bytes, or pieces of bytes written as they come) to ``path``
+    through a temporary file in the same folder and a rename.
 
     A ``path`` that is a folder is refused before anything is written (IsADirectoryError)."""
     target = Path(path)
     check_target(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    pieces = [payload] if isinstance(payload, bytes | bytearray) else payload
     if _special(target):  # /dev/stdout, a FIFO, /dev/full: write into it, never replace it
         try:
             with open(target, "wb") as handle:
-                handle.write(payload)
+                for piece in pieces:
+                    handle.write(piece)
         except OSError as exc:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         return target
@@ -80,7 +83,8 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as handle:
             os.fchmod(handle.fileno(), file_mode(target))
-            handle.write(payload)
+            for piece in pieces:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, target)

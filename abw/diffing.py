@@ -17,6 +17,7 @@ from typing import Any
 from rapidfuzz.distance import Levenshtein
 
 from abw.models.report import DiffResult, Divergence, RunDistance
+from abw.sharedfields import shared
 from abw.traceio import TraceFile
 
 END = "<end>"
@@ -217,11 +218,13 @@ def diff_result(
     tools_b, tools_c = set(shape.tools), {name for name, count in totals.items() if count}
     tools = sorted(tools_b | tools_c)
     per_run = [
-        RunDistance(
-            trace_id=r.trace_id,
-            trace_file=r.path,
-            nearest_baseline_trace_id=r.nearest,
-            path_edit_distance=r.distance,
+        shared(
+            RunDistance(
+                trace_id=r.trace_id,
+                trace_file=r.path,
+                nearest_baseline_trace_id=r.nearest,
+                path_edit_distance=r.distance,
+            )
         )
         for r in runs
     ]

@@ -27,7 +27,7 @@ from common import PYTHON, TMP
 
 DRIVER = """
 import hashlib, json, resource, sys, warnings
-from abw.gating import report_bytes, run_gate
+from abw.gating import report_chunks, run_gate
 from abw.gcpause import gc_paused
 from abw.shard import run_gate_distributed
 base, cand, spec, workers = sys.argv[1:5]
@@ -37,7 +37,10 @@ with warnings.catch_warnings(record=True) as caught, gc_paused():  # as abw gate
         report = run_gate(base, cand, spec)
     else:
         report = run_gate_distributed(base, cand, spec, workers=int(workers))
-    digest = hashlib.sha256(report_bytes(report)).hexdigest()
+    digest = hashlib.sha256()
+    for piece in report_chunks(report):  # as abw gate --out writes them
+        digest.update(piece)
+    digest = digest.hexdigest()
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 graphs = sum("large graph" in str(w.message) for w in caught)
 print(json.dumps({"sha256": digest, "driver_rss_mb": rss, "large_graph_warnings": graphs}))

@@ -69,3 +69,37 @@ def test_partial_folds_tool_counts_and_span_names():
         len(run.path_spans) for run in runs
     )
     assert partial.span_names == {span.name for run in runs for span in run.trace.spans}
+
+
+@pytest.mark.parametrize(
+    "make", ["pass_report", "warn_report", "fail_report", "inconclusive_report", "malicious_report"]
+)
+def test_report_pieces_join_to_the_report_text(make):
+    """report_chunks (what abw gate --out writes piece by piece) is the report's JSON text,
+    also on hostile strings (escapes, lone surrogates, line breaks) and empty lists."""
+    import render_fixtures
+
+    from abw.gating import report_chunks
+
+    report = getattr(render_fixtures, make)()
+    text = report_json(report).encode("utf-8", "surrogatepass")
+    pieces = list(report_chunks(report))
+    assert b"".join(pieces) == text
+    assert len(pieces) > 10 and max(map(len, pieces)) < len(text)
+
+
+def test_a_shared_fields_set_refuses_changes_and_copies_get_their_own():
+    from abw.models.report import Violation
+    from abw.sharedfields import shared
+
+    make = {"trace_id": "t", "trace_file": "f", "span_ordinals": [1], "message": "m"}
+    one, two = shared(Violation(**make)), shared(Violation(**make))
+    assert one.__pydantic_fields_set__ is two.__pydantic_fields_set__
+    with pytest.raises(TypeError):
+        one.in_baseline = True
+    assert "in_baseline" not in two.__pydantic_fields_set__
+    copy = two.model_copy(update={"in_baseline": True})
+    assert copy.in_baseline and "in_baseline" not in two.__pydantic_fields_set__
+    restored = pickle.loads(pickle.dumps([one, two]))
+    assert restored == [one, two]
+    assert restored[0].__pydantic_fields_set__ is one.__pydantic_fields_set__

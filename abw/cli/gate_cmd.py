@@ -91,7 +91,7 @@ def gate_command(
     from abw.atomic import check_target, write_atomic
     from abw.errors import AbwInputError, naming_field
     from abw.faults import verdict_reached
-    from abw.gating import report_bytes, run_gate
+    from abw.gating import report_chunks, run_gate
     from abw.verdicts import exit_code
 
     if quiet:  # no progress bar while loading many traces (abw.progress)
@@ -148,7 +148,7 @@ def gate_command(
     )
     if out is not None:
         with naming_field("--out"):
-            write_atomic(out, report_bytes(report))
+            write_atomic(out, report_chunks(report))  # never the whole text at once
     written = {}
     if report_dir is not None:
         if importlib.util.find_spec("abw.render") is None:

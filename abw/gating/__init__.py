@@ -13,7 +13,7 @@ did (abw.shard).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,15 @@ if TYPE_CHECKING:
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
 
-__all__ = ["gate", "inputs_digest", "merged_report", "report_bytes", "report_json", "run_gate"]
+__all__ = [
+    "gate",
+    "inputs_digest",
+    "merged_report",
+    "report_bytes",
+    "report_chunks",
+    "report_json",
+    "run_gate",
+]
 
 CATEGORY_ORDER = (
     "output_eval",
@@ -101,6 +109,7 @@ def merged_report(
     from abw.gating.summary import head
     from abw.gating.vacuity import Observed
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
+    from abw.sharedfields import shared
 
     spec = context.spec
     baseline = context.baseline
@@ -174,18 +183,20 @@ def merged_report(
 
     def status_of(role: str, run: RunHead) -> RunStatus:
         candidate_run = role == "candidate"
-        return RunStatus(
-            role=role,  # type: ignore[arg-type]
-            trace_id=run.trace_id,
-            trace_file=run.path,
-            scenario_id=run.scenario_id,
-            passed=not failed[run.path] and run.final_status == "success"
-            if candidate_run
-            else None,
-            path_length=run.path_length,
-            errors=run.errors,
-            retries=run.retries,
-            failed_checks=failed[run.path] if candidate_run else [],
+        return shared(
+            RunStatus(
+                role=role,  # type: ignore[arg-type]
+                trace_id=run.trace_id,
+                trace_file=run.path,
+                scenario_id=run.scenario_id,
+                passed=not failed[run.path] and run.final_status == "success"
+                if candidate_run
+                else None,
+                path_length=run.path_length,
+                errors=run.errors,
+                retries=run.retries,
+                failed_checks=failed[run.path] if candidate_run else [],
+            )
         )
 
     runs_out = [
@@ -365,7 +376,61 @@ def report_json(report: GateReport) -> str:
 
 
 def report_bytes(report: GateReport) -> bytes:
-    """:func:`report_json` as the UTF-8 bytes of ``gate-report.json``, without the str."""
+    """:func:`report_json` as the UTF-8 bytes of ``gate-report.json``, without the str: the
+    pieces of :func:`report_chunks`, joined."""
+    return b"".join(report_chunks(report))
+
+
+def report_chunks(report: GateReport) -> Iterator[bytes]:
+    """:func:`report_bytes` in pieces whose concatenation is those bytes: a model that holds
+    lists of models field by field, those lists item by item, so a large report's JSON data
+    and text are never held whole (``abw gate --out`` writes the pieces as they come)."""
+    yield from _chunks(report, 0)
+    yield b"\n"
+
+
+def _holds_lists(model: Any) -> bool:
+    """Whether ``model`` holds models (its JSON is then written field by field): never for a
+    model with extra or computed fields, which only its own dump writes."""
+    from pydantic import BaseModel
+
+    if model.__pydantic_extra__ or type(model).model_computed_fields:
+        return False
+    return any(
+        isinstance(value, BaseModel)
+        or (isinstance(value, list) and value and isinstance(value[0], BaseModel))
+        for value in model.__dict__.values()
+    )
+
+
+def _chunks(model: Any, depth: int) -> Iterator[bytes]:
+    """``model`` as the indented JSON text at ``depth`` that :func:`report_bytes` writes."""
+    from pydantic import BaseModel
+
     from abw.jsontext import indented_json_bytes
 
-    return indented_json_bytes(report_document(report))
+    inner = b"\n" + b"  " * (depth + 1)
+    if not _holds_lists(model):
+        yield indented_json_bytes(model.model_dump(mode="json"))[:-1].replace(b"\n", inner[:-2])
+        return
+    names = sorted(type(model).model_fields)
+    yield b"{"
+    for index, name in enumerate(names):
+        yield inner + indented_json_bytes(name)[:-1] + b": "
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            yield from _chunks(value, depth + 1)
+        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
+            yield b"["
+            for position, item in enumerate(value):
+                yield inner + b"  "
+                yield from _chunks(item, depth + 2)
+                if position < len(value) - 1:
+                    yield b","
+            yield inner + b"]"
+        else:
+            text = indented_json_bytes(model.model_dump(mode="json", include={name})[name])
+            yield text[:-1].replace(b"\n", inner)
+        if index < len(names) - 1:
+            yield b","
+    yield b"\n" + b"  " * depth + b"}"

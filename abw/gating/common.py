@@ -8,6 +8,7 @@ from typing import Any
 
 from abw.findings import Finding
 from abw.models.report import Category, Check, Verdict, Violation
+from abw.sharedfields import shared
 from abw.text import plural
 from abw.traceio import TraceFile
 
@@ -52,13 +53,15 @@ def run_violation(
 ) -> Violation:
     """A violation of a summarized run (``trace_id``, ``path``, ``scenario_id``), with the
     ordinals and lines of its spans that show it, if any (as abw.findings.violation)."""
-    return Violation(
-        trace_id=run.trace_id,
-        trace_file=run.path,
-        scenario_id=run.scenario_id,
-        span_ordinals=ordinals or [],
-        span_lines=lines or [],
-        message=message,
+    return shared(
+        Violation(
+            trace_id=run.trace_id,
+            trace_file=run.path,
+            scenario_id=run.scenario_id,
+            span_ordinals=ordinals or [],
+            span_lines=lines or [],
+            message=message,
+        )
     )
 
 
@@ -108,7 +111,7 @@ def mark_against_baseline(
         if sid in scenarios:
             bad, total = rate.get(sid, (0, 0))
             rate[sid] = (bad + (rule.evaluate(run) is not None), total + 1)
-    marked = [mark(v, *rate.get(v.scenario_id, (0, 0))) for v in check.violations]
+    marked = [shared(mark(v, *rate.get(v.scenario_id, (0, 0)))) for v in check.violations]
     known = {v.trace_file for v in marked if v.in_baseline}
     new = len(marked) - len(known)
     message = check.message

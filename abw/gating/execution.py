@@ -11,6 +11,7 @@ from typing import Any
 
 from abw.gating.common import run_violation, scenario_check, scenario_text
 from abw.models.report import Check, ExecutionStatus, IncompleteRun
+from abw.sharedfields import shared
 from abw.text import plural
 
 # A run here is a run summary (abw.gating.summary.RunHead): trace_id, path, final_status.
@@ -25,7 +26,7 @@ def status(scenario_id: str | None, runs: list[Any]) -> ExecutionStatus:
         counts[final] += 1
         if final != "success":
             incomplete.append(
-                IncompleteRun(trace_id=t.trace_id, trace_file=t.path, final_status=final)
+                shared(IncompleteRun(trace_id=t.trace_id, trace_file=t.path, final_status=final))
             )
     return ExecutionStatus(
         scenario_id=scenario_id,

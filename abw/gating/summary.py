@@ -213,16 +213,36 @@ class Partial:
         for name, count in summary.tool_counts:
             totals[name] = totals.get(name, 0) + count
         self.span_names |= summary.span_names
-        self.summaries.append(replace(summary, tool_counts=(), span_names=frozenset()))
+        slim = replace(summary, tool_counts=(), span_names=frozenset())
+        _share_models(slim)
+        self.summaries.append(slim)
 
     def merge(self, other: Partial) -> None:
         """Fold ``other`` in (its summaries after these; the gate sorts them)."""
+        for summary in other.summaries:  # unpickled from a worker: each model its own set
+            _share_models(summary)
         self.summaries += other.summaries
         for scenario, counts in other.tool_totals.items():
             totals = self.tool_totals.setdefault(scenario, {})
             for name, count in counts.items():
                 totals[name] = totals.get(name, 0) + count
         self.span_names |= other.span_names
+
+
+def _share_models(summary: RunSummary) -> None:
+    """The summary's report models (its evidence) get the shared fields_set
+    (abw.sharedfields): they go into the report as they are."""
+    from abw.sharedfields import shared
+
+    for model in (summary.divergence, summary.new_tools):
+        if model is not None:
+            shared(model)
+    for _, item in summary.findings:
+        shared(item)
+    for results in (summary.rules, summary.assertions):
+        for found in results:
+            if isinstance(found, tuple):
+                shared(found[1])
 
 
 def summarize_all(runs: list[TraceFile], context: Context) -> Partial:

@@ -23,6 +23,7 @@ from abw.rules.assertions import RELATIONAL, assess, observations, relational_ba
 from abw.rules.baseline_marks import KnownPolicy, mark, split_text
 from abw.rules.jsonvalue import MISSING, show
 from abw.rules.outcome import label
+from abw.sharedfields import shared
 
 CATEGORY = {
     "count": "operational_quality",
@@ -180,7 +181,7 @@ def merge_rule_checks(
             known = False
             if status == "violated" and base.given:
                 bad, covered = base.rate(run.scenario_id, rid)
-                item = mark(item, bad, covered)
+                item = shared(mark(item, bad, covered))
                 known = bad > 0
                 split["known" if known else "new"] += 1
             violations.append(item)
