@@ -134,21 +134,13 @@ class BaselineShape:
         return found
 
     def _nearest(self, encoded: tuple[int, ...]) -> tuple[float, str | None]:
-        import numpy as np
-        from rapidfuzz.process import cdist
+        from rapidfuzz.process import extractOne
 
         if not self.unique:
             return 1.0, None
-        (row,) = cdist(
-            [encoded],
-            self.unique,
-            scorer=Levenshtein.normalized_distance,
-            workers=1,
-            dtype=np.float64,
-        )
-        distances = [float(d) for d in row]
-        best = min(range(len(distances)), key=lambda j: (distances[j], j))
-        return distances[best], self.nearest_ids[best]
+        # the smallest distance, and of equal ones the first: rapidfuzz's C loop, no numpy
+        _, distance, best = extractOne(encoded, self.unique, scorer=Levenshtein.normalized_distance)
+        return float(distance), self.nearest_ids[best]
 
     def divergence(self, trace_file: TraceFile, path: list[str]) -> Divergence | None:
         """Where ``path`` (``trace_file``'s tool names) leaves the baseline prefix tree."""

@@ -61,3 +61,20 @@ def test_every_listed_command_resolves():
         command = cli.get_command(ctx, name)
         assert isinstance(command, click.Command), name
         assert command.name == name, (name, command.name)
+
+
+def test_the_gate_loads_no_numpy_torch_or_transformers(tmp_path):
+    """The gate's path: the nearest-path search and the baseline spread use rapidfuzz's C
+    loops without numpy (its import alone was a quarter of a small gate's time)."""
+    from conftest import REPO
+
+    example = REPO / "examples" / "refund-policy"
+    code, modules = _loaded(
+        "gate",
+        "--baseline", str(example / "traces" / "baseline"),
+        "--candidate", str(example / "traces" / "regressed"),
+        "--spec", str(example / "behavior.yaml"),
+        "--out", str(tmp_path / "gate-report.json"),
+    )  # fmt: skip
+    assert code == 1  # the regressed candidates FAIL: every check ran
+    assert not _top(modules) & {"numpy", "torch", "transformers", "scipy"}

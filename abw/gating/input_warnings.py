@@ -162,21 +162,25 @@ def _one_sided(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
 
 def baseline_spread(runs: list[TraceFile]) -> float | None:
     """Mean, over baseline runs, of the path edit distance to the nearest *other* baseline run
-    (None for fewer than two runs): how far apart repeated runs of one task already are."""
-    import numpy as np
+    (None for fewer than two runs): how far apart repeated runs of one task already are.
+
+    Each nearest distance is found by rapidfuzz's C loop, and the mean is exactly rounded
+    (``math.fsum``): no numpy on the gate's path."""
+    import math
+
     from rapidfuzz.distance import Levenshtein
-    from rapidfuzz.process import cdist
+    from rapidfuzz.process import extractOne
 
     paths = [path_names(t) for t in runs[:SPREAD_RUNS]]
     if len(paths) < 2:
         return None
     symbols = Symbols(name for path in paths for name in path)
     encoded = [symbols.encode(path) for path in paths]
-    matrix = cdist(
-        encoded, encoded, scorer=Levenshtein.normalized_distance, workers=1, dtype=np.float64
-    )
-    np.fill_diagonal(matrix, np.inf)
-    return float(matrix.min(axis=1).mean())
+    nearest = [
+        extractOne(path, encoded[:i] + encoded[i + 1 :], scorer=Levenshtein.normalized_distance)[1]
+        for i, path in enumerate(encoded)
+    ]
+    return math.fsum(nearest) / len(nearest)
 
 
 def _spread(baseline: list[TraceFile], thresholds: Thresholds) -> list[InputWarning]:
