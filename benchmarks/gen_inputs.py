@@ -13,7 +13,9 @@ corpus sessions as ``abw import claude`` reads them, cut or cycled to ≈40 tool
 llm spans between them. Each scenario has a pool of path variants (small edits of its template)
 drawn with Zipf-like weights, plus some one-off variants; about 3% of tool spans fail and some
 failures are retried, as in real runs. A spec (required tools, an order constraint, limits) is
-written next to them. Everything is deterministic for a given --seed.
+written next to them, as ``abw spec init`` would write it from the templates: its order holds
+in every template, so the candidates are mostly healthy runs and the variants are the
+regressions. Everything is deterministic for a given --seed.
 """
 
 from __future__ import annotations
@@ -187,10 +189,21 @@ def gen_traces(
                 tools = rng.choices(pools[sid], weights)[0]
             run_id = f"{role}-{index:05d}"
             (folder / f"{run_id}.json").write_text(_trace_text(run_id, sid, tools, rng))
-    first = [t for t in templates["scenario-0"] if all(t in p for p in templates.values())]
-    required = sorted(set(first))[:2]
+    # As `abw spec init` would write it: tools every scenario's template calls, and an order
+    # that holds in every template (its edited variants and one-offs may break it, as
+    # regressions do), so the candidates are mostly healthy runs with a few violations.
+    common = [
+        t for t in dict.fromkeys(templates["scenario-0"]) if all(t in p for p in templates.values())
+    ]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(common)
+        for b in common[i + 1 :]
+        if all(p.index(a) < p.index(b) for p in templates.values())
+    ]
+    required = list(pairs[0]) if pairs else common[:2]
     order = ""
-    if len(required) == 2:
+    if pairs:
         order = f"  required_order:\n    - {{before: {required[0]!r}, after: {required[1]!r}}}\n"
     spec = (
         "schema_version: behavior-spec/v0\n"
