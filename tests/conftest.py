@@ -42,3 +42,21 @@ def runner(tmp_path, fake):
     from action_env import Runner
 
     return Runner(tmp_path, fake.url)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A real Dask LocalCluster of two single-threaded worker processes, for the tests of
+    ``--workers`` / ``--scheduler`` (one per test module)."""
+    import logging
+
+    import distributed
+
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        silence_logs=logging.ERROR,
+    ) as local:
+        yield local

@@ -51,6 +51,21 @@ def _one_error(err: str) -> str:
     return err
 
 
+def _refused_everywhere(run_cli, cand: Path, path: Path) -> list[str]:
+    """The one-line errors of the gate (over the folder ``cand``), ``abw validate`` and
+    ``abw fingerprint`` (of the trace ``path``), each asserted to exit with code 2."""
+    errors = []
+    for args in (
+        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
+        ("validate", path),
+        ("fingerprint", path),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2, (args, err)
+        errors.append(_one_error(err))
+    return errors
+
+
 # ---------------------------------------------------------------- 3. duplicate keys
 
 
@@ -83,14 +98,8 @@ def test_trace_with_a_duplicate_key_is_refused_in_gate_validate_and_fingerprint(
     lines.insert(run_line + 1, '"run": {"trace_id": "other", "final_status": "success"},')
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     expected = f'duplicate key "run" (lines {run_line + 1} and {run_line + 2})'
-    for args in (
-        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
-        ("validate", path),
-        ("fingerprint", path),
-    ):
-        code, _, err = run_cli(*args)
-        assert code == 2, args
-        assert expected in _one_error(err), args
+    for err in _refused_everywhere(run_cli, cand, path):
+        assert expected in err
 
 
 def test_duplicate_key_in_nested_json_names_the_field_and_both_lines():
@@ -115,16 +124,24 @@ def test_duplicate_yaml_keys_anywhere_are_refused():
     assert parse_yaml("a: {x: 1}\nb: {x: 1}\n", "s.yaml") == {"a": {"x": 1}, "b": {"x": 1}}
 
 
-def test_duplicate_key_in_a_report_is_refused_by_abw_report(tmp_path, run_cli):
+def _edited_report(tmp_path: Path, run_cli, old: str, new: str) -> str:
+    """``abw report``'s stderr on the example's gate report with ``old`` replaced by ``new``
+    once (exit code 2 asserted)."""
     out = tmp_path / "gate-report.json"
     run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", SPEC,
         "--out", out,
     )  # fmt: skip
     text = out.read_text(encoding="utf-8")
-    out.write_text(text.replace('"verdict":', '"verdict": "FAIL", "verdict":', 1))
+    out.write_text(text.replace(old, new, 1))
     code, _, err = run_cli("report", "--input", out, "--out", tmp_path / "r.md")
-    assert code == 2 and 'duplicate key "verdict"' in _one_error(err)
+    assert code == 2
+    return _one_error(err)
+
+
+def test_duplicate_key_in_a_report_is_refused_by_abw_report(tmp_path, run_cli):
+    err = _edited_report(tmp_path, run_cli, '"verdict":', '"verdict": "FAIL", "verdict":')
+    assert 'duplicate key "verdict"' in err
 
 
 # ---------------------------------------------------------------- lone surrogates
@@ -140,26 +157,13 @@ def test_trace_with_a_lone_surrogate_is_one_line_in_gate_validate_and_fingerprin
     text = path.read_text(encoding="utf-8")
     line = next(i for i, t in enumerate(text.splitlines(), 1) if '"name": "classify"' in t)
     path.write_text(text.replace('"name": "classify"', '"name": "classify\\ud800"', 1))
-    for args in (
-        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
-        ("validate", path),
-        ("fingerprint", path),
-    ):
-        code, _, err = run_cli(*args)
-        assert code == 2, args
-        assert f"{path.name}:{line}:" in _one_error(err) and "lone surrogate" in err, args
+    for err in _refused_everywhere(run_cli, cand, path):
+        assert f"{path.name}:{line}:" in err and "lone surrogate" in err
 
 
 def test_a_report_holding_a_lone_surrogate_is_one_line(tmp_path, run_cli):
-    out = tmp_path / "gate-report.json"
-    run_cli(
-        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", SPEC,
-        "--out", out,
-    )  # fmt: skip
-    text = out.read_text(encoding="utf-8")
-    out.write_text(text.replace('"verdict": "PASS"', '"verdict": "PASS\\udc00"', 1))
-    code, _, err = run_cli("report", "--input", out, "--out", tmp_path / "r.md")
-    assert code == 2 and "lone surrogate" in _one_error(err)
+    err = _edited_report(tmp_path, run_cli, '"verdict": "PASS"', '"verdict": "PASS\\udc00"')
+    assert "lone surrogate" in err
 
 
 def _claude_with(tmp_path: Path, marker: str, replace: str) -> Path:
@@ -366,14 +370,8 @@ def test_a_trace_value_of_the_wrong_type_is_refused_by_every_entry_point(
     text = path.read_text(encoding="utf-8")
     assert old in text
     path.write_text(text.replace(old, new, 1), encoding="utf-8")
-    for args in (
-        ("gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC),
-        ("validate", path),
-        ("fingerprint", path),
-    ):
-        code, _, err = run_cli(*args)
-        assert code == 2, (args, err)
-        assert field in _one_error(err).replace("$.", "").replace("[", ".").replace("]", "")
+    for err in _refused_everywhere(run_cli, cand, path):
+        assert field in err.replace("$.", "").replace("[", ".").replace("]", "")
 
 
 def test_a_spec_number_written_as_a_string_is_refused_and_1e_3_is_a_number(tmp_path, run_cli):

@@ -7,27 +7,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import distributed
 import pytest
 
 from abw.import_shard import BATCH_FILES
 from tests.conftest import CORPUS
 
 PINNED = ("--exported-at", "2026-01-01T00:00:00Z")
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    import logging
-
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as local:
-        yield local
 
 
 def _files(folder: Path) -> dict[str, bytes]:

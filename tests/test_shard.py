@@ -26,20 +26,6 @@ EXAMPLE = REPO / "examples" / "refund-policy"
 ABW = str(Path(sys.executable).with_name("abw"))
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    import logging
-
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        silence_logs=logging.ERROR,
-    ) as local:
-        yield local
-
-
 @pytest.mark.parametrize("candidate", ["good", "regressed", "small"])
 def test_report_on_workers_is_byte_identical(cluster, candidate):
     args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / candidate)

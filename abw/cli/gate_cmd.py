@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import exit_policy_options, path_option, trace_set_options
+from abw.cli.options import dask_options, exit_policy_options, path_option, trace_set_options
 from abw.text import log_line, plural
 
 
@@ -54,16 +54,7 @@ def format_summary(report) -> str:  # GateReport
     "sequence (else the sequence restarts at a spent-down level).",
 )
 @click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    help="Summarize the candidate runs on a local Dask cluster of N processes (same report).",
-)
-@click.option(
-    "--scheduler",
-    metavar="ADDRESS",
-    help="Summarize the candidate runs on the dask.distributed scheduler at ADDRESS (same report).",
-)
+@dask_options("Summarize the candidate runs", "same report")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the verdict line.")
 def gate_command(
     baseline: Path,

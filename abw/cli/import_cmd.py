@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import dask_options
 from abw.importers import importer_targets
 
 
@@ -226,16 +227,9 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         default=None,
         help="Timestamp to record as source.exported_at (default: now, UTC).",
     )
-    @click.option(
-        "--workers",
-        type=click.IntRange(min=1),
-        help="Import the files of a folder on a local Dask cluster of N processes (same files).",
-    )
-    @click.option(
-        "--scheduler",
-        metavar="ADDRESS",
-        help="Import the files of a folder on the dask.distributed scheduler at ADDRESS (same "
-        "files; the workers must see --input and --out at the same paths).",
+    @dask_options(
+        "Import the files of a folder",
+        "same files; with --scheduler the workers must see --input and --out at the same paths",
     )
     @click.option("--quiet", "-q", is_flag=True, help="No warnings or summary on stderr.")
     def command(

@@ -43,3 +43,19 @@ _ALLOW_INCONCLUSIVE = click.option(
 def exit_policy_options(func: F) -> F:
     """``--fail-on`` and ``--allow-inconclusive``: how a verdict maps to the exit code."""
     return _FAIL_ON(_ALLOW_INCONCLUSIVE(func))
+
+
+def dask_options(work: str, same: str) -> Callable[[F], F]:
+    """``--workers N`` and ``--scheduler ADDRESS``: do ``work`` ("Summarize the candidate
+    runs") on a local Dask cluster or a dask.distributed scheduler, with ``same`` result."""
+    workers = click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        help=f"{work} on a local Dask cluster of N processes ({same}).",
+    )
+    scheduler = click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=f"{work} on the dask.distributed scheduler at ADDRESS ({same}).",
+    )
+    return lambda func: workers(scheduler(func))
