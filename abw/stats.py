@@ -393,20 +393,19 @@ def mixture_bounds(
     def rejected_above(m: float) -> bool:  # FAIL side rejects p >= m
         return mixture_evalue(passes, failures, m, "fail") >= 1 / fail_level
 
-    low, high = 0.0, 1.0
-    for _ in range(50):
-        middle = (low + high) / 2
-        if rejected_below(middle):
-            low = middle
-        else:
-            high = middle
-    lower = low
-    low, high = 0.0, 1.0
-    for _ in range(50):
-        middle = (low + high) / 2
-        if rejected_above(middle):
-            high = middle
-        else:
-            low = middle
-    upper = 1.0 if failures == 0 else high
+    lower = _boundary(rejected_below, below=True)
+    upper = 1.0 if failures == 0 else _boundary(rejected_above, below=False)
     return round(lower, 12), round(upper, 12)
+
+
+def _boundary(rejected: Callable[[float], bool], *, below: bool) -> float:
+    """Where, in [0, 1], the rates ``rejected`` rejects end: they lie below the boundary
+    (``below``) or above it; 50 bisection steps."""
+    low, high = 0.0, 1.0
+    for _ in range(50):
+        middle = (low + high) / 2
+        if rejected(middle) == below:
+            low = middle
+        else:
+            high = middle
+    return low if below else high

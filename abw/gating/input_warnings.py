@@ -122,39 +122,39 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
     ]
 
 
+#: (role with runs, role without, what that means) for a scenario only one side has.
+_ONE_SIDED = (
+    (
+        "baseline",
+        "candidate",
+        "nothing of it was gated. Is its --scenario-id spelled the same on both sides?",
+    ),
+    (
+        "candidate",
+        "baseline",
+        "its shape cannot be compared. Record baseline runs of the same task under the same "
+        "--scenario-id.",
+    ),
+)
+
+
 def _one_sided(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
-    base, cand = _by_scenario(baseline), _by_scenario(candidate)
+    runs = {"baseline": _by_scenario(baseline), "candidate": _by_scenario(candidate)}
     found = []
-    for sid in base:
-        if sid not in cand:
+    for role, other, meaning in _ONE_SIDED:
+        for sid, those in runs[role].items():
+            if sid in runs[other]:
+                continue
             found.append(
                 InputWarning(
                     kind="one_sided_scenario",
                     scenario_id=sid,
-                    role="baseline",
+                    role=role,  # type: ignore[arg-type]
                     message=(
                         f"{_upper_first(scenario_text(sid))} has "
-                        f"{plural(len(base[sid]), 'baseline run')} and no candidate run: "
-                        "nothing of it was gated. Is its --scenario-id spelled the same on "
-                        "both sides?"
+                        f"{plural(len(those), f'{role} run')} and no {other} run: {meaning}"
                     ),
-                    files=[t.path for t in base[sid][:EXAMPLES]],
-                )
-            )
-    for sid in cand:
-        if sid not in base:
-            found.append(
-                InputWarning(
-                    kind="one_sided_scenario",
-                    scenario_id=sid,
-                    role="candidate",
-                    message=(
-                        f"{_upper_first(scenario_text(sid))} has "
-                        f"{plural(len(cand[sid]), 'candidate run')} and no baseline run: "
-                        "its shape cannot be compared. Record baseline runs of the same task "
-                        "under the same --scenario-id."
-                    ),
-                    files=[t.path for t in cand[sid][:EXAMPLES]],
+                    files=[t.path for t in those[:EXAMPLES]],
                 )
             )
     return found
