@@ -14,14 +14,13 @@ runs must agree.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ABW, PYTHON, TMP, paired, verdict
+from common import ABW, PYTHON, TMP, paired, scale_main, verdict
 
 PARSE = """
 import sys, {module}
@@ -113,13 +112,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", type=int, default=1000)
-    parser.add_argument("--candidate", type=int, default=10000)
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args(argv)
-    run(args.baseline, args.candidate, args.rounds)
-    return 0
+    return scale_main(run, __doc__, argv, rounds=3)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ gave. Target: the driver's peak RSS at most 25 % of the single process's.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PYTHON, TMP
+from common import PYTHON, TMP, scale_main
 
 DRIVER = """
 import hashlib, json, resource, sys, warnings
@@ -91,13 +90,7 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--baseline", type=int, default=1000)
-    parser.add_argument("--candidate", type=int, default=10000)
-    parser.add_argument("--rounds", type=int, default=2)
-    args = parser.parse_args(argv)
-    run(args.baseline, args.candidate, args.rounds)
-    return 0
+    return scale_main(run, __doc__, argv, rounds=2)
 
 
 if __name__ == "__main__":

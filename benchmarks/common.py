@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,3 +121,17 @@ def paired(commands: dict[str, list[str]], rounds: int) -> Paired:
 
 def verdict(met: bool) -> str:
     return "met" if met else "NOT met"
+
+
+def scale_main(
+    run: Callable[[int, int, int], object], description: str, argv: list[str] | None, *, rounds: int
+) -> int:
+    """The command line of a benchmark over B baseline × C candidate traces: ``--baseline``,
+    ``--candidate`` and ``--rounds``, then ``run(baseline, candidate, rounds)``."""
+    parser = argparse.ArgumentParser(description=description.splitlines()[0])
+    parser.add_argument("--baseline", type=int, default=1000)
+    parser.add_argument("--candidate", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=rounds)
+    args = parser.parse_args(argv)
+    run(args.baseline, args.candidate, args.rounds)
+    return 0

@@ -60,3 +60,42 @@ def cluster():
         silence_logs=logging.ERROR,
     ) as local:
         yield local
+
+
+#: Real Claude Code sessions of the corpus from different projects: six as a baseline, six as a
+#: candidate (many violations, long ordinal lists).
+BASELINE_SESSIONS = (
+    "agentcmd__06381696-0074-49f8-863e-6ad4fac507f9",
+    "agentcmd__full-session-five",
+    "agentcmd__full-session-four",
+    "codemie__session-196820da",
+    "codemie__session-9eda1058",
+    "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257",
+)
+CANDIDATE_SESSIONS = (
+    "spotter__short",
+    "spotter__tool_heavy",
+    "spotter__subagent",
+    "ccviewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a",
+    "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b",
+    "codemie__session-624a4a58",
+)
+
+
+def copy_sessions(folder: Path, names: tuple[str, ...]) -> Path:
+    """A new folder holding the named Claude Code sessions of the corpus (``<name>.jsonl``)."""
+    import shutil
+
+    folder.mkdir(parents=True)
+    for name in names:
+        shutil.copy(CORPUS / "claude-code" / f"{name}.jsonl", folder)
+    return folder
+
+
+def example_gate(candidate: str | Path) -> list[str]:
+    """``abw gate`` arguments for the refund-policy example: its baseline and spec against
+    ``candidate``, one of its trace folders by name (``"regressed"``) or any folder."""
+    example = REPO / "examples" / "refund-policy"
+    folder = candidate if isinstance(candidate, Path) else example / "traces" / candidate
+    baseline, spec = example / "traces" / "baseline", example / "behavior.yaml"
+    return ["gate", "--baseline", str(baseline), "--candidate", str(folder), "--spec", str(spec)]

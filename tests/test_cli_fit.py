@@ -6,41 +6,18 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from conftest import CORPUS, REPO
+from conftest import BASELINE_SESSIONS, CANDIDATE_SESSIONS, CORPUS, REPO, copy_sessions
 
 from abw.render import FILE_NAMES
 
 CLAUDE = CORPUS / "claude-code"
-BASELINE_SESSIONS = (
-    "agentcmd__06381696-0074-49f8-863e-6ad4fac507f9",
-    "agentcmd__full-session-five",
-    "agentcmd__full-session-four",
-    "codemie__session-196820da",
-    "codemie__session-9eda1058",
-    "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257",
-)
-CANDIDATE_SESSIONS = (
-    "spotter__short",
-    "spotter__tool_heavy",
-    "spotter__subagent",
-    "ccviewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a",
-    "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b",
-    "codemie__session-624a4a58",
-)
-
-
-def _raw(folder, names):
-    folder.mkdir(parents=True)
-    for name in names:
-        shutil.copy(CLAUDE / f"{name}.jsonl", folder)
-    return folder
 
 
 @pytest.fixture
 def sessions(tmp_path, run_cli):
     """Six real Claude sessions as baseline and six as candidate, imported under one scenario."""
-    raw_b = _raw(tmp_path / "raw" / "base", BASELINE_SESSIONS)
-    raw_c = _raw(tmp_path / "raw" / "cand", CANDIDATE_SESSIONS)
+    raw_b = copy_sessions(tmp_path / "raw" / "base", BASELINE_SESSIONS)
+    raw_c = copy_sessions(tmp_path / "raw" / "cand", CANDIDATE_SESSIONS)
     base, cand = tmp_path / "traces" / "baseline", tmp_path / "traces" / "candidate"
     for raw, out in ((raw_b, base), (raw_c, cand)):
         code, _, err = run_cli("import", "claude", "--input", raw, "--out", out, "-q")

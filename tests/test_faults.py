@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from action_env import Runner, write_gate_workspace
-from conftest import REPO
+from conftest import REPO, example_gate
 
 ABW = str(Path(sys.executable).with_name("abw"))
 EXAMPLE = REPO / "examples" / "refund-policy"
@@ -79,13 +79,7 @@ def test_killed_mid_write_leaves_old_or_new_file_never_half(tmp_path):
 def test_killed_gate_leaves_only_complete_reports(tmp_path):
     args = [
         ABW,
-        "gate",
-        "--baseline",
-        str(EXAMPLE / "traces" / "baseline"),
-        "--candidate",
-        str(EXAMPLE / "traces" / "regressed"),
-        "--spec",
-        str(EXAMPLE / "behavior.yaml"),
+        *example_gate("regressed"),
         "--report-dir",
         str(tmp_path / "out"),
     ]
@@ -105,13 +99,7 @@ def _gate(out: Path, candidate: str) -> subprocess.Popen:
     return subprocess.Popen(
         [
             ABW,
-            "gate",
-            "--baseline",
-            str(EXAMPLE / "traces" / "baseline"),
-            "--candidate",
-            str(EXAMPLE / "traces" / candidate),
-            "--spec",
-            str(EXAMPLE / "behavior.yaml"),
+            *example_gate(candidate),
             "--report-dir",
             str(out),
         ],

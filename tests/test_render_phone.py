@@ -4,33 +4,14 @@ the tables; and long ordinal lists folded in every format."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from conftest import CORPUS
+from conftest import BASELINE_SESSIONS, CANDIDATE_SESSIONS, copy_sessions
 from render_browser import Browser
 
 from abw.gating import run_gate
 from abw.render import render
 from abw.render.common import fold_numbers
 
-CLAUDE = CORPUS / "claude-code"
-BASELINE = (
-    "agentcmd__06381696-0074-49f8-863e-6ad4fac507f9",
-    "agentcmd__full-session-five",
-    "agentcmd__full-session-four",
-    "codemie__session-196820da",
-    "codemie__session-9eda1058",
-    "codemie__4c2ddfdc-b619-4525-8d03-1950fb1b0257",
-)
-CANDIDATE = (
-    "spotter__short",
-    "spotter__tool_heavy",
-    "spotter__subagent",
-    "ccviewer__1af7fc5e-8455-4414-9ccd-011d40f70b2a",
-    "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b",
-    "codemie__session-624a4a58",
-)
 #: A word wider than this (a UUID, a path, a hash) may wrap, but only in a cell at least as wide.
 WORD_CAP_PX = 240
 
@@ -78,11 +59,8 @@ def real_report(tmp_path_factory):
     from abw.cli import cli, run
 
     root = tmp_path_factory.mktemp("phone")
-    for side, names in (("base", BASELINE), ("cand", CANDIDATE)):
-        raw = root / "raw" / side
-        raw.mkdir(parents=True)
-        for name in names:
-            shutil.copy(CLAUDE / f"{name}.jsonl", raw)
+    for side, names in (("base", BASELINE_SESSIONS), ("cand", CANDIDATE_SESSIONS)):
+        raw = copy_sessions(root / "raw" / side, names)
         args = ["import", "claude", "--input", str(raw), "--out", str(root / side), "-q"]
         assert run(cli, [*args, "--scenario-id", "my-agent"]) == 0
     spec = root / "spec.yaml"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import distributed
 import pytest
-from conftest import REPO
+from conftest import REPO, example_gate
 
 from abw.errors import AbwInputError
 from abw.gating import report_json, run_gate
@@ -145,13 +145,7 @@ def test_a_bad_file_on_a_worker_is_the_same_one_line_error(cluster, tmp_path):
 
 def test_cli_workers_writes_the_same_report(tmp_path):
     common = [
-        "gate",
-        "--baseline",
-        str(EXAMPLE / "traces" / "baseline"),
-        "--candidate",
-        str(EXAMPLE / "traces" / "regressed"),
-        "--spec",
-        str(EXAMPLE / "behavior.yaml"),
+        *example_gate("regressed"),
         "-q",
     ]
     single = subprocess.run([ABW, *common, "--out", str(tmp_path / "a.json")], check=False)
@@ -170,13 +164,7 @@ def test_cli_refuses_workers_and_scheduler_together(tmp_path):
     result = subprocess.run(
         [
             ABW,
-            "gate",
-            "--baseline",
-            str(EXAMPLE / "traces" / "baseline"),
-            "--candidate",
-            str(EXAMPLE / "traces" / "good"),
-            "--spec",
-            str(EXAMPLE / "behavior.yaml"),
+            *example_gate("good"),
             "--workers",
             "2",
             "--scheduler",
@@ -196,13 +184,7 @@ def test_cli_workers_bad_file_is_the_single_process_error(tmp_path):
     shutil.copytree(EXAMPLE / "traces" / "good", candidate)
     (candidate / "zz-broken.json").write_text('{"schema_version": "agent-behavior-trace/v0"')
     common = [
-        "gate",
-        "--baseline",
-        str(EXAMPLE / "traces" / "baseline"),
-        "--candidate",
-        str(candidate),
-        "--spec",
-        str(EXAMPLE / "behavior.yaml"),
+        *example_gate(candidate),
         "-q",
     ]
     single = subprocess.run([ABW, *common], capture_output=True, text=True, check=False)
