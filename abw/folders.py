@@ -6,36 +6,60 @@ A folder of traces or trajectories comes from a pull request: a symlink inside i
 
 from __future__ import annotations
 
+import os
+import re
+from fnmatch import translate
 from pathlib import Path
 
 from abw.errors import AbwInputError
 
 
-def refuse_outside(paths: list[Path], root: Path, what: str) -> list[Path]:
-    """``paths`` (all under ``root``) unchanged when each resolves inside ``root``; else refuse
-    the first that leaks.
+def files_within(
+    root: Path, where: Path, pattern: str, what: str, *, skip_hidden: bool = False
+) -> list[Path]:
+    """The files matching ``pattern`` (a glob on the name) under ``where`` (recursively, as
+    ``where.rglob(pattern)`` finds them: never into a linked folder; sorted as paths sort),
+    each inside ``root`` once symlinks are resolved, else the first that leaks is refused.
+    ``skip_hidden``: no file or folder whose name starts with ``.`` below ``where``.
 
-    Only a path that passes through a symlink below ``root`` can leak, so only those are
-    resolved (resolving every file took 4 % of a large gate); whether a folder is a link is
-    asked once per folder."""
+    One directory walk (``os.scandir`` entries know their type): only a path that passes
+    through a symlink is resolved (resolving and stat-ing every file took 5 % of a large gate).
+    """
+    match = re.compile(translate(pattern)).match
+    found: list[tuple[tuple[str, ...], bool]] = []
+    stack: list[tuple[str, tuple[str, ...]]] = [(str(where), ())]
+    while stack:
+        folder, parts = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue  # as rglob: a folder it cannot list holds nothing
+        for entry in entries:
+            name = entry.name
+            if skip_hidden and name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((entry.path, (*parts, name)))
+                elif match(name) is not None and entry.is_file():
+                    found.append(((*parts, name), entry.is_symlink()))
+            except OSError:
+                continue
+    found.sort()
+    paths = [where.joinpath(*parts) for parts, _ in found]
+    where_linked = _through_link(where, root)
     real_root = root.resolve()
-    linked: dict[Path, bool] = {root: False}
-
-    def through_link(path: Path) -> bool:
-        if path in linked:
-            return linked[path]
-        parent = path.parent
-        found = path.is_symlink() or (parent != path and through_link(parent))
-        linked[path] = found
-        return found
-
-    for path in paths:
-        if through_link(path) and not path.resolve().is_relative_to(real_root):
+    for path, (_, linked) in zip(paths, found, strict=True):
+        if (linked or where_linked) and not path.resolve().is_relative_to(real_root):
             raise AbwInputError(f"a symlink leads outside the {what}; refusing it", file=path)
     return paths
 
 
-def files_within(root: Path, where: Path, pattern: str, what: str) -> list[Path]:
-    """The files matching ``pattern`` under ``where`` (recursively, sorted), each inside
-    ``root`` once symlinks are resolved."""
-    return refuse_outside(sorted(p for p in where.rglob(pattern) if p.is_file()), root, what)
+def _through_link(where: Path, root: Path) -> bool:
+    """Whether ``where`` (``root`` or a folder below it) is, or lies below, a symlink that is
+    below ``root``."""
+    while where != root and where.parent != where:
+        if where.is_symlink():
+            return True
+        where = where.parent
+    return False

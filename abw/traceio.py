@@ -285,16 +285,12 @@ def trace_paths(folder: str | Path) -> list[Path]:
         raise AbwInputError("no such folder", file=root)
     if root.is_file():
         return [root]
-    paths = sorted(
-        p
-        for p in root.rglob("*.json")
-        if not any(part.startswith(".") for part in p.relative_to(root).parts) and p.is_file()
-    )
+    from abw.folders import files_within
+
+    paths = files_within(root, root, "*.json", "trace folder", skip_hidden=True)
     if not paths:
         raise AbwInputError(with_hint("no trace files (*.json) found", root), file=root)
-    from abw.folders import refuse_outside
-
-    return refuse_outside(paths, root, "trace folder")
+    return paths
 
 
 def load_traces(folder: str | Path) -> list[TraceFile]:
