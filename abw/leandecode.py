@@ -11,12 +11,15 @@ corpus and fuzz traces and on generated mutations of them).
 
 How each rule of the exact path is kept:
 
-- **duplicate keys** (msgspec keeps the last): the keys the decode holds — every struct field
-  that is not ``None`` plus every key of the decoded mappings, walked — must number exactly
-  :func:`key_bound`, an upper bound on the key tokens of the text. Fewer means a repeated key,
-  an unknown key (which msgspec drops and the model would keep), or an explicit ``null``; all
-  go to the exact path. So the mirror may give optional fields a ``None`` default whatever
-  the model's default: a ``null`` the model would refuse never counts.
+- **duplicate keys** (msgspec keeps the last), unknown keys (which msgspec drops and the model
+  would keep) and explicit ``null``\ s: a file as :func:`abw.traceio.write_trace` writes it is,
+  with JSON's whitespace deleted, the decoder's own encoding of what it decoded
+  (:func:`is_own_encoding`, all in C), which proves none of them is there. Any other file:
+  the keys the decode holds — every struct field that is not ``None`` plus every key of the
+  decoded mappings, walked — must number exactly :func:`key_bound`, an upper bound on the key
+  tokens of the text. Otherwise: the exact path. So the mirror may give optional fields a
+  ``None`` default whatever the model's default: a ``null`` the model would refuse never
+  counts.
 - **types**: ``strict=True`` (no coercions; the model's lax coercions, such as ``"3"`` for an
   int, are the exact path's to make); enums are the model's own ``Literal`` types; ``ge`` bounds
   are the model's; a float field is accepted only below 2**53, where an int converts exactly
@@ -54,14 +57,14 @@ _ARGUMENTS = "arguments"
 NO_ATTRIBUTES: dict[str, Any] = {}  # shared by every lean span without extracted arguments
 
 
-class SourceRefStruct(Struct, gc=False):
+class SourceRefStruct(Struct, gc=False, omit_defaults=True):
     """:class:`abw.models.trace.SourceRef`'s fields (validated, then dropped by the gate)."""
 
     file: str | None = None
     line: Annotated[int, Meta(ge=1)] | None = None
 
 
-class LeanSpan(Struct, gc=False, eq=False):
+class LeanSpan(Struct, gc=False, eq=False, omit_defaults=True):
     """One span as the gate reads it: :class:`abw.models.trace.Span`'s fields, decoded (each
     ``None`` when absent); once loaded, ``attributes`` holds only the extracted ``arguments``
     (one shared empty mapping when there are none), ``source_ref`` is None and the id, names
@@ -113,22 +116,25 @@ def reduced_attributes(attributes: dict[str, Any] | None) -> dict[str, Any]:
     return NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
 
 
-class TraceStruct(Struct, gc=False):
-    """:class:`abw.models.trace.Trace`'s top level; the head fields as plain mappings."""
+class TraceStruct(Struct, gc=False, omit_defaults=True):
+    """:class:`abw.models.trace.Trace`'s top level; the head fields as plain mappings (in the
+    order :func:`abw.traceio.write_trace` writes them)."""
 
     schema_version: str
     source: dict[str, Any]
     run: dict[str, Any]
-    spans: list[LeanSpan] | None = None
     redaction: dict[str, Any] | None = None
+    spans: list[LeanSpan] | None = None
 
 
 _DECODER = msgspec.json.Decoder(TraceStruct, strict=True)
+_ENCODER = msgspec.json.Encoder()
 _SPAN_FIELDS = len(LeanSpan.__struct_fields__)
 _REF_FIELDS = len(SourceRefStruct.__struct_fields__)
 _TRACE_FIELDS = len(TraceStruct.__struct_fields__)
 _CONTAINERS = (dict, list)
 _ORDINAL = attrgetter("ordinal")
+_ATTRIBUTES = attrgetter("attributes")
 _JSON_WHITESPACE = b" \t\n\r"
 _OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
 
@@ -142,7 +148,7 @@ def key_bound(raw: bytes) -> int:
     deleted, every key's closing quote and its colon become one ``":`` of their own (what
     :func:`abw.reader.key_token_bound` counts, less the non-JSON whitespace it also allows),
     in two passes of C."""
-    return raw.translate(None, _JSON_WHITESPACE).count(b'":')
+    return squeezed(raw).count(b'":')
 
 
 def _keys(value: Any, depth: int = 0) -> int:
@@ -162,10 +168,26 @@ def _keys(value: Any, depth: int = 0) -> int:
 
 
 def _span_keys(spans: list[LeanSpan]) -> int:
-    """The keys the decode holds in the spans, which it reduces to their lean form on the way
-    (:func:`intern_span` applied, attributes reduced, source_ref dropped); refuses what the
-    model would not accept with these values."""
+    """The keys the decode holds in the spans (struct fields that are not None, and every key
+    of their decoded mappings, walked)."""
     count = len(spans) * _SPAN_FIELDS - sum(map(tuple.count, map(astuple, spans), repeat(None)))
+    for span in spans:
+        if span.attributes:
+            count += _keys(span.attributes, 1)
+        if span.source_ref is not None:
+            count += _REF_FIELDS - astuple(span.source_ref).count(None)
+    return count
+
+
+def _nesting_bounded(spans: list[LeanSpan]) -> None:
+    """Raise :class:`_Unproven` when some span's attributes nest over MAX_WALK_DEPTH deep."""
+    for attributes in filter(None, map(_ATTRIBUTES, spans)):
+        _keys(attributes, 1)
+
+
+def _reduce(spans: list[LeanSpan]) -> None:
+    """The spans in their lean form: :func:`intern_span`'s names and hashes interned (type and
+    status are msgspec's own literal objects), attributes reduced, source_ref dropped."""
     intern, empty = sys.intern, NO_ATTRIBUTES
     for span in spans:
         span.span_id, span.name = intern(span.span_id), intern(span.name)
@@ -174,15 +196,44 @@ def _span_keys(spans: list[LeanSpan]) -> int:
         if span.output_hash is not None:
             span.output_hash = intern(span.output_hash)
         attributes = span.attributes
-        if attributes:
-            count += _keys(attributes, 1)
-            span.attributes = reduced_attributes(attributes)
-        else:
-            span.attributes = empty
+        span.attributes = reduced_attributes(attributes) if attributes else empty
         if span.source_ref is not None:
-            count += _REF_FIELDS - astuple(span.source_ref).count(None)
             span.source_ref = None
-    return count
+
+
+def _proven_keys(raw: bytes, trace: TraceStruct) -> bool:
+    """Whether the decode holds every key written in ``raw``, once (no repeated key, no key
+    the structs drop, no explicit ``null``), and nests within MAX_WALK_DEPTH: by
+    :func:`is_own_encoding` (files as :func:`abw.traceio.write_trace` writes them), else by
+    the key count: the keys the decode holds must number exactly :func:`key_bound`, an upper
+    bound on the keys written."""
+    text = squeezed(raw)
+    if is_own_encoding(text, trace):
+        for head in (trace.source, trace.run, trace.redaction or {}):
+            _keys(head)
+        _nesting_bounded(trace.spans or [])
+        return True
+    count = _TRACE_FIELDS - astuple(trace).count(None)
+    count += _keys(trace.source) + _keys(trace.run)
+    if trace.redaction is not None:
+        count += _keys(trace.redaction)
+    count += _span_keys(trace.spans or [])
+    return count == text.count(b'":')
+
+
+def squeezed(raw: bytes) -> bytes:
+    """``raw`` with JSON's whitespace deleted (inside strings too)."""
+    return raw.translate(None, _JSON_WHITESPACE)
+
+
+def is_own_encoding(text: bytes, trace: TraceStruct) -> bool:
+    """Whether ``text`` (:func:`squeezed`) is the decoder's own encoding of what it decoded,
+    squeezed: then the decode holds every key of the text, once. Deleting whitespace keeps a
+    JSON text's structure (it touches no quote and no escape), so equal texts have the same
+    objects with the same members; the encoding writes each decoded key once and omits every
+    None, so a repeated, dropped or null member would have made the text longer."""
+    encoded = _ENCODER.encode(trace)
+    return text == encoded or text == squeezed(encoded)
 
 
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:
@@ -217,15 +268,11 @@ def decode(raw: bytes) -> Decoded | None:
     ):
         return None
     try:
-        count = _TRACE_FIELDS - astuple(trace).count(None)
-        count += _keys(trace.source) + _keys(trace.run)
-        if trace.redaction is not None:
-            count += _keys(trace.redaction)
-        count += _span_keys(spans)
+        if not _proven_keys(raw, trace):
+            return None
     except _Unproven:
         return None
-    if count != key_bound(raw):
-        return None
+    _reduce(spans)
     try:
         source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
         given = trace.redaction  # None: absent (an explicit null failed the key count)

@@ -413,3 +413,34 @@ def test_durations_decode_to_the_standard_librarys_value(text: str) -> None:
     if decoded is not None:
         assert repr(decoded.spans[1].duration_ms) == repr(float(json.loads(text)))
     check(raw)
+
+
+def test_written_traces_are_proven_by_their_own_encoding() -> None:
+    """The cheap proof holds for every file as write_trace writes it (else the gate would
+    take the slower key count for each, silently)."""
+    from abw.leandecode import _DECODER, is_own_encoding, squeezed
+
+    written = SEEDS[: len(EXAMPLE_TRACES)] + CORPUS_TRACES + GENERATED_TRACES
+    assert [
+        n for n, raw in written if not is_own_encoding(squeezed(raw), _DECODER.decode(raw))
+    ] == []
+
+
+@pytest.mark.parametrize(
+    "old,new",
+    [
+        ('"name": ', '"name": "x", "name": '),  # a repeated span key (msgspec keeps the last)
+        ('"status": ', '"unknown_key": 1, "status": '),  # a key the struct drops
+        ('"status": ', '"outcome": null, "status": '),  # an explicit null
+        ('"trace_id": ', '"trace_id": "other", "trace_id": '),  # repeated in a head mapping
+        ('"spans": [', '"redaction": {"applied": false}, "spans": ['),  # a repeated top key
+    ],
+)
+def test_a_written_file_with_a_hidden_defect_is_not_its_own_encoding(old: str, new: str) -> None:
+    from abw.leandecode import _DECODER, is_own_encoding, squeezed
+
+    raw = render_trace(Trace.model_validate(minimal_trace_doc())).encode()
+    assert old.encode() in raw
+    damaged = raw.replace(old.encode(), new.encode(), 1)
+    assert not is_own_encoding(squeezed(damaged), _DECODER.decode(damaged))
+    check(damaged)
