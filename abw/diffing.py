@@ -66,6 +66,7 @@ def normalized_edit_distance(a: list[str], b: list[str]) -> float:
 class _Trie:
     children: dict[str, _Trie] = field(default_factory=dict)
     terminal: int = 0
+    through: list[int] = field(default_factory=list)  # BaselineShape.items passing this node
 
     def insert(self, path: list[str]) -> None:
         node = self
@@ -105,6 +106,13 @@ class BaselineShape:
         self.items = sorted(
             {tuple(p): (p, self.encode(p)) for p in self.paths}.values(), key=lambda i: i[1]
         )
+        self.item_codes = [code for _, code in self.items]
+        for index, (names, _) in enumerate(self.items):
+            node = self.trie
+            node.through.append(index)
+            for name in names:
+                node = node.children[name]
+                node.through.append(index)
         self.totals: dict[str, int] = {}
         for path in self.paths:
             for name in path:
@@ -119,7 +127,11 @@ class BaselineShape:
 
     def encode(self, path: list[str]) -> tuple[int, ...]:
         """``path`` as ids; names the baseline never used get distinct ids past its own."""
-        ids, extra = self.ids, {}
+        ids = self.ids
+        code = tuple(map(ids.get, path))
+        if None not in code:
+            return code  # type: ignore[return-value]
+        extra: dict[str, int] = {}
         return tuple(
             ids[name] if name in ids else extra.setdefault(name, len(ids) + len(extra))
             for name in path
@@ -142,34 +154,40 @@ class BaselineShape:
         _, distance, best = extractOne(encoded, self.unique, scorer=Levenshtein.normalized_distance)
         return float(distance), self.nearest_ids[best]
 
-    def divergence(self, trace_file: TraceFile, path: list[str]) -> Divergence | None:
-        """Where ``path`` (``trace_file``'s tool names) leaves the baseline prefix tree."""
+    def divergence(
+        self, trace_file: TraceFile, path: list[str], code: tuple[int, ...] | None = None
+    ) -> Divergence | None:
+        """Where ``path`` (``trace_file``'s tool names; ``code``: its :meth:`encode`) leaves
+        the baseline prefix tree."""
         node, step = self.trie, 0
         while step < len(path) and path[step] in node.children:
             node = node.children[path[step]]
             step += 1
         if step == len(path) and node.terminal:
             return None  # the whole path is a baseline path
-        prefix = path[:step]
-        sharing = [(names, enc) for names, enc in self.items if names[:step] == prefix]
-        candidate_enc = self.encode(path)
-        nearest = min(
-            sharing,
-            key=lambda item: (Levenshtein.normalized_distance(candidate_enc, item[1]), item[1]),
-            default=([], ()),
-        )[0]
+        # of the baseline paths through this node (sharing the prefix), the nearest; of equal
+        # ones the smallest in id order, the first in self.items: rapidfuzz's C loop
+        nearest: list[str] = []
+        if node.through:
+            from rapidfuzz.process import extractOne
+
+            codes = [self.item_codes[index] for index in node.through]
+            scorer = Levenshtein.normalized_distance
+            best = extractOne(self.encode(path) if code is None else code, codes, scorer=scorer)[2]
+            nearest = self.items[node.through[best]][0]
         return _make_divergence(trace_file, path, step, node, nearest)
 
     def measure(self, trace_file: TraceFile, path: list[str] | None = None) -> RunShape:
         """One candidate run against this baseline."""
         names = path_names(trace_file) if path is None else path
-        distance, nearest = self.nearest(self.encode(names))
+        code = self.encode(names)
+        distance, nearest = self.nearest(code)
         return RunShape(
             trace_file.trace.run.trace_id,
             trace_file.path,
             distance,
             nearest,
-            self.divergence(trace_file, names),
+            self.divergence(trace_file, names, code),
         )
 
 
