@@ -103,3 +103,21 @@ def test_a_shared_fields_set_refuses_changes_and_copies_get_their_own():
     restored = pickle.loads(pickle.dumps([one, two]))
     assert restored == [one, two]
     assert restored[0].__pydantic_fields_set__ is one.__pydantic_fields_set__
+
+
+@pytest.mark.parametrize("make", ["fail_report", "malicious_report"])
+def test_long_mixed_lists_of_models_join_to_the_report_text(make):
+    """Leaf models are written in batches (abw.gating._list_items): lists longer than a batch,
+    with models that hold models between them, still give the report's JSON text."""
+    import render_fixtures
+
+    from abw.gating import _LIST_BATCH, _holds_lists, report_chunks
+
+    report = getattr(render_fixtures, make)()
+    checks = [c for _ in range(2 * _LIST_BATCH // len(report.checks) + 3) for c in report.checks]
+    kinds = {_holds_lists(c) for c in checks}
+    assert kinds == {True, False} and len(checks) > 2 * _LIST_BATCH
+    for chosen in (checks, checks[1:], checks[: _LIST_BATCH + 1], [checks[0]]):
+        longer = report.model_copy(update={"checks": chosen})
+        text = report_json(longer).encode("utf-8", "surrogatepass")
+        assert b"".join(report_chunks(longer)) == text

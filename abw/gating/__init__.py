@@ -14,8 +14,9 @@ did (abw.shard).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from abw.errors import AbwInputError
 from abw.gating.ledger import inputs_digest
@@ -394,6 +395,8 @@ def _holds_lists(model: Any) -> bool:
     model with extra or computed fields, which only its own dump writes."""
     from pydantic import BaseModel
 
+    if not _may_hold_models(type(model)):
+        return False
     if model.__pydantic_extra__ or type(model).model_computed_fields:
         return False
     return any(
@@ -401,6 +404,25 @@ def _holds_lists(model: Any) -> bool:
         or (isinstance(value, list) and value and isinstance(value[0], BaseModel))
         for value in model.__dict__.values()
     )
+
+
+@cache
+def _may_hold_models(model_type: type) -> bool:
+    """Whether a field of ``model_type`` may hold a model: its annotation names one, or ``Any``
+    (a report model type whose fields name none is written whole, never asked per instance)."""
+    from pydantic import BaseModel
+
+    def names_model(annotation: Any) -> bool:
+        if annotation is Any:
+            return True
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return True
+        return any(names_model(arg) for arg in get_args(annotation))
+
+    return any(names_model(info.annotation) for info in model_type.model_fields.values())
+
+
+_LIST_BATCH = 256  # leaf models written per orjson call: a batch's JSON data held at once
 
 
 def _chunks(model: Any, depth: int) -> Iterator[bytes]:
@@ -422,11 +444,7 @@ def _chunks(model: Any, depth: int) -> Iterator[bytes]:
             yield from _chunks(value, depth + 1)
         elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
             yield b"["
-            for position, item in enumerate(value):
-                yield inner + b"  "
-                yield from _chunks(item, depth + 2)
-                if position < len(value) - 1:
-                    yield b","
+            yield from _list_items(value, depth + 1)
             yield inner + b"]"
         else:
             text = indented_json_bytes(model.model_dump(mode="json", include={name})[name])
@@ -434,3 +452,27 @@ def _chunks(model: Any, depth: int) -> Iterator[bytes]:
         if index < len(names) - 1:
             yield b","
     yield b"\n" + b"  " * depth + b"}"
+
+
+def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
+    """The items of a list of models at ``depth`` (between its brackets): a model holding
+    models piece by piece; consecutive others in batches, each the middle of the indented
+    text of the batch as a list (the same bytes as item by item)."""
+    from abw.jsontext import indented_json_bytes
+
+    inner = b"\n" + b"  " * depth
+    batch: list[Any] = []
+    first = True
+    for position, item in enumerate(items):
+        if not _holds_lists(item):
+            batch.append(item.model_dump(mode="json"))
+            if len(batch) < _LIST_BATCH and position < len(items) - 1:
+                continue
+        if batch:
+            text = indented_json_bytes(batch)  # "[\n  {...},\n  {...}\n]\n"
+            yield (b"" if first else b",") + text[1:-3].replace(b"\n", inner)
+            first, batch = False, []
+        if _holds_lists(item):
+            yield (b"" if first else b",") + inner + b"  "
+            yield from _chunks(item, depth + 1)
+            first = False
