@@ -12,7 +12,7 @@ corpus and fuzz traces and on generated mutations of them).
 How each rule of the exact path is kept:
 
 - **duplicate keys** (msgspec keeps the last), unknown keys (which msgspec drops and the model
-  would keep) and explicit ``null``\ s: a file as :func:`abw.traceio.write_trace` writes it is,
+  would keep) and explicit ``null`` values: a file as :func:`abw.traceio.write_trace` writes it is,
   with JSON's whitespace deleted, the decoder's own encoding of what it decoded
   (:func:`is_own_encoding`, all in C), which proves none of them is there. Any other file:
   the keys the decode holds — every struct field that is not ``None`` plus every key of the

@@ -24,7 +24,7 @@ from abw import semantics
 from abw.hashing import sha256_hex
 from abw.leandecode import LeanSpan, decode, intern_span, reduced_attributes
 from abw.models import TRACE_SCHEMA
-from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_paths
+from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_files
 
 
 def lean_span(span: Any) -> LeanSpan:
@@ -99,7 +99,7 @@ def load_lean_traces(folder: str | Path) -> list[TraceFile]:
     from abw.progress import track
     from abw.traceio import PROGRESS_MIN_FILES
 
-    paths = trace_paths(folder)
+    paths = trace_files(folder)
     label = f"loading {Path(folder).name}"
     with gc_paused():
         quiet = len(paths) < PROGRESS_MIN_FILES

@@ -275,7 +275,13 @@ def load_trace(
 
 
 def trace_paths(folder: str | Path) -> list[Path]:
-    """The ``*.json`` trace files under a folder (recursively), in a stable order.
+    """:func:`trace_files`, as paths."""
+    return [Path(text) for text in trace_files(folder)]
+
+
+def trace_files(folder: str | Path) -> list[str]:
+    """The ``*.json`` trace files under a folder (recursively), in a stable order, named as
+    ``str(path)`` names them (or the one file given).
 
     Hidden files and folders (a name starting with ``.``) are never read: abw's staging folders
     (abw.atomic.staging_folder) and temporaries are hidden, so a killed import or write leaves
@@ -284,13 +290,13 @@ def trace_paths(folder: str | Path) -> list[Path]:
     if not root.exists():
         raise AbwInputError("no such folder", file=root)
     if root.is_file():
-        return [root]
-    from abw.folders import files_within
+        return [str(root)]
+    from abw.folders import walk_files
 
-    paths = files_within(root, root, "*.json", "trace folder", skip_hidden=True)
-    if not paths:
+    texts = walk_files(root, root, "*.json", "trace folder", skip_hidden=True)
+    if not texts:
         raise AbwInputError(with_hint("no trace files (*.json) found", root), file=root)
-    return paths
+    return texts
 
 
 def load_traces(folder: str | Path) -> list[TraceFile]:

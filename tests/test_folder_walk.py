@@ -11,7 +11,7 @@ import pytest
 
 from abw.errors import AbwInputError
 from abw.folders import files_within
-from abw.traceio import trace_paths
+from abw.traceio import trace_files, trace_paths
 
 NAMES = ["a", "a-b", "a.json", "b.json", ".h", ".h.json", "B.JSON", "é.json", "x y.json", "z"]
 
@@ -51,6 +51,22 @@ def test_walk_finds_what_rglob_found_in_the_same_order(tmp_path: Path, seed: int
     expected = _reference(tmp_path, True)
     if expected:
         assert trace_paths(tmp_path) == expected
+        assert trace_files(tmp_path) == [str(p) for p in expected]
+
+
+@pytest.mark.parametrize("given", [".", "./", "traces/", "./traces", "traces//sub/.."])
+def test_file_names_are_what_str_of_the_path_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str
+) -> None:
+    (tmp_path / "traces" / "sub").mkdir(parents=True)
+    (tmp_path / "traces" / "sub" / "a.json").write_text("{}")
+    (tmp_path / "traces" / "b.json").write_text("{}")
+    monkeypatch.chdir(tmp_path / "traces" if given in (".", "./") else tmp_path)
+    want = [str(p) for p in sorted(Path(given).rglob("*.json"))]
+    assert trace_files(given) == want
+    assert trace_files(tmp_path / "traces") == [
+        str(tmp_path / "traces" / n) for n in ("b.json", "sub/a.json")
+    ]
 
 
 def test_sorted_as_paths_sort_not_as_strings(tmp_path: Path) -> None:
