@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from fnmatch import translate
 from functools import lru_cache
-from itertools import pairwise
+from operator import attrgetter
 from typing import Protocol, TypeVar
 
 
@@ -49,6 +49,7 @@ class SpanLike(Protocol):
 
 
 S = TypeVar("S", bound=SpanLike)
+_ORDINAL, _STARTED_AT = attrgetter("ordinal"), attrgetter("started_at")
 
 __all__ = [
     "SpanLike",
@@ -66,9 +67,10 @@ __all__ = [
 
 def in_order(spans: Sequence[S]) -> Sequence[S]:
     """The spans in ordinal order: the sequence itself when it already is (as written)."""
-    if all(a.ordinal < b.ordinal for a, b in pairwise(spans)):
+    ordinals = list(map(_ORDINAL, spans))
+    if ordinals == sorted(ordinals):  # (a stable sort of these spans keeps their order)
         return spans
-    return sorted(spans, key=lambda s: s.ordinal)
+    return sorted(spans, key=_ORDINAL)
 
 
 def path(ordered: Iterable[S]) -> list[S]:
@@ -179,5 +181,5 @@ def _moment(text: object) -> datetime | None:
 
 def start_time(spans: Iterable[SpanLike]) -> datetime | None:
     """The run's start: the earliest readable ``started_at`` of its spans, or ``None``."""
-    moments = [m for s in spans if (m := _moment(s.started_at)) is not None]
+    moments = filter(None, map(_moment, filter(None, map(_STARTED_AT, spans))))
     return min(moments, default=None)

@@ -14,9 +14,11 @@ collects a batch's summaries. The single-process gate is the same reduction over
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from abw.diffing import BaselineShape, path_names, run_sort_key
@@ -29,6 +31,9 @@ if TYPE_CHECKING:
     from abw.models.spec import Spec
     from abw.rules.checks import AssertionBaseline, RuleBaseline, RunResult
     from abw.traceio import TraceFile
+
+
+_NAME = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +185,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
 
         base_values = context.assertion_baseline
         assertions = assertion_results(base_values.assertions, run, base_values)
-    counts: dict[str, int] = {}
-    for name in names:
-        counts[name] = counts.get(name, 0) + 1
+    counts = Counter(names)
     return RunSummary(
         *_head_fields(run),
         started_at=started_at(run),
@@ -195,7 +198,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         rules=rules,
         assertions=assertions,
         tool_counts=tuple(sorted(counts.items())),
-        span_names=frozenset(span.name for span in run.trace.spans),
+        span_names=frozenset(map(_NAME, run.trace.spans)),
     )
 
 
