@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -62,16 +62,25 @@ def normalized_edit_distance(a: list[str], b: list[str]) -> float:
     return float(Levenshtein.normalized_distance(symbols.encode(a), symbols.encode(b)))
 
 
-@dataclass
 class _Trie:
-    children: dict[str, _Trie] = field(default_factory=dict)
-    terminal: int = 0
-    through: list[int] = field(default_factory=list)  # BaselineShape.items passing this node
+    """A node of the baseline paths' prefix tree."""
+
+    __slots__ = ("children", "sharing", "terminal")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Trie] = {}
+        self.terminal = 0  # baseline paths ending here
+        # (indices into BaselineShape.items of the paths through here, their codes): built
+        # the first time a candidate leaves the tree here
+        self.sharing: tuple[list[int], list[tuple[int, ...]]] | None = None
 
     def insert(self, path: list[str]) -> None:
         node = self
         for name in path:
-            node = node.children.setdefault(name, _Trie())
+            child = node.children.get(name)
+            if child is None:
+                child = node.children[name] = _Trie()
+            node = child
         node.terminal += 1
 
     def alternatives(self) -> list[str]:
@@ -106,13 +115,6 @@ class BaselineShape:
         self.items = sorted(
             {tuple(p): (p, self.encode(p)) for p in self.paths}.values(), key=lambda i: i[1]
         )
-        self.item_codes = [code for _, code in self.items]
-        for index, (names, _) in enumerate(self.items):
-            node = self.trie
-            node.through.append(index)
-            for name in names:
-                node = node.children[name]
-                node.through.append(index)
         self.totals: dict[str, int] = {}
         for path in self.paths:
             for name in path:
@@ -167,14 +169,18 @@ class BaselineShape:
             return None  # the whole path is a baseline path
         # of the baseline paths through this node (sharing the prefix), the nearest; of equal
         # ones the smallest in id order, the first in self.items: rapidfuzz's C loop
+        if node.sharing is None:
+            prefix = path[:step]
+            through = [i for i, (names, _) in enumerate(self.items) if names[:step] == prefix]
+            node.sharing = (through, [self.items[i][1] for i in through])
+        through, codes = node.sharing
         nearest: list[str] = []
-        if node.through:
+        if through:
             from rapidfuzz.process import extractOne
 
-            codes = [self.item_codes[index] for index in node.through]
             scorer = Levenshtein.normalized_distance
             best = extractOne(self.encode(path) if code is None else code, codes, scorer=scorer)[2]
-            nearest = self.items[node.through[best]][0]
+            nearest = self.items[through[best]][0]
         return _make_divergence(trace_file, path, step, node, nearest)
 
     def measure(self, trace_file: TraceFile, path: list[str] | None = None) -> RunShape:
