@@ -61,8 +61,8 @@ def test_a_pipe_is_read_to_its_end(tmp_path: Path) -> None:
 
 
 def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
-    """refuse_outside resolves only paths through a symlink; every kind is still judged."""
-    from abw.folders import refuse_outside
+    """files_within resolves only paths through a symlink; every kind is still judged."""
+    from abw.folders import files_within
 
     root, outside = tmp_path / "root", tmp_path / "outside"
     (root / "plain").mkdir(parents=True)
@@ -73,19 +73,20 @@ def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
     (root / "inner" / "i.json").write_text("{}")
     (root / "to-inner").symlink_to(root / "inner", target_is_directory=True)
     (root / "file-in.json").symlink_to(root / "plain" / "a.json")
-    inside = [
-        root / "plain" / "a.json",
-        root / "to-inner" / "i.json",
-        root / "file-in.json",
-    ]
-    assert refuse_outside(inside, root, "trace folder") == inside
+    inside = [root / "file-in.json", root / "inner" / "i.json", root / "plain" / "a.json"]
+    assert files_within(root, root, "*.json", "trace folder") == inside
+    # as rglob: a link to a folder is not entered; given as the folder to walk, it is judged
     (root / "to-out").symlink_to(outside, target_is_directory=True)
+    assert files_within(root, root, "*.json", "trace folder") == inside
+    with pytest.raises(AbwInputError, match="symlink leads outside") as info:
+        files_within(root, root / "to-out", "*.json", "trace folder")
+    assert info.value.file == str(root / "to-out" / "o.json")
     (root / "file-out.json").symlink_to(outside / "o.json")
-    for leak in (root / "to-out" / "o.json", root / "file-out.json"):
-        with pytest.raises(AbwInputError, match="symlink leads outside") as info:
-            refuse_outside([*inside, leak], root, "trace folder")
-        assert info.value.file == str(leak)
+    with pytest.raises(AbwInputError, match="symlink leads outside") as info:
+        files_within(root, root, "*.json", "trace folder")
+    assert info.value.file == str(root / "file-out.json")
+    (root / "file-out.json").unlink()
     linked_root = tmp_path / "linked-root"
     linked_root.symlink_to(root, target_is_directory=True)  # the root itself may be a link
-    paths = [linked_root / "plain" / "a.json"]
-    assert refuse_outside(paths, linked_root, "trace folder") == paths
+    found = files_within(linked_root, linked_root, "*.json", "trace folder")
+    assert found == [linked_root / p.relative_to(root) for p in inside]
