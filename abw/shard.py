@@ -123,17 +123,19 @@ def load_on(client: Any, folder: str | Path) -> list[TraceFile]:
 
 
 def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
-    """Every candidate run under ``folder`` summarized by ``client``'s workers, merged."""
+    """Every candidate run under ``folder`` summarized by ``client``'s workers, merged as each
+    batch arrives, with one copy of the values many runs repeat (abw.sharedfields.ValuePool)."""
     from abw.gating.summary import Partial
+    from abw.sharedfields import ValuePool
 
     prefix, batches = _batches(folder)
     [shared] = client.scatter([context], broadcast=True)
     futures = client.map(
         summarize_batch, [prefix] * len(batches), batches, context=shared, pure=False
     )
-    merged = Partial()
+    merged, pool = Partial(), ValuePool()
     for partial in _results(client, futures):
-        merged.merge(partial)
+        merged.merge(partial, pool)
     return merged
 
 

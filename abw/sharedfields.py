@@ -1,4 +1,5 @@
-"""One read-only pydantic ``fields_set`` shared by the report's many per-run models.
+"""What the report's many per-run models share: one read-only pydantic ``fields_set`` per set
+of field names, and (for the summaries that arrive from workers) one copy of each repeated value.
 
 pydantic gives every model instance its own ``__pydantic_fields_set__``: a set of 5 to 9 field
 names costs 728 bytes, about half of a report model of one run (a violation, a run status, an
@@ -8,6 +9,12 @@ set for its names instead. That set only records which fields were given (the re
 with every field, never ``exclude_unset``); it refuses changes, so assigning to a shared model
 raises (the report's models are never assigned to: they are copied with ``model_copy``, which
 gives the copy a set of its own, as unpickling does).
+
+Each batch of summaries unpickled from a worker has its own copies of what many runs repeat: the
+tool names and the paths of the divergences (a nearest baseline path, the variants many runs
+take, their common prefixes), the messages, the nearest baseline's trace id, the empty span-name
+set. A :class:`ValuePool` gives each equal value one copy while the driver merges them: the
+report's models only read these values, never change them.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any, TypeVar
 
 M = TypeVar("M")
+V = TypeVar("V")
 
 
 class SharedFieldsSet(set[str]):
@@ -59,3 +67,37 @@ def shared(model: M) -> M:
     names = model.__pydantic_fields_set__  # type: ignore[attr-defined]
     object.__setattr__(model, "__pydantic_fields_set__", shared_set(names))
     return model
+
+
+class ValuePool:
+    """One copy of each equal string, frozenset or list (of strings or of ints) given to it."""
+
+    __slots__ = ("_lists", "_values")
+
+    def __init__(self) -> None:
+        self._values: dict[Any, Any] = {}
+        self._lists: dict[tuple[Any, ...], list[Any]] = {}
+
+    def value(self, value: V) -> V:
+        """The pool's copy of a string or a frozenset of strings (``None`` as is)."""
+        if value is None:
+            return value
+        return self._values.setdefault(value, value)  # type: ignore[no-any-return]
+
+    def items(self, values: list[V]) -> list[V]:
+        """The pool's copy of a list of strings or of ints (its strings pooled too). Never
+        changed by whoever holds it: every model that had an equal list now holds this one."""
+        key = tuple(self.value(item) if isinstance(item, str) else item for item in values)
+        found = self._lists.get(key)
+        if found is None:
+            found = self._lists[key] = list(key)
+        return found
+
+    def fields(self, model: Any, names: tuple[str, ...], lists: tuple[str, ...] = ()) -> None:
+        """Give ``model``'s string fields ``names`` and list fields ``lists`` the pool's copies
+        (in place, as its fields, never through assignment, which a shared fields_set refuses)."""
+        data = model.__dict__
+        for name in names:
+            data[name] = self.value(data[name])
+        for name in lists:
+            data[name] = self.items(data[name])

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from abw.models.report import Divergence, Violation
     from abw.models.spec import Spec
     from abw.rules.checks import AssertionBaseline, RuleBaseline, RunResult
+    from abw.sharedfields import ValuePool
     from abw.traceio import TraceFile
 
 
@@ -202,6 +203,10 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
     )
 
 
+#: The span names of a summary a Partial holds (they are folded): one set, which pickles once.
+_NO_NAMES: frozenset[str] = frozenset()
+
+
 @dataclass
 class Partial:
     """The summaries of some candidate runs, with what is only needed summed folded per
@@ -216,15 +221,14 @@ class Partial:
         for name, count in summary.tool_counts:
             totals[name] = totals.get(name, 0) + count
         self.span_names |= summary.span_names
-        slim = replace(summary, tool_counts=(), span_names=frozenset())
-        _share_models(slim)
-        self.summaries.append(slim)
+        slim = replace(summary, tool_counts=(), span_names=_NO_NAMES)
+        self.summaries.append(_share_models(slim))
 
-    def merge(self, other: Partial) -> None:
-        """Fold ``other`` in (its summaries after these; the gate sorts them)."""
-        for summary in other.summaries:  # unpickled from a worker: each model its own set
-            _share_models(summary)
-        self.summaries += other.summaries
+    def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
+        """Fold ``other`` in (its summaries after these; the gate sorts them). ``pool``: for
+        summaries unpickled from a worker, one copy of the values many runs repeat
+        (abw.sharedfields.ValuePool; one pool for all the partials of a gate)."""
+        self.summaries += [_share_models(summary, pool) for summary in other.summaries]
         for scenario, counts in other.tool_totals.items():
             totals = self.tool_totals.setdefault(scenario, {})
             for name, count in counts.items():
@@ -232,20 +236,47 @@ class Partial:
         self.span_names |= other.span_names
 
 
-def _share_models(summary: RunSummary) -> None:
-    """The summary's report models (its evidence) get the shared fields_set
-    (abw.sharedfields): they go into the report as they are."""
+_DIVERGENCE_LISTS = ("baseline_alternatives", "common_prefix", "candidate_path", "baseline_path")
+
+
+def _share_models(summary: RunSummary, pool: ValuePool | None = None) -> RunSummary:
+    """The summary, its report models (its evidence) with the shared fields_set
+    (abw.sharedfields): they go into the report as they are; with ``pool``, the summary with
+    its repeated values pooled too."""
     from abw.sharedfields import shared
 
-    for model in (summary.divergence, summary.new_tools):
+    violations = [summary.new_tools, *(item for _, item in summary.findings)]
+    for results in (summary.rules, summary.assertions):
+        violations += [found[1] for found in results if isinstance(found, tuple)]
+    for model in (summary.divergence, *violations):
         if model is not None:
             shared(model)
-    for _, item in summary.findings:
-        shared(item)
-    for results in (summary.rules, summary.assertions):
-        for found in results:
-            if isinstance(found, tuple):
-                shared(found[1])
+    if pool is None:
+        return summary
+    if summary.divergence is not None:
+        pool.fields(summary.divergence, ("candidate_tool",), _DIVERGENCE_LISTS)
+    for item in violations:
+        if item is not None:
+            pool.fields(item, ("message", "scenario_id"), ("span_ordinals", "span_lines"))
+    return replace(
+        summary,
+        scenario_id=pool.value(summary.scenario_id),
+        final_status=pool.value(summary.final_status),
+        platform=pool.value(summary.platform),
+        agent_version=pool.value(summary.agent_version),
+        nearest=pool.value(summary.nearest),
+        span_names=pool.value(summary.span_names),
+        rules=_pooled_results(summary.rules, pool),
+        assertions=_pooled_results(summary.assertions, pool),
+    )
+
+
+def _pooled_results(results: tuple[RunResult, ...], pool: ValuePool) -> tuple[RunResult, ...]:
+    """Rule or assertion results with their status strings pooled (their violations are)."""
+    return tuple(
+        (pool.value(found[0]), found[1]) if isinstance(found, tuple) else pool.value(found)
+        for found in results
+    )
 
 
 def summarize_all(runs: list[TraceFile], context: Context) -> Partial:

@@ -1,0 +1,105 @@
+"""What the driver keeps of the summaries that arrive from Dask workers (a real LocalCluster):
+one copy of each value many runs repeat, and the same report."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import distributed
+import pytest
+from conftest import REPO
+
+import abw.shard
+from abw.gating import report_json, run_gate
+from abw.gating.summary import Context, Partial
+from abw.leanrun import load_lean_traces
+from abw.models.report import Divergence
+from abw.shard import run_gate_distributed, summaries_on
+from abw.sharedfields import ValuePool, shared
+from abw.specio import load_spec
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+BASELINE = EXAMPLE / "traces" / "baseline"
+REGRESSED = EXAMPLE / "traces" / "regressed"
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Three files per batch: the example's runs arrive in many partials."""
+    monkeypatch.setattr(abw.shard, "BATCH_FILES", 3)
+
+
+def _context() -> Context:
+    spec, _ = load_spec(EXAMPLE / "behavior.yaml")
+    return Context(spec, load_lean_traces(BASELINE))
+
+
+def _copies(values: list[object]) -> dict[object, set[int]]:
+    """Per distinct value (lists as tuples), the ids of the objects holding it."""
+    found: dict[object, set[int]] = defaultdict(set)
+    for value in values:
+        found[tuple(value) if isinstance(value, list) else value].add(id(value))
+    return found
+
+
+def test_equal_values_from_many_batches_are_one_copy(cluster, small_batches):
+    with distributed.Client(cluster.scheduler_address) as client:
+        merged = summaries_on(client, REGRESSED, _context())
+    runs = merged.summaries
+    divergences = [s.divergence for s in runs if s.divergence is not None]
+    paths = [getattr(d, name) for d in divergences for name in ("candidate_path", "baseline_path")]
+    messages = [v.message for s in runs for _, v in s.findings]
+    for values in (paths, messages, [s.nearest for s in runs], [s.span_names for s in runs]):
+        copies = _copies(values)
+        assert len(copies) < len(values)  # some values repeat ...
+        assert all(len(ids) == 1 for ids in copies.values())  # ... and are held once
+
+
+def test_pooled_summaries_give_the_same_report(cluster, small_batches):
+    single = run_gate(BASELINE, REGRESSED, EXAMPLE / "behavior.yaml")
+    spread = run_gate_distributed(
+        BASELINE, REGRESSED, EXAMPLE / "behavior.yaml", scheduler=cluster.scheduler_address
+    )
+    assert report_json(spread) == report_json(single)
+
+
+def test_a_value_pool_keeps_one_copy_and_leaves_the_fields_set():
+    pool = ValuePool()
+    a, b = "".join(["Re", "ad"]), "".join(["Rea", "d"])
+    assert a is not b and pool.value(a) is pool.value(b) is a
+    assert pool.value(None) is None
+    first, second = pool.items([a, "Grep"]), pool.items([b, "Grep"])
+    assert first is second and first == ["Read", "Grep"] and first[0] is a
+    assert pool.items([1, 2]) is pool.items([1, 2]) and pool.items([]) is pool.items([])
+    model = shared(
+        Divergence(
+            trace_id="t",
+            trace_file="f",
+            step=0,
+            span_ordinal=None,
+            candidate_tool=b,
+            baseline_alternatives=[],
+            common_prefix=[],
+            candidate_path=[b, "Grep"],
+            baseline_path=["Grep"],
+        )
+    )
+    fields_set = model.__pydantic_fields_set__
+    pool.fields(model, ("candidate_tool",), ("candidate_path", "baseline_path"))
+    assert model.candidate_tool is a and model.candidate_path is first
+    assert model.__pydantic_fields_set__ is fields_set
+    assert model.baseline_path == ["Grep"]
+
+
+def test_merging_without_a_pool_keeps_the_summaries_as_they_are(cluster):
+    context = _context()
+    with distributed.Client(cluster.scheduler_address) as client:
+        partial = client.submit(
+            abw.shard.summarize_batch,
+            f"{REGRESSED}/",
+            sorted(p.name for p in REGRESSED.glob("*.json")),
+            context,
+        ).result()
+    merged = Partial()
+    merged.merge(partial)
+    assert merged.summaries == partial.summaries
