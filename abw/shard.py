@@ -99,7 +99,13 @@ def _batches(folder: str | Path) -> tuple[str, list[list[str]]]:
 
 def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
     """Each future's result in the given order (the first bad file's error raises), released
-    as read."""
+    as read. After each, the young garbage cycles are collected: the gate pauses the automatic
+    collector (abw.gcpause), and each result read leaves reference cycles of the Dask client's
+    (and of a LocalCluster's scheduler, which runs in this process) that only the collector
+    frees; collecting the young generations costs what was allocated since, never a scan of
+    everything the driver holds."""
+    import gc
+
     try:
         for future in futures:
             result = future.result()
@@ -107,6 +113,8 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
                 raise result
             yield result
             future.release()
+            del result
+            gc.collect(1)
     finally:
         client.cancel(futures)
 

@@ -1,8 +1,11 @@
 """What the driver keeps of the summaries that arrive from Dask workers (a real LocalCluster):
-one copy of each value many runs repeat, and the same report."""
+one copy of each value many runs repeat, no garbage cycles piling up batch after batch while
+the collector is paused, and the same report."""
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import defaultdict
 
 import distributed
@@ -14,7 +17,7 @@ from abw.gating import report_json, run_gate
 from abw.gating.summary import Context, Partial
 from abw.leanrun import load_lean_traces
 from abw.models.report import Divergence
-from abw.shard import run_gate_distributed, summaries_on
+from abw.shard import _results, run_gate_distributed, summaries_on
 from abw.sharedfields import ValuePool, shared
 from abw.specio import load_spec
 
@@ -61,6 +64,49 @@ def test_pooled_summaries_give_the_same_report(cluster, small_batches):
         BASELINE, REGRESSED, EXAMPLE / "behavior.yaml", scheduler=cluster.scheduler_address
     )
     assert report_json(spread) == report_json(single)
+
+
+class _Cycle:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+class _Future:
+    """A finished future whose result, like a Dask client's reading of one, leaves a cycle."""
+
+    def __init__(self, left: list[weakref.ref[_Cycle]]) -> None:
+        self.left = left
+
+    def result(self) -> str:
+        self.left.append(weakref.ref(_Cycle()))
+        return "partial"
+
+    def release(self) -> None:
+        pass
+
+
+class _Client:
+    def cancel(self, futures: list[_Future]) -> None:
+        pass
+
+
+def test_the_garbage_cycles_of_each_result_read_are_collected_as_results_arrive():
+    """With the collector paused (as abw gate runs), what reading a result leaves in reference
+    cycles (the Dask client's, and a LocalCluster scheduler's in this process) is freed as the
+    results arrive, not held to the end."""
+    left: list[weakref.ref[_Cycle]] = []
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for index, result in enumerate(_results(_Client(), [_Future(left) for _ in range(5)])):
+            assert result == "partial"
+            assert [ref() is None for ref in left] == [True] * index + [False]
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert all(ref() is None for ref in left)
 
 
 def test_a_value_pool_keeps_one_copy_and_leaves_the_fields_set():
