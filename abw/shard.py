@@ -137,7 +137,8 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     from abw.sharedfields import ValuePool
 
     prefix, batches = _batches(folder)
-    [shared] = client.scatter([context], broadcast=True)
+    [shared] = client.scatter([context], broadcast=True, hash=False)  # a key of its own: an
+    # equal context scattered again on this client is never the one an earlier gate released
     futures = client.map(
         summarize_batch, [prefix] * len(batches), batches, context=shared, pure=False
     )

@@ -109,6 +109,14 @@ def test_the_garbage_cycles_of_each_result_read_are_collected_as_results_arrive(
     assert all(ref() is None for ref in left)
 
 
+def test_the_same_context_gated_twice_on_one_client(cluster):
+    context = _context()
+    with distributed.Client(cluster.scheduler_address) as client:
+        first = summaries_on(client, REGRESSED, context)
+        second = summaries_on(client, REGRESSED, context)
+    assert len(first.summaries) == len(second.summaries) > 0
+
+
 def test_a_value_pool_keeps_one_copy_and_leaves_the_fields_set():
     pool = ValuePool()
     a, b = "".join(["Re", "ad"]), "".join(["Rea", "d"])
