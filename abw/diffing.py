@@ -21,6 +21,7 @@ from abw.sharedfields import shared
 from abw.traceio import TraceFile
 
 END = "<end>"
+_CACHES = ("_measured", "_departures")
 
 
 def run_sort_key(trace_file: TraceFile) -> tuple[str, str, str]:
@@ -87,6 +88,9 @@ class _Trie:
         return sorted(self.children) + ([END] if self.terminal else [])
 
 
+_Departure = tuple[int, _Trie, list[str]]  # (step, the node it leaves from, nearest sharer)
+
+
 class BaselineShape:
     """One scenario's baseline paths, as every candidate run of the scenario is measured against
     them: its nearest baseline run and where it leaves the baseline prefix tree. Built once per
@@ -120,12 +124,13 @@ class BaselineShape:
             for name in path:
                 self.totals[name] = self.totals.get(name, 0) + 1
         self._measured: dict[tuple[int, ...], tuple[float, str | None]] = {}
+        self._departures: dict[tuple[int, ...], _Departure | None] = {}
 
-    def __getstate__(self) -> dict[str, Any]:  # the cache stays behind
-        return {k: v for k, v in self.__dict__.items() if k != "_measured"}
+    def __getstate__(self) -> dict[str, Any]:  # the caches stay behind
+        return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _measured={})
+        self.__dict__.update(state, _measured={}, _departures={})
 
     def encode(self, path: list[str]) -> tuple[int, ...]:
         """``path`` as ids; names the baseline never used get distinct ids past its own."""
@@ -160,13 +165,23 @@ class BaselineShape:
         self, trace_file: TraceFile, path: list[str], code: tuple[int, ...] | None = None
     ) -> Divergence | None:
         """Where ``path`` (``trace_file``'s tool names; ``code``: its :meth:`encode`) leaves
-        the baseline prefix tree."""
+        the baseline prefix tree (found once per distinct path)."""
+        code = self.encode(path) if code is None else code
+        if code in self._departures:
+            departure = self._departures[code]
+        else:
+            departure = self._departures[code] = self._departure(path, code)
+        if departure is None:
+            return None  # the whole path is a baseline path
+        return _make_divergence(trace_file, path, *departure)
+
+    def _departure(self, path: list[str], code: tuple[int, ...]) -> _Departure | None:
         node, step = self.trie, 0
         while step < len(path) and path[step] in node.children:
             node = node.children[path[step]]
             step += 1
         if step == len(path) and node.terminal:
-            return None  # the whole path is a baseline path
+            return None
         # of the baseline paths through this node (sharing the prefix), the nearest; of equal
         # ones the smallest in id order, the first in self.items: rapidfuzz's C loop
         if node.sharing is None:
@@ -178,10 +193,9 @@ class BaselineShape:
         if through:
             from rapidfuzz.process import extractOne
 
-            scorer = Levenshtein.normalized_distance
-            best = extractOne(self.encode(path) if code is None else code, codes, scorer=scorer)[2]
+            best = extractOne(code, codes, scorer=Levenshtein.normalized_distance)[2]
             nearest = self.items[through[best]][0]
-        return _make_divergence(trace_file, path, step, node, nearest)
+        return step, node, nearest
 
     def measure(self, trace_file: TraceFile, path: list[str] | None = None) -> RunShape:
         """One candidate run against this baseline."""
