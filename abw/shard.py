@@ -85,11 +85,11 @@ def load_batch(prefix: str, names: list[str]) -> list[TraceFile] | AbwInputError
 
 
 def _batches(folder: str | Path) -> tuple[str, list[list[str]]]:
-    """The trace files under ``folder`` (abw.traceio.trace_paths: the same files, the same
+    """The trace files under ``folder`` (abw.traceio.trace_files: the same files, the same
     order) as a common prefix and batches of the rest of their paths (fewer bytes to send)."""
-    from abw.traceio import trace_paths
+    from abw.traceio import trace_files
 
-    paths = [str(p) for p in trace_paths(folder)]
+    paths = trace_files(folder)
     prefix = str(folder).rstrip("/") + "/"
     if not all(p.startswith(prefix) for p in paths):
         prefix = ""
