@@ -150,10 +150,8 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
 
 @contextmanager
 def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
-    """A client of the scheduler at ``scheduler``, or of a fresh ``LocalCluster`` of
+    """A client of the scheduler at ``scheduler``, or of a fresh :func:`local_cluster` of
     ``workers`` single-threaded processes (closed on the way out)."""
-    import logging
-
     distributed = _distributed()
     if (workers is None) == (scheduler is None):
         raise AbwInputError("give one of --workers and --scheduler", field="--workers")
@@ -169,18 +167,52 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
         return
     if workers is None or workers < 1:
         raise AbwInputError("--workers must be at least 1", field="--workers")
-    with (
-        distributed.LocalCluster(
+    with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def local_cluster(workers: int) -> Any:
+    """A cluster of ``workers`` single-threaded worker processes on this machine, as
+    ``LocalCluster`` starts them, with its scheduler in a process of its own: the scheduler's
+    task states and the task graph it unpickles stay out of the driver, which then holds the
+    summaries and the report only. Where a subprocess scheduler cannot run (Windows), a
+    ``LocalCluster``, whose scheduler runs in this process."""
+    import logging
+    import sys
+
+    distributed = _distributed()
+    quiet = logging.ERROR  # never a warning that a port is taken
+    if sys.platform == "win32":
+        return distributed.LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
             processes=True,
             dashboard_address=None,
             scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on
-            silence_logs=logging.ERROR,  # any free port, never a warning that 8787 is taken
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
-        yield client
+            silence_logs=quiet,  # any free port
+        )
+    from distributed.deploy.subprocess import SubprocessScheduler
+    from distributed.worker_memory import parse_memory_limit
+
+    options = {  # as LocalCluster's: one thread, an equal share of this machine's memory
+        "nthreads": 1,
+        "memory_limit": parse_memory_limit("auto", 1, workers, logger=logging.getLogger(__name__)),
+        "silence_logs": quiet,
+    }
+    worker = {"cls": distributed.Nanny, "options": options}
+    scheduler_options = {
+        "host": "127.0.0.1",
+        "port": 0,
+        "dashboard": False,
+        "dashboard_address": ":0",
+        "idle_timeout": "300s",  # gone on its own if this process dies without closing it
+    }
+    return distributed.SpecCluster(
+        workers=dict.fromkeys(range(workers), worker),
+        scheduler={"cls": SubprocessScheduler, "options": {"scheduler_kwargs": scheduler_options}},
+        worker=worker,
+        silence_logs=quiet,
+    )
 
 
 def run_gate_distributed(

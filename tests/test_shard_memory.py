@@ -5,6 +5,7 @@ the collector is paused, and the same report."""
 from __future__ import annotations
 
 import gc
+import os
 import weakref
 from collections import defaultdict
 
@@ -17,7 +18,7 @@ from abw.gating import report_json, run_gate
 from abw.gating.summary import Context, Partial
 from abw.leanrun import load_lean_traces
 from abw.models.report import Divergence
-from abw.shard import _results, run_gate_distributed, summaries_on
+from abw.shard import _results, dask_client, run_gate_distributed, summaries_on
 from abw.sharedfields import ValuePool, shared
 from abw.specio import load_spec
 
@@ -157,3 +158,12 @@ def test_merging_without_a_pool_keeps_the_summaries_as_they_are(cluster):
     merged = Partial()
     merged.merge(partial)
     assert merged.summaries == partial.summaries
+
+
+def test_the_cluster_abw_starts_runs_its_scheduler_outside_the_driver():
+    """``--workers N``: the scheduler's task states and the graph it unpickles are not held by
+    the driver, which runs neither the scheduler nor a worker."""
+    with dask_client(workers=1) as client:
+        assert client.run_on_scheduler(os.getpid) != os.getpid()
+        assert client.submit(os.getpid, pure=False).result() != os.getpid()
+        assert len(client.scheduler_info()["workers"]) == 1
