@@ -1,9 +1,15 @@
 """Stream a Claude Code JSONL file: one record per line, with one-line errors.
 
-The file is read line by line (never whole), its SHA-256 is computed on the way, and every
-problem names the file and the raw line. Each line is read by :func:`abw.reader.parse_json` (a
-repeated key is an error naming the line, integers stay exact). A last line without a newline
-that is no JSON text is a session still being written: it is skipped with a warning.
+The file is read in blocks (never whole, and never a line over :data:`MAX_LINE_BYTES`), its
+SHA-256 is computed on the way, and every problem names the file and the raw line. Each line
+is read under the rules of :func:`abw.reader.parse_json` (a repeated key is an error naming the
+line, integers stay exact). A last line without a newline that is no JSON text is a session
+still being written: it is skipped with a warning.
+
+The lines of a block are read together (:func:`proven_records`): orjson parses them and writes
+them back, and where every line is byte for byte orjson's compact rendering of its value,
+those values are the exact reader's (abw.reader's own fast-path proof, for a whole block in a
+few C calls); any other block is read line by line by :func:`abw.reader.parse_json`.
 """
 
 from __future__ import annotations
@@ -13,10 +19,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from abw.errors import AbwInputError
 from abw.importers.rawio import BOM
 from abw.limits import MAX_LINE_BYTES, check_line
 from abw.reader import MalformedJson, parse_json
+
+#: Bytes read at a time; the lines they complete are read together.
+BLOCK_BYTES = 1 << 20
 
 
 def _utf8_problem(raw: bytes) -> str | None:
@@ -25,6 +36,24 @@ def _utf8_problem(raw: bytes) -> str | None:
     except UnicodeDecodeError as exc:
         return f"invalid UTF-8 (byte {exc.start + 1} of the line)"
     return None
+
+
+def proven_records(lines: list[bytes]) -> list[dict[str, Any]] | None:
+    """The JSON objects of ``lines`` (no line breaks), when each line is exactly orjson's
+    compact rendering of the object orjson reads from it; else None.
+
+    Such a line holds no repeated key, no number orjson would read differently and no
+    whitespace, so :func:`abw.reader.parse_json` reads the same value from it (its fast path
+    proves a line the same way, one line at a time)."""
+    try:
+        values = list(map(orjson.loads, lines))
+        if list(map(orjson.dumps, values)) != lines:
+            return None
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
+        return None
+    if set(map(type, values)) - {dict}:
+        return None
+    return values
 
 
 class JsonlReader:
@@ -49,36 +78,68 @@ class JsonlReader:
             raise AbwInputError(f"cannot read: {exc.strerror}", file=self.path) from None
         try:
             line_no = 0
-            readline, update = handle.readline, digest.update
-            while raw := readline(MAX_LINE_BYTES + 1):  # bounded: no 5 GB line
-                line_no += 1
-                if len(raw) > MAX_LINE_BYTES:
-                    check_line(raw, self.path, line_no)
-                update(raw)
-                if line_no == 1:
-                    raw = raw.removeprefix(BOM)
-                if raw.isspace() or not raw:  # blank (isspace stops at the first other byte)
+            head: list[bytes] = []  # the start of a line that no block so far has ended
+            held = 0  # bytes in head
+            while block := handle.read(BLOCK_BYTES):
+                digest.update(block)
+                end = block.rfind(b"\n") + 1
+                if not end:
+                    head.append(block)
+                    held += len(block)
+                    if held > MAX_LINE_BYTES:
+                        check_line(b"".join(head)[: MAX_LINE_BYTES + 1], self.path, line_no + 1)
                     continue
-                try:
-                    record = parse_json(raw, self.path, first_line=line_no)
-                except MalformedJson as exc:
-                    if not raw.endswith(b"\n"):
-                        self.warn(
-                            f"{self.path.name}:{line_no}: skipped a cut-off last line "
-                            "(session still being written?)"
-                        )
-                        continue
-                    problem = _utf8_problem(raw) or exc.message
-                    raise AbwInputError(problem, file=self.path, line=line_no) from None
-                if not isinstance(record, dict):
-                    raise AbwInputError(
-                        "not a Claude Code transcript: a line is not a JSON object",
-                        file=self.path,
-                        line=line_no,
-                    )
-                self.records += 1
-                yield line_no, record
+                complete = block[:end] if not head else b"".join([*head, block[:end]])
+                head, held = ([block[end:]], len(block) - end) if end < len(block) else ([], 0)
+                lines = complete.split(b"\n")
+                lines.pop()  # the empty text after the last line break
+                yield from self._lines(lines, line_no)
+                line_no += len(lines)
+            if head:  # a last line without a line break
+                line_no += 1
+                yield from self._line(b"".join(head), line_no)
             self.lines = line_no
         finally:
             handle.close()
         self.sha256 = digest.hexdigest()
+
+    def _lines(self, lines: list[bytes], before: int) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The records of whole lines (their line breaks removed) after line ``before``."""
+        if max(map(len, lines)) < MAX_LINE_BYTES:  # with its line break, none is too long
+            text = lines
+            if before == 0 and lines[0].startswith(BOM):
+                text = [lines[0].removeprefix(BOM), *lines[1:]]
+            values = proven_records(text)
+            if values is not None:
+                self.records += len(values)
+                yield from zip(range(before + 1, before + 1 + len(values)), values, strict=True)
+                return
+        for number, line in enumerate(lines, before + 1):
+            yield from self._line(line + b"\n", number)
+
+    def _line(self, raw: bytes, line_no: int) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The record of one line (with its line break, if it has one), read by parse_json."""
+        check_line(raw[: MAX_LINE_BYTES + 1], self.path, line_no)  # as read line by line
+        if line_no == 1:
+            raw = raw.removeprefix(BOM)
+        if raw.isspace() or not raw:  # blank (isspace stops at the first other byte)
+            return
+        try:
+            record = parse_json(raw, self.path, first_line=line_no)
+        except MalformedJson as exc:
+            if not raw.endswith(b"\n"):
+                self.warn(
+                    f"{self.path.name}:{line_no}: skipped a cut-off last line "
+                    "(session still being written?)"
+                )
+                return
+            problem = _utf8_problem(raw) or exc.message
+            raise AbwInputError(problem, file=self.path, line=line_no) from None
+        if not isinstance(record, dict):
+            raise AbwInputError(
+                "not a Claude Code transcript: a line is not a JSON object",
+                file=self.path,
+                line=line_no,
+            )
+        self.records += 1
+        yield line_no, record
