@@ -104,8 +104,15 @@ def sha256_hex(data: bytes | str) -> str:
 
 
 def content_hash(value: Any) -> str:
-    """SHA-256 of the canonical JSON of ``value``; ``None`` hashes like JSON ``null``."""
-    return hashlib.sha256(canonical_bytes(value)).hexdigest()
+    """SHA-256 of the canonical JSON of ``value``; ``None`` hashes like JSON ``null``.
+
+    :func:`canonical_bytes` written out in place (this runs for every block an importer reads)."""
+    if type(value) is str or orjson_exact(value):
+        try:
+            return hashlib.sha256(orjson.dumps(value, option=ORJSON_OPTIONS)).hexdigest()
+        except TypeError:  # beyond 64 bits, lone surrogates, non-str keys, deep nesting
+            pass
+    return hashlib.sha256(_stdlib(value).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:

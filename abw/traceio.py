@@ -7,6 +7,7 @@ and check-run annotations point there. Any valid JSON trace reads, however it is
 from __future__ import annotations
 
 import json
+import json.encoder as _json_encoder
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,8 +29,20 @@ from abw.reader import LONE_SURROGATE, lone_surrogate, parse_json, read_bytes
 _HEAD_KEYS = ("schema_version", "source", "run", "redaction")
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+#: ``_ENCODER.encode`` without building a C encoder per call (json.dumps does, a third of a span
+#: line's cost); it keeps no circular-reference markers: a model dump holds no cycles
+_C_ENCODER = _json_encoder.c_make_encoder
+_ENCODE = _C_ENCODER and _C_ENCODER(
+    None, _ENCODER.default, _json_encoder.encode_basestring, None, ": ", ", ", False, False, False
+)
+
+
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
+    """``json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)``."""
+    if _ENCODE is None:  # no C accelerator
+        return _ENCODER.encode(value)
+    return "".join(_ENCODE(value, 0))
 
 
 def render_trace(trace: Any) -> str:

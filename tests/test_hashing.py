@@ -71,6 +71,7 @@ def test_every_value_of_the_corpus_hashes_as_defined() -> None:
     assert len(fast) > 0.9 * len(values)  # the orjson path is the one taken
     for value in values:
         assert canonical_bytes(value) == defined(value)
+        assert content_hash(value) == sha256_hex(defined(value))
     for value in fast:  # orjson itself, not a fallback, agrees wherever it writes anything
         try:
             written = orjson.dumps(value, option=ORJSON_OPTIONS)
@@ -240,6 +241,7 @@ def test_every_code_point_as_a_string_and_a_key() -> None:
 )
 def test_values_orjson_would_write_otherwise(value: Any) -> None:
     assert canonical_bytes(value) == defined(value)
+    assert content_hash(value) == sha256_hex(defined(value))
 
 
 def test_deeper_than_orjson_allows() -> None:
@@ -247,12 +249,15 @@ def test_deeper_than_orjson_allows() -> None:
     for _ in range(300):  # orjson refuses more than 255 levels
         value = [value]
     assert canonical_bytes(value) == defined(value)
+    assert content_hash(value) == sha256_hex(defined(value))
 
 
 @pytest.mark.parametrize("value", [math.nan, [math.inf], {"a": -math.inf}])
 def test_nan_and_infinity_are_refused(value: Any) -> None:
     with pytest.raises(ValueError):
         canonical_json(value)
+    with pytest.raises(ValueError):
+        content_hash(value)
 
 
 @pytest.mark.parametrize("value", [datetime(2025, 1, 1, tzinfo=UTC), {"a": {1, 2}}, object()])
@@ -260,6 +265,8 @@ def test_what_json_cannot_hold_is_refused(value: Any) -> None:
     """orjson would write a datetime; the defined form refuses it, and so does abw."""
     with pytest.raises(TypeError):
         canonical_json(value)
+    with pytest.raises(TypeError):
+        content_hash(value)
 
 
 def test_subclasses_are_written_as_the_standard_library_writes_them() -> None:
@@ -272,5 +279,6 @@ def test_subclasses_are_written_as_the_standard_library_writes_them() -> None:
     class Name(str):
         pass
 
-    for value in [OrderedDict([("b", 1), ("a", 2)]), Level.HIGH, {Name("k"): Name("v")}]:
+    for value in [OrderedDict([("b", 1), ("a", 2)]), Level.HIGH, {Name("k"): Name("v")}, Name("s")]:
         assert canonical_bytes(value) == defined(value)
+        assert content_hash(value) == sha256_hex(defined(value))

@@ -84,7 +84,11 @@ def iso(moment: datetime | None) -> str | None:
     """``2025-09-25T01:22:20.083000Z`` (UTC, microseconds) or ``None``."""
     if moment is None:
         return None
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    if moment.year < 1000:  # strftime writes such a year without leading zeros
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.isoformat(timespec="microseconds").removesuffix("+00:00") + "Z"
 
 
 def ms_between(start: datetime | None, end: datetime | None) -> float | None:

@@ -200,7 +200,11 @@ class FileParser:
             self.session_id = session_id  # the last one wins: a resumed session copies old lines
             self.session_ids[session_id] = None
         version = record.get("version")
-        if isinstance(version, str) and _VERSION_RE.fullmatch(version):  # kept raw: only a version
+        if (
+            isinstance(version, str)
+            and version != self.agent_version  # the same text is matched once
+            and _VERSION_RE.fullmatch(version)  # kept raw: only a version
+        ):
             self.agent_version = version
         if self.agent_id is None and isinstance(record.get("agentId"), str):
             self.agent_id = record["agentId"]
