@@ -192,6 +192,8 @@ def extract_arguments(
     JSON value, sorted by path, where a named field that is absent is left out. A value nested
     deeper than :data:`MAX_ARGUMENT_DEPTH` is an input error (``file``/``line`` name it).
     """
+    if not fields:
+        return None
     wanted = sorted(
         {f.path: f for f in fields if fnmatchcase(span_name, f.tool)}.values(), key=lambda f: f.path
     )

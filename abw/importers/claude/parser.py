@@ -68,7 +68,7 @@ def ms_between(start: datetime | None, end: datetime | None) -> float | None:
     return max(0.0, round((end - start).total_seconds() * 1000, 3))
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Draft:
     """A span before its ordinal is known."""
 
@@ -163,6 +163,8 @@ class FileParser:
         self.known_records = 0
         self.first_record_line: int | None = None
         self.sha256 = ""
+        self._time_text: Any = None  # the last timestamp read, and what it read as
+        self._time_value: datetime | None = None
 
     # ---------------------------------------------------------------- reading
     def parse(self) -> FileParser:
@@ -245,6 +247,14 @@ class FileParser:
             self.inline_root[uuid] = key
         return key
 
+    def _time(self, record: dict[str, Any]) -> datetime | None:
+        """The record's ``timestamp`` read by :func:`parse_time`, once for the lines in a row
+        that share it (a message's blocks, a call and its result)."""
+        text = record.get("timestamp")
+        if type(text) is not str or text != self._time_text:
+            self._time_text, self._time_value = text, parse_time(text)
+        return self._time_value
+
     def _state(self, agent: str) -> AgentState:
         state = self.agents.get(agent)
         if state is None:
@@ -284,7 +294,7 @@ class FileParser:
                 agent,
                 "llm",
                 model if isinstance(model, str) and model else "unknown",
-                started=parse_time(record.get("timestamp")),
+                started=self._time(record),
             )
             llm.agent_id = self.agent_id if agent == FILE else None
             self.messages[(agent, message_id)] = llm
@@ -362,7 +372,7 @@ class FileParser:
             outcome="incomplete",
             input_hash=input_hash,
             attributes={"tool": tool},
-            started=parse_time(record.get("timestamp")),
+            started=self._time(record),
         )
         if isinstance(tool_input, dict):
             if any(key in tool_input for key in _PATH_KEYS):
@@ -447,7 +457,7 @@ class FileParser:
         state.last_event = "prompt"
 
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
-        moment = parse_time(record.get("timestamp"))
+        moment = self._time(record)
         for draft in state.pending.values():
             draft.outcome = "interrupted"
             draft.duration_ms = ms_between(draft.started, moment)
@@ -480,7 +490,7 @@ class FileParser:
             draft.duration_ms = reported
             draft.attributes["duration_source"] = "reported"
         else:
-            draft.duration_ms = ms_between(draft.started, parse_time(record.get("timestamp")))
+            draft.duration_ms = ms_between(draft.started, self._time(record))
             if draft.duration_ms is not None:
                 draft.attributes["duration_source"] = "timestamps"
         if draft.type == "handoff" and isinstance(tool_use_result, dict):
@@ -522,7 +532,7 @@ class FileParser:
                 "memory",
                 "compaction",
                 attributes=attributes,
-                started=parse_time(record.get("timestamp")),
+                started=self._time(record),
             )
             self.drafts.setdefault(agent, []).append(draft)
             return
