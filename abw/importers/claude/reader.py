@@ -1,10 +1,10 @@
 """Stream a Claude Code JSONL file: one record per line, with one-line errors.
 
 The file is read in blocks (never whole, and never a line over :data:`MAX_LINE_BYTES`), its
-SHA-256 is computed on the way (on a helper thread), and every problem names the file and the
-raw line. Each line is read under the rules of :func:`abw.reader.parse_json` (a repeated key is
-an error naming the line, integers stay exact). A last line without a newline that is no JSON
-text is a session still being written: it is skipped with a warning.
+SHA-256 is computed on the way, and every problem names the file and the raw line. Each line
+is read under the rules of :func:`abw.reader.parse_json` (a repeated key is an error naming the
+line, integers stay exact). A last line without a newline that is no JSON text is a session
+still being written: it is skipped with a warning.
 
 The lines of a block are read together (:func:`proven_records`): orjson parses them and writes
 them back, and where every line is byte for byte orjson's compact rendering of its value,
@@ -15,9 +15,7 @@ few C calls); any other block is read line by line by :func:`abw.reader.parse_js
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -58,30 +56,6 @@ def proven_records(lines: list[bytes]) -> list[dict[str, Any]] | None:
     return values
 
 
-class BackgroundDigest:
-    """SHA-256 of blocks, computed on a helper thread while the caller reads on (hashlib lets go
-    of the interpreter lock for large blocks); at most :attr:`AHEAD` blocks wait."""
-
-    AHEAD = 2
-    _pool: ThreadPoolExecutor | None = None
-
-    def __init__(self) -> None:
-        self.digest = hashlib.sha256()
-        self.pending: deque[Future[None]] = deque()
-
-    def update(self, block: bytes) -> None:
-        if BackgroundDigest._pool is None:
-            BackgroundDigest._pool = ThreadPoolExecutor(1, thread_name_prefix="abw-sha256")
-        self.pending.append(BackgroundDigest._pool.submit(self.digest.update, block))
-        while len(self.pending) > self.AHEAD:
-            self.pending.popleft().result()
-
-    def hexdigest(self) -> str:
-        while self.pending:  # one thread: the blocks are hashed in the order given
-            self.pending.popleft().result()
-        return self.digest.hexdigest()
-
-
 class JsonlReader:
     """Iterate ``(line number, record)``; ``sha256`` and ``lines`` are complete afterwards."""
 
@@ -101,7 +75,7 @@ class JsonlReader:
             raise AbwInputError("expected a file, found a folder", file=self.path) from None
         except OSError as exc:
             raise AbwInputError(f"cannot read: {exc.strerror}", file=self.path) from None
-        digest = BackgroundDigest()
+        digest = hashlib.sha256()
         try:
             line_no = 0
             head: list[bytes] = []  # the start of a line that no block so far has ended
