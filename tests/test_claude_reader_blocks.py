@@ -150,7 +150,7 @@ def test_corpus_sessions_read_as_lines_do(path):
 
 def test_claude_code_blocks_are_proven_whole():
     lines = (CORPUS / "claude-code" / "spotter__tool_heavy.jsonl").read_bytes().splitlines()
-    records = reader.proven_records(lines)
+    records = exact_reader.compact_objects(lines)
     assert records is not None
     assert records == [exact_reader._parse_exact(line, "x", max_objects=None, what="it",
                                                  first_line=None) for line in lines]  # fmt: skip
@@ -168,4 +168,4 @@ def test_claude_code_blocks_are_proven_whole():
     ],
 )
 def test_a_block_with_any_unproven_line_is_not_proven(line):
-    assert reader.proven_records([b'{"type":"user"}', line]) is None
+    assert exact_reader.compact_objects([b'{"type":"user"}', line]) is None

@@ -6,10 +6,10 @@ is read under the rules of :func:`abw.reader.parse_json` (a repeated key is an e
 line, integers stay exact). A last line without a newline that is no JSON text is a session
 still being written: it is skipped with a warning.
 
-The lines of a block are read together (:func:`proven_records`): orjson parses them and writes
-them back, and where every line is byte for byte orjson's compact rendering of its value,
-those values are the exact reader's (abw.reader's own fast-path proof, for a whole block in a
-few C calls); any other block is read line by line by :func:`abw.reader.parse_json`.
+The lines of a block are read together (:func:`abw.reader.compact_objects`): where every
+line is byte for byte orjson's compact rendering of its value, those values are the exact
+reader's (the reader's own fast-path proof, for a whole block in a few C calls); any other
+block is read line by line by :func:`abw.reader.parse_json`.
 """
 
 from __future__ import annotations
@@ -19,12 +19,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from abw.errors import AbwInputError
 from abw.importers.rawio import BOM
 from abw.limits import MAX_LINE_BYTES, check_line
-from abw.reader import MalformedJson, parse_json
+from abw.reader import MalformedJson, compact_objects, parse_json
 
 #: Bytes read at a time; the lines they complete are read together.
 BLOCK_BYTES = 1 << 20
@@ -36,24 +34,6 @@ def _utf8_problem(raw: bytes) -> str | None:
     except UnicodeDecodeError as exc:
         return f"invalid UTF-8 (byte {exc.start + 1} of the line)"
     return None
-
-
-def proven_records(lines: list[bytes]) -> list[dict[str, Any]] | None:
-    """The JSON objects of ``lines`` (no line breaks), when each line is exactly orjson's
-    compact rendering of the object orjson reads from it; else None.
-
-    Such a line holds no repeated key, no number orjson would read differently and no
-    whitespace, so :func:`abw.reader.parse_json` reads the same value from it (its fast path
-    proves a line the same way, one line at a time)."""
-    try:
-        values = list(map(orjson.loads, lines))
-        if list(map(orjson.dumps, values)) != lines:
-            return None
-    except (orjson.JSONDecodeError, orjson.JSONEncodeError):
-        return None
-    if set(map(type, values)) - {dict}:
-        return None
-    return values
 
 
 class JsonlReader:
@@ -109,7 +89,7 @@ class JsonlReader:
             text = lines
             if before == 0 and lines[0].startswith(BOM):
                 text = [lines[0].removeprefix(BOM), *lines[1:]]
-            values = proven_records(text)
+            values = compact_objects(text)
             if values is not None:
                 self.records += len(values)
                 yield from zip(range(before + 1, before + 1 + len(values)), values, strict=True)
