@@ -2,20 +2,22 @@
 
 The gate is a mergeable reduction (:mod:`abw.gating.summary`): each candidate run is read once
 and reduced to a compact summary; the report is built from the merged summaries only. Here the
-per-run half runs on ``dask.distributed`` workers — a ``LocalCluster`` of N processes on this
-machine, or any running scheduler. The driver lists the candidate files, broadcasts the context
-(the spec and the baseline runs) to every worker once, and maps batches of file names onto the
-workers; each worker reads, validates (the same errors, naming file, line and field) and
-summarizes its files and sends back one :class:`~abw.gating.summary.Partial` per batch. The
-driver never holds a candidate trace: it merges the partials and builds the report with
-:func:`abw.gating.merged_report`, as the single-process gate does, so the report is
-byte-identical (``tests/test_shard.py``).
+per-run half runs on ``dask.distributed`` workers — N processes on this machine
+(:func:`local_cluster`, its scheduler in a process of its own), or any running scheduler. The
+driver loads the baseline (as the single-process gate does), lists the candidate files,
+broadcasts the context (the spec and the baseline runs) to every worker once, and maps batches
+of file names onto the workers; each worker reads, validates (the same errors, naming file,
+line and field) and summarizes its files and sends back one
+:class:`~abw.gating.summary.Partial` per batch. The driver never holds a candidate trace: it
+merges each partial as it arrives (one copy of the values many runs repeat) and builds the
+report with :func:`abw.gating.merged_report`, as the single-process gate does, so the report
+is byte-identical (``tests/test_shard.py``).
 
 What crosses the network: to the workers, the context once and the file names of each batch;
-back, the summaries (and the lean baseline runs, which the driver loads on the workers too).
-The workers must see the trace folders at the same paths as the driver (the same machine, or a
-shared file system). Dask is optional (``pip install "dask[distributed]"``); nothing else in abw
-imports this module.
+back, nothing but the summaries (or a bad file's one-line error). The workers must see the
+trace folders at the same paths as the driver (the same machine, or a shared file system).
+Dask is optional (``pip install "dask[distributed]"``); nothing else in abw imports this module
+but ``abw import --workers``, which uses :func:`dask_client`.
 """
 
 from __future__ import annotations
@@ -72,18 +74,6 @@ def summarize_batch(prefix: str, names: list[str], context: Context) -> Partial 
     return partial
 
 
-def load_batch(prefix: str, names: list[str]) -> list[TraceFile] | AbwInputError:
-    """Worker side: read, validate and reduce each file (``prefix + name``) to its lean run;
-    the first bad file's error comes back as the result."""
-    from abw.gcpause import gc_paused
-
-    with gc_paused():
-        try:
-            return [_load(prefix + name) for name in names]
-        except AbwInputError as exc:
-            return exc
-
-
 def _batches(folder: str | Path) -> tuple[str, list[list[str]]]:
     """The trace files under ``folder`` (abw.traceio.trace_files: the same files, the same
     order) as a common prefix and batches of the rest of their paths (fewer bytes to send)."""
@@ -117,17 +107,6 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
             gc.collect(1)
     finally:
         client.cancel(futures)
-
-
-def load_on(client: Any, folder: str | Path) -> list[TraceFile]:
-    """The lean runs of every trace under ``folder`` (as :func:`abw.leanrun.load_lean_traces`
-    returns them, in the same order), loaded by ``client``'s workers: for the baseline."""
-    prefix, batches = _batches(folder)
-    futures = client.map(load_batch, [prefix] * len(batches), batches, pure=False)
-    runs: list[TraceFile] = []
-    for batch in _results(client, futures):
-        runs += batch
-    return runs
 
 
 def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
@@ -231,6 +210,7 @@ def run_gate_distributed(
     candidate runs summarized on Dask workers: the same report."""
     from abw.gating import load_latent, load_previous, merged_report
     from abw.gating.summary import Context
+    from abw.leanrun import load_lean_traces
 
     if (spec is None) == (contract is None):
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
@@ -246,8 +226,8 @@ def run_gate_distributed(
         loaded_spec, spec_sha256 = load_spec(spec)
     if strict:
         loaded_spec = loaded_spec.model_copy(update={"strict": True})
+    context = Context(loaded_spec, load_lean_traces(baseline))  # as the single process does
     with dask_client(workers=workers, scheduler=scheduler) as client:
-        context = Context(loaded_spec, load_on(client, baseline))
         partial = summaries_on(client, candidate, context)
     return merged_report(
         context,

@@ -117,6 +117,29 @@ def test_the_driver_receives_summaries_only(cluster, tmp_path):
     assert len(merged.summaries) == len(names)
 
 
+def test_a_whole_gate_on_workers_gets_back_nothing_but_summaries(cluster, monkeypatch):
+    """Of a whole gate, what the workers send back is one Partial per batch: the driver loads
+    the baseline itself, as the single process does."""
+    import abw.shard
+
+    received: list[object] = []
+    read = abw.shard._results
+
+    def recording(client, futures):
+        for result in read(client, futures):
+            received.append(result)
+            yield result
+
+    monkeypatch.setattr(abw.shard, "_results", recording)
+    args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "regressed")
+    spread = run_gate_distributed(
+        *args, EXAMPLE / "behavior.yaml", scheduler=cluster.scheduler_address
+    )
+    assert report_json(spread) == report_json(run_gate(*args, EXAMPLE / "behavior.yaml"))
+    assert received and {type(result) for result in received} == {Partial}
+    assert all(_holds_a_run(result) == [] for result in received)
+
+
 def test_previous_on_workers_gives_the_same_report(cluster, tmp_path):
     args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good", EXAMPLE / "behavior.yaml")
     earlier = tmp_path / "earlier.json"
@@ -135,6 +158,19 @@ def test_a_bad_file_on_a_worker_is_the_same_one_line_error(cluster, tmp_path):
     shutil.copytree(EXAMPLE / "traces" / "good", candidate)
     (candidate / "zz-broken.json").write_text('{"schema_version": "agent-behavior-trace/v0"')
     args = (EXAMPLE / "traces" / "baseline", candidate, EXAMPLE / "behavior.yaml")
+    with pytest.raises(AbwInputError) as single:
+        run_gate(*args)
+    with pytest.raises(AbwInputError) as spread:
+        run_gate_distributed(*args, scheduler=cluster.scheduler_address)
+    assert spread.value.one_line() == single.value.one_line()
+    assert "zz-broken.json" in spread.value.one_line()
+
+
+def test_a_bad_baseline_file_is_the_same_one_line_error(cluster, tmp_path):
+    baseline = tmp_path / "baseline"
+    shutil.copytree(EXAMPLE / "traces" / "baseline", baseline)
+    (baseline / "zz-broken.json").write_text('{"schema_version": "agent-behavior-trace/v0"')
+    args = (baseline, EXAMPLE / "traces" / "good", EXAMPLE / "behavior.yaml")
     with pytest.raises(AbwInputError) as single:
         run_gate(*args)
     with pytest.raises(AbwInputError) as spread:
