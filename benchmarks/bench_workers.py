@@ -5,9 +5,9 @@ the single-process gate, on the same traces; the reports must be byte-identical.
     python benchmarks/bench_workers.py --baseline 1000 --candidate 100000 --rounds 1
 
 Each variant runs the library in a fresh process that prints its own peak RSS
-(``RUSAGE_SELF``: the driver alone — with the LocalCluster's scheduler, which runs in it — not
-its worker processes), the report's SHA-256 and how many "Sending large graph" warnings Dask
-gave. Target: the driver's peak RSS at most 25 % of the single process's.
+(``RUSAGE_SELF``: the driver alone, not the scheduler, which ``--workers N`` runs in a process
+of its own, nor the worker processes), the report's SHA-256 and how many "Sending large graph"
+warnings Dask gave. Target: the driver's peak RSS at most 25 % of the single process's.
 """
 
 from __future__ import annotations
