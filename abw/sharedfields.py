@@ -19,6 +19,7 @@ report's models only read these values, never change them.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
@@ -85,12 +86,13 @@ class ValuePool:
         return self._values.setdefault(value, value)  # type: ignore[no-any-return]
 
     def items(self, values: list[V]) -> list[V]:
-        """The pool's copy of a list of strings or of ints (its strings pooled too). Never
+        """The pool's copy of a list of strings or of ints (its strings interned). Never
         changed by whoever holds it: every model that had an equal list now holds this one."""
-        key = tuple(self.value(item) if isinstance(item, str) else item for item in values)
+        key = tuple(values)
         found = self._lists.get(key)
         if found is None:
-            found = self._lists[key] = list(key)
+            strings = bool(values) and isinstance(values[0], str)
+            found = self._lists[key] = list(map(sys.intern, values)) if strings else values
         return found
 
     def fields(self, model: Any, names: tuple[str, ...], lists: tuple[str, ...] = ()) -> None:

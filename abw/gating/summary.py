@@ -226,8 +226,9 @@ class Partial:
 
     def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
         """Fold ``other`` in (its summaries after these; the gate sorts them). ``pool``: for
-        summaries unpickled from a worker, one copy of the values many runs repeat
-        (abw.sharedfields.ValuePool; one pool for all the partials of a gate)."""
+        summaries unpickled from a worker, which this partial takes over, one copy of the
+        values many runs repeat (abw.sharedfields.ValuePool; one pool for all the partials of
+        a gate), given to them in place."""
         self.summaries += [_share_models(summary, pool) for summary in other.summaries]
         for scenario, counts in other.tool_totals.items():
             totals = self.tool_totals.setdefault(scenario, {})
@@ -237,6 +238,14 @@ class Partial:
 
 
 _DIVERGENCE_LISTS = ("baseline_alternatives", "common_prefix", "candidate_path", "baseline_path")
+_POOLED_FIELDS = (
+    "scenario_id",
+    "final_status",
+    "platform",
+    "agent_version",
+    "nearest",
+    "span_names",
+)
 
 
 def _share_models(summary: RunSummary, pool: ValuePool | None = None) -> RunSummary:
@@ -258,17 +267,14 @@ def _share_models(summary: RunSummary, pool: ValuePool | None = None) -> RunSumm
     for item in violations:
         if item is not None:
             pool.fields(item, ("message", "scenario_id"), ("span_ordinals", "span_lines"))
-    return replace(
-        summary,
-        scenario_id=pool.value(summary.scenario_id),
-        final_status=pool.value(summary.final_status),
-        platform=pool.value(summary.platform),
-        agent_version=pool.value(summary.agent_version),
-        nearest=pool.value(summary.nearest),
-        span_names=pool.value(summary.span_names),
-        rules=_pooled_results(summary.rules, pool),
-        assertions=_pooled_results(summary.assertions, pool),
-    )
+    # Pooled in place (dataclasses.replace cost 15 µs a run): a summary unpickled from a worker
+    # is the driver's own copy, held by nothing else yet.
+    set_field = object.__setattr__
+    for name in _POOLED_FIELDS:
+        set_field(summary, name, pool.value(getattr(summary, name)))
+    set_field(summary, "rules", _pooled_results(summary.rules, pool))
+    set_field(summary, "assertions", _pooled_results(summary.assertions, pool))
+    return summary
 
 
 def _pooled_results(results: tuple[RunResult, ...], pool: ValuePool) -> tuple[RunResult, ...]:
