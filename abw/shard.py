@@ -170,7 +170,6 @@ def local_cluster(workers: int) -> Any:
             scheduler_kwargs={"dashboard_address": ":0"},  # no dashboard; its HTTP server on
             silence_logs=quiet,  # any free port
         )
-    from distributed.deploy.subprocess import SubprocessScheduler
     from distributed.worker_memory import parse_memory_limit
 
     options = {  # as LocalCluster's: one thread, an equal share of this machine's memory
@@ -188,10 +187,41 @@ def local_cluster(workers: int) -> Any:
     }
     return distributed.SpecCluster(
         workers=dict.fromkeys(range(workers), worker),
-        scheduler={"cls": SubprocessScheduler, "options": {"scheduler_kwargs": scheduler_options}},
+        scheduler={"cls": _drained_scheduler(), "options": {"scheduler_kwargs": scheduler_options}},
         worker=worker,
         silence_logs=quiet,
     )
+
+
+def _drained_scheduler() -> type:
+    """distributed's ``SubprocessScheduler``, with its log output read and dropped as it comes:
+    it writes to a pipe that nothing else reads once it has started, and a full pipe (64 KiB of
+    log lines) would block the scheduler, and with it the gate."""
+    import asyncio
+    import contextlib
+
+    from distributed.deploy.subprocess import SubprocessScheduler
+
+    class DrainedScheduler(SubprocessScheduler):  # type: ignore[misc]
+        async def _start(self) -> None:
+            await super()._start()
+            stream = self.process.stderr
+
+            async def drain() -> None:
+                while await stream.read(1 << 16):
+                    pass
+
+            self._drain = asyncio.ensure_future(drain())  # held: a task is only weakly held
+
+        async def close(self) -> None:
+            drain = getattr(self, "_drain", None)
+            if drain is not None:  # stopped first: closing reads what is left itself
+                drain.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await drain
+            await super().close()
+
+    return DrainedScheduler
 
 
 def run_gate_distributed(

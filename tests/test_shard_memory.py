@@ -168,3 +168,25 @@ def test_the_cluster_abw_starts_runs_its_scheduler_outside_the_driver():
         assert client.run_on_scheduler(os.getpid) != os.getpid()
         assert client.submit(os.getpid, pure=False).result() != os.getpid()
         assert len(client.scheduler_info()["workers"]) == 1
+
+
+def test_the_scheduler_abw_starts_never_blocks_on_its_own_log_output():
+    """Its log lines go to a pipe; unread, 64 KiB of them would stop the scheduler (and the
+    gate) for good. The call runs in a thread so that a blocked scheduler fails the test."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def log_a_lot() -> str:  # local: sent by value, the scheduler imports no test module
+        import logging
+
+        log = logging.getLogger("distributed.scheduler")
+        for _ in range(300):  # 300 KB, far more than a pipe holds
+            log.warning("x" * 1000)
+        return "logged"
+
+    with dask_client(workers=1) as client:
+        pool = ThreadPoolExecutor(1)
+        try:
+            assert pool.submit(client.run_on_scheduler, log_a_lot).result(timeout=60) == "logged"
+            assert client.submit(sum, [1, 2], pure=False).result(timeout=60) == 3
+        finally:
+            pool.shutdown(wait=False)
