@@ -2,7 +2,8 @@
 imported on Dask workers, with the same files, bytes, warnings and errors as a serial import.
 
 The driver discovers the files (as the serial import does) and maps batches of them onto the
-workers (abw.shard.dask_client: a ``LocalCluster`` of N processes, or a running scheduler).
+workers (abw.shard.dask_client: N worker processes with their scheduler in a process of its
+own, or a running scheduler).
 Each worker imports its files in order and writes every trace, through abw.atomic's one
 writer (:func:`abw.traceio.write_trace`), into the driver's hidden staging folder, under the
 name the serial import would give it; it sends back only, per file, the number of traces and

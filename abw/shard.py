@@ -91,7 +91,7 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
     """Each future's result in the given order (the first bad file's error raises), released
     as read. After each, the young garbage cycles are collected: the gate pauses the automatic
     collector (abw.gcpause), and each result read leaves reference cycles of the Dask client's
-    (and of a LocalCluster's scheduler, which runs in this process) that only the collector
+    (and of the scheduler, where it runs in this process) that only the collector
     frees; collecting the young generations costs what was allocated since, never a scan of
     everything the driver holds."""
     import gc
