@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_hashing import json_values
 
 from abw.importers.spans import iso
 from abw.traceio import _dumps
@@ -48,26 +49,12 @@ def test_iso_at_the_edges(moment: datetime) -> None:
     assert iso(None) is None
 
 
-JSON = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(alphabet=st.characters(exclude_categories=())),
-    lambda inner: (
-        st.lists(inner, max_size=5)
-        | st.dictionaries(st.text(alphabet=st.characters(exclude_categories=())), inner, max_size=5)
-    ),
-    max_leaves=30,
-)
-
-
 def stdlib_form(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), allow_nan=False)
 
 
 @settings(max_examples=300, deadline=None)
-@given(JSON)
+@given(json_values)
 def test_span_lines_are_the_json_dumps_form(value: Any) -> None:
     assert _dumps(value) == stdlib_form(value)
 

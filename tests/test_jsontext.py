@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from conftest import REPO
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from test_hashing import json_values
 
 from abw.gating import report_bytes, report_document, report_json, run_gate
 from abw.jsontext import indented_json, indented_json_bytes
@@ -31,23 +31,8 @@ def test_example_reports_are_the_defined_bytes(candidate: str) -> None:
     assert report_bytes(report) == report_json(report).encode()
 
 
-values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.integers(min_value=-(2**70), max_value=2**70)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(alphabet=st.characters(exclude_categories=())),
-    lambda inner: (
-        st.lists(inner, max_size=5)
-        | st.dictionaries(st.text(alphabet=st.characters(exclude_categories=())), inner, max_size=5)
-    ),
-    max_leaves=30,
-)
-
-
 @settings(max_examples=200, deadline=None)
-@given(values)
+@given(json_values)
 def test_generated_values_are_the_defined_bytes(value: Any) -> None:
     assert indented_json(value) == defined(value)
     assert indented_json_bytes(value) == defined(value).encode("utf-8", "surrogatepass")
