@@ -38,6 +38,7 @@ How each rule of the exact path is kept:
 from __future__ import annotations
 
 import sys
+from collections import deque
 from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any, NamedTuple
@@ -95,11 +96,13 @@ class LeanSpan(Struct, gc=False, eq=False, omit_defaults=True):
 
 
 def _restore(*values: Any) -> LeanSpan:
-    return intern_span(LeanSpan(*values))
+    return lean_form(LeanSpan(*values))
 
 
-def intern_span(span: LeanSpan) -> LeanSpan:
-    """The span with its id, type, name, status and hashes interned."""
+def lean_form(span: LeanSpan) -> LeanSpan:
+    """``span`` in its lean form, in place: its id, type, name, status and hashes interned,
+    ``attributes`` reduced to the extracted ``arguments`` (:func:`reduced_attributes`),
+    ``source_ref`` dropped."""
     intern = sys.intern
     span.span_id, span.type, span.name = intern(span.span_id), intern(span.type), intern(span.name)
     span.status = intern(span.status)
@@ -107,6 +110,8 @@ def intern_span(span: LeanSpan) -> LeanSpan:
         span.input_hash = intern(span.input_hash)
     if span.output_hash is not None:
         span.output_hash = intern(span.output_hash)
+    span.attributes = reduced_attributes(span.attributes)
+    span.source_ref = None
     return span
 
 
@@ -147,7 +152,7 @@ def key_bound(raw: bytes) -> int:
     """An upper bound on the keys written in the JSON text ``raw``: with JSON's whitespace
     deleted, every key's closing quote and its colon become one ``":`` of their own (what
     :func:`abw.reader.key_token_bound` counts, less the non-JSON whitespace it also allows),
-    in two passes of C."""
+    in two passes of C (:func:`squeezed`, then a count)."""
     return squeezed(raw).count(b'":')
 
 
@@ -183,22 +188,6 @@ def _nesting_bounded(spans: list[LeanSpan]) -> None:
     """Raise :class:`_Unproven` when some span's attributes nest over MAX_WALK_DEPTH deep."""
     for attributes in filter(None, map(_ATTRIBUTES, spans)):
         _keys(attributes, 1)
-
-
-def _reduce(spans: list[LeanSpan]) -> None:
-    """The spans in their lean form: :func:`intern_span`'s names and hashes interned (type and
-    status are msgspec's own literal objects), attributes reduced, source_ref dropped."""
-    intern, empty = sys.intern, NO_ATTRIBUTES
-    for span in spans:
-        span.span_id, span.name = intern(span.span_id), intern(span.name)
-        if span.input_hash is not None:
-            span.input_hash = intern(span.input_hash)
-        if span.output_hash is not None:
-            span.output_hash = intern(span.output_hash)
-        attributes = span.attributes
-        span.attributes = reduced_attributes(attributes) if attributes else empty
-        if span.source_ref is not None:
-            span.source_ref = None
 
 
 def _proven_keys(raw: bytes, trace: TraceStruct) -> bool:
@@ -272,7 +261,7 @@ def decode(raw: bytes) -> Decoded | None:
             return None
     except _Unproven:
         return None
-    _reduce(spans)
+    deque(map(lean_form, spans), maxlen=0)
     try:
         source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
         given = trace.redaction  # None: absent (an explicit null failed the key count)

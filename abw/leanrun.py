@@ -22,14 +22,14 @@ from typing import Any
 
 from abw import semantics
 from abw.hashing import sha256_hex
-from abw.leandecode import LeanSpan, decode, intern_span, reduced_attributes
+from abw.leandecode import LeanSpan, decode, lean_form
 from abw.models import TRACE_SCHEMA
 from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_files
 
 
 def lean_span(span: Any) -> LeanSpan:
     """The lean form of a validated :class:`~abw.models.trace.Span`."""
-    return intern_span(
+    return lean_form(
         LeanSpan(
             span.span_id,
             span.ordinal,
@@ -38,7 +38,7 @@ def lean_span(span: Any) -> LeanSpan:
             span.status,
             span.input_hash,
             span.output_hash,
-            reduced_attributes(span.attributes),
+            span.attributes,
             span.parent_span_id,
             span.outcome,
             span.started_at,

@@ -1,4 +1,4 @@
-"""Reading input files: read_limited without a buffer of the limit, and refuse_outside resolving
+"""Reading input files: read_limited without a buffer of the limit, and files_within resolving
 only the paths that pass through a symlink."""
 
 from __future__ import annotations
