@@ -96,16 +96,23 @@ class LeanSpan(Struct, gc=False, eq=False, omit_defaults=True):
 
 
 def _restore(*values: Any) -> LeanSpan:
-    return lean_form(LeanSpan(*values))
+    return copied_lean_form(LeanSpan(*values))
+
+
+def copied_lean_form(span: LeanSpan) -> LeanSpan:
+    """:func:`lean_form` of a span built from values this decoder did not decode (a validated
+    model's, unpickled ones): its type and status interned too."""
+    span.type, span.status = sys.intern(span.type), sys.intern(span.status)  # type: ignore[assignment]
+    return lean_form(span)
 
 
 def lean_form(span: LeanSpan) -> LeanSpan:
-    """``span`` in its lean form, in place: its id, type, name, status and hashes interned,
-    ``attributes`` reduced to the extracted ``arguments`` (:func:`reduced_attributes`),
-    ``source_ref`` dropped."""
+    """``span`` in its lean form, in place: its id, name and hashes interned (its type and
+    status, decoded as the one object of their ``Literal``, already are), ``attributes``
+    reduced to the extracted ``arguments`` (:func:`reduced_attributes`), ``source_ref``
+    dropped."""
     intern = sys.intern
-    span.span_id, span.type, span.name = intern(span.span_id), intern(span.type), intern(span.name)
-    span.status = intern(span.status)
+    span.span_id, span.name = intern(span.span_id), intern(span.name)
     if span.input_hash is not None:
         span.input_hash = intern(span.input_hash)
     if span.output_hash is not None:
@@ -142,6 +149,11 @@ _ORDINAL = attrgetter("ordinal")
 _ATTRIBUTES = attrgetter("attributes")
 _JSON_WHITESPACE = b" \t\n\r"
 _OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
+_SPACES = b" \t\r"  # JSON's whitespace but the line break
+# write_trace's layout, its whitespace but the line breaks deleted (written_first_line)
+_SCHEMA_LINE, _SOURCE_LINE = b'{\n"schema_version":', b',\n"source":'
+_RUN_LINE, _REDACTION_LINE = b',\n"run":', b',\n"redaction":'
+_SPANS_LINE, _WRITTEN_END = b',\n"spans":[\n', b"\n]\n}\n"
 
 
 class _Unproven(Exception):
@@ -190,6 +202,14 @@ def _nesting_bounded(spans: list[LeanSpan]) -> None:
         _keys(attributes, 1)
 
 
+def _nesting_bounded_everywhere(trace: TraceStruct) -> None:
+    """Raise :class:`_Unproven` when some head mapping or span attributes nest over
+    MAX_WALK_DEPTH deep."""
+    for head in (trace.source, trace.run, trace.redaction or {}):
+        _keys(head)
+    _nesting_bounded(trace.spans or [])
+
+
 def _proven_keys(raw: bytes, trace: TraceStruct) -> bool:
     """Whether the decode holds every key written in ``raw``, once (no repeated key, no key
     the structs drop, no explicit ``null``), and nests within MAX_WALK_DEPTH: by
@@ -198,9 +218,7 @@ def _proven_keys(raw: bytes, trace: TraceStruct) -> bool:
     bound on the keys written."""
     text = squeezed(raw)
     if is_own_encoding(text, trace):
-        for head in (trace.source, trace.run, trace.redaction or {}):
-            _keys(head)
-        _nesting_bounded(trace.spans or [])
+        _nesting_bounded_everywhere(trace)
         return True
     count = _TRACE_FIELDS - astuple(trace).count(None)
     count += _keys(trace.source) + _keys(trace.run)
@@ -225,18 +243,47 @@ def is_own_encoding(text: bytes, trace: TraceStruct) -> bool:
     return text == encoded or text == squeezed(encoded)
 
 
+def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
+    """The line of the first span when ``raw`` is laid out as :func:`abw.traceio.write_trace`
+    lays out what was decoded, else None (then :func:`is_own_encoding` may still hold).
+
+    Laid out means: with JSON's whitespace but its line breaks deleted, ``raw`` is the
+    decoder's own encoding of the head fields, one per line, then of each span on a line of
+    its own. With the line breaks deleted too that is the whole trace's own encoding, so this
+    proves what :func:`is_own_encoding` proves; and, as the line breaks stayed where they
+    were, the k-th span decoded is on the k-th span line. One comparison in C, where the
+    line-by-line reading of :func:`abw.traceio.span_lines` would scan every line again."""
+    spans = trace.spans
+    if not spans or not raw.endswith(_WRITTEN_END):
+        return None
+    encode = _ENCODER.encode
+    parts = [_SCHEMA_LINE, encode(trace.schema_version), _SOURCE_LINE, encode(trace.source)]
+    parts += [_RUN_LINE, encode(trace.run)]
+    if trace.redaction is not None:
+        parts += [_REDACTION_LINE, encode(trace.redaction)]
+    parts += [_SPANS_LINE, b",\n".join(map(encode, spans)), _WRITTEN_END]
+    expected = b"".join(parts)
+    text = raw.translate(None, _SPACES)
+    if text != expected and text != expected.translate(None, _SPACES):
+        return None
+    return len(parts) // 2 + 2  # "{", a line per head field, '"spans": [', then the spans
+
+
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:
     ordinals = list(map(_ORDINAL, spans))
     return ordinals == list(range(len(ordinals))) or len(set(ordinals)) == len(ordinals)
 
 
 class Decoded(NamedTuple):
-    """An accepted trace: its head as the model's own objects, its spans in their lean form."""
+    """An accepted trace: its head as the model's own objects, its spans in their lean form,
+    and the line of its first span when it is laid out as written (:func:`written_first_line`;
+    None: not shown)."""
 
     source: Source
     run: Run
     redaction: Redaction
     spans: list[LeanSpan]
+    first_span_line: int | None = None
 
 
 def decode(raw: bytes) -> Decoded | None:
@@ -256,8 +303,11 @@ def decode(raw: bytes) -> Decoded | None:
         or not _ordinals_unique(spans)
     ):
         return None
+    first_line = written_first_line(raw, trace)
     try:
-        if not _proven_keys(raw, trace):
+        if first_line is not None:
+            _nesting_bounded_everywhere(trace)
+        elif not _proven_keys(raw, trace):
             return None
     except _Unproven:
         return None
@@ -268,4 +318,4 @@ def decode(raw: bytes) -> Decoded | None:
         redaction = Redaction() if given is None else Redaction.model_validate(given)
     except ValidationError:
         return None
-    return Decoded(source, run, redaction, spans)
+    return Decoded(source, run, redaction, spans, first_line)

@@ -22,14 +22,21 @@ from typing import Any
 
 from abw import semantics
 from abw.hashing import sha256_hex
-from abw.leandecode import LeanSpan, decode, lean_form
+from abw.leandecode import LeanSpan, copied_lean_form, decode
 from abw.models import TRACE_SCHEMA
-from abw.traceio import TraceFile, load_trace, parse_trace, span_lines, trace_files
+from abw.traceio import (
+    TraceFile,
+    laid_out_lines,
+    load_trace,
+    parse_trace,
+    span_lines,
+    trace_files,
+)
 
 
 def lean_span(span: Any) -> LeanSpan:
     """The lean form of a validated :class:`~abw.models.trace.Span`."""
-    return lean_form(
+    return copied_lean_form(
         LeanSpan(
             span.span_id,
             span.ordinal,
@@ -83,9 +90,10 @@ def parse_lean_trace(raw: bytes, path: str) -> TraceFile:
     decoded = decode(raw)
     if decoded is None:
         return lean(parse_trace(raw, path))
-    spans = decoded.spans
+    spans, first = decoded.spans, decoded.first_span_line
     trace = LeanTrace(TRACE_SCHEMA, decoded.source, decoded.run, decoded.redaction, spans)
-    return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, len(spans)))
+    lines = span_lines(raw, len(spans)) if first is None else laid_out_lines(first, spans)
+    return TraceFile(path, trace, sha256_hex(raw), lines)
 
 
 def load_lean_trace(path: str | Path) -> TraceFile:

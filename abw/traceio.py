@@ -211,6 +211,15 @@ def _written_first_line(text: bytes, span_count: int) -> int | None:
     return text.count(b"\n", 0, at + 1) + 2
 
 
+def laid_out_lines(first: int, spans: list[Any]) -> Mapping[int, int]:
+    """The span lines of a file shown to hold ``spans`` one per line from line ``first`` on,
+    in this order (:func:`abw.leandecode.written_first_line`): what :func:`span_lines` reads."""
+    ordinals = [span.ordinal for span in spans]
+    if ordinals == list(range(len(ordinals))):
+        return ConsecutiveLines(first, len(ordinals))
+    return {ordinal: first + offset for offset, ordinal in enumerate(ordinals)}
+
+
 def span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
     """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
     first = _written_first_line(text, span_count)

@@ -437,10 +437,61 @@ def test_written_traces_are_proven_by_their_own_encoding() -> None:
     ],
 )
 def test_a_written_file_with_a_hidden_defect_is_not_its_own_encoding(old: str, new: str) -> None:
-    from abw.leandecode import _DECODER, is_own_encoding, squeezed
+    from abw.leandecode import _DECODER, is_own_encoding, squeezed, written_first_line
 
     raw = render_trace(Trace.model_validate(minimal_trace_doc())).encode()
     assert old.encode() in raw
     damaged = raw.replace(old.encode(), new.encode(), 1)
     assert not is_own_encoding(squeezed(damaged), _DECODER.decode(damaged))
+    assert written_first_line(damaged, _DECODER.decode(damaged)) is None
     check(damaged)
+
+
+def test_written_traces_are_laid_out_as_written() -> None:
+    """Every file as write_trace writes it takes the layout proof, which gives its span lines
+    without reading them again (else the gate would scan every line, silently)."""
+    from abw.leandecode import _DECODER, written_first_line
+
+    written = SEEDS[: len(EXAMPLE_TRACES)] + CORPUS_TRACES + GENERATED_TRACES
+    assert [n for n, raw in written if written_first_line(raw, _DECODER.decode(raw)) is None] == []
+    assert {decode(raw).first_span_line for _, raw in written} == {7}  # type: ignore[union-attr]
+
+
+def _written_lines() -> list[bytes]:
+    doc = minimal_trace_doc()
+    doc["spans"] = [dict(doc["spans"][0], ordinal=i, span_id=f"s{i}") for i in range(4)]
+    return render_trace(Trace.model_validate(doc)).encode().split(b"\n")
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda lines: [*lines[:6], lines[6] + lines[7], *lines[8:]],  # two spans on one line
+        lambda lines: [*lines[:6], lines[6].replace(b", ", b",\n", 1), *lines[7:]],  # one on two
+        lambda lines: [*lines[:2], lines[2] + lines[3], *lines[4:]],  # two head fields on one
+        lambda lines: [*lines[:6], b"", *lines[6:]],  # an empty line before the spans
+        lambda lines: [lines[0] + lines[1], *lines[2:]],  # the first head field after "{"
+        lambda lines: [*lines[:-1], b"", b""],  # a second line break at the end
+    ],
+)
+def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
+    """A line break where write_trace puts none, or none where it puts one, fails the layout
+    proof; the span lines are then read line by line, as the exact path reads them."""
+    from abw.leandecode import _DECODER, written_first_line
+
+    raw = b"\n".join(edit(_written_lines()))
+    decoded = _DECODER.decode(raw) if decode(raw) is not None else None
+    assert decoded is None or written_first_line(raw, decoded) is None
+    check(raw)
+
+
+def test_spans_out_of_order_keep_the_layout_and_their_lines() -> None:
+    """Spans in the written layout but not in ordinal order: the lines follow the file."""
+    lines = _written_lines()
+    lines[6:8] = lines[7], lines[6]
+    raw = b"\n".join(lines)
+    decoded = decode(raw)
+    assert decoded is not None and decoded.first_span_line == 7
+    assert [span.ordinal for span in decoded.spans] == [1, 0, 2, 3]
+    assert dict(parse_lean_trace(raw, PATH).span_lines) == {1: 7, 0: 8, 2: 9, 3: 10}
+    check(raw)
