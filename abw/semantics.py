@@ -50,6 +50,7 @@ class SpanLike(Protocol):
 
 S = TypeVar("S", bound=SpanLike)
 _ORDINAL, _STARTED_AT = attrgetter("ordinal"), attrgetter("started_at")
+_NAME, _STATUS = attrgetter("name"), attrgetter("status")
 
 __all__ = [
     "SpanLike",
@@ -88,9 +89,14 @@ def retries(ordered: Iterable[S]) -> list[S]:
 
     A span without an input hash is never a retry: nothing shows it repeated the same input.
     """
+    ordered = ordered if isinstance(ordered, list) else list(ordered)
+    try:  # nothing before the first failure can repeat one
+        first = list(map(_STATUS, ordered)).index("error")
+    except ValueError:
+        return []
     failed: set[tuple[str, str]] = set()
     found: list[S] = []
-    for span in ordered:
+    for span in ordered[first:]:
         if span.input_hash is None:
             continue
         key = (span.name, span.input_hash)
@@ -133,13 +139,28 @@ def _matching(ordered: Iterable[S], pattern: str, glob: bool, status: str | None
     pattern is read once, not once per span."""
     literal = _literal_of(pattern) if glob else pattern
     if literal is not None:
-        if status is None:
-            return [s for s in ordered if s.name == literal]
-        return [s for s in ordered if s.status == status and s.name == literal]
+        return _named(ordered if isinstance(ordered, list) else list(ordered), literal, status)
     match = _glob_match(pattern)
     if status is None:
         return [s for s in ordered if match(s.name) is not None]
     return [s for s in ordered if s.status == status and match(s.name) is not None]
+
+
+def _named(ordered: list[S], name: str, status: str | None) -> list[S]:
+    """The spans named ``name``, of ``status`` when given: found by ``list.index`` (in C; the
+    names compared by ``==``, as ``s.name == name``), so a run holding a name once or never
+    costs one scan, not a Python step per span."""
+    found: list[S] = []
+    index = list(map(_NAME, ordered)).index
+    at = -1
+    try:
+        while True:
+            at = index(name, at + 1)
+            span = ordered[at]
+            if status is None or span.status == status:
+                found.append(span)
+    except ValueError:
+        return found
 
 
 def literal_pattern(name: str) -> str:

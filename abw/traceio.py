@@ -11,7 +11,6 @@ import json.encoder as _json_encoder
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import orjson
 
 from abw import semantics
 from abw.atomic import write_atomic
+from abw.cached import cached_property
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.hints import with_hint

@@ -1,5 +1,7 @@
-"""abw.semantics reads a name pattern once per call: the same answers as the definition
-(``name == pattern``; with glob, fnmatchcase or the literal after a leading ``=``) per span."""
+"""abw.semantics reads a name pattern once per call, and finds names and retries in C where it
+can: the same answers as the definitions (``name == pattern``; with glob, fnmatchcase or the
+literal after a leading ``=``; a retry repeats the name and input hash of an earlier failed
+span), span by span."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abw.semantics import attempts, name_matches, successes
+from abw.semantics import attempts, name_matches, retries, successes
 
 TEXT = st.text(alphabet="ab=*?[]!\\\n-", max_size=6)
 
@@ -32,3 +34,30 @@ def test_name_patterns_match_as_defined(pattern: str, named: list[tuple[str, str
         assert successes(spans, pattern, glob=glob) == [
             s for s in expected if s.status == "success"
         ]
+
+
+def _defined_retries(spans: list) -> list:
+    return [
+        s
+        for i, s in enumerate(spans)
+        if s.input_hash is not None
+        and any(
+            (e.name, e.input_hash) == (s.name, s.input_hash) and e.status == "error"
+            for e in spans[:i]
+        )
+    ]
+
+
+SPAN = st.builds(
+    SimpleNamespace,
+    name=st.sampled_from(["a", "b", "c"]),
+    status=st.sampled_from(["success", "error", "cancelled"]),
+    input_hash=st.sampled_from([None, "h1", "h2"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(SPAN, max_size=12))
+def test_retries_are_as_defined(spans: list) -> None:
+    assert retries(spans) == _defined_retries(spans)
+    assert retries(iter(spans)) == _defined_retries(spans)  # any iterable, read once

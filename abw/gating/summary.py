@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cached_property
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
+from abw.cached import cached_property
 from abw.diffing import BaselineShape, path_names, run_sort_key
 from abw.findings import violation
 from abw.gating.diff_shape import new_tool_finding
@@ -217,12 +217,16 @@ class Partial:
     span_names: set[str] = field(default_factory=set)
 
     def add(self, summary: RunSummary) -> None:
+        """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): its tool
+        counts and span names are summed here and dropped from it, in place."""
         totals = self.tool_totals.setdefault(summary.scenario_id, {})
         for name, count in summary.tool_counts:
             totals[name] = totals.get(name, 0) + count
         self.span_names |= summary.span_names
-        slim = replace(summary, tool_counts=(), span_names=_NO_NAMES)
-        self.summaries.append(_share_models(slim))
+        set_field = object.__setattr__  # (dataclasses.replace cost 25 µs a run)
+        set_field(summary, "tool_counts", ())
+        set_field(summary, "span_names", _NO_NAMES)
+        self.summaries.append(_share_models(summary))
 
     def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
         """Fold ``other`` in (its summaries after these; the gate sorts them). ``pool``: for

@@ -8,9 +8,9 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from functools import cached_property
 from typing import Any, get_args
 
+from abw.cached import cached_property
 from abw.errors import AbwInputError
 from abw.hashing import content_hash
 from abw.reader import parse_json
