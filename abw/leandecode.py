@@ -40,7 +40,6 @@ from __future__ import annotations
 import sys
 from collections import deque
 from itertools import repeat
-from operator import attrgetter
 from typing import Annotated, Any, NamedTuple
 
 import msgspec
@@ -145,8 +144,6 @@ _SPAN_FIELDS = len(LeanSpan.__struct_fields__)
 _REF_FIELDS = len(SourceRefStruct.__struct_fields__)
 _TRACE_FIELDS = len(TraceStruct.__struct_fields__)
 _CONTAINERS = (dict, list)
-_ORDINAL = attrgetter("ordinal")
-_ATTRIBUTES = attrgetter("attributes")
 _JSON_WHITESPACE = b" \t\n\r"
 _OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
 _SPACES = b" \t\r"  # JSON's whitespace but the line break
@@ -198,7 +195,7 @@ def _span_keys(spans: list[LeanSpan]) -> int:
 
 def _nesting_bounded(spans: list[LeanSpan]) -> None:
     """Raise :class:`_Unproven` when some span's attributes nest over MAX_WALK_DEPTH deep."""
-    for attributes in filter(None, map(_ATTRIBUTES, spans)):
+    for attributes in [held for span in spans if (held := span.attributes)]:
         _keys(attributes, 1)
 
 
@@ -270,7 +267,7 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
 
 
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:
-    ordinals = list(map(_ORDINAL, spans))
+    ordinals = [span.ordinal for span in spans]
     return ordinals == list(range(len(ordinals))) or len(set(ordinals)) == len(ordinals)
 
 

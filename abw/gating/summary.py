@@ -17,7 +17,6 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from abw.cached import cached_property
@@ -32,9 +31,6 @@ if TYPE_CHECKING:
     from abw.rules.checks import AssertionBaseline, RuleBaseline, RunResult
     from abw.sharedfields import ValuePool
     from abw.traceio import TraceFile
-
-
-_NAME = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +195,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         rules=rules,
         assertions=assertions,
         tool_counts=tuple(sorted(counts.items())),
-        span_names=frozenset(map(_NAME, run.trace.spans)),
+        span_names=frozenset({span.name for span in run.trace.spans}),
     )
 
 
