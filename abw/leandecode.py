@@ -38,7 +38,6 @@ How each rule of the exact path is kept:
 from __future__ import annotations
 
 import sys
-from collections import deque
 from itertools import repeat
 from typing import Annotated, Any, NamedTuple
 
@@ -99,32 +98,29 @@ def _restore(*values: Any) -> LeanSpan:
 
 
 def copied_lean_form(span: LeanSpan) -> LeanSpan:
-    """:func:`lean_form` of a span built from values this decoder did not decode (a validated
-    model's, unpickled ones): its type and status interned too."""
+    """The lean form (:func:`lean_forms`) of a span built from values this decoder did not
+    decode (a validated model's, unpickled ones): its type and status interned too."""
     span.type, span.status = sys.intern(span.type), sys.intern(span.status)  # type: ignore[assignment]
-    return lean_form(span)
-
-
-def lean_form(span: LeanSpan) -> LeanSpan:
-    """``span`` in its lean form, in place: its id, name and hashes interned (its type and
-    status, decoded as the one object of their ``Literal``, already are), ``attributes``
-    reduced to the extracted ``arguments`` (:func:`reduced_attributes`), ``source_ref``
-    dropped."""
-    intern = sys.intern
-    span.span_id, span.name = intern(span.span_id), intern(span.name)
-    if span.input_hash is not None:
-        span.input_hash = intern(span.input_hash)
-    if span.output_hash is not None:
-        span.output_hash = intern(span.output_hash)
-    span.attributes = reduced_attributes(span.attributes)
-    span.source_ref = None
+    lean_forms([span])
     return span
 
 
-def reduced_attributes(attributes: dict[str, Any] | None) -> dict[str, Any]:
-    """What a lean span keeps of a span's attributes: ``arguments`` alone, when not None."""
-    arguments = attributes.get(_ARGUMENTS) if attributes else None
-    return NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
+def lean_forms(spans: list[LeanSpan]) -> None:
+    """Each span in its lean form, in place: its id, name and hashes interned (its type and
+    status, decoded as the one object of their ``Literal``, already are), ``attributes``
+    reduced to the extracted ``arguments`` alone, when not None (else the one shared empty
+    mapping), ``source_ref`` dropped. (One loop, not a call per span.)"""
+    intern = sys.intern
+    for span in spans:
+        span.span_id, span.name = intern(span.span_id), intern(span.name)
+        if span.input_hash is not None:
+            span.input_hash = intern(span.input_hash)
+        if span.output_hash is not None:
+            span.output_hash = intern(span.output_hash)
+        attributes = span.attributes
+        arguments = attributes.get(_ARGUMENTS) if attributes else None
+        span.attributes = NO_ATTRIBUTES if arguments is None else {_ARGUMENTS: arguments}
+        span.source_ref = None
 
 
 class TraceStruct(Struct, gc=False, omit_defaults=True):
@@ -308,7 +304,7 @@ def decode(raw: bytes) -> Decoded | None:
             return None
     except _Unproven:
         return None
-    deque(map(lean_form, spans), maxlen=0)
+    lean_forms(spans)
     try:
         source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
         given = trace.redaction  # None: absent (an explicit null failed the key count)
