@@ -16,6 +16,7 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
+from abw.limits import MAX_TRACE_SPANS
 from abw.models.report import DiffResult, Divergence, RunDistance
 from abw.sharedfields import shared
 from abw.traceio import TraceFile
@@ -47,14 +48,30 @@ def group_by_scenario(traces: Iterable[TraceFile]) -> dict[str | None, list[Trac
     return {key: sorted(groups[key], key=run_sort_key) for key in sorted(groups, key=scenario_key)}
 
 
+#: A path as the ids of its tool names: one character per id (rapidfuzz reads a str in C, with
+#: no conversion: 2.6x faster than a tuple of ints), or, where more ids than characters could
+#: occur, the tuple of ids. Either kind has the ids' equality and order (tuples and strings
+#: compare item by item, a prefix first), so distances, nearest runs and ties are the same.
+PathCode = str | tuple[int, ...]
+_CHARACTERS = 0x110000  # code points a str can hold
+
+
+def pack(ids: list[int], bound: int) -> PathCode:
+    """``ids`` as a :data:`PathCode`: a str when every id of the codes compared with it is
+    below ``bound`` <= the code points, else the tuple (decided by the bound, never per path,
+    so codes compared with each other are of one kind)."""
+    return "".join(map(chr, ids)) if bound <= _CHARACTERS else tuple(ids)
+
+
 class Symbols:
     """Tool names interned to ints in sorted order, so distances never depend on str hashing."""
 
     def __init__(self, names: Iterable[str]) -> None:
         self.ids = {name: index for index, name in enumerate(sorted(set(names)))}
 
-    def encode(self, path: list[str]) -> tuple[int, ...]:
-        return tuple(self.ids[name] for name in path)
+    def encode(self, path: list[str]) -> PathCode:
+        ids = self.ids
+        return pack([ids[name] for name in path], len(ids))
 
 
 def normalized_edit_distance(a: list[str], b: list[str]) -> float:
@@ -73,7 +90,7 @@ class _Trie:
         self.terminal = 0  # baseline paths ending here
         # (indices into BaselineShape.items of the paths through here, their codes): built
         # the first time a candidate leaves the tree here
-        self.sharing: tuple[list[int], list[tuple[int, ...]]] | None = None
+        self.sharing: tuple[list[int], list[PathCode]] | None = None
 
     def insert(self, path: list[str]) -> None:
         node = self
@@ -108,7 +125,7 @@ class BaselineShape:
         self.paths = [path_names(t) for t in runs]
         self.tools = frozenset(name for path in self.paths for name in path)
         self.ids = {name: index for index, name in enumerate(sorted(self.tools))}
-        first: dict[tuple[int, ...], str] = {}
+        first: dict[PathCode, str] = {}
         for path, trace_file in zip(self.paths, runs, strict=True):
             first.setdefault(self.encode(path), trace_file.trace.run.trace_id)
         self.unique = list(first)  # distinct baseline paths, in run order
@@ -123,8 +140,8 @@ class BaselineShape:
         for path in self.paths:
             for name in path:
                 self.totals[name] = self.totals.get(name, 0) + 1
-        self._measured: dict[tuple[int, ...], tuple[float, str | None]] = {}
-        self._departures: dict[tuple[int, ...], _Departure | None] = {}
+        self._measured: dict[PathCode, tuple[float, str | None]] = {}
+        self._departures: dict[PathCode, _Departure | None] = {}
 
     def __getstate__(self) -> dict[str, Any]:  # the caches stay behind
         return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
@@ -132,19 +149,20 @@ class BaselineShape:
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state, _measured={}, _departures={})
 
-    def encode(self, path: list[str]) -> tuple[int, ...]:
-        """``path`` as ids; names the baseline never used get distinct ids past its own."""
+    def encode(self, path: list[str]) -> PathCode:
+        """``path`` as ids (:func:`pack`); names the baseline never used get distinct ids past
+        its own (at most a path's length of them: the bound)."""
         ids = self.ids
-        code = tuple(map(ids.get, path))
-        if None not in code:
-            return code  # type: ignore[return-value]
-        extra: dict[str, int] = {}
-        return tuple(
-            ids[name] if name in ids else extra.setdefault(name, len(ids) + len(extra))
-            for name in path
-        )
+        code = [ids.get(name) for name in path]
+        if None in code:
+            extra: dict[str, int] = {}
+            code = [
+                ids[name] if name in ids else extra.setdefault(name, len(ids) + len(extra))
+                for name in path
+            ]
+        return pack(code, len(ids) + MAX_TRACE_SPANS)  # type: ignore[arg-type]
 
-    def nearest(self, encoded: tuple[int, ...]) -> tuple[float, str | None]:
+    def nearest(self, encoded: PathCode) -> tuple[float, str | None]:
         """(distance, trace id) of the nearest baseline run; ties go to the first baseline run
         in run order; (1.0, None) without a baseline. Computed once per distinct path."""
         found = self._measured.get(encoded)
@@ -152,7 +170,7 @@ class BaselineShape:
             found = self._measured[encoded] = self._nearest(encoded)
         return found
 
-    def _nearest(self, encoded: tuple[int, ...]) -> tuple[float, str | None]:
+    def _nearest(self, encoded: PathCode) -> tuple[float, str | None]:
         from rapidfuzz.process import extractOne
 
         if not self.unique:
@@ -162,7 +180,7 @@ class BaselineShape:
         return float(distance), self.nearest_ids[best]
 
     def divergence(
-        self, trace_file: TraceFile, path: list[str], code: tuple[int, ...] | None = None
+        self, trace_file: TraceFile, path: list[str], code: PathCode | None = None
     ) -> Divergence | None:
         """Where ``path`` (``trace_file``'s tool names; ``code``: its :meth:`encode`) leaves
         the baseline prefix tree (found once per distinct path)."""
@@ -175,7 +193,7 @@ class BaselineShape:
             return None  # the whole path is a baseline path
         return _make_divergence(trace_file, path, *departure)
 
-    def _departure(self, path: list[str], code: tuple[int, ...]) -> _Departure | None:
+    def _departure(self, path: list[str], code: PathCode) -> _Departure | None:
         node, step = self.trie, 0
         while step < len(path) and path[step] in node.children:
             node = node.children[path[step]]

@@ -7,6 +7,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 from test_gate_factory import REFUND, REGRESSED, make_trace, runs, trace_file, write_runs
 
@@ -156,3 +158,38 @@ def test_text_paths_fold_repeated_steps():
 
     assert join_path([]) == ""
     assert join_path(["a", "b", "b", "b", "c", "b"]) == "a > b \u00d73 > c > b"
+
+
+def _measured_all(baseline, candidate) -> list[tuple]:
+    from abw.diffing import BaselineShape
+
+    shape = BaselineShape(baseline)
+    measured = [shape.measure(t) for t in candidate]
+    return [
+        (m.distance, m.nearest, m.divergence and m.divergence.model_dump_json()) for m in measured
+    ]
+
+
+PATHS = st.lists(st.lists(st.sampled_from("abcdef"), max_size=8), min_size=1, max_size=6)
+
+
+@settings(max_examples=200, deadline=None)
+@given(PATHS, PATHS)
+def test_paths_coded_as_text_measure_as_paths_coded_as_ids(baseline, candidate) -> None:
+    """A path is coded as one character per id (rapidfuzz's fastest input) unless more ids than
+    characters could occur; both codes give the same distances, nearest runs and divergences."""
+    from abw import diffing
+
+    base, cand = runs("b", baseline), runs("c", candidate)
+    as_text = _measured_all(base, cand)
+    assert isinstance(diffing.BaselineShape(base).encode(["a", "zz"]), str)
+    original = diffing._CHARACTERS
+    diffing._CHARACTERS = 0  # every bound is over it: ids as tuples
+    try:
+        assert isinstance(diffing.BaselineShape(base).encode(["a", "zz"]), tuple)
+        assert isinstance(diffing.Symbols(["a"]).encode(["a"]), tuple)
+        assert _measured_all(base, cand) == as_text
+        as_ids = [normalized_edit_distance(a, b) for a in baseline for b in candidate]
+    finally:
+        diffing._CHARACTERS = original
+    assert [normalized_edit_distance(a, b) for a in baseline for b in candidate] == as_ids
