@@ -153,7 +153,7 @@ class BaselineShape:
         """``path`` as ids (:func:`pack`); names the baseline never used get distinct ids past
         its own (at most a path's length of them: the bound)."""
         ids = self.ids
-        code = [ids.get(name) for name in path]
+        code = list(map(ids.get, path))  # (a builtin method: map is the fastest)
         if None in code:
             extra: dict[str, int] = {}
             code = [
