@@ -98,7 +98,8 @@ def gate_command(
                 check_target(path, folder=folder)
     from abw.gcpause import gc_paused
 
-    with gc_paused():  # load + gate allocate millions of acyclic objects (docs/performance.md)
+    # load, gate and report writing allocate millions of acyclic objects (docs/performance.md)
+    with gc_paused():
         if workers is not None or scheduler is not None:
             from abw.shard import run_gate_distributed
 
@@ -123,31 +124,31 @@ def gate_command(
             report = run_gate(
                 baseline, candidate, spec_path, latent=latent, strict=strict, previous=previous
             )
-    if timestamp:
-        from datetime import UTC, datetime
+        if timestamp:
+            from datetime import UTC, datetime
 
-        stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        report = report.model_copy(update={"generated_at": stamp})
-    # the verdict is settled: from here on a failure (a full disk, a read-only folder, a closed
-    # stdout) is reported in one line and the exit code stays the verdict's (abw.faults)
-    code = verdict_reached(
-        exit_code(
-            report.verdict,
-            fail_on_warn=fail_on_warn or fail_on == "warn",
-            allow_inconclusive=allow_inconclusive,
+            stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            report = report.model_copy(update={"generated_at": stamp})
+        # the verdict is settled: from here on a failure (a full disk, a read-only folder, a closed
+        # stdout) is reported in one line and the exit code stays the verdict's (abw.faults)
+        code = verdict_reached(
+            exit_code(
+                report.verdict,
+                fail_on_warn=fail_on_warn or fail_on == "warn",
+                allow_inconclusive=allow_inconclusive,
+            )
         )
-    )
-    if out is not None:
-        with naming_field("--out"):
-            write_atomic(out, report_chunks(report))  # never the whole text at once
-    written = {}
-    if report_dir is not None:
-        if importlib.util.find_spec("abw.render") is None:
-            raise AbwInputError("report rendering is not available", field="--report-dir")
-        from abw.render import write_reports
+        if out is not None:
+            with naming_field("--out"):
+                write_atomic(out, report_chunks(report))  # never the whole text at once
+        written = {}
+        if report_dir is not None:
+            if importlib.util.find_spec("abw.render") is None:
+                raise AbwInputError("report rendering is not available", field="--report-dir")
+            from abw.render import write_reports
 
-        with naming_field("--report-dir"):
-            written = write_reports(report, report_dir)
+            with naming_field("--report-dir"):
+                written = write_reports(report, report_dir)
     click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
     if not quiet:
         if out is not None:
