@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import PYTHON, TMP, scale_main
+from common import PYTHON, TMP, ensure_bytecode, scale_main
 
 DRIVER = """
 import hashlib, json, resource, sys, warnings
@@ -47,6 +47,7 @@ print(json.dumps({"sha256": digest, "driver_rss_mb": rss, "large_graph_warnings"
 
 
 def _once(args: list[str]) -> tuple[float, dict[str, float | str]]:
+    ensure_bytecode()
     started = time.perf_counter()
     out = subprocess.run(
         args, capture_output=True, text=True, check=True, env={**os.environ, "ABW_NO_PROGRESS": "1"}

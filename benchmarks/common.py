@@ -28,8 +28,24 @@ class Measured:
     stderr: str
 
 
+_COMPILED: list[bool] = []
+
+
+def ensure_bytecode() -> None:
+    """abw's modules byte-compiled (once per process), as an installed package's are (pip
+    compiles them at install): where ``PYTHONDONTWRITEBYTECODE`` is set, or the tree is fresh
+    and read-only, every timed run would otherwise compile each module from source again —
+    about 80 ms of the gate's start-up on the machine of docs/performance.md. (In a process
+    of its own: a child's peak RSS starts from this process's, so this one stays small.)"""
+    if not _COMPILED:
+        command = [PYTHON, "-m", "compileall", "-q", str(REPO / "abw")]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+        _COMPILED.append(True)
+
+
 def measure(args: list[str], *, env: dict[str, str] | None = None) -> Measured:
     """Run ``args`` once; wall time and the peak RSS of that child process alone (wait4)."""
+    ensure_bytecode()
     started = time.perf_counter()
     proc = subprocess.Popen(
         args,
@@ -101,6 +117,19 @@ class Paired:
         """Median over rounds of ``name``'s time / ``floor``'s time in the same round."""
         pairs = zip(self.times[name], self.times[floor], strict=True)
         return statistics.median(a / b for a, b in pairs)
+
+    def fastest_ratio(self, name: str, floor: str) -> float:
+        """``name``'s fastest run / ``floor``'s fastest run. On a shared machine a short floor
+        can run 1.7x slower in some rounds than in others (its CPU time too, not only its wall
+        time), which pulls the per-round ratios down: a target counts as met only when this
+        ratio meets it as well (:func:`within`)."""
+        return min(self.times[name]) / min(self.times[floor])
+
+
+def within(limit: float, *ratios: float, at_least: bool = False) -> bool:
+    """Whether every estimate of a ratio meets its target (``<= limit``; ``>=`` with
+    ``at_least``)."""
+    return all(r >= limit if at_least else r <= limit for r in ratios)
 
 
 def paired(commands: dict[str, list[str]], rounds: int) -> Paired:
