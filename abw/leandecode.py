@@ -14,7 +14,9 @@ How each rule of the exact path is kept:
 - **duplicate keys** (msgspec keeps the last), unknown keys (which msgspec drops and the model
   would keep) and explicit ``null`` values: a file as :func:`abw.traceio.write_trace` writes it is,
   with JSON's whitespace deleted, the decoder's own encoding of what it decoded
-  (:func:`is_own_encoding`, all in C), which proves none of them is there. Any other file:
+  (:func:`is_own_encoding`, all in C), which proves none of them is there; with the line
+  breaks kept, it is that encoding laid out a head field and a span a line
+  (:func:`written_first_line`), which proves the same and gives the span lines. Any other file:
   the keys the decode holds — every struct field that is not ``None`` plus every key of the
   decoded mappings, walked — must number exactly :func:`key_bound`, an upper bound on the key
   tokens of the text. Otherwise: the exact path. So the mirror may give optional fields a
