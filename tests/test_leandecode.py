@@ -472,6 +472,12 @@ def _written_lines() -> list[bytes]:
         lambda lines: [*lines[:6], b"", *lines[6:]],  # an empty line before the spans
         lambda lines: [lines[0] + lines[1], *lines[2:]],  # the first head field after "{"
         lambda lines: [*lines[:-1], b"", b""],  # a second line break at the end
+        # whitespace the line-by-line reading of the exact path does not read past
+        lambda lines: [*lines[:6], lines[6] + b" ", *lines[7:]],  # a space after a comma
+        lambda lines: [*lines[:6], lines[6] + b"\t", *lines[7:]],  # a tab after a comma
+        lambda lines: [*lines[:6], lines[6] + b"\r", *lines[7:]],  # CR LF after a comma
+        lambda lines: [*lines[:5], b'"spans":[', *lines[6:]],  # the spans line compact
+        lambda lines: [*lines[:5], b'"spans": [ ', *lines[6:]],  # ... or with a space after
     ],
 )
 def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
@@ -482,6 +488,45 @@ def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
     raw = b"\n".join(edit(_written_lines()))
     decoded = _DECODER.decode(raw) if decode(raw) is not None else None
     assert decoded is None or written_first_line(raw, decoded) is None
+    check(raw)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda lines: [*lines[:6], b" " + lines[6], *lines[7:]],  # a space before a span line
+        lambda lines: [*lines[:9], lines[9] + b"\r", *lines[10:]],  # CR LF after the last span
+        lambda lines: [*lines[:6], lines[6].replace(b", ", b" , ", 1), *lines[7:]],  # spaces
+    ],
+)
+def test_whitespace_the_line_reading_allows_keeps_the_layout(edit) -> None:
+    from abw.leandecode import _DECODER, written_first_line
+
+    raw = b"\n".join(edit(_written_lines()))
+    assert written_first_line(raw, _DECODER.decode(raw)) == 7
+    check(raw)
+
+
+WRITTEN = b"\n".join(_written_lines())
+# anywhere, and more often next to a line break, where the layout and the line reading differ
+_AT_LINE_ENDS = [i + d for i, c in enumerate(WRITTEN) if c == ord("\n") for d in (-1, 0, 1)]
+_PLACES = st.integers(0, len(WRITTEN)) | st.sampled_from(_AT_LINE_ENDS)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_PLACES, st.sampled_from([b" ", b"\t", b"\r", b"\n", b"\r\n"])),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_whitespace_anywhere_in_a_written_file_decides_alike(insertions) -> None:
+    """JSON whitespace put anywhere into a written file (inside strings too): the lean decode,
+    its layout proof and its span lines agree with the exact path's, whatever the file now is."""
+    raw = WRITTEN
+    for at, blank in sorted(insertions, reverse=True):
+        raw = raw[:at] + blank + raw[at:]
     check(raw)
 
 
