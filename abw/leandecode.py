@@ -149,7 +149,6 @@ _SPACES = b" \t\r"  # JSON's whitespace but the line break
 _SCHEMA_LINE, _SOURCE_LINE = b'{\n"schema_version":', b',\n"source":'
 _RUN_LINE, _REDACTION_LINE = b',\n"run":', b',\n"redaction":'
 _SPANS_LINE, _WRITTEN_END = b',\n"spans":[\n', b"\n]\n}\n"
-_SPANS_LINE_AS_WRITTEN = b'\n"spans": [\n'  # the line abw.traceio.span_lines looks for
 
 
 class _Unproven(Exception):
@@ -248,12 +247,8 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
     its own. With the line breaks deleted too that is the whole trace's own encoding, so this
     proves what :func:`is_own_encoding` proves; and, as the line breaks stayed where they
     were, the k-th span decoded is on the k-th span line. One comparison in C, where the
-    line-by-line reading of :func:`abw.traceio.span_lines` would scan every line again.
-
-    That reading finds the spans after the first line that is exactly ``"spans": [`` and
-    drops one comma at the end of each line before it reads it, so the lines it can read are
-    fewer than the layout allows: the proof also asks for that line as written and for no
-    whitespace after a span line's comma (otherwise both give no span lines)."""
+    line-by-line reading of :func:`abw.traceio.span_lines` would scan every line again (which
+    reads the same lines: it reads past blanks around a line's text and its comma too)."""
     spans = trace.spans
     if not spans or not raw.endswith(_WRITTEN_END):
         return None
@@ -267,14 +262,7 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
     text = raw.translate(None, _SPACES)
     if text != expected and text != expected.translate(None, _SPACES):
         return None
-    first = len(parts) // 2 + 2  # "{", a line per head field, '"spans": [', then the spans
-    at = raw.find(_SPANS_LINE_AS_WRITTEN)  # (the only line that can be it is line first - 1)
-    if at < 0 or raw.count(b"\n", 0, at) != first - 3:
-        return None
-    span_text = raw[at + len(_SPANS_LINE_AS_WRITTEN) : len(raw) - len(_WRITTEN_END)]
-    if span_text.count(b",\n") != len(spans) - 1:  # a line break right after each comma
-        return None
-    return first
+    return len(parts) // 2 + 2  # "{", a line per head field, '"spans": [', then the spans
 
 
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:

@@ -128,6 +128,9 @@ class TraceFile:
         return semantics.retries(self.ordered_spans)
 
 
+#: JSON's whitespace within a line: the line reading below reads past it around a line's text
+#: and its comma, so a file with CR LF line breaks (a Windows checkout) keeps its span lines
+_BLANKS = b" \t\r"
 _SPAN_HEAD = re.compile(rb'\{"span_id": "(?:[^"\\]|\\.)*", "ordinal": (\d+)[,}]')
 
 
@@ -136,7 +139,7 @@ def _line_ordinal(raw: bytes) -> int | None:
 
     A line as :func:`write_trace` writes it (``{"span_id": "...", "ordinal": N, ...}``) is read
     without parsing it again (that parse took 7 % of a large gate); any other line is parsed."""
-    line = raw.rstrip(b",")
+    line = raw.rstrip(_BLANKS).rstrip(b",")
     head = _SPAN_HEAD.match(line)
     if head is not None and line.endswith(b"}"):
         return int(head.group(1))
@@ -220,15 +223,22 @@ def laid_out_lines(first: int, spans: list[Any]) -> Mapping[int, int]:
     return {ordinal: first + offset for offset, ordinal in enumerate(ordinals)}
 
 
+def _first_span_line(lines: list[bytes]) -> int | None:
+    """The 1-based line after the first line that is ``"spans": [``, blanks aside."""
+    for index, line in enumerate(lines):
+        if line.translate(None, _BLANKS) == b'"spans":[':
+            return index + 2
+    return None
+
+
 def span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
     """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
     first = _written_first_line(text, span_count)
     if first is not None:
         return ConsecutiveLines(first, span_count)
     lines = text.split(b"\n")
-    try:
-        start = lines.index(b'"spans": [') + 2  # 1-based line of the first span
-    except ValueError:
+    start = _first_span_line(lines)
+    if start is None:
         return {}
     mapping: dict[int, int] = {}
     consecutive = True  # ordinal k on the k-th span line, for every k

@@ -104,6 +104,29 @@ def test_violation_lines_point_at_the_spans_in_the_file(tmp_path):
         assert json.loads(lines[line - 1].rstrip(","))["ordinal"] == ordinal
 
 
+def test_a_windows_checkout_keeps_the_violation_lines(tmp_path):
+    """The example's traces with CR LF line breaks (git's autocrlf on Windows): the gate's
+    report is the same but for the files' hashes, its violations on the same lines."""
+    import shutil
+
+    from abw.gating import run_gate as gate_folders
+
+    example = REPO / "examples" / "refund-policy"
+    for side in ("baseline", "regressed"):
+        shutil.copytree(example / "traces" / side, tmp_path / "lf" / side)
+        shutil.copytree(example / "traces" / side, tmp_path / "crlf" / side)
+        for path in (tmp_path / "crlf" / side).glob("*.json"):
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+
+    def lines(root):
+        report = gate_folders(root / "baseline", root / "regressed", example / "behavior.yaml")
+        return [(v.trace_id, v.span_lines) for c in report.checks for v in c.violations]
+
+    found = lines(tmp_path / "lf")
+    assert any(span_lines for _, span_lines in found)
+    assert lines(tmp_path / "crlf") == found
+
+
 # --- operational_quality ------------------------------------------------------------------
 
 

@@ -472,12 +472,6 @@ def _written_lines() -> list[bytes]:
         lambda lines: [*lines[:6], b"", *lines[6:]],  # an empty line before the spans
         lambda lines: [lines[0] + lines[1], *lines[2:]],  # the first head field after "{"
         lambda lines: [*lines[:-1], b"", b""],  # a second line break at the end
-        # whitespace the line-by-line reading of the exact path does not read past
-        lambda lines: [*lines[:6], lines[6] + b" ", *lines[7:]],  # a space after a comma
-        lambda lines: [*lines[:6], lines[6] + b"\t", *lines[7:]],  # a tab after a comma
-        lambda lines: [*lines[:6], lines[6] + b"\r", *lines[7:]],  # CR LF after a comma
-        lambda lines: [*lines[:5], b'"spans":[', *lines[6:]],  # the spans line compact
-        lambda lines: [*lines[:5], b'"spans": [ ', *lines[6:]],  # ... or with a space after
     ],
 )
 def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
@@ -497,9 +491,16 @@ def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
         lambda lines: [*lines[:6], b" " + lines[6], *lines[7:]],  # a space before a span line
         lambda lines: [*lines[:9], lines[9] + b"\r", *lines[10:]],  # CR LF after the last span
         lambda lines: [*lines[:6], lines[6].replace(b", ", b" , ", 1), *lines[7:]],  # spaces
+        lambda lines: [*lines[:6], lines[6] + b" ", *lines[7:]],  # a space after a comma
+        lambda lines: [*lines[:6], lines[6] + b"\t", *lines[7:]],  # a tab after a comma
+        lambda lines: [*lines[:6], lines[6] + b"\r", *lines[7:]],  # CR LF after a comma
+        lambda lines: [*lines[:5], b'"spans":[', *lines[6:]],  # the spans line compact
+        lambda lines: [*lines[:5], b'"spans": [ ', *lines[6:]],  # ... or with a space after
     ],
 )
 def test_whitespace_the_line_reading_allows_keeps_the_layout(edit) -> None:
+    """Blanks around a line's text or its comma: the layout holds, and the exact path's
+    line-by-line reading reads past them as well (the same span lines, checked)."""
     from abw.leandecode import _DECODER, written_first_line
 
     raw = b"\n".join(edit(_written_lines()))

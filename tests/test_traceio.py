@@ -31,14 +31,15 @@ def _span_lines_by_parsing(text: bytes, span_count: int) -> dict[int, int]:
     import orjson
 
     lines = text.split(b"\n")
-    if b'"spans": [' not in lines:
+    squeezed = [line.replace(b" ", b"").replace(b"\t", b"").replace(b"\r", b"") for line in lines]
+    if b'"spans":[' not in squeezed:  # the spans line, blanks aside
         return {}
-    start = lines.index(b'"spans": [') + 2
+    start = squeezed.index(b'"spans":[') + 2
     mapping = {}
     for offset in range(span_count):
         raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
-        try:
-            ordinal = orjson.loads(raw.rstrip(b",")).get("ordinal")
+        try:  # blanks at the end of a line and then its comma aside
+            ordinal = orjson.loads(raw.rstrip(b" \t\r").rstrip(b",")).get("ordinal")
         except (orjson.JSONDecodeError, AttributeError):
             return {}
         if isinstance(ordinal, int):
@@ -70,7 +71,21 @@ def _layouts(trace) -> dict[str, bytes]:
         "tricky ids": (
             head + '"spans": [\n' + ",\n".join(json.dumps(s) for s in odd_ids) + "\n]\n}\n"
         ).encode(),
+        "CR LF line breaks": render_trace(trace).replace("\n", "\r\n").encode(),
+        "blanks around commas and the spans line": (
+            head + '"spans":[  \n' + " ,\t\n".join(json.dumps(s) for s in spans) + "\n]\n}\n"
+        ).encode(),
     }
+
+
+ONE_SPAN_PER_LINE = (
+    "written",
+    "keys reordered",
+    "spans reversed",
+    "tricky ids",
+    "CR LF line breaks",
+    "blanks around commas and the spans line",
+)
 
 
 def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
@@ -84,7 +99,12 @@ def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
             expected = _span_lines_by_parsing(text, count)
             assert span_lines(text, count) == expected, name
             assert parse_trace(text, "x.json").span_lines == expected, name
-            if name in ("written", "keys reordered", "spans reversed", "tricky ids"):
+            one_per_line = ("written", "keys reordered", "spans reversed", "tricky ids")
+            if name in (
+                *one_per_line,
+                "CR LF line breaks",
+                "blanks around commas and the spans line",
+            ):
                 assert len(expected) == count, name  # the one-span-per-line layouts map all
             fast = _written_first_line(text, count) is not None
             assert fast == (name in ("written", "tricky ids") and count > 0), name
