@@ -51,6 +51,8 @@ def orjson_exact(value: Any) -> bool:
     orjson checks the rest itself: with :data:`ORJSON_OPTIONS` it refuses (``TypeError``)
     integers beyond 64 bits, lone surrogates, keys that are not exact ``str`` and nesting deeper
     than 255 levels, and the caller then falls back to the standard library."""
+    if type(value) is str:  # (most values hashed are)
+        return True
     stack = [value]
     pop, push = stack.pop, stack.extend
     dumps, text_of = orjson.dumps, float.__repr__
@@ -104,15 +106,8 @@ def sha256_hex(data: bytes | str) -> str:
 
 
 def content_hash(value: Any) -> str:
-    """SHA-256 of the canonical JSON of ``value``; ``None`` hashes like JSON ``null``.
-
-    :func:`canonical_bytes` written out in place (this runs for every block an importer reads)."""
-    if type(value) is str or orjson_exact(value):
-        try:
-            return hashlib.sha256(orjson.dumps(value, option=ORJSON_OPTIONS)).hexdigest()
-        except TypeError:  # beyond 64 bits, lone surrogates, non-str keys, deep nesting
-            pass
-    return hashlib.sha256(_stdlib(value).encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of the canonical JSON of ``value``; ``None`` hashes like JSON ``null``."""
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()
 
 
 def file_sha256(path: str | Path, chunk_size: int = 1 << 20) -> str:

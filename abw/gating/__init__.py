@@ -464,7 +464,8 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
     batch: list[Any] = []
     first = True
     for position, item in enumerate(items):
-        if not _holds_lists(item):
+        holds = _holds_lists(item)
+        if not holds:
             batch.append(item.model_dump(mode="json"))
             if len(batch) < _LIST_BATCH and position < len(items) - 1:
                 continue
@@ -472,7 +473,7 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
             text = indented_json_bytes(batch)  # "[\n  {...},\n  {...}\n]\n"
             yield (b"" if first else b",") + text[1:-3].replace(b"\n", inner)
             first, batch = False, []
-        if _holds_lists(item):
+        if holds:
             yield (b"" if first else b",") + inner + b"  "
             yield from _chunks(item, depth + 1)
             first = False
