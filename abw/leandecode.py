@@ -145,9 +145,9 @@ _CONTAINERS = (dict, list)
 _JSON_WHITESPACE = b" \t\n\r"
 _OBJECTS_BYTES = 2 * MAX_TRACE_OBJECTS
 _SPACES = b" \t\r"  # JSON's whitespace but the line break
-# write_trace's layout, its whitespace but the line breaks deleted (written_first_line)
-_SCHEMA_LINE, _SOURCE_LINE = b'{\n"schema_version":', b',\n"source":'
-_RUN_LINE, _REDACTION_LINE = b',\n"run":', b',\n"redaction":'
+# write_trace's layout, its whitespace but the line breaks deleted (written_first_line): a
+# line per head field, in TraceStruct's order, then the spans
+_HEAD_FIELDS = [(name, b'"%s":' % name.encode()) for name in TraceStruct.__struct_fields__[:-1]]
 _SPANS_LINE, _WRITTEN_END = b',\n"spans":[\n', b"\n]\n}\n"
 
 
@@ -253,16 +253,17 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
     if not spans or not raw.endswith(_WRITTEN_END):
         return None
     encode = _ENCODER.encode
-    parts = [_SCHEMA_LINE, encode(trace.schema_version), _SOURCE_LINE, encode(trace.source)]
-    parts += [_RUN_LINE, encode(trace.run)]
-    if trace.redaction is not None:
-        parts += [_REDACTION_LINE, encode(trace.redaction)]
-    parts += [_SPANS_LINE, b",\n".join(map(encode, spans)), _WRITTEN_END]
+    head = [
+        key + encode(value)
+        for name, key in _HEAD_FIELDS
+        if (value := getattr(trace, name)) is not None
+    ]
+    parts = [b"{\n", b",\n".join(head), _SPANS_LINE, b",\n".join(map(encode, spans)), _WRITTEN_END]
     expected = b"".join(parts)
     text = raw.translate(None, _SPACES)
     if text != expected and text != expected.translate(None, _SPACES):
         return None
-    return len(parts) // 2 + 2  # "{", a line per head field, '"spans": [', then the spans
+    return len(head) + 3  # "{", a line per head field, '"spans": [', then the spans
 
 
 def _ordinals_unique(spans: list[LeanSpan]) -> bool:
