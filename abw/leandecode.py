@@ -246,9 +246,9 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
     decoder's own encoding of the head fields, one per line, then of each span on a line of
     its own. With the line breaks deleted too that is the whole trace's own encoding, so this
     proves what :func:`is_own_encoding` proves; and, as the line breaks stayed where they
-    were, the k-th span decoded is on the k-th span line. One comparison in C, where the
-    line-by-line reading of :func:`abw.traceio.span_lines` would scan every line again (which
-    reads the same lines: it reads past blanks around a line's text and its comma too)."""
+    were, the k-th span decoded is on the k-th span line: the lines
+    :func:`abw.traceio.span_lines` gives (the lines the spans' objects begin on), from one
+    comparison in C."""
     spans = trace.spans
     if not spans or not raw.endswith(_WRITTEN_END):
         return None

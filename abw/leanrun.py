@@ -92,7 +92,8 @@ def parse_lean_trace(raw: bytes, path: str) -> TraceFile:
         return lean(parse_trace(raw, path))
     spans, first = decoded.spans, decoded.first_span_line
     trace = LeanTrace(TRACE_SCHEMA, decoded.source, decoded.run, decoded.redaction, spans)
-    lines = span_lines(raw, len(spans)) if first is None else laid_out_lines(first, spans)
+    ordinals = [span.ordinal for span in spans]
+    lines = span_lines(raw, ordinals) if first is None else laid_out_lines(first, ordinals)
     return TraceFile(path, trace, sha256_hex(raw), lines)
 
 

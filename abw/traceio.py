@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import json
 import json.encoder as _json_encoder
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
+import msgspec
 
 from abw import semantics
 from abw.atomic import write_atomic
@@ -22,6 +21,7 @@ from abw.cached import cached_property
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.hints import with_hint
+from abw.jsonlocate import element_lines
 from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
 from abw.reader import LONE_SURROGATE, lone_surrogate, parse_json, read_bytes
@@ -128,28 +128,6 @@ class TraceFile:
         return semantics.retries(self.ordered_spans)
 
 
-#: JSON's whitespace within a line: the line reading below reads past it around a line's text
-#: and its comma, so a file with CR LF line breaks (a Windows checkout) keeps its span lines
-_BLANKS = b" \t\r"
-_SPAN_HEAD = re.compile(rb'\{"span_id": "(?:[^"\\]|\\.)*", "ordinal": (\d+)[,}]')
-
-
-def _line_ordinal(raw: bytes) -> int | None:
-    """The ordinal of a span line; :class:`ValueError` when the line is not one span object.
-
-    A line as :func:`write_trace` writes it (``{"span_id": "...", "ordinal": N, ...}``) is read
-    without parsing it again (that parse took 7 % of a large gate); any other line is parsed."""
-    line = raw.rstrip(_BLANKS).rstrip(b",")
-    head = _SPAN_HEAD.match(line)
-    if head is not None and line.endswith(b"}"):
-        return int(head.group(1))
-    try:
-        ordinal = orjson.loads(line).get("ordinal")
-    except (orjson.JSONDecodeError, AttributeError):
-        raise ValueError("not a span line") from None
-    return ordinal if isinstance(ordinal, int) else None
-
-
 class ConsecutiveLines(Mapping[int, int]):
     """``{0: first, 1: first + 1, ...}`` for ``count`` spans, in two integers: the span lines
     of a file :func:`write_trace` wrote (ordinals 0, 1, ... one per line), which a dict would
@@ -175,83 +153,67 @@ class ConsecutiveLines(Mapping[int, int]):
         return ConsecutiveLines, (self.first, self.count)
 
 
-# a whole span line as write_trace writes it: the head _SPAN_HEAD reads (the same id and digits,
-# possessive where nothing could be given back), then anything, ending in "}" or "},"
-_WRITTEN_SPAN_LINE = re.compile(
-    rb'^\{"span_id": "[^"\\]*+(?:\\.[^"\\]*+)*+", "ordinal": (\d++)[,}][^\n]*(?<=\}),?$',
-    re.MULTILINE,
-)
 _SPANS_LINE = b'\n"spans": [\n'
 _WRITTEN_END = b"\n]\n}\n"
-_ORDINAL_TEXTS: list[bytes] = []
+_RAW_ELEMENTS = msgspec.json.Decoder(list[msgspec.Raw])  # each element's bytes, unparsed
 
 
-def _ordinal_texts(count: int) -> list[bytes]:
-    """``[b"0", b"1", ..., b"count-1"]`` (one list, grown as needed)."""
-    if len(_ORDINAL_TEXTS) < count:
-        _ORDINAL_TEXTS.extend(b"%d" % i for i in range(len(_ORDINAL_TEXTS), count))
-    return _ORDINAL_TEXTS[:count]
+def _one_span_per_line(text: bytes, span_count: int) -> int | None:
+    """The line of the first span when ``text`` holds its ``span_count`` spans one per line as
+    :func:`write_trace` writes them, else None: after the first ``"spans": [`` line come
+    exactly ``span_count`` lines, then ``]`` and ``}`` end the text, and those lines are the
+    array's elements joined by ``",\n"`` (msgspec reads them as raw JSON values, unparsed).
 
-
-def _written_first_line(text: bytes, span_count: int) -> int | None:
-    """The line of span 0 when ``text`` is laid out as :func:`write_trace` writes it with
-    ordinals 0, 1, ... in order (what the line-by-line reading below then finds), else None.
-
-    Checked in two passes of C: the first ``"spans": [`` line is followed by exactly
-    ``span_count`` lines, then ``]`` and ``}``; each of them is a whole span line as
-    :func:`_line_ordinal` reads it by _SPAN_HEAD, the k-th with ordinal k (a match is one whole
-    line, so ``span_count`` matches in ``span_count`` lines are all of them)."""
+    Then the k-th of those lines is the k-th span. (A line break is never inside a JSON
+    string, so ``"spans": [`` there is that key and its array; the lines hold its elements
+    with nothing between them but the commas and ``span_count - 1`` line breaks, so no element
+    holds a line break, and the ``}`` after them, the text's last, closes the top-level
+    object.)"""
     at = text.find(_SPANS_LINE)
     if span_count == 0 or at < 0 or not text.endswith(_WRITTEN_END):
         return None
     first, end = at + len(_SPANS_LINE), len(text) - len(_WRITTEN_END)
-    if (
-        end <= first
-        or text.count(b"\n", first, end) != span_count - 1
-        or _WRITTEN_SPAN_LINE.findall(text, first, end) != _ordinal_texts(span_count)
-    ):
+    if end <= first or text.count(b"\n", first, end) != span_count - 1:
+        return None
+    region = text[first:end]
+    try:
+        elements = _RAW_ELEMENTS.decode(b"[" + region + b"]")
+    except msgspec.DecodeError:
+        return None
+    if len(elements) != span_count or b",\n".join(elements) != region:
         return None
     return text.count(b"\n", 0, at + 1) + 2
 
 
-def laid_out_lines(first: int, spans: list[Any]) -> Mapping[int, int]:
-    """The span lines of a file shown to hold ``spans`` one per line from line ``first`` on,
-    in this order (:func:`abw.leandecode.written_first_line`): what :func:`span_lines` reads."""
-    ordinals = [span.ordinal for span in spans]
-    if ordinals == list(range(len(ordinals))):
+def laid_out_lines(first: int, ordinals: Sequence[int]) -> Mapping[int, int]:
+    """The span lines of a file shown to hold spans of these ``ordinals`` one per line from
+    line ``first`` on, in this order (:func:`_one_span_per_line`,
+    :func:`abw.leandecode.written_first_line`)."""
+    if list(ordinals) == list(range(len(ordinals))):
         return ConsecutiveLines(first, len(ordinals))
     return {ordinal: first + offset for offset, ordinal in enumerate(ordinals)}
 
 
-def _first_span_line(lines: list[bytes]) -> int | None:
-    """The 1-based line after the first line that is ``"spans": [``, blanks aside."""
-    for index, line in enumerate(lines):
-        if line.translate(None, _BLANKS) == b'"spans":[':
-            return index + 2
-    return None
-
-
-def span_lines(text: bytes, span_count: int) -> Mapping[int, int]:
-    """Map each span's ordinal to its line when the file uses the one-span-per-line layout."""
-    first = _written_first_line(text, span_count)
-    if first is not None:
-        return ConsecutiveLines(first, span_count)
-    lines = text.split(b"\n")
-    start = _first_span_line(lines)
-    if start is None:
+def span_lines(text: bytes, ordinals: Sequence[int]) -> Mapping[int, int]:
+    """Map each span's ordinal to the 1-based line on which its object begins (``ordinals``:
+    the spans', in the file's order), however the file is laid out: one span per line as
+    :func:`write_trace` writes them (:func:`_one_span_per_line`), else as
+    :func:`abw.jsonlocate.element_lines` finds them (CR LF line breaks, blanks around the
+    commas, pretty-printed JSON, a span over several lines or several spans on one)."""
+    if not ordinals:
         return {}
-    mapping: dict[int, int] = {}
-    consecutive = True  # ordinal k on the k-th span line, for every k
-    for offset in range(span_count):
-        raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
-        try:
-            ordinal = _line_ordinal(raw)
-        except ValueError:
-            return {}
-        if ordinal is not None:
-            mapping[ordinal] = start + offset
-        consecutive = consecutive and ordinal == offset
-    return ConsecutiveLines(start, span_count) if consecutive and span_count else mapping
+    first = _one_span_per_line(text, len(ordinals))
+    if first is not None:
+        return laid_out_lines(first, ordinals)
+    try:
+        lines = element_lines(text.decode("utf-8", "surrogatepass"), "spans")
+    except UnicodeDecodeError:
+        lines = None
+    if lines is None or len(lines) != len(ordinals):
+        return {}  # (not a trace the reader accepted: no lines to give)
+    if lines == list(range(lines[0], lines[0] + len(lines))):
+        return laid_out_lines(lines[0], ordinals)
+    return dict(zip(ordinals, lines, strict=True))
 
 
 def trace_from_document(document: Any, path: str) -> Any:
@@ -290,7 +252,8 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
     )
     trace = trace_from_document(document, path)
     del document
-    return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, len(trace.spans)))
+    ordinals = [span.ordinal for span in trace.spans]
+    return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, ordinals))
 
 
 def load_trace(

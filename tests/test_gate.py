@@ -127,6 +127,40 @@ def test_a_windows_checkout_keeps_the_violation_lines(tmp_path):
     assert lines(tmp_path / "crlf") == found
 
 
+def test_pretty_printed_traces_keep_the_violation_lines(tmp_path):
+    """The example's traces pretty-printed (``json.dump(..., indent=2)``, as a writer of its own
+    might): each violation points at the lines its spans begin on there, as in the original."""
+    import json
+    import shutil
+
+    from abw.gating import run_gate as gate_folders
+
+    example = REPO / "examples" / "refund-policy"
+    begins: dict[str, dict[int, int]] = {}  # trace file name -> ordinal -> line in the copy
+    for side in ("baseline", "regressed"):
+        shutil.copytree(example / "traces" / side, tmp_path / side)
+        for path in (tmp_path / side).glob("*.json"):
+            document = json.loads(path.read_bytes())
+            text = json.dumps(document, indent=2)
+            path.write_text(text)
+            # with indent=2, a top-level array's objects, and only they, open on a line "    {"
+            starts = [n for n, line in enumerate(text.split("\n"), 1) if line == "    {"]
+            ordinals = [span["ordinal"] for span in document["spans"]]
+            begins[path.name] = dict(zip(ordinals, starts, strict=True))
+
+    def violations(baseline, candidate):
+        report = gate_folders(baseline, candidate, example / "behavior.yaml")
+        return [v for c in report.checks for v in c.violations]
+
+    original = violations(example / "traces" / "baseline", example / "traces" / "regressed")
+    pretty = violations(tmp_path / "baseline", tmp_path / "regressed")
+    assert [v.span_ordinals for v in pretty] == [v.span_ordinals for v in original]
+    assert any(v.span_lines for v in pretty)
+    for v in pretty:
+        where = begins[v.trace_file.rsplit("/", 1)[-1]]
+        assert v.span_lines == [where[ordinal] for ordinal in v.span_ordinals], v.trace_id
+
+
 # --- operational_quality ------------------------------------------------------------------
 
 

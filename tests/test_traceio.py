@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
 
 from abw.traceio import load_traces, render_trace
 from tests.conftest import REPO
+from tests.jsonkit import element_lines_by_scanning
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 TRACES = EXAMPLE / "traces" / "baseline"
@@ -26,25 +28,11 @@ def test_loaded_traces_render_back_to_their_file_and_spans_stay_ordinary_models(
     assert copy.deepcopy(span) == span
 
 
-def _span_lines_by_parsing(text: bytes, span_count: int) -> dict[int, int]:
-    """The definition: parse every span line and read its ordinal."""
-    import orjson
-
-    lines = text.split(b"\n")
-    squeezed = [line.replace(b" ", b"").replace(b"\t", b"").replace(b"\r", b"") for line in lines]
-    if b'"spans":[' not in squeezed:  # the spans line, blanks aside
-        return {}
-    start = squeezed.index(b'"spans":[') + 2
-    mapping = {}
-    for offset in range(span_count):
-        raw = lines[start - 1 + offset] if start - 1 + offset < len(lines) else b""
-        try:  # blanks at the end of a line and then its comma aside
-            ordinal = orjson.loads(raw.rstrip(b" \t\r").rstrip(b",")).get("ordinal")
-        except (orjson.JSONDecodeError, AttributeError):
-            return {}
-        if isinstance(ordinal, int):
-            mapping[ordinal] = start + offset
-    return mapping
+def _span_lines_by_scanning(text: bytes) -> dict[int, int]:
+    """The definition: each span's ordinal -> the line on which its object begins."""
+    starts = element_lines_by_scanning(text.decode("utf-8", "surrogatepass"), "spans")
+    ordinals = [span["ordinal"] for span in json.loads(text)["spans"]]
+    return dict(zip(ordinals, starts, strict=True))
 
 
 def _layouts(trace) -> dict[str, bytes]:
@@ -75,39 +63,53 @@ def _layouts(trace) -> dict[str, bytes]:
         "blanks around commas and the spans line": (
             head + '"spans":[  \n' + " ,\t\n".join(json.dumps(s) for s in spans) + "\n]\n}\n"
         ).encode(),
+        "pretty, tabs": json.dumps({**document, "spans": spans}, indent="\t").encode(),
+        "two spans on one line": (
+            head
+            + '"spans": [\n'
+            + ",\n".join([", ".join(map(json.dumps, spans[:2])), *map(json.dumps, spans[2:])])
+            + "\n]\n}\n"
+        ).encode(),
+        "a spans key in the run first": render_trace(trace)
+        .replace('"run": {', '"run": {"notes": 1,\n"spans": [\n{"span_id": "x"}\n], ', 1)
+        .encode(),
+        "a line that begins inside a span": _inside_a_span(head, spans),
     }
 
 
-ONE_SPAN_PER_LINE = (
-    "written",
-    "keys reordered",
-    "spans reversed",
-    "tricky ids",
-    "CR LF line breaks",
-    "blanks around commas and the spans line",
-)
+def _inside_a_span(head: str, spans: list[dict]) -> bytes:
+    """Spans 0 and 1 begin on one line, and the next line begins inside span 1 with an object
+    that looks like a whole span line of ordinal 1: one line per span, as counted, but not a
+    span per line."""
+    fake = {"span_id": "f", "ordinal": 1}
+    second = {**spans[1], "attributes": {"z": [{}, fake]}}
+    text = json.dumps(second)
+    cut = text.index(json.dumps(fake))
+    first = json.dumps(spans[0]) + ", " + text[:cut].rstrip() + "\n" + text[cut:]
+    lines = [first, *map(json.dumps, spans[2:])]
+    return (head + '"spans": [\n' + ",\n".join(lines) + "\n]\n}\n").encode()
 
 
-def test_span_lines_are_the_lines_a_parse_of_each_line_finds():
-    from abw.traceio import _written_first_line, parse_trace, span_lines
+#: the layouts that hold one span per line after a ``"spans": [`` line, as write_trace writes
+ONE_SPAN_PER_LINE = ("written", "keys reordered", "spans reversed", "tricky ids")
+
+
+def test_span_lines_are_the_lines_the_spans_begin_on_however_the_file_is_laid_out():
+    from abw.leanrun import parse_lean_trace
+    from abw.traceio import _one_span_per_line, parse_trace, span_lines
 
     runs = [t for s in ("baseline", "regressed") for t in load_traces(EXAMPLE / "traces" / s)]
     assert runs
     for run in runs:
         for name, text in _layouts(run.trace).items():
-            count = len(run.trace.spans)
-            expected = _span_lines_by_parsing(text, count)
-            assert span_lines(text, count) == expected, name
+            expected = _span_lines_by_scanning(text)
+            ordinals = [span["ordinal"] for span in json.loads(text)["spans"]]
+            assert len(expected) == len(run.trace.spans), name  # every layout maps every span
+            assert span_lines(text, ordinals) == expected, name
             assert parse_trace(text, "x.json").span_lines == expected, name
-            one_per_line = ("written", "keys reordered", "spans reversed", "tricky ids")
-            if name in (
-                *one_per_line,
-                "CR LF line breaks",
-                "blanks around commas and the spans line",
-            ):
-                assert len(expected) == count, name  # the one-span-per-line layouts map all
-            fast = _written_first_line(text, count) is not None
-            assert fast == (name in ("written", "tricky ids") and count > 0), name
+            assert parse_lean_trace(text, "x.json").span_lines == expected, name
+            fast = _one_span_per_line(text, len(ordinals)) is not None
+            assert fast == (name in ONE_SPAN_PER_LINE and len(ordinals) > 0), name
 
 
 def test_written_traces_keep_their_span_lines_in_two_integers():
@@ -116,5 +118,5 @@ def test_written_traces_keep_their_span_lines_in_two_integers():
     for run in load_traces(TRACES):
         lines = run.span_lines
         assert isinstance(lines, ConsecutiveLines)
-        assert dict(lines) == _span_lines_by_parsing(render_trace(run.trace).encode(), len(lines))
+        assert dict(lines) == _span_lines_by_scanning(render_trace(run.trace).encode())
         assert run.line_of(len(lines)) == 1 and run.line_of(-1) == 1  # unknown: line 1
