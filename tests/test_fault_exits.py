@@ -422,3 +422,48 @@ def test_action_bad_inputs_are_one_line(tmp_path, fake, inputs, needle):
     result = runner.run({"report": "nan.json", **inputs} if "report" not in inputs else inputs)
     assert result.code == 2, result.stdout + result.stderr
     assert needle in _action_error(result)
+
+
+# ---------------------------------------------------------------- the exit itself
+
+
+_EXIT_PROBE = """
+import atexit, sys, threading, time
+marker = sys.argv.pop(1)
+atexit.register(lambda: open(marker + ".atexit", "w").write("ran"))
+def late():
+    time.sleep(float(sys.argv.pop(1)))
+    open(marker + ".thread", "w").write("ran")
+if sys.argv[1] != "0":
+    threading.Thread(target=late).start()
+else:
+    sys.argv.pop(1)
+from abw.cli import main
+sys.argv[0] = "abw"
+main()
+"""
+
+
+@pytest.mark.parametrize("thread", [False, True])
+@pytest.mark.parametrize("candidate", sorted(VERDICTS))
+def test_the_exit_keeps_the_code_the_output_the_exit_handlers_and_running_threads(
+    candidate, thread, tmp_path
+):
+    """abw ends without the interpreter's teardown when it can: the verdict's exit code, the
+    whole of stdout through a pipe and the exit handlers all stay, and a thread still running
+    (a library's) is waited for, as in an ordinary exit."""
+    marker = tmp_path / "marker"
+    args = ["0.3"] if thread else ["0"]
+    result = subprocess.run(
+        [sys.executable, "-c", _EXIT_PROBE, str(marker), *args, *_gate(candidate)[1:]],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
+    assert result.returncode == VERDICTS[candidate], result.stderr
+    verdict = {0: "PASS", 1: "FAIL", 3: "INCONCLUSIVE"}[VERDICTS[candidate]]
+    assert result.stdout.startswith(verdict + ":"), result.stdout
+    assert result.stdout.endswith(" of 16 checks passed.\n"), result.stdout  # the whole of it
+    assert (tmp_path / "marker.atexit").read_text() == "ran"
+    assert (tmp_path / "marker.thread").exists() == thread

@@ -130,10 +130,27 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def _exit(code: int, prog_name: str) -> None:
+    """End the process with ``code`` (or a late stdout failure's), the command's work done.
+
+    When no other thread is left, the exit handlers run and the process ends without the
+    interpreter's teardown, which would free every object one by one — every loaded trace:
+    0.13 s of a gate over 2,200 runs, 0.5 s over 11,000. Files are written and closed by then
+    (abw never leaves one to be closed at exit). With a thread still running, the ordinary
+    exit waits for it."""
+    import atexit
+    import contextlib
+    import threading
+
     from abw.faults import flush_stdout
 
+    if threading.active_count() > 1:
+        late = flush_stdout(prog_name)
+        sys.exit(code if late is None or code != 0 else late)
+    atexit._run_exitfuncs()  # what the interpreter runs at exit, in its order
     late = flush_stdout(prog_name)
-    sys.exit(code if late is None or code != 0 else late)
+    with contextlib.suppress(OSError, ValueError):  # (nowhere left to say so)
+        sys.stderr.flush()
+    os._exit(code if late is None or code != 0 else late)
 
 
 def main() -> None:
