@@ -133,10 +133,10 @@ def _exit(code: int, prog_name: str) -> None:
     """End the process with ``code`` (or a late stdout failure's), the command's work done.
 
     When no other thread is left, the exit handlers run and the process ends without the
-    interpreter's teardown, which would free every object one by one — every loaded trace:
-    0.13 s of a gate over 2,200 runs, 0.5 s over 11,000. Files are written and closed by then
-    (abw never leaves one to be closed at exit). With a thread still running, the ordinary
-    exit waits for it."""
+    interpreter's teardown, which would first free every object one by one (50-70 ms after a
+    gate over 2,200 runs; docs/performance.md). Files are written and closed by then (abw
+    never leaves one to be closed at exit). With a thread still running, the ordinary exit
+    waits for it."""
     import atexit
     import contextlib
     import threading
