@@ -11,11 +11,13 @@ the warnings. The driver takes the results in file order — the first bad file'
 inputs that would write the same file, end the import exactly where the serial import ends
 it — prints the warnings in that order, and moves the staged files into place once every input
 has imported. The workers must see the input and output folders at the same paths as the
-driver (the same machine, or a shared file system).
+driver (the same machine, or a shared file system); relative paths are the driver's, whatever
+folder a worker was started in.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -37,25 +39,28 @@ def staged_names(source: Path, count: int) -> list[str]:
 
 
 def import_batch(
-    name: str, sources: list[str], options: ImportOptions, staging: str
+    name: str, sources: list[str], options: ImportOptions, staging: str, folder: str
 ) -> tuple[list[tuple[int, list[str]]], AbwInputError | None]:
-    """Worker side: import each file in order and write its traces into ``staging``. Returns,
-    per file imported, (number of traces, its warnings), and the first bad file's error (then
-    the files after it are not read), so the worker logs no failed task."""
+    """Worker side: import each file in order and write its traces into ``staging`` (relative
+    paths are relative to the driver's working ``folder``: abw.shard.in_driver_folder).
+    Returns, per file imported, (number of traces, its warnings), and the first bad file's
+    error (then the files after it are not read), so the worker logs no failed task."""
     from abw.gcpause import gc_paused
     from abw.importers import get_importer
+    from abw.shard import in_driver_folder
     from abw.traceio import write_trace
 
     importer = get_importer(name)
+    staged_in = Path(in_driver_folder(staging, folder))
     done: list[tuple[int, list[str]]] = []
     for source in sources:
         mine = replace(options, warnings=[])
         try:
             with gc_paused():
-                traces = importer.import_file(Path(source), mine)
+                traces = importer.import_file(Path(in_driver_folder(source, folder)), mine)
                 names = staged_names(Path(source), len(traces))
                 for staged, trace in zip(names, traces, strict=True):
-                    write_trace(trace, Path(staging) / staged)
+                    write_trace(trace, staged_in / staged)
         except AbwInputError as exc:
             return done, exc
         done.append((len(traces), mine.warnings))
@@ -82,6 +87,7 @@ def import_on(
         [[str(p) for p in batch] for batch in batches],
         options=replace(options, warnings=[]),
         staging=str(staging),
+        folder=os.getcwd(),
         pure=False,
     )
     try:

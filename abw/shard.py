@@ -15,7 +15,9 @@ is byte-identical (``tests/test_shard.py``).
 
 What crosses the network: to the workers, the context once and the file names of each batch;
 back, nothing but the summaries (or a bad file's one-line error). The workers must see the
-trace folders at the same paths as the driver (the same machine, or a shared file system).
+trace folders at the same paths as the driver (the same machine, or a shared file system);
+relative paths are the driver's, whatever folder a worker was started in
+(:func:`in_driver_folder`).
 Dask is optional (``pip install "dask[distributed]"``); nothing else in abw imports this module
 but ``abw import --workers``, which uses :func:`dask_client`.
 """
@@ -50,17 +52,35 @@ def _distributed() -> Any:
     return distributed
 
 
-def _load(path: str) -> TraceFile:
-    """One file as the single-process gate loads it (abw.leanrun.load_lean_traces)."""
+def in_driver_folder(path: str, folder: str) -> str:
+    """``path`` as the driver means it, on a worker: a relative path is relative to the
+    driver's working folder ``folder``, and a worker's own may be another (one started
+    elsewhere, on another machine of a shared file system). Unchanged where it is the same
+    folder, so messages name the path as the driver was given it."""
+    import os
+
+    if os.path.isabs(path) or os.getcwd() == folder:
+        return path
+    return os.path.join(folder, path)
+
+
+def _load(path: str, folder: str) -> TraceFile:
+    """One file as the single-process gate loads it (abw.leanrun.load_lean_traces), read from
+    the driver's working ``folder`` and named as the driver names it."""
     from abw.leanrun import load_lean_trace
 
-    return load_lean_trace(path)
+    trace_file = load_lean_trace(in_driver_folder(path, folder))
+    trace_file.path = path
+    return trace_file
 
 
-def summarize_batch(prefix: str, names: list[str], context: Context) -> Partial | AbwInputError:
-    """Worker side: read, validate and summarize each file (``prefix + name``), in order.
-    Nothing of a run but its summary comes back; the first bad file's error comes back as the
-    result (the driver raises it), so the worker logs no failed task."""
+def summarize_batch(
+    prefix: str, names: list[str], context: Context, folder: str
+) -> Partial | AbwInputError:
+    """Worker side: read, validate and summarize each file (``prefix + name``, relative to the
+    driver's working ``folder``), in order. Nothing of a run but its summary comes back; the
+    first bad file's error comes back as the result (the driver raises it), so the worker logs
+    no failed task."""
     from abw.gating.summary import Partial, summarize
     from abw.gcpause import gc_paused
 
@@ -68,7 +88,7 @@ def summarize_batch(prefix: str, names: list[str], context: Context) -> Partial 
     with gc_paused():
         try:
             for name in names:
-                partial.add(summarize(_load(prefix + name), context))
+                partial.add(summarize(_load(prefix + name, folder), context))
         except AbwInputError as exc:
             return exc
     return partial
@@ -112,6 +132,8 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
 def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     """Every candidate run under ``folder`` summarized by ``client``'s workers, merged as each
     batch arrives, with one copy of the values many runs repeat (abw.sharedfields.ValuePool)."""
+    import os
+
     from abw.gating.summary import Partial
     from abw.sharedfields import ValuePool
 
@@ -119,7 +141,12 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     [shared] = client.scatter([context], broadcast=True, hash=False)  # a key of its own: an
     # equal context scattered again on this client is never the one an earlier gate released
     futures = client.map(
-        summarize_batch, [prefix] * len(batches), batches, context=shared, pure=False
+        summarize_batch,
+        [prefix] * len(batches),
+        batches,
+        context=shared,
+        folder=os.getcwd(),
+        pure=False,
     )
     merged, pool = Partial(), ValuePool()
     for partial in _results(client, futures):

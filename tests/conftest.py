@@ -62,6 +62,34 @@ def cluster():
         yield local
 
 
+@pytest.fixture(scope="module")
+def remote_cluster(tmp_path_factory):
+    """A LocalCluster whose one worker process runs in a folder of its own, not this process's
+    working folder: as a worker started elsewhere, or on another machine of a shared file
+    system, does."""
+    import logging
+    import os
+
+    import distributed
+
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("worker-folder"))
+    try:
+        local = distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: another cluster may hold the default
+            silence_logs=logging.ERROR,
+        )
+    finally:
+        os.chdir(here)
+    with local:
+        with distributed.Client(local) as client:
+            assert here not in client.run(os.getcwd).values()
+        yield local
+
+
 #: Real Claude Code sessions of the corpus from different projects: six as a baseline, six as a
 #: candidate (many violations, long ordinal lists).
 BASELINE_SESSIONS = (

@@ -41,6 +41,25 @@ def test_a_folder_on_workers_is_byte_identical(run_cli, tmp_path, cluster, impor
     assert _files(serial[2]) == _files(spread[2])
 
 
+def test_a_worker_started_in_another_folder_reads_and_writes_the_drivers_relative_paths(
+    run_cli, tmp_path, remote_cluster, monkeypatch
+):
+    """Relative ``--input`` and ``--out`` are the driver's, whatever folder a worker runs in."""
+    shutil.copytree(CORPUS / "claude-code", tmp_path / "sessions")
+    monkeypatch.chdir(tmp_path)
+    outputs = {}
+    for tag, extra in (
+        ("serial", ()),
+        ("workers", ("--scheduler", remote_cluster.scheduler_address)),
+    ):
+        code, _, err = run_cli(
+            "import", "claude", "--input", "sessions", "--out", tag, *PINNED, *extra
+        )
+        assert code == 0, err
+        outputs[tag] = _files(tmp_path / tag)
+    assert outputs["workers"] == outputs["serial"]
+
+
 def test_workers_start_their_own_local_cluster(run_cli, tmp_path):
     serial, spread = _both(run_cli, tmp_path, "swe-agent", CORPUS / "swe-agent", "--workers", "2")
     assert serial[0] == spread[0] == 0, spread[1]

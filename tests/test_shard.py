@@ -4,6 +4,7 @@ naming the file, exit code 2."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import shutil
 import subprocess
@@ -33,6 +34,20 @@ def test_report_on_workers_is_byte_identical(cluster, candidate):
     single = run_gate(*args, spec)
     spread = run_gate_distributed(*args, spec, scheduler=cluster.scheduler_address)
     assert report_json(spread) == report_json(single)
+
+
+def test_a_worker_started_in_another_folder_reads_the_drivers_relative_paths(
+    remote_cluster, monkeypatch
+):
+    """Relative paths are the driver's: a worker whose working folder is another (a remote
+    worker's) gives the single process's report, files named as the driver was given them."""
+    monkeypatch.chdir(EXAMPLE)
+    args = ("traces/baseline", "traces/regressed", "behavior.yaml")
+    single = run_gate(*args)
+    spread = run_gate_distributed(*args, scheduler=remote_cluster.scheduler_address)
+    assert report_json(spread) == report_json(single)
+    named = [v.trace_file for c in spread.checks for v in c.violations]
+    assert named and all(name.startswith("traces/regressed/") for name in named)
 
 
 def test_contract_gate_on_workers_is_byte_identical(cluster):
@@ -106,6 +121,7 @@ def test_the_driver_receives_summaries_only(cluster, tmp_path):
             [f"{candidate}/"] * 3,
             [names[0::3], names[1::3], names[2::3]],
             context=shared,
+            folder=os.getcwd(),
             pure=False,
         )
         returned = [future.result() for future in futures]

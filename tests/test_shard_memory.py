@@ -155,6 +155,7 @@ def test_merging_without_a_pool_keeps_the_summaries_as_they_are(cluster):
             f"{REGRESSED}/",
             sorted(p.name for p in REGRESSED.glob("*.json")),
             context,
+            os.getcwd(),
         ).result()
     merged = Partial()
     merged.merge(partial)
