@@ -12,7 +12,7 @@ inputs that would write the same file, end the import exactly where the serial i
 it — prints the warnings in that order, and moves the staged files into place once every input
 has imported. The workers must see the input and output folders at the same paths as the
 driver (the same machine, or a shared file system); relative paths are the driver's, whatever
-folder a worker was started in.
+folder a worker was started in; a worker whose abw is not the driver's is refused.
 """
 
 from __future__ import annotations
@@ -39,17 +39,21 @@ def staged_names(source: Path, count: int) -> list[str]:
 
 
 def import_batch(
-    name: str, sources: list[str], options: ImportOptions, staging: str, folder: str
+    name: str, sources: list[str], options: ImportOptions, staging: str, folder: str, code: str
 ) -> tuple[list[tuple[int, list[str]]], AbwInputError | None]:
     """Worker side: import each file in order and write its traces into ``staging`` (relative
-    paths are relative to the driver's working ``folder``: abw.shard.in_driver_folder).
-    Returns, per file imported, (number of traces, its warnings), and the first bad file's
-    error (then the files after it are not read), so the worker logs no failed task."""
+    paths are relative to the driver's working ``folder``: abw.shard.in_driver_folder), with
+    the driver's abw (``code``: abw.shard.code_digest). Returns, per file imported, (number of
+    traces, its warnings), and the first bad file's error, or other code's (then the files
+    after it are not read), so the worker logs no failed task."""
     from abw.gcpause import gc_paused
     from abw.importers import get_importer
-    from abw.shard import in_driver_folder
+    from abw.shard import in_driver_folder, same_code
     from abw.traceio import write_trace
 
+    other = same_code(code)
+    if other is not None:
+        return [], other
     importer = get_importer(name)
     staged_in = Path(in_driver_folder(staging, folder))
     done: list[tuple[int, list[str]]] = []
@@ -80,6 +84,8 @@ def import_on(
     called for each imported file in file order (it names the outputs and refuses a clash, as
     the serial import does right after each file); warnings go to ``options.warnings`` in
     file order; the first bad file's error is raised where the serial import raises it."""
+    from abw.shard import code_digest
+
     batches = [files[i : i + BATCH_FILES] for i in range(0, len(files), BATCH_FILES)]
     futures = client.map(
         import_batch,
@@ -88,6 +94,7 @@ def import_on(
         options=replace(options, warnings=[]),
         staging=str(staging),
         folder=os.getcwd(),
+        code=code_digest(),
         pure=False,
     )
     try:

@@ -17,7 +17,8 @@ What crosses the network: to the workers, the context once and the file names of
 back, nothing but the summaries (or a bad file's one-line error). The workers must see the
 trace folders at the same paths as the driver (the same machine, or a shared file system);
 relative paths are the driver's, whatever folder a worker was started in
-(:func:`in_driver_folder`).
+(:func:`in_driver_folder`), and a worker whose abw is not the driver's is refused
+(:func:`code_digest`).
 Dask is optional (``pip install "dask[distributed]"``); nothing else in abw imports this module
 but ``abw import --workers``, which uses :func:`dask_client`.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,6 +54,38 @@ def _distributed() -> Any:
     return distributed
 
 
+@cache
+def code_digest() -> str:
+    """SHA-256 of abw's own modules, their names and bytes: the driver and its workers must
+    run the same code, or the summaries merged into one report could differ from the single
+    process's (the version alone is the same for every development checkout)."""
+    import hashlib
+
+    import abw
+
+    root = Path(abw.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def same_code(driver: str) -> AbwInputError | None:
+    """Worker side: the error for a worker whose abw is not the driver's (``driver``: its
+    :func:`code_digest`), else None."""
+    from abw import __version__
+
+    ours = code_digest()
+    if ours == driver:
+        return None
+    return AbwInputError(
+        f"a Dask worker runs other abw code than this process (abw {__version__}, code "
+        f"{ours[:12]} against {driver[:12]}): install the same abw on every worker",
+        field="--scheduler",
+    )
+
+
 def in_driver_folder(path: str, folder: str) -> str:
     """``path`` as the driver means it, on a worker: a relative path is relative to the
     driver's working folder ``folder``, and a worker's own may be another (one started
@@ -75,15 +109,19 @@ def _load(path: str, folder: str) -> TraceFile:
 
 
 def summarize_batch(
-    prefix: str, names: list[str], context: Context, folder: str
+    prefix: str, names: list[str], context: Context, folder: str, code: str
 ) -> Partial | AbwInputError:
     """Worker side: read, validate and summarize each file (``prefix + name``, relative to the
-    driver's working ``folder``), in order. Nothing of a run but its summary comes back; the
-    first bad file's error comes back as the result (the driver raises it), so the worker logs
-    no failed task."""
+    driver's working ``folder``), in order, with the driver's abw (``code``: its
+    :func:`code_digest`). Nothing of a run but its summary comes back; the first bad file's
+    error, or other code's, comes back as the result (the driver raises it), so the worker
+    logs no failed task."""
     from abw.gating.summary import Partial, summarize
     from abw.gcpause import gc_paused
 
+    other = same_code(code)
+    if other is not None:
+        return other
     partial = Partial()
     with gc_paused():
         try:
@@ -146,6 +184,7 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
         batches,
         context=shared,
         folder=os.getcwd(),
+        code=code_digest(),
         pure=False,
     )
     merged, pool = Partial(), ValuePool()

@@ -20,7 +20,13 @@ from abw.errors import AbwInputError
 from abw.gating import report_json, run_gate
 from abw.gating.summary import Context, Partial, RunSummary
 from abw.leanrun import load_lean_traces
-from abw.shard import BATCH_FILES, run_gate_distributed, summaries_on, summarize_batch
+from abw.shard import (
+    BATCH_FILES,
+    code_digest,
+    run_gate_distributed,
+    summaries_on,
+    summarize_batch,
+)
 from abw.specio import load_spec
 
 EXAMPLE = REPO / "examples" / "refund-policy"
@@ -122,6 +128,7 @@ def test_the_driver_receives_summaries_only(cluster, tmp_path):
             [names[0::3], names[1::3], names[2::3]],
             context=shared,
             folder=os.getcwd(),
+            code=code_digest(),
             pure=False,
         )
         returned = [future.result() for future in futures]
@@ -238,3 +245,49 @@ def test_cli_workers_bad_file_is_the_single_process_error(tmp_path):
     assert spread.returncode == single.returncode == 2
     assert spread.stderr.strip().splitlines()[-1] == single.stderr.strip().splitlines()[-1]
     assert "zz-broken.json" in spread.stderr and "Traceback" not in spread.stderr
+
+
+def test_a_worker_with_other_abw_code_is_refused(cluster, run_cli, tmp_path):
+    """A worker whose abw is not the driver's (another checkout, another version) could
+    summarize runs otherwise: the gate and the import refuse it in one line, exit code 2, and
+    write nothing."""
+    from abw.shard import same_code
+
+    assert same_code(code_digest()) is None
+    assert "other abw code" in same_code("0" * 64).message
+
+    def pretend_other_code() -> None:
+        import abw.shard
+
+        abw.shard.code_digest = lambda: "f" * 64  # as another checkout's code would hash
+
+    def restore() -> None:
+        import importlib
+
+        import abw.shard
+
+        importlib.reload(abw.shard)
+
+    with distributed.Client(cluster.scheduler_address) as client:
+        client.run(pretend_other_code)
+        try:
+            with pytest.raises(AbwInputError, match="other abw code than this process"):
+                run_gate_distributed(
+                    EXAMPLE / "traces" / "baseline",
+                    EXAMPLE / "traces" / "regressed",
+                    EXAMPLE / "behavior.yaml",
+                    scheduler=cluster.scheduler_address,
+                )
+            out = tmp_path / "report.json"
+            gate = example_gate(EXAMPLE / "traces" / "regressed")
+            code, _, err = run_cli(*gate, "--out", out, "--scheduler", cluster.scheduler_address)
+            assert code == 2 and not out.exists()
+            assert err.count("\n") == 1 and "install the same abw on every worker" in err
+            imported = tmp_path / "imported"
+            code, _, err = run_cli(
+                *("import", "claude", "--input", REPO / "tests" / "corpus" / "claude-code"),
+                *("--out", imported, "--scheduler", cluster.scheduler_address),
+            )
+            assert code == 2 and not imported.exists() and "other abw code" in err
+        finally:
+            client.run(restore)

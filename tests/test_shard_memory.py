@@ -156,6 +156,7 @@ def test_merging_without_a_pool_keeps_the_summaries_as_they_are(cluster):
             sorted(p.name for p in REGRESSED.glob("*.json")),
             context,
             os.getcwd(),
+            abw.shard.code_digest(),
         ).result()
     merged = Partial()
     merged.merge(partial)
