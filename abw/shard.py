@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 #: Files per task: large enough that scheduling costs nothing next to parsing, small enough
 #: that every worker gets many tasks.
 BATCH_FILES = 100
+#: How long a scheduler given by --scheduler may take to show a first worker.
+WORKER_WAIT_S = 30
 
 
 def _distributed() -> Any:
@@ -208,6 +210,14 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
                 f"cannot reach the Dask scheduler: {exc}", field="--scheduler"
             ) from None
         with client:
+            try:  # (else the first task waits, and then fails as if a write had)
+                client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+            except TimeoutError:
+                raise AbwInputError(
+                    f"the Dask scheduler at {scheduler} has no workers (waited "
+                    f"{WORKER_WAIT_S} s); start some: dask worker {scheduler}",
+                    field="--scheduler",
+                ) from None
             yield client
         return
     if workers is None or workers < 1:

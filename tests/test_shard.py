@@ -291,3 +291,21 @@ def test_a_worker_with_other_abw_code_is_refused(cluster, run_cli, tmp_path):
             assert code == 2 and not imported.exists() and "other abw code" in err
         finally:
             client.run(restore)
+
+
+def test_a_scheduler_without_workers_is_one_line_not_a_wait(run_cli, tmp_path, monkeypatch):
+    """A scheduler whose workers are gone: a one-line error naming it, exit code 2, nothing
+    written (before: a wait, then "cannot write: No valid workers found")."""
+    import logging
+
+    import abw.shard
+
+    monkeypatch.setattr(abw.shard, "WORKER_WAIT_S", 1)
+    with distributed.LocalCluster(
+        n_workers=0, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+    ) as empty:
+        out = tmp_path / "report.json"
+        gate = example_gate("regressed")
+        code, _, err = run_cli(*gate, "--out", out, "--scheduler", empty.scheduler_address)
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "has no workers (waited 1 s)" in err, err
