@@ -84,7 +84,7 @@ def import_on(
     called for each imported file in file order (it names the outputs and refuses a clash, as
     the serial import does right after each file); warnings go to ``options.warnings`` in
     file order; the first bad file's error is raised where the serial import raises it."""
-    from abw.shard import code_digest
+    from abw.shard import code_digest, task_result
 
     batches = [files[i : i + BATCH_FILES] for i in range(0, len(files), BATCH_FILES)]
     futures = client.map(
@@ -99,7 +99,7 @@ def import_on(
     )
     try:
         for batch, future in zip(batches, futures, strict=True):
-            done, error = future.result()
+            done, error = task_result(future)
             for source, (count, warnings) in zip(batch, done, strict=False):
                 options.warnings.extend(warnings)
                 plan(source, count)

@@ -147,6 +147,29 @@ def _batches(folder: str | Path) -> tuple[str, list[list[str]]]:
     return prefix, [names[i : i + BATCH_FILES] for i in range(0, len(names), BATCH_FILES)]
 
 
+def task_result(future: Any) -> Any:
+    """``future.result()``, where a task the workers could not finish is one line: every worker
+    that ran it died (dask's ``KilledWorker``: out of memory, killed), or the scheduler dropped
+    it or went away."""
+    from concurrent.futures import CancelledError
+
+    from distributed.comm import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        return future.result()
+    except KilledWorker as exc:
+        raise AbwInputError(
+            f"the Dask workers died running abw's task {exc.task} (each worker that tried it: "
+            "out of memory or killed); their logs say why"
+        ) from None
+    except (CancelledError, CommClosedError) as exc:
+        raise AbwInputError(
+            f"the Dask scheduler dropped abw's task {future.key} ({type(exc).__name__}: the "
+            "scheduler restarted or went away)"
+        ) from None
+
+
 def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
     """Each future's result in the given order (the first bad file's error raises), released
     as read. After each, the young garbage cycles are collected: the gate pauses the automatic
@@ -158,7 +181,7 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
 
     try:
         for future in futures:
-            result = future.result()
+            result = task_result(future)
             if isinstance(result, AbwInputError):
                 raise result
             yield result

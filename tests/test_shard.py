@@ -309,3 +309,34 @@ def test_a_scheduler_without_workers_is_one_line_not_a_wait(run_cli, tmp_path, m
         code, _, err = run_cli(*gate, "--out", out, "--scheduler", empty.scheduler_address)
     assert code == 2 and not out.exists()
     assert err.count("\n") == 1 and "has no workers (waited 1 s)" in err, err
+
+
+def test_workers_that_die_running_the_gate_are_one_line(run_cli, tmp_path):
+    """A worker that dies running a batch (out of memory, killed), on every try: a one-line
+    error, exit code 2, nothing written (before: an "internal error" line)."""
+    import logging
+
+    import dask
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class DiesOnTheGate(WorkerPlugin):  # on every worker, each one the nanny starts again too
+        def setup(self, worker) -> None:
+            import os
+
+            import abw.shard
+
+            abw.shard.summarize_batch = lambda *args, **kwargs: os._exit(1)
+
+    out = tmp_path / "report.json"
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        distributed.LocalCluster(
+            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as dying,
+        distributed.Client(dying) as client,
+    ):
+        client.register_plugin(DiesOnTheGate())
+        gate = example_gate("regressed")
+        code, _, err = run_cli(*gate, "--out", out, "--scheduler", dying.scheduler_address)
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "the Dask workers died running abw's task" in err, err
