@@ -83,8 +83,7 @@ def same_code(driver: str) -> AbwInputError | None:
         return None
     return AbwInputError(
         f"a Dask worker runs other abw code than this process (abw {__version__}, code "
-        f"{ours[:12]} against {driver[:12]}): install the same abw on every worker",
-        field="--scheduler",
+        f"{ours[:12]} against {driver[:12]}): install the same abw on every worker"
     )
 
 
