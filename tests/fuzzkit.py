@@ -107,6 +107,22 @@ def trace_seeds() -> list[tuple[str, bytes]]:
     return seeds + found_seeds("trace-*.json")
 
 
+def corpus_traces(per_importer: int = 3) -> list[tuple[str, bytes]]:
+    """Traces imported from real sessions of the corpus (Claude Code, Codex), as written."""
+    from abw.importers import get_importer
+    from abw.importers.base import ImportOptions
+    from abw.traceio import render_trace
+
+    found = []
+    for name in ("claude", "codex"):
+        importer = get_importer(name)
+        for path in sorted((CORPUS / CORPUS_DIRS[name]).rglob("*.jsonl"))[:per_importer]:
+            options = ImportOptions(exported_at="2026-01-01T00:00:00Z")
+            for trace in list(importer.import_file(path, options))[:1]:
+                found.append((f"{name}-{path.name}", render_trace(trace).encode()))
+    return found
+
+
 def found_seeds(pattern: str) -> list[tuple[str, bytes]]:
     """The inputs in fuzz/found/ matching ``pattern``."""
     return [(p.name, p.read_bytes()) for p in sorted(FOUND.glob(pattern))]

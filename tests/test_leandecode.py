@@ -14,7 +14,7 @@ import sys
 
 import pytest
 from conftest import REPO
-from fuzzkit import minimal_trace_doc, mutate, trace_seeds
+from fuzzkit import corpus_traces, minimal_trace_doc, mutate, trace_seeds
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -88,21 +88,6 @@ def check(raw: bytes) -> bool:
 EXAMPLE_TRACES = sorted((REPO / "examples").rglob("traces/**/*.json"))
 
 
-def _corpus_traces(per_importer: int = 3) -> list[tuple[str, bytes]]:
-    """Traces imported from real sessions of the corpus (Claude Code, Codex)."""
-    from abw.importers import get_importer
-    from abw.importers.base import ImportOptions
-
-    found = []
-    for name, folder in (("claude", "claude-code"), ("codex", "codex")):
-        importer = get_importer(name)
-        for path in sorted((REPO / "tests" / "corpus" / folder).rglob("*.jsonl"))[:per_importer]:
-            options = ImportOptions(exported_at="2026-01-01T00:00:00Z")
-            for trace in list(importer.import_file(path, options))[:1]:
-                found.append((f"{name}-{path.name}", render_trace(trace).encode()))
-    return found
-
-
 def _generated_traces() -> list[tuple[str, bytes]]:
     """Traces as the gate benchmark generates them (benchmarks/gen_inputs.py)."""
     sys.path.insert(0, str(REPO / "benchmarks"))
@@ -115,7 +100,7 @@ def _generated_traces() -> list[tuple[str, bytes]]:
     return [(f"gen-{i}", _trace_text(f"run-{i}", "s", tools, rng).encode()) for i in range(3)]
 
 
-CORPUS_TRACES = _corpus_traces()
+CORPUS_TRACES = corpus_traces()
 GENERATED_TRACES = _generated_traces()
 SEEDS = [(p.name, p.read_bytes()) for p in EXAMPLE_TRACES] + CORPUS_TRACES
 SEEDS += trace_seeds() + GENERATED_TRACES
@@ -498,9 +483,9 @@ def test_a_moved_line_break_is_not_the_written_layout(edit) -> None:
         lambda lines: [*lines[:5], b'"spans": [ ', *lines[6:]],  # ... or with a space after
     ],
 )
-def test_whitespace_the_line_reading_allows_keeps_the_layout(edit) -> None:
-    """Blanks around a line's text or its comma: the layout holds, and the exact path's
-    line-by-line reading reads past them as well (the same span lines, checked)."""
+def test_blanks_around_a_line_or_its_comma_keep_the_layout(edit) -> None:
+    """Blanks around a line's text or its comma: the layout holds, and the exact path gives
+    the same span lines (checked)."""
     from abw.leandecode import _DECODER, written_first_line
 
     raw = b"\n".join(edit(_written_lines()))
@@ -509,7 +494,7 @@ def test_whitespace_the_line_reading_allows_keeps_the_layout(edit) -> None:
 
 
 WRITTEN = b"\n".join(_written_lines())
-# anywhere, and more often next to a line break, where the layout and the line reading differ
+# anywhere, and more often next to a line break, where the layout proof has the most to lose
 _AT_LINE_ENDS = [i + d for i, c in enumerate(WRITTEN) if c == ord("\n") for d in (-1, 0, 1)]
 _PLACES = st.integers(0, len(WRITTEN)) | st.sampled_from(_AT_LINE_ENDS)
 

@@ -7,6 +7,7 @@ import json
 
 from abw.traceio import load_traces, render_trace
 from tests.conftest import REPO
+from tests.fuzzkit import corpus_traces
 from tests.jsonkit import element_lines_by_scanning
 
 EXAMPLE = REPO / "examples" / "refund-policy"
@@ -99,7 +100,8 @@ def test_span_lines_are_the_lines_the_spans_begin_on_however_the_file_is_laid_ou
     from abw.traceio import _one_span_per_line, parse_trace, span_lines
 
     runs = [t for s in ("baseline", "regressed") for t in load_traces(EXAMPLE / "traces" / s)]
-    assert runs
+    runs += [parse_trace(raw, name) for name, raw in corpus_traces()]  # real sessions, imported
+    assert len(runs) > 40
     for run in runs:
         for name, text in _layouts(run.trace).items():
             expected = _span_lines_by_scanning(text)

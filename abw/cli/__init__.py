@@ -143,14 +143,16 @@ def _exit(code: int, prog_name: str) -> None:
 
     from abw.faults import flush_stdout
 
-    if threading.active_count() > 1:
-        late = flush_stdout(prog_name)
-        sys.exit(code if late is None or code != 0 else late)
-    atexit._run_exitfuncs()  # what the interpreter runs at exit, in its order
+    alone = threading.active_count() == 1
+    if alone:
+        atexit._run_exitfuncs()  # what the interpreter would run at exit, in its order
     late = flush_stdout(prog_name)
+    code = code if late is None or code != 0 else late
+    if not alone:
+        sys.exit(code)
     with contextlib.suppress(OSError, ValueError):  # (nowhere left to say so)
         sys.stderr.flush()
-    os._exit(code if late is None or code != 0 else late)
+    os._exit(code)
 
 
 def main() -> None:
