@@ -157,3 +157,62 @@ def test_import_help_lists_every_description_in_full(run_cli):
     listing = "".join(out.split("Commands:", 1)[1].split())  # wrapping may break at a hyphen
     for name in importer_targets():
         assert "".join(get_importer(name).help.split()) in listing, name
+
+
+def _commands(group, ctx, prefix=()):
+    """Every command of the CLI, with the words that run it."""
+    import click
+
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        if isinstance(command, click.Group):
+            yield from _commands(command, click.Context(command, parent=ctx), (*prefix, name))
+        else:
+            yield (*prefix, name), command
+
+
+#: Options naming where a command writes; ``abw explain --report`` names a report it reads.
+WRITTEN = {"--out", "--out-dir", "--report", "--report-dir"}
+READ = {(("explain",), "--report")}
+
+
+def test_every_output_option_refuses_standard_output():
+    """``--out -`` wrote a file named ``-`` in the working folder: every option abw writes to is
+    an OutputPath, which refuses ``-``."""
+    import click
+
+    from abw.cli import cli
+    from abw.cli.options import OutputPath
+
+    outputs = {
+        (words, option.opts[0]): option.type
+        for words, command in _commands(cli, click.Context(cli))
+        for option in command.params
+        if WRITTEN & set(option.opts)
+    }
+    assert len(outputs) >= 15, outputs  # every importer's --out, gate's, report's, spec's...
+    plain = [key for key, kind in outputs.items() if not isinstance(kind, OutputPath)]
+    assert sorted(plain) == sorted(READ)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--spec", "{spec}", "--baseline", "{base}", "--candidate", "{cand}", "--out", "-"],
+        ["gate", "--spec", "{spec}", "--baseline", "{base}", "--candidate", "{cand}",
+         "--report-dir", "-"],
+        ["diff", "--baseline", "{base}", "--candidate", "{cand}", "--out", "-"],
+        ["spec", "init", "--baseline", "{base}", "--out", "-"],
+        ["import", "claude", "--input", "{raw}", "--out", "-"],
+    ],
+)  # fmt: skip
+def test_out_dash_is_refused_and_writes_nothing(sessions, run_cli, monkeypatch, args):
+    root, base, cand, spec = sessions
+    work = root / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    names = {"spec": spec, "base": base, "cand": cand, "raw": root / "raw" / "cand"}
+    code, out, err = run_cli(*(arg.format(**names) for arg in args))
+    assert code == 2, (out, err)
+    assert "'-' (standard output) is not supported" in err, err
+    assert not list(work.iterdir())  # no file named "-"

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import output_option
+
 
 @click.group()
 def contract() -> None:
@@ -14,9 +16,7 @@ def contract() -> None:
 
 @contract.command("compile")
 @click.argument("contract_path", type=click.Path(path_type=Path))
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="behavior-spec/v0 YAML file."
-)
+@output_option("--out", help="behavior-spec/v0 YAML file.")
 def compile_command(contract_path: Path, out: Path | None) -> int:
     """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""
     from abw.atomic import write_atomic

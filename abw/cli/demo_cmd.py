@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import path_option
+from abw.cli.options import output_option, path_option
 
 
 @click.command()
-@path_option(
+@output_option(
     "--out",
     default=Path("abw-demo-out"),
     show_default=True,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import path_option, trace_set_options
+from abw.cli.options import output_option, trace_set_options
 from abw.text import log_line, plural
 
 
@@ -89,7 +89,7 @@ def format_text(results: list) -> str:  # list[DiffResult]
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
-@path_option("--out", help="Write here.")
+@output_option("--out", help="Write here.")
 def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) -> int:
     """Compare candidate paths with the baseline: edit distance, fingerprint, Jaccard,
     first divergent step, tools new and missing."""

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import dask_options, exit_policy_options, path_option, trace_set_options
+from abw.cli.options import (
+    dask_options,
+    exit_policy_options,
+    output_option,
+    path_option,
+    trace_set_options,
+)
 from abw.text import log_line, plural
 
 
@@ -32,8 +38,8 @@ def format_summary(report) -> str:  # GateReport
     "contract_path",
     help="An agent-behavior-contract/v0 file, compiled in place of --spec.",
 )
-@path_option("--out", help="gate-report.json.")
-@path_option(
+@output_option("--out", help="gate-report.json.")
+@output_option(
     "--report-dir", help="Also write every report format (json, html, markdown, sarif, junit) here."
 )
 @path_option(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import dask_options
+from abw.cli.options import dask_options, output_option
 from abw.importers import importer_targets
 
 
@@ -188,11 +188,10 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         type=click.Path(path_type=Path),
         help="A raw export file, or a folder holding many.",
     )
-    @click.option(
+    @output_option(
         "--out",
         "out",
         required=True,
-        type=click.Path(path_type=Path),
         help="A .json file for one trace, or a folder for many.",
     )
     @click.option(

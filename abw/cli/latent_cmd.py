@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from abw.cli.options import output_option
 from abw.errors import AbwInputError
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -140,11 +141,10 @@ def latent() -> None:
 
 
 @latent.command(short_help="Trajectory of step texts given with --step / --steps-file.")
-@click.option(
+@output_option(
     "--out",
-    default="representation-trajectory.json",
+    default=Path("representation-trajectory.json"),
     show_default=True,
-    type=click.Path(path_type=Path),
 )
 @click.option("--step", "steps", multiple=True, help="One step's text; repeat in order.")
 @click.option(
@@ -187,10 +187,9 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
     type=click.Path(path_type=Path),
     help="A Claude Code session .jsonl, or a folder of them.",
 )
-@click.option(
+@output_option(
     "--out",
     required=True,
-    type=click.Path(path_type=Path),
     help="A .json file for one trajectory, or a folder for many.",
 )
 @click.option("--scenario-id", default=None, help="As for abw import claude.")

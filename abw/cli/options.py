@@ -19,6 +19,33 @@ def path_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
     return click.option(*decls, type=click.Path(path_type=Path), **kwargs)
 
 
+class OutputPath(click.Path):
+    """A path abw writes to. ``-`` is refused: abw writes files atomically, never to standard
+    output, and a file named ``-`` in the working folder is not what ``-`` asks for (``./-``
+    names that file)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(path_type=Path, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value == "-":
+            self.fail(
+                "'-' (standard output) is not supported: give a file or folder path",
+                param,
+                ctx,
+            )
+        return super().convert(value, param, ctx)
+
+
+def output_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+    """``click.option`` for a path abw writes to (:class:`OutputPath`); ``None`` when an
+    optional one is not given."""
+    if not kwargs.get("required") and not kwargs.get("multiple"):
+        kwargs.setdefault("default", None)
+    path_kwargs = {key: kwargs.pop(key) for key in ("file_okay", "dir_okay") if key in kwargs}
+    return click.option(*decls, type=OutputPath(**path_kwargs), **kwargs)
+
+
 _BASELINE = path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")
 _CANDIDATE = path_option("--candidate", required=True, help="Folder (or file) of candidate traces.")
 

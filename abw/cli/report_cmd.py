@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import output_option
+
 _FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
 
 
@@ -18,18 +20,17 @@ _FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
     type=click.Path(path_type=Path, dir_okay=False),
     help="The gate-report/v0 JSON written by abw gate.",
 )
-@click.option(
+@output_option(
     "--out",
     "-o",
     "outs",
     multiple=True,
-    type=click.Path(path_type=Path),
     help="Output file; the format comes from the extension (.html .md .sarif .junit.xml/.xml "
     ".json). Repeat for several outputs.",
 )
-@click.option(
+@output_option(
     "--out-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    file_okay=False,
     help="Write all five formats here under their standard names.",
 )
 @click.option(

@@ -7,18 +7,18 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import exit_policy_options, path_option
+from abw.cli.options import exit_policy_options, output_option, path_option
 
 
 @click.command("sample")
 @path_option("--scenarios", "scenarios_path", required=True, help="The scenarios.yaml.")
 @path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")
 @path_option("--spec", "spec_path", required=True, help="The behavior-spec/v0 YAML.")
-@path_option(
+@output_option(
     "--out", required=True, help="Candidate traces folder (runs already there are continued)."
 )
-@path_option("--report", "report_path", help="Write gate-report.json here at the end.")
-@path_option("--report-dir", help="Also write every report format here at the end.")
+@output_option("--report", "report_path", help="Write gate-report.json here at the end.")
+@output_option("--report-dir", help="Also write every report format here at the end.")
 @click.option(
     "--parallel",
     type=click.IntRange(min=1),

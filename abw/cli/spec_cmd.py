@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import output_option
+
 
 @click.group()
 def spec() -> None:
@@ -20,7 +22,7 @@ def spec() -> None:
     type=click.Path(path_type=Path),
     help="Folder (or file) of baseline traces.",
 )
-@click.option("--out", required=True, type=click.Path(path_type=Path), help="YAML file to write.")
+@output_option("--out", required=True, help="YAML file to write.")
 @click.option("--id", "spec_id", default=None, help="Spec id (default: the --out file's stem).")
 @click.option("--name", default=None, help="Human-readable spec name.")
 @click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
@@ -63,9 +65,7 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     default=None,
     help="The contract's format (default: recognised from its shape).",
 )
-@click.option(
-    "--out", type=click.Path(path_type=Path), default=None, help="behavior-spec/v0 YAML file."
-)
+@output_option("--out", help="behavior-spec/v0 YAML file.")
 @click.option("--id", "spec_id", default=None, help="Spec id (default: the contract's name).")
 def convert(
     contract_path: Path, source_format: str | None, out: Path | None, spec_id: str | None
