@@ -176,23 +176,44 @@ WRITTEN = {"--out", "--out-dir", "--report", "--report-dir"}
 READ = {(("explain",), "--report")}
 
 
+def _path_params(kind):
+    """Every (command words, option) of the CLI whose type is a click.Path, with its type."""
+    import click
+
+    from abw.cli import cli
+
+    return {
+        (words, param.opts[0]): param.type
+        for words, command in _commands(cli, click.Context(cli))
+        for param in command.params
+        if isinstance(param.type, kind)
+    }
+
+
 def test_every_output_option_refuses_standard_output():
     """``--out -`` wrote a file named ``-`` in the working folder: every option abw writes to is
     an OutputPath, which refuses ``-``."""
     import click
 
-    from abw.cli import cli
     from abw.cli.options import OutputPath
 
-    outputs = {
-        (words, option.opts[0]): option.type
-        for words, command in _commands(cli, click.Context(cli))
-        for option in command.params
-        if WRITTEN & set(option.opts)
-    }
+    outputs = {key: kind for key, kind in _path_params(click.Path).items() if WRITTEN & {key[1]}}
     assert len(outputs) >= 15, outputs  # every importer's --out, gate's, report's, spec's...
     plain = [key for key, kind in outputs.items() if not isinstance(kind, OutputPath)]
     assert sorted(plain) == sorted(READ)
+
+
+def test_every_path_refuses_an_empty_one():
+    """``--report-dir ""`` (``--report-dir "$REPORTS"``, the variable unset) wrote the reports
+    into the working folder, and ``import --out ""`` the traces: every path is a PathParam,
+    which refuses an empty one."""
+    import click
+
+    from abw.cli.options import PathParam
+
+    paths = _path_params(click.Path)
+    assert len(paths) >= 40, paths
+    assert [key for key, kind in paths.items() if not isinstance(kind, PathParam)] == []
 
 
 @pytest.mark.parametrize(
@@ -216,3 +237,27 @@ def test_out_dash_is_refused_and_writes_nothing(sessions, run_cli, monkeypatch, 
     assert code == 2, (out, err)
     assert "'-' (standard output) is not supported" in err, err
     assert not list(work.iterdir())  # no file named "-"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gate", "--spec", "{spec}", "--baseline", "{base}", "--candidate", "{cand}",
+         "--report-dir", ""],
+        ["gate", "--spec", "{spec}", "--baseline", "", "--candidate", "{cand}"],
+        ["import", "claude", "--input", "{raw}", "--out", ""],
+        ["report", "--input", "", "--out-dir", "reports"],
+        ["validate", ""],
+    ],
+)  # fmt: skip
+def test_an_empty_path_is_refused_and_writes_nothing(sessions, run_cli, monkeypatch, args):
+    root, base, cand, spec = sessions
+    work = root / "work"
+    work.mkdir()
+    shutil.copy(spec, work / "behavior.yaml")  # something a reader of "" would find there
+    monkeypatch.chdir(work)
+    names = {"spec": spec, "base": base, "cand": cand, "raw": root / "raw" / "cand"}
+    code, out, err = run_cli(*(arg.format(**names) for arg in args))
+    assert code == 2, (out, err)
+    assert "empty path (an unset variable?)" in err, err
+    assert sorted(path.name for path in work.iterdir()) == ["behavior.yaml"]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import output_option
+from abw.cli.options import PathParam, output_option
 
 
 @click.group()
@@ -15,7 +15,7 @@ def contract() -> None:
 
 
 @contract.command("compile")
-@click.argument("contract_path", type=click.Path(path_type=Path))
+@click.argument("contract_path", type=PathParam())
 @output_option("--out", help="behavior-spec/v0 YAML file.")
 def compile_command(contract_path: Path, out: Path | None) -> int:
     """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import PathParam
+
 
 @click.command()
 @click.argument("check_id")
@@ -15,7 +17,7 @@ import click
     "report_path",
     default="gate-report.json",
     show_default=True,
-    type=click.Path(path_type=Path),
+    type=PathParam(),
 )
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text")
 def explain(check_id: str, report_path: Path, fmt: str) -> int:

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import PathParam
 from abw.text import log_json, log_line
 
 
 @click.command()
-@click.argument("traces", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("traces", nargs=-1, required=True, type=PathParam())
 @click.option(
     "--with-content",
     is_flag=True,

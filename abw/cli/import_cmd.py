@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import dask_options, output_option
+from abw.cli.options import PathParam, dask_options, output_option
 from abw.importers import importer_targets
 
 
@@ -185,7 +185,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         "--input",
         "input_path",
         required=True,
-        type=click.Path(path_type=Path),
+        type=PathParam(),
         help="A raw export file, or a folder holding many.",
     )
     @output_option(

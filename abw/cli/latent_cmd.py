@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from abw.cli.options import output_option
+from abw.cli.options import PathParam, output_option
 from abw.errors import AbwInputError
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -149,7 +149,7 @@ def latent() -> None:
 @click.option("--step", "steps", multiple=True, help="One step's text; repeat in order.")
 @click.option(
     "--steps-file",
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     help="Steps after any --step: a JSON list of strings, or one step per line.",
 )
 @_model_options
@@ -184,7 +184,7 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
     "--input",
     "input_path",
     required=True,
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     help="A Claude Code session .jsonl, or a folder of them.",
 )
 @output_option(

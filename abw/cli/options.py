@@ -11,21 +11,24 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def path_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
-    """``click.option`` for a filesystem path: a :class:`~pathlib.Path`, ``None`` when an
-    optional one is not given."""
-    if not kwargs.get("required"):
-        kwargs.setdefault("default", None)
-    return click.option(*decls, type=click.Path(path_type=Path), **kwargs)
-
-
-class OutputPath(click.Path):
-    """A path abw writes to. ``-`` is refused: abw writes files atomically, never to standard
-    output, and a file named ``-`` in the working folder is not what ``-`` asks for (``./-``
-    names that file)."""
+class PathParam(click.Path):
+    """A filesystem path given on the command line, as a :class:`~pathlib.Path`. An empty one
+    is refused: ``Path("")`` is the working folder, so ``--out "$REPORTS"`` with the variable
+    unset would write there (and ``--baseline ""`` read there)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(path_type=Path, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("empty path (an unset variable?): give a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class OutputPath(PathParam):
+    """A path abw writes to. ``-`` is refused too: abw writes files atomically, never to
+    standard output, and a file named ``-`` in the working folder is not what ``-`` asks for
+    (``./-`` names that file)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if value == "-":
@@ -37,13 +40,22 @@ class OutputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
-def output_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
-    """``click.option`` for a path abw writes to (:class:`OutputPath`); ``None`` when an
-    optional one is not given."""
+def _path_settings(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The :class:`click.Path` settings among an option's ``kwargs``, taken out of them; an
+    optional single path defaults to ``None``."""
     if not kwargs.get("required") and not kwargs.get("multiple"):
         kwargs.setdefault("default", None)
-    path_kwargs = {key: kwargs.pop(key) for key in ("file_okay", "dir_okay") if key in kwargs}
-    return click.option(*decls, type=OutputPath(**path_kwargs), **kwargs)
+    return {key: kwargs.pop(key) for key in ("file_okay", "dir_okay") if key in kwargs}
+
+
+def path_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+    """``click.option`` for a path abw reads (:class:`PathParam`)."""
+    return click.option(*decls, type=PathParam(**_path_settings(kwargs)), **kwargs)
+
+
+def output_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
+    """``click.option`` for a path abw writes to (:class:`OutputPath`)."""
+    return click.option(*decls, type=OutputPath(**_path_settings(kwargs)), **kwargs)
 
 
 _BASELINE = path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import output_option
+from abw.cli.options import PathParam, output_option
 
 _FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
 
@@ -17,7 +17,7 @@ _FORMATS = ("html", "markdown", "md", "sarif", "junit", "json")
     "-i",
     "input_path",
     required=True,
-    type=click.Path(path_type=Path, dir_okay=False),
+    type=PathParam(dir_okay=False),
     help="The gate-report/v0 JSON written by abw gate.",
 )
 @output_option(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import output_option
+from abw.cli.options import PathParam, output_option
 
 
 @click.group()
@@ -19,7 +19,7 @@ def spec() -> None:
 @click.option(
     "--baseline",
     required=True,
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     help="Folder (or file) of baseline traces.",
 )
 @output_option("--out", required=True, help="YAML file to write.")
@@ -57,7 +57,7 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
 
 
 @spec.command("convert")
-@click.argument("contract_path", type=click.Path(path_type=Path))
+@click.argument("contract_path", type=PathParam())
 @click.option(
     "--from",
     "source_format",

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import PathParam
 from abw.text import log_line
 
 
 @click.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("files", nargs=-1, required=True, type=PathParam())
 @click.option(
     "--baseline",
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     default=None,
     help="Folder (or file) of traces: also report spec tool names that match no span there.",
 )

@@ -6,16 +6,18 @@ from pathlib import Path
 
 import click
 
+from abw.cli.options import PathParam
+
 
 @click.command("verify-report")
-@click.argument("report", type=click.Path(path_type=Path))
-@click.option("--baseline", required=True, type=click.Path(path_type=Path))
-@click.option("--candidate", required=True, type=click.Path(path_type=Path))
+@click.argument("report", type=PathParam())
+@click.option("--baseline", required=True, type=PathParam())
+@click.option("--candidate", required=True, type=PathParam())
 @click.option(
     "--spec",
     "spec_path",
     required=True,
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     help="The spec (or contract) file the gate was given.",
 )
 @click.option(
@@ -23,7 +25,7 @@ import click
 )
 @click.option(
     "--previous",
-    type=click.Path(path_type=Path),
+    type=PathParam(),
     help="The earlier gate report the gate was given with --previous (for gating it again).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing; only the exit code.")
