@@ -179,7 +179,7 @@ def _check_import_args(scenario: Scenario, file: Path, line: int | None) -> None
     except AbwInputError as exc:
         raise AbwInputError(exc.message, file=file, line=line, field=field) from None
     command = make_import_command(scenario.importer, importer.help)
-    args = ["--input", "-", "--out", "-", *scenario.import_args]
+    args = ["--input", "transcripts", "--out", "traces", *scenario.import_args]  # parsed only
     try:
         command.make_context(scenario.importer, args)
     except click.ClickException as exc:
