@@ -113,6 +113,41 @@ def test_files_sharing_a_trace_id_are_counted_and_named(tmp_path, run_cli):
     shown_everywhere(out, "12 candidate files share 3 trace ids")
 
 
+def test_a_candidate_folder_inside_the_baseline_folder_is_named(tmp_path, run_cli):
+    """``--baseline traces --candidate traces/candidate``: the baseline read the candidate runs
+    too, and the FAIL said its three violating runs were "already in the baseline"."""
+    base = tmp_path / "traces"
+    shutil.copytree(EXAMPLE / "traces" / "baseline", base)
+    shutil.copytree(EXAMPLE / "traces" / "regressed", base / "candidate")
+    report, _, out = gate(run_cli, tmp_path, base, base / "candidate")
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
+    assert warning["role"] == "candidate"
+    assert warning["message"].startswith("20 candidate runs of 20 are baseline runs too")
+    assert "is --candidate inside --baseline?" in warning["message"]
+    assert warning["files"] == sorted(str(p) for p in (base / "candidate").glob("*.json"))[:3]
+    assert report["verdict"] == "FAIL"  # the verdict is what it was; the warning says why to doubt
+    shown_everywhere(out, "is --candidate inside --baseline?")
+
+
+def test_a_copied_candidate_run_in_the_baseline_is_named(tmp_path, run_cli):
+    base = tmp_path / "base"
+    shutil.copytree(EXAMPLE / "traces" / "baseline", base)
+    (one,) = sorted((EXAMPLE / "traces" / "good").glob("*.json"))[:1]
+    shutil.copy(one, base / "copied.json")
+    report, _, _ = gate(run_cli, tmp_path, base, EXAMPLE / "traces" / "good")
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
+    assert warning["message"].startswith("1 candidate run of 20 is a baseline run too")
+    assert warning["files"] == [str(EXAMPLE / "traces" / "good" / one.name)]
+
+
+def test_the_baseline_against_itself_is_named_as_such(tmp_path, run_cli):
+    base = EXAMPLE / "traces" / "baseline"
+    report, stdout, _ = gate(run_cli, tmp_path, base, base)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
+    assert warning["message"].startswith("The candidate is the baseline itself (24 runs")
+    assert "never as a gate" in stdout
+
+
 def test_a_scenario_on_one_side_only_is_named(tmp_path, run_cli, imported):
     base = imported("claude", [CLAUDE / "spotter__short.jsonl"], "base", scenario="fix-Bug")
     cand = imported("claude", [CLAUDE / "spotter__tool_heavy.jsonl"], "cand", scenario="fix-Bgu")

@@ -5,6 +5,8 @@
   (a new CLI can rename tools: Codex's ``shell`` became ``exec_command``);
 - ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file still
   counts as one run, so the statistics may count one run many times;
+- ``shared_runs``: candidate runs that are baseline runs too (the same file bytes: a candidate
+  folder inside the baseline folder, or the baseline itself), compared with themselves;
 - ``one_sided_scenario``: a scenario has runs on one side only, so nothing of it is compared;
 - ``baseline_spread``: a scenario's baseline runs differ from each other as much as a failing
   candidate would: they are probably not repeated runs of one task.
@@ -122,6 +124,35 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
     ]
 
 
+def _shared(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
+    in_baseline = {run.sha256 for run in baseline}
+    shared = sorted((run for run in candidate if run.sha256 in in_baseline), key=lambda r: r.path)
+    if not shared:
+        return []
+    if len(shared) == len(candidate) and len(in_baseline) == len({r.sha256 for r in shared}):
+        message = (
+            f"The candidate is the baseline itself ({plural(len(candidate), 'run')}, the same "
+            "file bytes): every comparison with the baseline compares a run with itself and "
+            "finds no difference, so only rules that need no baseline and the sample size can "
+            "fail it. Right for checking a spec against its own baseline, never as a gate."
+        )
+    else:
+        message = (
+            f"{plural(len(shared), 'candidate run')} of {len(candidate)} "
+            f"{'is a baseline run' if len(shared) == 1 else 'are baseline runs'} too (the same "
+            "file bytes; is --candidate inside --baseline?): such a run is compared with "
+            "itself, and what it does reads as baseline behavior. Keep the two sets apart."
+        )
+    return [
+        InputWarning(
+            kind="shared_runs",
+            role="candidate",
+            message=message,
+            files=[run.path for run in shared[:EXAMPLES]],
+        )
+    ]
+
+
 #: (role with runs, role without, what that means) for a scenario only one side has.
 _ONE_SIDED = (
     (
@@ -223,6 +254,7 @@ def input_warnings(
         *_versions(baseline, candidate),
         *_duplicates("baseline", baseline),
         *_duplicates("candidate", candidate),
+        *_shared(baseline, candidate),
         *_one_sided(baseline, candidate),
         *_spread(baseline_runs, thresholds),
     ]

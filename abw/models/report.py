@@ -283,6 +283,7 @@ class InputWarning(_Model):
         "platform_mix",
         "version_mix",
         "duplicate_trace_id",
+        "shared_runs",
         "one_sided_scenario",
         "baseline_spread",
     ]
