@@ -340,10 +340,18 @@ def test_previous_detects_a_removed_and_a_reordered_run(tmp_path, run_cli):
     removed = write_runs(tmp_path / "c2", first[1:])
     new = tmp_path / "new.json"
     run_cli(*args, "--candidate", removed, "--out", new, "--previous", old)
-    state = json.loads(new.read_text())["statistics"][0]
+    report = json.loads(new.read_text())
+    state = report["statistics"][0]
     assert state["sequence"]["continuity"] == "restarted" and state["sequence"]["restarts"] == 1
     assert "removed or replaced" in state["sequence"]["continuity_message"]
     assert state["pass_level"] == pytest.approx(0.0125)  # alpha / 4 after one restart
+    # ... and the reader is told, in the check every format shows, not only in the statistics
+    (rate,) = [c for c in report["checks"] if c["rule"] == "confidence_sequence"]
+    assert (
+        "This gate does not extend the earlier gate's 16 run(s): 1 earlier run(s) are missing "
+        "(removed or replaced); the sequence restarts (restart 1) and is tested at a "
+        "spent-down level." in rate["message"]
+    ), rate["message"]
     # Reordered: the same runs, the first one now recorded last.
     moved = [*runs(first[0].trace.run.trace_id, [REFUND], start_minute=500), *first[1:]]
     reordered = write_runs(tmp_path / "c3", moved)
@@ -353,8 +361,11 @@ def test_previous_detects_a_removed_and_a_reordered_run(tmp_path, run_cli):
     # Extending it continues the test at the same level.
     extended = write_runs(tmp_path / "c4", first + uuid_runs(rng, 2, 900))
     run_cli(*args, "--candidate", extended, "--out", new, "--previous", old)
-    state = json.loads(new.read_text())["statistics"][0]["sequence"]
+    report = json.loads(new.read_text())
+    state = report["statistics"][0]["sequence"]
     assert state["continuity"] == "extends" and state["restarts"] == 0
+    (rate,) = [c for c in report["checks"] if c["rule"] == "confidence_sequence"]
+    assert "This gate" not in rate["message"]  # continuing is the normal case: nothing to say
 
 
 def test_verify_report_gates_a_continued_report_again_only_with_its_previous(tmp_path, run_cli):

@@ -324,6 +324,8 @@ def checks(
         else:
             text = f"{interval} straddle tau={tau}: not enough evidence either way"
         text += f" ({validity})."
+    if stats.sequence is not None and stats.sequence.continuity == "restarted":
+        text += f" This gate {stats.sequence.continuity_message}"  # evidence removed: say so
     measured = {
         "k": stats.k,
         "n": stats.n,
