@@ -72,10 +72,13 @@ def require_schema_version(
     document: dict[str, Any], expected: str, *, file: str | Path, line: int | None = None
 ) -> None:
     """Raise an :class:`AbwInputError` unless ``document["schema_version"]`` is ``expected``."""
+    from abw.models import SCHEMA_USES
+
     found = document.get("schema_version")
     if found != expected:
+        use = SCHEMA_USES.get(found) if isinstance(found, str) else None
         raise AbwInputError(
-            f"expected schema_version {expected}, found {found!r}",
+            f"expected schema_version {expected}, found {found!r}" + (f" ({use})" if use else ""),
             file=file,
             line=line,
             field="schema_version",

@@ -9,6 +9,7 @@ Each case ends in a verdict that is right or in one clear line with exit code 2,
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -642,3 +643,29 @@ def test_value_text_is_equal_exactly_when_values_are_equal():
         assert json_equal(left, right) == (text(left) == text(right))
 
     check()
+
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+
+
+def test_an_abw_document_in_another_ones_place_says_what_it_is_and_where_it_goes(tmp_path, run_cli):
+    """A contract given as --spec, and a gate report written into the candidate folder by the
+    previous gate (``--out traces/candidate/gate-report.json``), were refused by their
+    schema_version alone; the line now says what the file is and where it goes."""
+    base, spec = EXAMPLE / "traces" / "baseline", EXAMPLE / "behavior.yaml"
+    cand = tmp_path / "candidate"
+    shutil.copytree(EXAMPLE / "traces" / "good", cand)
+    args = ["gate", "--baseline", base, "--candidate", cand]
+    code, _, err = run_cli(*args, "--spec", EXAMPLE / "contract.json")
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.endswith(
+        "found 'agent-behavior-contract/v0' (a contract: give it as --contract, or compile it "
+        "with abw contract compile)\n"
+    ), err
+    assert run_cli(*args, "--spec", spec, "--out", cand / "gate-report.json")[0] == 0
+    code, _, err = run_cli(*args, "--spec", spec)  # CI's second run reads the report as a trace
+    assert code == 2 and err.count("\n") == 1, err
+    assert "gate-report.json: schema_version:" in err
+    assert err.endswith(
+        "found 'gate-report/v0' (a gate report: keep reports out of the folders of traces)\n"
+    ), err
