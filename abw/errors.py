@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from abw.models import SCHEMA_USES
+
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
@@ -72,8 +74,6 @@ def require_schema_version(
     document: dict[str, Any], expected: str, *, file: str | Path, line: int | None = None
 ) -> None:
     """Raise an :class:`AbwInputError` unless ``document["schema_version"]`` is ``expected``."""
-    from abw.models import SCHEMA_USES
-
     found = document.get("schema_version")
     if found != expected:
         use = SCHEMA_USES.get(found) if isinstance(found, str) else None
