@@ -123,10 +123,10 @@ def test_a_candidate_folder_inside_the_baseline_folder_is_named(tmp_path, run_cl
     (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
     assert warning["role"] == "candidate"
     assert warning["message"].startswith("20 candidate runs of 20 are baseline runs too")
-    assert "is --candidate inside --baseline?" in warning["message"]
+    assert "is --candidate inside --baseline" in warning["message"]
     assert warning["files"] == sorted(str(p) for p in (base / "candidate").glob("*.json"))[:3]
     assert report["verdict"] == "FAIL"  # the verdict is what it was; the warning says why to doubt
-    shown_everywhere(out, "is --candidate inside --baseline?")
+    shown_everywhere(out, "is --candidate inside --baseline")
 
 
 def test_a_copied_candidate_run_in_the_baseline_is_named(tmp_path, run_cli):
@@ -138,6 +138,27 @@ def test_a_copied_candidate_run_in_the_baseline_is_named(tmp_path, run_cli):
     (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
     assert warning["message"].startswith("1 candidate run of 20 is a baseline run too")
     assert warning["files"] == [str(EXAMPLE / "traces" / "good" / one.name)]
+
+
+def test_a_baseline_session_imported_again_into_the_candidate_is_named(
+    tmp_path, run_cli, imported
+):
+    """``abw import claude --input ~/.claude/projects/<project>`` imports every session of the
+    project, the baseline's too: same trace id, other bytes (its exported_at differs)."""
+    old, new = CLAUDE / "spotter__short.jsonl", CLAUDE / "spotter__tool_heavy.jsonl"
+    base = imported("claude", [old], "base")
+    cand = imported("claude", [old, new], "cand")
+    (first,) = [json.loads(p.read_text()) for p in base.glob("*.json")]
+    (again,) = [
+        trace
+        for trace in (json.loads(p.read_text()) for p in cand.glob("*.json"))
+        if trace["run"]["trace_id"] == first["run"]["trace_id"]
+    ]
+    assert again["source"]["exported_at"] != first["source"]["exported_at"]  # other bytes
+    report, _, _ = gate(run_cli, tmp_path, base, cand)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "shared_runs"]
+    assert warning["message"].startswith("1 candidate run of 2 is a baseline run too")
+    assert "imported again with the new ones?" in warning["message"]
 
 
 def test_the_baseline_against_itself_is_named_as_such(tmp_path, run_cli):

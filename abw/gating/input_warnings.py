@@ -5,8 +5,9 @@
   (a new CLI can rename tools: Codex's ``shell`` became ``exec_command``);
 - ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file still
   counts as one run, so the statistics may count one run many times;
-- ``shared_runs``: candidate runs that are baseline runs too (the same file bytes: a candidate
-  folder inside the baseline folder, or the baseline itself), compared with themselves;
+- ``shared_runs``: candidate runs that are baseline runs too (the same trace id: a candidate
+  folder inside the baseline folder, a session imported on both sides, or the baseline
+  itself), compared with themselves;
 - ``one_sided_scenario``: a scenario has runs on one side only, so nothing of it is compared;
 - ``baseline_spread``: a scenario's baseline runs differ from each other as much as a failing
   candidate would: they are probably not repeated runs of one task.
@@ -125,11 +126,14 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
 
 
 def _shared(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
-    in_baseline = {run.sha256 for run in baseline}
-    shared = sorted((run for run in candidate if run.sha256 in in_baseline), key=lambda r: r.path)
+    """Candidate runs with a baseline run's trace id: the same run on both sides (identical
+    bytes, or the same session imported again, whose ``exported_at`` differs)."""
+    base_ids = {run.trace_id for run in baseline}
+    shared = sorted((run for run in candidate if run.trace_id in base_ids), key=lambda r: r.path)
     if not shared:
         return []
-    if len(shared) == len(candidate) and len(in_baseline) == len({r.sha256 for r in shared}):
+    base_bytes, cand_bytes = {run.sha256 for run in baseline}, {run.sha256 for run in candidate}
+    if base_bytes == cand_bytes:
         message = (
             f"The candidate is the baseline itself ({plural(len(candidate), 'run')}, the same "
             "file bytes): every comparison with the baseline compares a run with itself and "
@@ -140,8 +144,9 @@ def _shared(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
         message = (
             f"{plural(len(shared), 'candidate run')} of {len(candidate)} "
             f"{'is a baseline run' if len(shared) == 1 else 'are baseline runs'} too (the same "
-            "file bytes; is --candidate inside --baseline?): such a run is compared with "
-            "itself, and what it does reads as baseline behavior. Keep the two sets apart."
+            "trace id: is --candidate inside --baseline, or were the baseline's sessions "
+            "imported again with the new ones?): such a run is compared with itself, and what "
+            "it does reads as baseline behavior. Keep the two sets apart."
         )
     return [
         InputWarning(
