@@ -140,9 +140,7 @@ def test_a_copied_candidate_run_in_the_baseline_is_named(tmp_path, run_cli):
     assert warning["files"] == [str(EXAMPLE / "traces" / "good" / one.name)]
 
 
-def test_a_baseline_session_imported_again_into_the_candidate_is_named(
-    tmp_path, run_cli, imported
-):
+def test_a_baseline_session_imported_again_into_the_candidate_is_named(tmp_path, run_cli, imported):
     """``abw import claude --input ~/.claude/projects/<project>`` imports every session of the
     project, the baseline's too: same trace id, other bytes (its exported_at differs)."""
     old, new = CLAUDE / "spotter__short.jsonl", CLAUDE / "spotter__tool_heavy.jsonl"
