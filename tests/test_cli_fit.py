@@ -176,7 +176,7 @@ WRITTEN = {"--out", "--out-dir", "--report", "--report-dir"}
 READ = {(("explain",), "--report")}
 
 
-def _path_params(kind):
+def _path_params():
     """Every (command words, option) of the CLI whose type is a click.Path, with its type."""
     import click
 
@@ -186,18 +186,16 @@ def _path_params(kind):
         (words, param.opts[0]): param.type
         for words, command in _commands(cli, click.Context(cli))
         for param in command.params
-        if isinstance(param.type, kind)
+        if isinstance(param.type, click.Path)
     }
 
 
 def test_every_output_option_refuses_standard_output():
     """``--out -`` wrote a file named ``-`` in the working folder: every option abw writes to is
     an OutputPath, which refuses ``-``."""
-    import click
-
     from abw.cli.options import OutputPath
 
-    outputs = {key: kind for key, kind in _path_params(click.Path).items() if WRITTEN & {key[1]}}
+    outputs = {key: kind for key, kind in _path_params().items() if key[1] in WRITTEN}
     assert len(outputs) >= 15, outputs  # every importer's --out, gate's, report's, spec's...
     plain = [key for key, kind in outputs.items() if not isinstance(kind, OutputPath)]
     assert sorted(plain) == sorted(READ)
@@ -207,11 +205,9 @@ def test_every_path_refuses_an_empty_one():
     """``--report-dir ""`` (``--report-dir "$REPORTS"``, the variable unset) wrote the reports
     into the working folder, and ``import --out ""`` the traces: every path is a PathParam,
     which refuses an empty one."""
-    import click
-
     from abw.cli.options import PathParam
 
-    paths = _path_params(click.Path)
+    paths = _path_params()
     assert len(paths) >= 40, paths
     assert [key for key, kind in paths.items() if not isinstance(kind, PathParam)] == []
 

@@ -11,6 +11,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from abw.models import (
+    CONTRACT_SCHEMA,
+    REPORT_SCHEMA,
+    SPEC_SCHEMA,
+    TRACE_SCHEMA,
+    TRAJECTORY_SCHEMA,
+)
+
 SCHEMA_BASE_URI = "https://raisingagents.is/system/schema/"
 
 
@@ -32,18 +40,16 @@ class SchemaKind:
 KINDS: dict[str, SchemaKind] = {
     kind.schema_id: kind
     for kind in (
+        SchemaKind(TRACE_SCHEMA, "abw.models.trace:Trace", "agent-behavior-trace.v0.json"),
+        SchemaKind(SPEC_SCHEMA, "abw.models.spec:Spec", "behavior-spec.v0.json"),
+        SchemaKind(REPORT_SCHEMA, "abw.models.report:GateReport", "gate-report.v0.json"),
         SchemaKind(
-            "agent-behavior-trace/v0", "abw.models.trace:Trace", "agent-behavior-trace.v0.json"
-        ),
-        SchemaKind("behavior-spec/v0", "abw.models.spec:Spec", "behavior-spec.v0.json"),
-        SchemaKind("gate-report/v0", "abw.models.report:GateReport", "gate-report.v0.json"),
-        SchemaKind(
-            "agent-behavior-contract/v0",
+            CONTRACT_SCHEMA,
             "abw.models.contract:Contract",
             "agent-behavior-contract.v0.json",
         ),
         SchemaKind(
-            "representation-trajectory/v0",
+            TRAJECTORY_SCHEMA,
             "abw.models.trajectory:RepresentationTrajectory",
             "representation-trajectory.v0.json",
         ),
