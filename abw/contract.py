@@ -32,6 +32,7 @@ from typing import Any
 
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
+from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA
 from abw.models.contract import CLAUSE_RULE_KINDS
 from abw.models.rules import RULE_KINDS
 from abw.text import comment_line, log_yaml
@@ -52,7 +53,7 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     document = load_document(contract_path)
     if not isinstance(document, dict):
         raise AbwInputError("a contract must be a JSON object", file=contract_path)
-    require_schema_version(document, "agent-behavior-contract/v0", file=contract_path)
+    require_schema_version(document, CONTRACT_SCHEMA, file=contract_path)
     try:
         contract = Contract.model_validate(document)
     except ValidationError as exc:
@@ -240,7 +241,7 @@ class _Compiler:
         )
         if not chosen:
             thresholds["failing_runs"] = "tolerate" if satisfaction.p < 1 else "forbid"
-        document: dict[str, Any] = {"schema_version": "behavior-spec/v0", "id": contract.id}
+        document: dict[str, Any] = {"schema_version": SPEC_SCHEMA, "id": contract.id}
         if contract.name is not None:
             document["name"] = contract.name
         if contract.description is not None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
+from abw.models import SPEC_SCHEMA
 from abw.reader import parse_yaml, read_bytes
 
 MAX_SPEC_BYTES = 1 << 20
@@ -39,7 +40,7 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
     if not isinstance(document, dict):
         raise AbwInputError("a spec must be a mapping with schema_version", file=file)
     line = line_of("schema_version")
-    require_schema_version(document, "behavior-spec/v0", file=file, line=line)
+    require_schema_version(document, SPEC_SCHEMA, file=file, line=line)
     try:
         return Spec.model_validate(document)
     except ValidationError as exc:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError
+from abw.models import SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
 
 
@@ -63,11 +64,11 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
     from abw.errors import from_validation_error
 
     try:
-        if schema_id == "agent-behavior-trace/v0":
+        if schema_id == TRACE_SCHEMA:
             from abw.traceio import trace_from_document
 
             trace_from_document(document, file)
-        elif schema_id == "behavior-spec/v0":
+        elif schema_id == SPEC_SCHEMA:
             from abw.specio import spec_from_document
 
             spec_from_document(document, file)

@@ -22,6 +22,7 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.hashing import file_sha256
+from abw.models import REPORT_SCHEMA
 from abw.text import plural
 
 ROLES = ("baseline", "candidate")
@@ -88,7 +89,7 @@ def _report_document(report_path: Path) -> dict[str, Any]:
     from abw.validate import load_document
 
     document = load_document(report_path)
-    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
+    if not isinstance(document, dict) or document.get("schema_version") != REPORT_SCHEMA:
         raise AbwInputError("not a gate-report/v0 document", file=report_path)
     return document
 

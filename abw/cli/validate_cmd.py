@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import PathParam
+from abw.models import SPEC_SCHEMA
 from abw.text import log_line
 
 
@@ -80,7 +81,7 @@ def _vacuous(path: Path, seen: object) -> list[str]:
     from abw.validate import load_document
 
     document = load_document(path)
-    if not isinstance(document, dict) or document.get("schema_version") != "behavior-spec/v0":
+    if not isinstance(document, dict) or document.get("schema_version") != SPEC_SCHEMA:
         return []
     spec, _ = load_spec(path)
     return [f"{path}: {line}" for line in spec_findings(spec, seen)]

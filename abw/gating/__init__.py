@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from abw.errors import AbwInputError
 from abw.gating.ledger import inputs_digest
+from abw.models import REPORT_SCHEMA
 
 if TYPE_CHECKING:
     from abw.gating.sequence import Previous
@@ -344,7 +345,7 @@ def load_previous(path: str | Path) -> dict[str | None, Previous]:
     from abw.validate import load_document
 
     document = load_document(Path(path))
-    if not isinstance(document, dict) or document.get("schema_version") != "gate-report/v0":
+    if not isinstance(document, dict) or document.get("schema_version") != REPORT_SCHEMA:
         raise AbwInputError("not a gate-report/v0 document", file=path, field="--previous")
     return previous_from_report(document)
 

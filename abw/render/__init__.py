@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from abw.models import REPORT_SCHEMA
 from abw.models.report import GateReport
 
 FORMATS: tuple[str, ...] = ("json", "html", "markdown", "sarif", "junit")
@@ -60,7 +61,7 @@ def load_report(path: str | Path) -> GateReport:
     path = Path(path)
     document = load_document(path)
     found = document.get("schema_version") if isinstance(document, dict) else None
-    if found != "gate-report/v0":
+    if found != REPORT_SCHEMA:
         raise AbwInputError(
             f"expected a gate-report/v0 document, found schema_version {found!r}",
             file=path,
