@@ -257,3 +257,35 @@ def test_an_empty_path_is_refused_and_writes_nothing(sessions, run_cli, monkeypa
     assert code == 2, (out, err)
     assert "empty path (an unset variable?)" in err, err
     assert sorted(path.name for path in work.iterdir()) == ["behavior.yaml"]
+
+
+def test_output_checks_on_runs_imported_without_output_fields_say_how_to_extract_them(
+    tmp_path, run_cli
+):
+    """A first gate of the example's transcripts imported without ``--output-fields`` FAILs
+    every output check (nothing was extracted); each violation said only "the run has no
+    canonical_output", and now says how the fields get there."""
+    import json
+
+    example = REPO / "examples" / "refund-policy"
+    sets = {}
+    for role in ("baseline", "good"):
+        sets[role] = tmp_path / role
+        args = ["import", "claude", "--input", example / "transcripts" / role]
+        code, _, err = run_cli(*args, "--out", sets[role], "-q")
+        assert code == 0, err
+    report = tmp_path / "r.json"
+    code, _, _ = run_cli(
+        "gate", "--baseline", sets["baseline"], "--candidate", sets["good"],
+        "--spec", example / "behavior.yaml", "--out", report,
+    )  # fmt: skip
+    assert code == 1
+    output_checks = [
+        c for c in json.loads(report.read_text())["checks"] if c["category"] == "output_eval"
+    ]
+    assert {c["verdict"] for c in output_checks} == {"FAIL"} and len(output_checks) == 2
+    for check in output_checks:
+        assert {v["message"].split(";")[0] for v in check["violations"]} == {
+            "the run has no canonical_output: no output field was extracted at import "
+            "(name the fields with abw import --output-fields)"
+        }

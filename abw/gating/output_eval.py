@@ -10,6 +10,12 @@ from abw.models.spec import OutputEval
 from abw.rules.jsonvalue import json_equal
 from abw.traceio import TraceFile
 
+#: A run without output fields: usually none was named at import, which extracts only those.
+NO_OUTPUT = (
+    "the run has no canonical_output: no output field was extracted at import "
+    "(name the fields with abw import --output-fields)"
+)
+
 
 def _short(value: Any) -> str:
     text = canonical_json(value)
@@ -20,7 +26,7 @@ def _required_fields(fields: list[str]) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
         output = trace_file.trace.run.canonical_output
         if output is None:
-            return Finding("the run has no canonical_output")
+            return Finding(NO_OUTPUT)
         missing = [f for f in fields if f not in output]
         return Finding(f"canonical_output lacks {', '.join(missing)}") if missing else None
 
@@ -39,7 +45,7 @@ def _expected(expected: dict[str, Any]) -> RunRule:
     def evaluate(trace_file: TraceFile) -> Finding | None:
         output = trace_file.trace.run.canonical_output
         if output is None:
-            return Finding("the run has no canonical_output")
+            return Finding(NO_OUTPUT)
         wrong = []
         for name in sorted(expected):
             if name not in output:
