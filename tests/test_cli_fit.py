@@ -289,3 +289,52 @@ def test_output_checks_on_runs_imported_without_output_fields_say_how_to_extract
             "the run has no canonical_output: no output field was extracted at import "
             "(name the fields with abw import --output-fields)"
         }
+        assert check["message"].endswith(
+            "Note: no run has output fields (44 runs): they are extracted at import, when "
+            "named (abw import --output-fields)."
+        ), check["message"]
+        assert check["measured"]["unseen_output_fields"]
+
+
+def test_an_output_field_no_run_holds_is_named_with_the_nearest_ones(tmp_path, run_cli):
+    """``expected: {decsion: ...}`` FAILed every run ("decsion is missing"), the typo left for
+    the reader to see; the check now says no run holds it and names the nearest field, as a
+    tool name matching no span does (abw.gating.vacuity)."""
+    import json
+
+    example = REPO / "examples" / "refund-policy"
+    text = (example / "behavior.yaml").read_text()
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(
+        text.replace("    decision:", "    decsion:", 1).replace(
+            "fraud_check_passed]", "fraud_check_passed, refund_amout]", 1
+        )
+    )
+    report = tmp_path / "r.json"
+    code, out, _ = run_cli(
+        "gate", "--baseline", example / "traces" / "baseline",
+        "--candidate", example / "traces" / "good", "--spec", spec, "--out", report,
+    )  # fmt: skip
+    assert code == 1
+    checks = {c["id"]: c for c in json.loads(report.read_text())["checks"]}
+    assert checks["output_eval.expected"]["message"].endswith(
+        "Note: decsion is in no run's output (44 runs); did you mean decision?"
+    )
+    assert checks["output_eval.required_fields"]["message"].endswith(
+        "Note: refund_amout is in no run's output (44 runs); did you mean refund_amount?"
+    )
+    assert checks["output_eval.expected"]["measured"]["unseen_output_fields"] == ["decsion"]
+    assert "did you mean decision?" in out  # the terminal line too
+    # a field some run holds gets no note, even when runs differ on it
+    good = run_cli(
+        "gate", "--baseline", example / "traces" / "baseline",
+        "--candidate", example / "traces" / "regressed", "--spec", example / "behavior.yaml",
+        "--out", report,
+    )  # fmt: skip
+    assert "Note:" not in json.dumps(
+        [
+            c["message"]
+            for c in json.loads(report.read_text())["checks"]
+            if c["category"] == "output_eval"
+        ]
+    ), good

@@ -340,3 +340,19 @@ def test_workers_that_die_running_the_gate_are_one_line(run_cli, tmp_path):
         code, _, err = run_cli(*gate, "--out", out, "--scheduler", dying.scheduler_address)
     assert code == 2 and not out.exists()
     assert err.count("\n") == 1 and "the Dask workers died running abw's task" in err, err
+
+
+def test_output_fields_seen_fold_on_workers_as_in_one_process(cluster, tmp_path):
+    """The output fields the runs hold are folded like the span names: a spec naming one that
+    no run holds gets the same note on workers as in one process."""
+    text = (EXAMPLE / "behavior.yaml").read_text().replace("    decision:", "    decsion:", 1)
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(text)
+    args = (EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good", spec)
+    single = run_gate(*args)
+    spread = run_gate_distributed(*args, scheduler=cluster.scheduler_address)
+    assert report_json(spread) == report_json(single)
+    (check,) = [c for c in single.checks if c.id == "output_eval.expected"]
+    assert check.message.endswith(
+        "Note: decsion is in no run's output (44 runs); did you mean decision?"
+    )

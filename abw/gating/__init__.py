@@ -108,7 +108,7 @@ def merged_report(
     from abw.diffing import diff_result, scenario_key
     from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
     from abw.gating.input_warnings import input_warnings
-    from abw.gating.summary import head
+    from abw.gating.summary import head, output_field_names
     from abw.gating.vacuity import Observed
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
     from abw.sharedfields import shared
@@ -120,7 +120,8 @@ def merged_report(
     _check_unique(candidate, "candidate")
     base_heads = [head(t) for t in baseline]
     names = {span.name for t in baseline for span in t.trace.spans} | partial.span_names
-    seen = Observed(frozenset(names), len(baseline) + len(candidate))
+    fields = partial.output_fields.union(*map(output_field_names, baseline))
+    seen = Observed(frozenset(names), len(baseline) + len(candidate), frozenset(fields))
 
     checks, failed = per_run_checks(context, candidate, seen)
     tolerate = spec.thresholds.failing_runs == "tolerate"
@@ -248,7 +249,8 @@ def per_run_checks(
     it failed.
 
     A check whose tool names match no span of any run (``seen``: the span names of every
-    baseline and candidate run) is INCONCLUSIVE where it would PASS (abw.gating.vacuity).
+    baseline and candidate run) is INCONCLUSIVE where it would PASS, and an output check
+    naming a field no run's output holds says so (abw.gating.vacuity).
     """
     from abw.gating import vacuity
     from abw.gating.common import mark_against_baseline, rule_check
@@ -256,6 +258,7 @@ def per_run_checks(
     spec = context.spec
     checks = []
     references: dict[str, tuple[Any, ...]] = {}
+    fields: dict[str, tuple[str, ...]] = {}
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
     found: list[list[tuple[str, Any]]] = [[] for _ in context.run_rules]
     for summary in candidate:
@@ -270,6 +273,7 @@ def per_run_checks(
             )
         checks.append(check)
         references[check.id] = rule.references
+        fields[check.id] = rule.output_fields
         for path, _ in hits:
             if path not in excused:
                 failed[path].append(check.id)
@@ -279,7 +283,7 @@ def per_run_checks(
         for path, ids in extra.run_failed.items():
             failed[path] += ids
     checks, _ = vacuity.apply(checks, references, seen)
-    return checks, failed
+    return vacuity.note_unseen_fields(checks, fields, seen), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

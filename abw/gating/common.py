@@ -26,6 +26,7 @@ class RunRule:
     failed_message: Callable[[int, int], str]  # (violating runs, runs checked) -> sentence
     measured: dict[str, Any] = field(default_factory=dict)
     references: tuple[str, ...] = ()  # tool names / globs some run must show (gating.vacuity)
+    output_fields: tuple[str, ...] = ()  # canonical_output fields it reads (gating.vacuity)
 
 
 def rule_check(rule: RunRule, violations: list[Violation], runs: int) -> Check:

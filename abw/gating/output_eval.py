@@ -36,6 +36,7 @@ def _required_fields(fields: list[str]) -> RunRule:
         category="output_eval",
         limits={"required_fields": list(fields)},
         evaluate=evaluate,
+        output_fields=tuple(fields),
         passed_message=lambda n: f"Every one of {runs_word(n)} returned all required fields.",
         failed_message=lambda bad, n: f"{bad} of {runs_word(n)} lacked a required output field.",
     )
@@ -60,6 +61,7 @@ def _expected(expected: dict[str, Any]) -> RunRule:
         category="output_eval",
         limits={"expected": dict(sorted(expected.items()))},
         evaluate=evaluate,
+        output_fields=tuple(sorted(expected)),
         passed_message=lambda n: (
             f"Every one of {runs_word(n)} returned the expected output fields."
         ),

@@ -95,6 +95,7 @@ class RunSummary(RunHead):
     assertions: tuple[RunResult, ...]  # per spec assertion
     tool_counts: tuple[tuple[str, int], ...] = ()  # on its path; folded by Partial.add
     span_names: frozenset[str] = frozenset()  # of every span; folded by Partial.add
+    output_fields: frozenset[str] = frozenset()  # its canonical_output's; folded likewise
 
 
 class Context:
@@ -196,32 +197,43 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         assertions=assertions,
         tool_counts=tuple(sorted(counts.items())),
         span_names=frozenset({span.name for span in run.trace.spans}),
+        output_fields=output_field_names(run),
     )
 
 
-#: The span names of a summary a Partial holds (they are folded): one set, which pickles once.
+def output_field_names(run: TraceFile) -> frozenset[str]:
+    """The fields of the run's ``canonical_output`` (none when it has none)."""
+    return frozenset(run.trace.run.canonical_output or ())
+
+
+#: The span names and output fields of a summary a Partial holds (they are folded): one set,
+#: which pickles once.
 _NO_NAMES: frozenset[str] = frozenset()
 
 
 @dataclass
 class Partial:
     """The summaries of some candidate runs, with what is only needed summed folded per
-    scenario: tool counts on the paths, and the span names seen (for abw.gating.vacuity)."""
+    scenario: tool counts on the paths, and the span names and output fields seen (for
+    abw.gating.vacuity)."""
 
     summaries: list[RunSummary] = field(default_factory=list)
     tool_totals: dict[str | None, dict[str, int]] = field(default_factory=dict)
     span_names: set[str] = field(default_factory=set)
+    output_fields: set[str] = field(default_factory=set)
 
     def add(self, summary: RunSummary) -> None:
         """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): its tool
-        counts and span names are summed here and dropped from it, in place."""
+        counts, span names and output fields are summed here and dropped from it, in place."""
         totals = self.tool_totals.setdefault(summary.scenario_id, {})
         for name, count in summary.tool_counts:
             totals[name] = totals.get(name, 0) + count
         self.span_names |= summary.span_names
+        self.output_fields |= summary.output_fields
         set_field = object.__setattr__  # (dataclasses.replace cost 25 µs a run)
         set_field(summary, "tool_counts", ())
         set_field(summary, "span_names", _NO_NAMES)
+        set_field(summary, "output_fields", _NO_NAMES)
         self.summaries.append(_share_models(summary))
 
     def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
@@ -235,6 +247,7 @@ class Partial:
             for name, count in counts.items():
                 totals[name] = totals.get(name, 0) + count
         self.span_names |= other.span_names
+        self.output_fields |= other.output_fields
 
 
 _DIVERGENCE_LISTS = ("baseline_alternatives", "common_prefix", "candidate_path", "baseline_path")
@@ -245,6 +258,7 @@ _POOLED_FIELDS = (
     "agent_version",
     "nearest",
     "span_names",
+    "output_fields",
 )
 
 

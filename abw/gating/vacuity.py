@@ -7,7 +7,8 @@ refund_comit`` has nothing to come after), so such a check is INCONCLUSIVE inste
 nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names
 a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
 outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
-gate runs.
+gate runs. An output check naming a field that no run's output holds FAILs already; it gains
+the sentence (:func:`note_unseen_fields`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,12 @@ from abw.text import plural
 
 @dataclass(frozen=True)
 class Observed:
-    """Every span name seen, over how many runs."""
+    """Every span name seen, over how many runs; and every output field (the keys of the runs'
+    ``canonical_output``), when known."""
 
     names: frozenset[str]
     runs: int
+    output_fields: frozenset[str] = frozenset()
 
 
 def observed(runs: Iterable[Any]) -> Observed:
@@ -141,3 +144,34 @@ def apply(
             }
         out.append(check.model_copy(update=update))
     return out, vacuous
+
+
+def note_unseen_fields(
+    checks: list[Check], fields: Mapping[str, tuple[str, ...]], seen: Observed
+) -> list[Check]:
+    """Output checks naming a field that no run's output holds (``decsion``, or any field when
+    nothing was extracted at import): the check FAILs on every run already, and its message
+    gains the sentence, with the nearest fields seen."""
+    out: list[Check] = []
+    for check in checks:
+        missing = [name for name in fields.get(check.id, ()) if name not in seen.output_fields]
+        if not missing or check.verdict != "FAIL":
+            out.append(check)
+            continue
+        if seen.output_fields:
+            parts = []
+            for name in missing:
+                close = difflib.get_close_matches(name, sorted(seen.output_fields), n=3, cutoff=0.6)
+                hint = f"; did you mean {' or '.join(close)}?" if close else ""
+                parts.append(f"{name} is in no run's output ({plural(seen.runs, 'run')}){hint}")
+            text = "; ".join(parts)
+        else:
+            text = (
+                f"no run has output fields ({plural(seen.runs, 'run')}): they are extracted at "
+                "import, when named (abw import --output-fields)"
+            )
+        text += "" if text.endswith("?") else "."
+        measured = {**check.measured, "unseen_output_fields": missing}
+        message = f"{check.message.rstrip()} Note: {text}"
+        out.append(check.model_copy(update={"message": message, "measured": measured}))
+    return out
