@@ -124,6 +124,20 @@ def test_validate_with_a_baseline_and_spec_init_report_vacuous_names(tmp_path, r
     assert code == 0 and "warning" not in err  # spec init names only real tools
 
 
+def test_validate_with_a_baseline_reports_output_fields_no_baseline_run_holds(tmp_path, run_cli):
+    """As for tool names, before any candidate exists: a spec field that no baseline run's
+    output holds is a line naming it and the nearest field, exit code 2."""
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(
+        (EXAMPLE / "behavior.yaml").read_text().replace("    decision:", "    decsion:")
+    )
+    base = EXAMPLE / "traces" / "baseline"
+    code, _, err = run_cli("validate", "--baseline", base, typo)
+    assert code == 2
+    assert "output.expected: decsion is in no run's output (24 runs); did you mean decision?" in err
+    assert "output.required_fields" not in err  # every required field is in the baseline's output
+
+
 # --- execution status ---------------------------------------------------------------------
 
 

@@ -8,7 +8,7 @@ nearest real names; a check that FAILs keeps its counterexamples and gains the s
 a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
 outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
 gate runs. An output check naming a field that no run's output holds FAILs already; it gains
-the sentence (:func:`note_unseen_fields`).
+the sentence (:func:`note_unseen_fields`), and the same findings list such fields.
 """
 
 from __future__ import annotations
@@ -34,14 +34,17 @@ class Observed:
 
 
 def observed(runs: Iterable[Any]) -> Observed:
-    """Span names (of every span type) over the given runs (``TraceFile`` or ``Trace``)."""
+    """Span names (of every span type) and output fields over the given runs (``TraceFile`` or
+    ``Trace``)."""
     names: set[str] = set()
+    fields: set[str] = set()
     count = 0
     for run in runs:
         trace = getattr(run, "trace", run)
         names.update(span.name for span in trace.spans)
+        fields.update(trace.run.canonical_output or ())
         count += 1
-    return Observed(frozenset(names), count)
+    return Observed(frozenset(names), count, frozenset(fields))
 
 
 Reference = str | tuple[str, ...]  # a name or glob, or alternatives (any of them)
@@ -98,13 +101,38 @@ def spec_references(spec: Any) -> list[tuple[str, tuple[Reference, ...]]]:
 
 
 def spec_findings(spec: Any, seen: Observed) -> list[str]:
-    """One line per part of the spec whose tool names match no span of the runs seen."""
+    """One line per part of the spec whose tool names match no span of the runs seen, or whose
+    output fields no run's output holds."""
     lines = []
     for where, names in spec_references(spec):
         missing = unmatched(names, seen)
         if missing:
             lines.append(f"{where}: {sentence(missing, seen)}")
+    output = spec.output
+    for where, fields in (
+        ("output.required_fields", list(output.required_fields)),
+        ("output.expected", sorted(output.expected)),
+    ):
+        missing = [name for name in fields if name not in seen.output_fields]
+        if missing:
+            lines.append(f"{where}: {field_sentence(missing, seen)}")
     return lines
+
+
+def field_sentence(missing: list[str], seen: Observed) -> str:
+    """``decsion is in no run's output (44 runs); did you mean decision?``, or, when no run
+    has output fields, where they come from."""
+    if not seen.output_fields:
+        return (
+            f"no run has output fields ({plural(seen.runs, 'run')}): they are extracted at "
+            "import, when named (abw import --output-fields)"
+        )
+    parts = []
+    for name in missing:
+        close = difflib.get_close_matches(name, sorted(seen.output_fields), n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        parts.append(f"{name} is in no run's output ({plural(seen.runs, 'run')}){hint}")
+    return "; ".join(parts)
 
 
 def apply(
@@ -158,18 +186,7 @@ def note_unseen_fields(
         if not missing or check.verdict != "FAIL":
             out.append(check)
             continue
-        if seen.output_fields:
-            parts = []
-            for name in missing:
-                close = difflib.get_close_matches(name, sorted(seen.output_fields), n=3, cutoff=0.6)
-                hint = f"; did you mean {' or '.join(close)}?" if close else ""
-                parts.append(f"{name} is in no run's output ({plural(seen.runs, 'run')}){hint}")
-            text = "; ".join(parts)
-        else:
-            text = (
-                f"no run has output fields ({plural(seen.runs, 'run')}): they are extracted at "
-                "import, when named (abw import --output-fields)"
-            )
+        text = field_sentence(missing, seen)
         text += "" if text.endswith("?") else "."
         measured = {**check.measured, "unseen_output_fields": missing}
         message = f"{check.message.rstrip()} Note: {text}"
