@@ -338,3 +338,31 @@ def test_an_output_field_no_run_holds_is_named_with_the_nearest_ones(tmp_path, r
             if c["category"] == "output_eval"
         ]
     ), good
+
+
+def test_an_output_field_no_run_holds_never_passes_under_baseline_violations_warn(
+    tmp_path, run_cli
+):
+    """With ``baseline_violations: warn`` a field no run holds is "already in the baseline" in
+    every run: the check only WARNed and every run counted as passing, so a typo went through
+    as a vacuous tool name must not. It is INCONCLUSIVE, as that one is."""
+    import json
+
+    example = REPO / "examples" / "refund-policy"
+    text = (example / "behavior.yaml").read_text().replace("    decision:", "    decsion:", 1)
+    spec = tmp_path / "typo.yaml"
+    spec.write_text(text + "baseline_violations: warn\n")
+    report = tmp_path / "r.json"
+    code, _, _ = run_cli(
+        "gate", "--baseline", example / "traces" / "baseline",
+        "--candidate", example / "traces" / "good", "--spec", spec, "--out", report,
+    )  # fmt: skip
+    assert code == 3
+    document = json.loads(report.read_text())
+    (check,) = [c for c in document["checks"] if c["id"] == "output_eval.expected"]
+    assert check["verdict"] == "INCONCLUSIVE" and document["verdict"] == "INCONCLUSIVE"
+    assert check["message"] == (
+        "Vacuous: decsion is in no run's output (44 runs); did you mean decision? This check "
+        "cannot decide anything until the spec names a real output field."
+    )
+    assert check["measured"]["unseen_output_fields"] == ["decsion"]

@@ -249,8 +249,8 @@ def per_run_checks(
     it failed.
 
     A check whose tool names match no span of any run (``seen``: the span names of every
-    baseline and candidate run) is INCONCLUSIVE where it would PASS, and an output check
-    naming a field no run's output holds says so (abw.gating.vacuity).
+    baseline and candidate run), or whose output fields no run's output holds, is
+    INCONCLUSIVE where it would not FAIL (abw.gating.vacuity).
     """
     from abw.gating import vacuity
     from abw.gating.common import mark_against_baseline, rule_check
@@ -282,8 +282,7 @@ def per_run_checks(
         references.update(extra.references)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    checks, _ = vacuity.apply(checks, references, seen)
-    return vacuity.note_unseen_fields(checks, fields, seen), failed
+    return vacuity.apply(checks, references, fields, seen), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

@@ -7,8 +7,7 @@ refund_comit`` has nothing to come after), so such a check is INCONCLUSIVE inste
 nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names
 a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
 outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
-gate runs. An output check naming a field that no run's output holds FAILs already; it gains
-the sentence (:func:`note_unseen_fields`), and the same findings list such fields.
+gate runs. Output fields are references too: a field no run's output holds (:func:`apply`).
 """
 
 from __future__ import annotations
@@ -108,14 +107,12 @@ def spec_findings(spec: Any, seen: Observed) -> list[str]:
         missing = unmatched(names, seen)
         if missing:
             lines.append(f"{where}: {sentence(missing, seen)}")
-    output = spec.output
-    for where, fields in (
-        ("output.required_fields", list(output.required_fields)),
-        ("output.expected", sorted(output.expected)),
-    ):
-        missing = [name for name in fields if name not in seen.output_fields]
+    from abw.gating import output_eval
+
+    for rule in output_eval.rules(spec.output):  # the fields each output check reads
+        missing = [name for name in rule.output_fields if name not in seen.output_fields]
         if missing:
-            lines.append(f"{where}: {field_sentence(missing, seen)}")
+            lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
     return lines
 
 
@@ -136,59 +133,49 @@ def field_sentence(missing: list[str], seen: Observed) -> str:
 
 
 def apply(
-    checks: list[Check], references: Mapping[str, tuple[Reference, ...]], seen: Observed
-) -> tuple[list[Check], set[str]]:
-    """Checks whose referenced names match no span: one that would PASS becomes INCONCLUSIVE
-    (it checked nothing); one that FAILs keeps its counterexamples (a refund with no approval
-    at all is a counterexample whatever the approval is called) and gains the sentence.
-
-    Returns the new checks and the ids of the INCONCLUSIVE ones.
-    """
+    checks: list[Check],
+    references: Mapping[str, tuple[Reference, ...]],
+    output_fields: Mapping[str, tuple[str, ...]],
+    seen: Observed,
+) -> list[Check]:
+    """Checks whose referenced tool names match no span, or whose output fields no run's
+    output holds: one that FAILs keeps its counterexamples (a refund with no approval at all is
+    a counterexample whatever the approval is called; a field no run returned is missing from
+    every run) and gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a
+    typo'd field under ``baseline_violations: warn`` only WARNed, its runs counted as
+    passing)."""
     out: list[Check] = []
-    vacuous: set[str] = set()
     for check in checks:
-        missing = unmatched(references.get(check.id, ()), seen)
-        if not missing:
+        tools = unmatched(references.get(check.id, ()), seen)
+        fields = [f for f in output_fields.get(check.id, ()) if f not in seen.output_fields]
+        if not tools and not fields:
             out.append(check)
             continue
-        text = sentence(missing, seen)
+        measured = dict(check.measured)
+        texts, real = [], []
+        if tools:
+            texts.append(sentence(tools, seen))
+            real.append("tool")
+            measured |= {
+                "unmatched_names": tools,
+                "did_you_mean": {name: nearest(name, seen) for name in tools},
+                "runs_searched": seen.runs,
+            }
+        if fields:
+            texts.append(field_sentence(fields, seen))
+            real.append("output field")
+            measured["unseen_output_fields"] = fields
+        text = "; ".join(texts)
         text += "" if text.endswith("?") else "."
-        measured = {
-            **check.measured,
-            "unmatched_names": missing,
-            "did_you_mean": {name: nearest(name, seen) for name in missing},
-            "runs_searched": seen.runs,
-        }
         if check.verdict == "FAIL":
             update = {"message": f"{check.message.rstrip()} Note: {text}", "measured": measured}
         else:
-            vacuous.add(check.id)
             update = {
                 "verdict": "INCONCLUSIVE",
                 "message": f"Vacuous: {text} This check cannot decide anything until the spec "
-                "names a real tool.",
+                f"names a real {' and a real '.join(real)}.",
                 "violations": [],
                 "measured": measured,
             }
         out.append(check.model_copy(update=update))
-    return out, vacuous
-
-
-def note_unseen_fields(
-    checks: list[Check], fields: Mapping[str, tuple[str, ...]], seen: Observed
-) -> list[Check]:
-    """Output checks naming a field that no run's output holds (``decsion``, or any field when
-    nothing was extracted at import): the check FAILs on every run already, and its message
-    gains the sentence, with the nearest fields seen."""
-    out: list[Check] = []
-    for check in checks:
-        missing = [name for name in fields.get(check.id, ()) if name not in seen.output_fields]
-        if not missing or check.verdict != "FAIL":
-            out.append(check)
-            continue
-        text = field_sentence(missing, seen)
-        text += "" if text.endswith("?") else "."
-        measured = {**check.measured, "unseen_output_fields": missing}
-        message = f"{check.message.rstrip()} Note: {text}"
-        out.append(check.model_copy(update={"message": message, "measured": measured}))
     return out
