@@ -25,6 +25,7 @@ but ``abw import --workers``, which uses :func:`dask_client`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from functools import cache
@@ -92,8 +93,6 @@ def in_driver_folder(path: str, folder: str) -> str:
     driver's working folder ``folder``, and a worker's own may be another (one started
     elsewhere, on another machine of a shared file system). Unchanged where it is the same
     folder, so messages name the path as the driver was given it."""
-    import os
-
     if os.path.isabs(path) or os.getcwd() == folder:
         return path
     return os.path.join(folder, path)
@@ -194,8 +193,6 @@ def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
 def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     """Every candidate run under ``folder`` summarized by ``client``'s workers, merged as each
     batch arrives, with one copy of the values many runs repeat (abw.sharedfields.ValuePool)."""
-    import os
-
     from abw.gating.summary import Partial
     from abw.sharedfields import ValuePool
 
