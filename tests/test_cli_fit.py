@@ -296,6 +296,20 @@ def test_output_checks_on_runs_imported_without_output_fields_say_how_to_extract
         assert check["measured"]["unseen_output_fields"]
 
 
+def _gate_example(run_cli, tmp_path, spec, candidate="good"):
+    """The example's baseline against one of its candidate sets under ``spec``: (exit code,
+    terminal text, the report's JSON)."""
+    import json
+
+    traces = REPO / "examples" / "refund-policy" / "traces"
+    report = tmp_path / "gate-report.json"
+    code, out, _ = run_cli(
+        "gate", "--baseline", traces / "baseline", "--candidate", traces / candidate,
+        "--spec", spec, "--out", report,
+    )  # fmt: skip
+    return code, out, json.loads(report.read_text())
+
+
 def test_an_output_field_no_run_holds_is_named_with_the_nearest_ones(tmp_path, run_cli):
     """``expected: {decsion: ...}`` FAILed every run ("decsion is missing"), the typo left for
     the reader to see; the check now says no run holds it and names the nearest field, as a
@@ -310,13 +324,9 @@ def test_an_output_field_no_run_holds_is_named_with_the_nearest_ones(tmp_path, r
             "fraud_check_passed]", "fraud_check_passed, refund_amout]", 1
         )
     )
-    report = tmp_path / "r.json"
-    code, out, _ = run_cli(
-        "gate", "--baseline", example / "traces" / "baseline",
-        "--candidate", example / "traces" / "good", "--spec", spec, "--out", report,
-    )  # fmt: skip
+    code, out, document = _gate_example(run_cli, tmp_path, spec)
     assert code == 1
-    checks = {c["id"]: c for c in json.loads(report.read_text())["checks"]}
+    checks = {c["id"]: c for c in document["checks"]}
     assert checks["output_eval.expected"]["message"].endswith(
         "Note: decsion is in no run's output (44 runs); did you mean decision?"
     )
@@ -326,18 +336,9 @@ def test_an_output_field_no_run_holds_is_named_with_the_nearest_ones(tmp_path, r
     assert checks["output_eval.expected"]["measured"]["unseen_output_fields"] == ["decsion"]
     assert "did you mean decision?" in out  # the terminal line too
     # a field some run holds gets no note, even when runs differ on it
-    good = run_cli(
-        "gate", "--baseline", example / "traces" / "baseline",
-        "--candidate", example / "traces" / "regressed", "--spec", example / "behavior.yaml",
-        "--out", report,
-    )  # fmt: skip
-    assert "Note:" not in json.dumps(
-        [
-            c["message"]
-            for c in json.loads(report.read_text())["checks"]
-            if c["category"] == "output_eval"
-        ]
-    ), good
+    _, out, document = _gate_example(run_cli, tmp_path, example / "behavior.yaml", "regressed")
+    messages = [c["message"] for c in document["checks"] if c["category"] == "output_eval"]
+    assert "Note:" not in json.dumps(messages), out
 
 
 def test_an_output_field_no_run_holds_never_passes_under_baseline_violations_warn(
@@ -346,19 +347,13 @@ def test_an_output_field_no_run_holds_never_passes_under_baseline_violations_war
     """With ``baseline_violations: warn`` a field no run holds is "already in the baseline" in
     every run: the check only WARNed and every run counted as passing, so a typo went through
     as a vacuous tool name must not. It is INCONCLUSIVE, as that one is."""
-    import json
 
     example = REPO / "examples" / "refund-policy"
     text = (example / "behavior.yaml").read_text().replace("    decision:", "    decsion:", 1)
     spec = tmp_path / "typo.yaml"
     spec.write_text(text + "baseline_violations: warn\n")
-    report = tmp_path / "r.json"
-    code, _, _ = run_cli(
-        "gate", "--baseline", example / "traces" / "baseline",
-        "--candidate", example / "traces" / "good", "--spec", spec, "--out", report,
-    )  # fmt: skip
+    code, _, document = _gate_example(run_cli, tmp_path, spec)
     assert code == 3
-    document = json.loads(report.read_text())
     (check,) = [c for c in document["checks"] if c["id"] == "output_eval.expected"]
     assert check["verdict"] == "INCONCLUSIVE" and document["verdict"] == "INCONCLUSIVE"
     assert check["message"] == (
