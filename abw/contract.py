@@ -360,14 +360,14 @@ def run_contract_gate(
     The report's ``inputs.spec_file`` / ``spec_sha256`` name the contract file.
     """
     from abw.gating import gate, load_latent, load_previous
-    from abw.leanrun import load_lean_traces
+    from abw.leanrun import load_lean_traces, stream_lean_traces
 
     spec, digest = load_contract_as_spec(contract)
     if strict:
         spec = spec.model_copy(update={"strict": True})
     return gate(
         load_lean_traces(baseline),
-        load_lean_traces(candidate),
+        stream_lean_traces(candidate),
         spec,
         spec_file=str(contract),
         spec_sha256=digest,

@@ -283,9 +283,11 @@ class Decoded(NamedTuple):
     first_span_line: int | None = None
 
 
-def decode(raw: bytes) -> Decoded | None:
+def decode(raw: bytes, *, held: bool = True) -> Decoded | None:
     """The trace in ``raw`` when the exact path provably accepts it with these values; None
-    when that is not shown (the caller then takes the exact path)."""
+    when that is not shown (the caller then takes the exact path). ``held``: the run is kept
+    (a baseline run): its spans in their :func:`lean_forms`; a run read once and dropped keeps
+    the spans as decoded (what the gate reads of them is the same)."""
     if len(raw) > _OBJECTS_BYTES and raw.count(b"{") > MAX_TRACE_OBJECTS:
         return None  # (a shorter text cannot hold more objects: each takes two bytes, "{}")
     try:
@@ -308,7 +310,8 @@ def decode(raw: bytes) -> Decoded | None:
             return None
     except _Unproven:
         return None
-    lean_forms(spans)
+    if held:
+        lean_forms(spans)
     try:
         source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
         given = trace.redaction  # None: absent (an explicit null failed the key count)

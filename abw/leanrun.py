@@ -16,6 +16,7 @@ report, byte for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -83,11 +84,12 @@ def lean(trace_file: TraceFile) -> TraceFile:
     return TraceFile(trace_file.path, lean_trace, trace_file.sha256, trace_file.span_lines)
 
 
-def parse_lean_trace(raw: bytes, path: str) -> TraceFile:
+def parse_lean_trace(raw: bytes, path: str, *, held: bool = True) -> TraceFile:
     """:func:`lean` of :func:`abw.traceio.parse_trace`, decoded straight from the bytes when
     :func:`abw.leandecode.decode` proves the model accepts them with the same values; else by
-    that exact path (its errors, its run)."""
-    decoded = decode(raw)
+    that exact path (its errors, its run). ``held``: the run is kept (a baseline run; its
+    names interned, :func:`abw.leandecode.lean_forms`); else it is read once and dropped."""
+    decoded = decode(raw, held=held)
     if decoded is None:
         return lean(parse_trace(raw, path))
     spans, first = decoded.spans, decoded.first_span_line
@@ -97,19 +99,39 @@ def parse_lean_trace(raw: bytes, path: str) -> TraceFile:
     return TraceFile(path, trace, sha256_hex(raw), lines)
 
 
-def load_lean_trace(path: str | Path) -> TraceFile:
-    """:func:`abw.traceio.load_trace`, the run in its lean form."""
-    return load_trace(path, parse_lean_trace)
+def parse_passing_trace(raw: bytes, path: str) -> TraceFile:
+    """:func:`parse_lean_trace` of a run read once and dropped (a candidate run, summarized)."""
+    return parse_lean_trace(raw, path, held=False)
+
+
+def load_lean_trace(path: str | Path, *, held: bool = True) -> TraceFile:
+    """:func:`abw.traceio.load_trace`, the run in its lean form (``held``: as
+    :func:`parse_lean_trace`)."""
+    return load_trace(path, parse_lean_trace if held else parse_passing_trace)
 
 
 def load_lean_traces(folder: str | Path) -> list[TraceFile]:
     """:func:`abw.traceio.load_traces`, each run in its lean form."""
     from abw.gcpause import gc_paused
+
+    with gc_paused():
+        return list(_loading(folder, held=True))
+
+
+def stream_lean_traces(folder: str | Path) -> Iterator[TraceFile]:
+    """The runs of :func:`load_lean_traces`, one at a time, each read when the one before is
+    done with, for a caller that drops each (the gate summarizes a candidate run and keeps
+    the summary alone, so the candidate runs are never all in memory)."""
+    return _loading(folder, held=False)
+
+
+def _loading(folder: str | Path, *, held: bool) -> Iterator[TraceFile]:
+    """The folder's runs, loaded as iterated (the folder is listed now: a missing one is
+    refused before any run is read)."""
     from abw.progress import track
     from abw.traceio import PROGRESS_MIN_FILES
 
     paths = trace_files(folder)
     label = f"loading {Path(folder).name}"
-    with gc_paused():
-        quiet = len(paths) < PROGRESS_MIN_FILES
-        return [load_lean_trace(p) for p in track(paths, label, quiet=quiet)]
+    quiet = len(paths) < PROGRESS_MIN_FILES
+    return (load_lean_trace(path, held=held) for path in track(paths, label, quiet=quiet))

@@ -103,7 +103,7 @@ def _load(path: str, folder: str) -> TraceFile:
     the driver's working ``folder`` and named as the driver names it."""
     from abw.leanrun import load_lean_trace
 
-    trace_file = load_lean_trace(in_driver_folder(path, folder))
+    trace_file = load_lean_trace(in_driver_folder(path, folder), held=False)
     trace_file.path = path
     return trace_file
 

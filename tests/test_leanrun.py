@@ -7,7 +7,7 @@ from conftest import REPO
 
 from abw.contract import load_contract_as_spec
 from abw.gating import gate, report_json
-from abw.leanrun import LeanSpan, lean, load_lean_traces
+from abw.leanrun import LeanSpan, lean, load_lean_traces, stream_lean_traces
 from abw.models.trace import Span
 from abw.specio import load_spec
 from abw.traceio import load_traces
@@ -27,11 +27,35 @@ def _specs():
 def test_lean_runs_give_the_same_report_bytes(which: str, candidate: str) -> None:
     spec, digest = _specs()[which]
 
-    def report(loader) -> str:
-        runs = loader(TRACES / "baseline"), loader(TRACES / candidate)
+    def report(loader, candidates=None) -> str:
+        runs = loader(TRACES / "baseline"), (candidates or loader)(TRACES / candidate)
         return report_json(gate(*runs, spec, spec_file="s.yaml", spec_sha256=digest))
 
-    assert report(load_lean_traces) == report(load_traces)
+    full = report(load_traces)
+    assert report(load_lean_traces) == full
+    assert report(load_lean_traces, stream_lean_traces) == full  # as run_gate reads them
+
+
+def test_the_gate_holds_no_more_than_two_candidate_runs_at_once(monkeypatch) -> None:
+    """run_gate streams the candidate runs: each is summarized, then dropped (while the next
+    loads, the loop still names the one before)."""
+    import weakref
+
+    import abw.leanrun
+    from abw.gating import run_gate
+
+    alive: list[weakref.ref] = []
+    streamed = stream_lean_traces
+
+    def watched(folder):
+        for run in streamed(folder):
+            assert all(ref() is None for ref in alive[:-1]), "an earlier run is still held"
+            alive.append(weakref.ref(run))
+            yield run
+
+    monkeypatch.setattr(abw.leanrun, "stream_lean_traces", watched)
+    run_gate(TRACES / "baseline", TRACES / "good", EXAMPLE / "behavior.yaml")
+    assert len(alive) > 2
 
 
 def test_a_lean_span_has_every_schema_field_and_drops_its_source_ref() -> None:

@@ -13,7 +13,7 @@ did (abw.shard).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
@@ -62,7 +62,7 @@ def _check_unique(traces: list[Any], role: str) -> None:
 
 def gate(
     baseline: list[TraceFile],
-    candidate: list[TraceFile],
+    candidate: Iterable[TraceFile],
     spec: Spec,
     *,
     spec_file: str,
@@ -73,19 +73,22 @@ def gate(
     """Gate ``candidate`` against ``baseline`` under ``spec``: every check, with its evidence.
 
     The reduction over one partition: each candidate run summarized
-    (abw.gating.summary.summarize), then :func:`merged_report`.
+    (abw.gating.summary.summarize), then :func:`merged_report`. ``candidate`` is iterated once
+    (a stream of runs, each loaded when the one before is summarized, is never all in memory).
 
     ``previous``: per scenario, what an earlier gate of the same candidate recorded (its
     sequence length, hash chain and restarts; abw.gating.sequence), from ``--previous``.
     """
     from abw.gating.summary import Context, summarize_all
+    from abw.gcpause import gc_paused
 
     _check_unique(baseline, "baseline")
-    _check_unique(candidate, "candidate")
     context = Context(spec, baseline)
-    return merged_report(
+    with gc_paused():
+        partial = summarize_all(candidate, context)
+    return merged_report(  # (it refuses no candidate run, or one file twice)
         context,
-        summarize_all(candidate, context),
+        partial,
         spec_file=spec_file,
         spec_sha256=spec_sha256,
         latent=latent,
@@ -319,7 +322,7 @@ def run_gate(
     ``previous``: an earlier gate-report.json of the same candidate (or what its sticky-comment
     marker carried), whose sequences the current ones should extend.
     """
-    from abw.leanrun import load_lean_traces
+    from abw.leanrun import load_lean_traces, stream_lean_traces
     from abw.specio import load_spec
 
     if isinstance(previous, str | Path):
@@ -329,7 +332,7 @@ def run_gate(
     if strict:
         loaded_spec = loaded_spec.model_copy(update={"strict": True})
     baseline_traces = load_lean_traces(baseline)
-    candidate_traces = load_lean_traces(candidate)
+    candidate_traces = stream_lean_traces(candidate)
     advisory = load_latent(latent) if latent is not None else None
     return gate(
         baseline_traces,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -299,7 +300,7 @@ def _pooled_results(results: tuple[RunResult, ...], pool: ValuePool) -> tuple[Ru
     )
 
 
-def summarize_all(runs: list[TraceFile], context: Context) -> Partial:
+def summarize_all(runs: Iterable[TraceFile], context: Context) -> Partial:
     """One partition: every run summarized and folded."""
     partial = Partial()
     for run in runs:
