@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import BinaryIO
-
 from abw.errors import AbwInputError
 
 MiB = 1 << 20
@@ -40,25 +38,34 @@ def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
 
     OSErrors (missing file, folder, permission) propagate for the caller to word; special files
     that report no size (``/dev/zero``) are cut off at ``limit + 1`` bytes and refused too.
+    Read with the descriptor calls themselves (a buffered file object costs more than the
+    read of a 20 KB trace: 11 of 19 µs).
     """
-    with open(path, "rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        size = os.fstat(fd).st_size
         if size > limit:
             raise too_large(what, size, limit, path)
-        # ask for the size the file reports (read(limit + 1) allocated the whole limit, 256 MiB
-        # for a trace, per file); one more byte shows a file that grew or reports no size
-        data = handle.read(size + 1)
-        if len(data) > size:
-            data += _read_up_to(handle, limit + 1 - len(data))
+        # ask for the size the file reports, never for the limit (read(limit + 1) allocated
+        # 256 MiB per trace); one more byte, and reading on to the end, shows a file that was
+        # read short, grew, or reports no size
+        data = os.read(fd, size + 1)
+        if data and len(data) != size:
+            data += _read_up_to(fd, limit + 1 - len(data))
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise too_large(what, len(data), limit, path)
     return data
 
 
-def _read_up_to(handle: BinaryIO, count: int) -> bytes:
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # (O_BINARY: Windows' untranslated read)
+
+
+def _read_up_to(fd: int, count: int) -> bytes:
     """At most ``count`` more bytes, read in chunks (never one buffer of ``count``)."""
     chunks: list[bytes] = []
-    while count > 0 and (chunk := handle.read(min(count, MiB))):
+    while count > 0 and (chunk := os.read(fd, min(count, MiB))):
         chunks.append(chunk)
         count -= len(chunk)
     return b"".join(chunks)
