@@ -83,13 +83,13 @@ def normalized_edit_distance(a: list[str], b: list[str]) -> float:
 class _Trie:
     """A node of the baseline paths' prefix tree."""
 
-    __slots__ = ("children", "sharing", "terminal")
+    __slots__ = ("children", "sharing", "terminal", "through")
 
     def __init__(self) -> None:
         self.children: dict[str, _Trie] = {}
         self.terminal = 0  # baseline paths ending here
-        # (indices into BaselineShape.items of the paths through here, their codes): built
-        # the first time a candidate leaves the tree here
+        self.through: list[int] = []  # indices into BaselineShape.items of the paths through here
+        # (those indices, their codes): built the first time a candidate leaves the tree here
         self.sharing: tuple[list[int], list[PathCode]] | None = None
 
     def insert(self, path: list[str]) -> None:
@@ -100,6 +100,14 @@ class _Trie:
                 child = node.children[name] = _Trie()
             node = child
         node.terminal += 1
+
+    def pass_through(self, path: list[str], index: int) -> None:
+        """Note item ``index`` on every node of ``path`` (an inserted path), the root too."""
+        node = self
+        node.through.append(index)
+        for name in path:
+            node = node.children[name]
+            node.through.append(index)
 
     def alternatives(self) -> list[str]:
         return sorted(self.children) + ([END] if self.terminal else [])
@@ -136,6 +144,8 @@ class BaselineShape:
         self.items = sorted(
             {tuple(p): (p, self.encode(p)) for p in self.paths}.values(), key=lambda i: i[1]
         )
+        for index, (names, _) in enumerate(self.items):
+            self.trie.pass_through(names, index)  # (in items order: each node's list ascends)
         self.totals: dict[str, int] = {}
         for path in self.paths:
             for name in path:
@@ -203,9 +213,7 @@ class BaselineShape:
         # of the baseline paths through this node (sharing the prefix), the nearest; of equal
         # ones the smallest in id order, the first in self.items: rapidfuzz's C loop
         if node.sharing is None:
-            prefix = path[:step]
-            through = [i for i, (names, _) in enumerate(self.items) if names[:step] == prefix]
-            node.sharing = (through, [self.items[i][1] for i in through])
+            node.sharing = (node.through, [self.items[i][1] for i in node.through])
         through, codes = node.sharing
         nearest: list[str] = []
         if through:

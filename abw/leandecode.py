@@ -258,7 +258,10 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
         for name, key in _HEAD_FIELDS
         if (value := getattr(trace, name)) is not None
     ]
-    parts = [b"{\n", b",\n".join(head), _SPANS_LINE, b",\n".join(map(encode, spans)), _WRITTEN_END]
+    # the spans' encodings joined by ",\n": one encoding a line (a JSON text holds no raw line
+    # break), the line breaks between them given their commas (one call, not one per span)
+    span_text = _ENCODER.encode_lines(spans)[:-1].replace(b"\n", b",\n")
+    parts = [b"{\n", b",\n".join(head), _SPANS_LINE, span_text, _WRITTEN_END]
     expected = b"".join(parts)
     text = raw.translate(None, _SPACES)
     if text != expected and text != expected.translate(None, _SPACES):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
 from abw.errors import AbwInputError
 
 MiB = 1 << 20
