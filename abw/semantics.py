@@ -89,10 +89,17 @@ def retries(ordered: Iterable[S]) -> list[S]:
 
     A span without an input hash is never a retry: nothing shows it repeated the same input.
     """
+    ordered = ordered if isinstance(ordered, Sequence) else list(ordered)
+    # only a span whose input hash some failed span has can be a retry, or make one: the rest
+    # is skipped with a set lookup (most runs fail nowhere, or on few inputs)
+    failing = {span.input_hash for span in ordered if span.status == "error"}
+    failing.discard(None)
+    if not failing:
+        return []
     failed: set[tuple[str, str]] = set()
     found: list[S] = []
     for span in ordered:
-        if span.input_hash is None:
+        if span.input_hash not in failing:
             continue
         key = (span.name, span.input_hash)
         if key in failed:
