@@ -88,8 +88,7 @@ def gate_command(
     from abw.atomic import check_target, write_atomic
     from abw.errors import AbwInputError, naming_field
     from abw.faults import verdict_reached
-    from abw.gating import report_chunks, run_gate
-    from abw.verdicts import exit_code
+    from abw.gcpause import gc_paused
 
     if quiet:  # no progress bar while loading many traces (abw.progress)
         os.environ["ABW_NO_PROGRESS"] = "1"
@@ -102,10 +101,12 @@ def gate_command(
         if path is not None:  # a path of the wrong kind is a usage error, found before the gate
             with naming_field(option):
                 check_target(path, folder=folder)
-    from abw.gcpause import gc_paused
-
-    # load, gate and report writing allocate millions of acyclic objects (docs/performance.md)
+    # building the models at import, load, gate and report writing allocate millions of
+    # acyclic objects (docs/performance.md)
     with gc_paused():
+        from abw.gating import report_chunks, run_gate
+        from abw.verdicts import exit_code
+
         if workers is not None or scheduler is not None:
             from abw.shard import run_gate_distributed
 
