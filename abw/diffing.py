@@ -83,14 +83,14 @@ def normalized_edit_distance(a: list[str], b: list[str]) -> float:
 class _Trie:
     """A node of the baseline paths' prefix tree."""
 
-    __slots__ = ("children", "sharing", "terminal", "through")
+    __slots__ = ("children", "codes", "terminal", "through")
 
     def __init__(self) -> None:
         self.children: dict[str, _Trie] = {}
         self.terminal = 0  # baseline paths ending here
         self.through: list[int] = []  # indices into BaselineShape.items of the paths through here
-        # (those indices, their codes): built the first time a candidate leaves the tree here
-        self.sharing: tuple[list[int], list[PathCode]] | None = None
+        # their codes: listed the first time a candidate leaves the tree here
+        self.codes: list[PathCode] | None = None
 
     def insert(self, path: list[str]) -> None:
         node = self
@@ -212,9 +212,10 @@ class BaselineShape:
             return None
         # of the baseline paths through this node (sharing the prefix), the nearest; of equal
         # ones the smallest in id order, the first in self.items: rapidfuzz's C loop
-        if node.sharing is None:
-            node.sharing = (node.through, [self.items[i][1] for i in node.through])
-        through, codes = node.sharing
+        through = node.through
+        if node.codes is None:
+            node.codes = [self.items[i][1] for i in through]
+        codes = node.codes
         nearest: list[str] = []
         if through:
             from rapidfuzz.process import extractOne

@@ -99,7 +99,7 @@ def parse_lean_trace(raw: bytes, path: str, *, held: bool = True) -> TraceFile:
     return TraceFile(path, trace, sha256_hex(raw), lines)
 
 
-def parse_passing_trace(raw: bytes, path: str) -> TraceFile:
+def parse_streamed_trace(raw: bytes, path: str) -> TraceFile:
     """:func:`parse_lean_trace` of a run read once and dropped (a candidate run, summarized)."""
     return parse_lean_trace(raw, path, held=False)
 
@@ -107,7 +107,7 @@ def parse_passing_trace(raw: bytes, path: str) -> TraceFile:
 def load_lean_trace(path: str | Path, *, held: bool = True) -> TraceFile:
     """:func:`abw.traceio.load_trace`, the run in its lean form (``held``: as
     :func:`parse_lean_trace`)."""
-    return load_trace(path, parse_lean_trace if held else parse_passing_trace)
+    return load_trace(path, parse_lean_trace if held else parse_streamed_trace)
 
 
 def load_lean_traces(folder: str | Path) -> list[TraceFile]:
