@@ -67,7 +67,8 @@ class SourceRefStruct(Struct, gc=False, omit_defaults=True):
 
 class LeanSpan(Struct, gc=False, eq=False, omit_defaults=True):
     """One span as the gate reads it: :class:`abw.models.trace.Span`'s fields, decoded (each
-    ``None`` when absent); once loaded, ``attributes`` holds only the extracted ``arguments``
+    ``None`` when absent); once loaded as a held run (:func:`lean_forms`; a streamed candidate
+    run keeps its spans as decoded), ``attributes`` holds only the extracted ``arguments``
     (one shared empty mapping when there are none), ``source_ref`` is None and the id, names
     and hashes are interned: runs of one scenario repeat them (span-0000, the same tool inputs
     and outputs), and a repeated 64-character hash costs 113 bytes, an interned one a pointer

@@ -10,8 +10,10 @@ A file is decoded straight from its bytes into msgspec structs (:mod:`abw.leande
 that decoder proves the full :class:`~abw.models.trace.Trace` model (the single source of the
 schema) accepts it with the same values; anything else takes the exact path: validation by the
 model (the same errors, naming file, line and field), then reduction. Either way the run is a
-list of :class:`LeanSpan` structs (ids, names and hashes interned). ``gate`` gives the same
-report, byte for byte, on lean runs as on full ones (``tests/test_leanrun.py``).
+list of :class:`LeanSpan` structs: for a held run (the baseline) with ids, names and hashes
+interned; a candidate run, streamed (:func:`stream_lean_traces`: summarized, then dropped),
+keeps its spans as decoded. ``gate`` gives the same report, byte for byte, on lean runs, held
+or streamed, as on full ones (``tests/test_leanrun.py``).
 """
 
 from __future__ import annotations
