@@ -52,6 +52,7 @@ S = TypeVar("S", bound=SpanLike)
 _ORDINAL = attrgetter("ordinal")
 
 __all__ = [
+    "OrderedSpans",
     "SpanLike",
     "attempts",
     "errors",
@@ -63,6 +64,32 @@ __all__ = [
     "start_time",
     "successes",
 ]
+
+
+class OrderedSpans(list[S]):
+    """A run's spans in ordinal order (a list), indexed by name when first asked: a tool the
+    spec names is then looked up, not searched for, however many rules name it
+    (:func:`successes`, :func:`attempts` and :func:`order_violations` read the index). Never
+    changed after it is built (``TraceFile.ordered_spans``)."""
+
+    __slots__ = ("_by_name",)
+
+    def named(self, name: str) -> Sequence[S]:
+        """The spans named ``name``, in ordinal order."""
+        try:
+            by_name = self._by_name
+        except AttributeError:
+            by_name = self._by_name = {}
+            for span in self:
+                group = by_name.get(span.name)
+                if group is None:
+                    by_name[span.name] = [span]
+                else:
+                    group.append(span)
+        return by_name.get(name, ())
+
+    def __reduce__(self) -> tuple[type, tuple[list[S]]]:  # the index is rebuilt when asked
+        return OrderedSpans, (list(self),)
 
 
 def in_order(spans: Sequence[S]) -> Sequence[S]:
@@ -141,6 +168,8 @@ def _matching(ordered: Iterable[S], pattern: str, glob: bool, status: str | None
     pattern is read once, not once per span."""
     literal = _literal_of(pattern) if glob else pattern
     if literal is not None:
+        if type(ordered) is OrderedSpans:
+            ordered = ordered.named(literal)
         if status is None:
             return [s for s in ordered if s.name == literal]
         return [s for s in ordered if s.status == status and s.name == literal]

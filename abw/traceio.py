@@ -107,10 +107,9 @@ class TraceFile:
 
     @cached_property
     def ordered_spans(self) -> list[Any]:
-        """All spans in ordinal order, sorted once per run (the trace's own list when it is
-        already in order, as written by :func:`write_trace`)."""
-        ordered = semantics.in_order(self.trace.spans)
-        return ordered if isinstance(ordered, list) else list(ordered)
+        """All spans in ordinal order, sorted once per run (when not already in order, as
+        :func:`write_trace` writes them), indexed by name (:class:`abw.semantics.OrderedSpans`)."""
+        return semantics.OrderedSpans(semantics.in_order(self.trace.spans))
 
     @cached_property
     def path_spans(self) -> list[Any]:
