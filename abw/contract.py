@@ -45,20 +45,25 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     from pydantic import ValidationError
 
     from abw.models.contract import Contract
-    from abw.validate import load_document
+    from abw.validate import read_source
 
     contract_path = Path(path)
     if contract_path.is_dir():
         raise AbwInputError("expected a contract file, found a folder", file=contract_path)
-    document = load_document(contract_path)
+    source = read_source(contract_path)
+    document = source.document
     if not isinstance(document, dict):
         raise AbwInputError("a contract must be a JSON object", file=contract_path)
-    require_schema_version(document, CONTRACT_SCHEMA, file=contract_path)
+    if document.get("schema_version") != CONTRACT_SCHEMA:
+        line = source.line_of(("schema_version",))
+        require_schema_version(document, CONTRACT_SCHEMA, file=contract_path, line=line)
     try:
         contract = Contract.model_validate(document)
     except ValidationError as exc:
-        raise from_validation_error(exc, file=contract_path, unknown_key="unknown key") from None
-    return contract, sha256_hex(contract_path.read_bytes())
+        raise from_validation_error(
+            exc, file=contract_path, unknown_key="unknown key", line_of=source.line_of
+        ) from None
+    return contract, sha256_hex(source.raw)  # the digest of the bytes validated, read once
 
 
 def _params(clause: Any, where: str, required: tuple[str, ...]) -> dict[str, Any]:

@@ -49,14 +49,15 @@ def from_validation_error(
     *,
     file: str | Path | None = None,
     unknown_key: str | None = None,
-    line_of: Callable[[str], int | None] | None = None,
+    line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
     root_field: str | None = None,
 ) -> AbwInputError:
     """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`.
 
     The field is the error's location joined with dots (``root_field`` when it has none).
     ``unknown_key`` replaces pydantic's wording for a key the model forbids; ``line_of`` maps
-    the last key name on the location to the line it sits on in the source text.
+    the error's location (member names and item indexes) to its line in the source text
+    (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
     first = exc.errors()[0]
     loc = first["loc"]
@@ -66,7 +67,7 @@ def from_validation_error(
         message = unknown_key
     line = None
     if line_of is not None:
-        line = line_of(next((str(p) for p in reversed(loc) if isinstance(p, str)), ""))
+        line = line_of(tuple(loc))
     return AbwInputError(message, file=file, line=line, field=field)
 
 

@@ -29,7 +29,7 @@ from abw.folders import files_within
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
-from abw.validate import load_document
+from abw.validate import read_source
 
 PROFILE_POINTS = 20
 ROLES = ("baseline", "candidate")
@@ -37,11 +37,13 @@ ROLES = ("baseline", "candidate")
 
 def load_trajectory(path: Path) -> RepresentationTrajectory:
     """One representation-trajectory/v0 file, or a one-line error naming the field."""
-    document = load_document(path)
+    source = read_source(path)
     try:
-        return RepresentationTrajectory.model_validate(document)
+        return RepresentationTrajectory.model_validate(source.document)
     except ValidationError as exc:
-        raise from_validation_error(exc, file=path, root_field="$") from None
+        raise from_validation_error(
+            exc, file=path, root_field="$", line_of=source.line_of
+        ) from None
 
 
 def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTrajectory]]:

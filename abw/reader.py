@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from json.scanner import NUMBER_RE
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from typing import Any
 import orjson
 import yaml
 
+from abw import jsonlocate, yamllocate
 from abw.errors import AbwInputError, describe_os_error
 from abw.limits import read_limited
 
@@ -539,13 +542,34 @@ def is_yaml(path: str | Path) -> bool:
     return Path(path).suffix.lower() in {".yaml", ".yml"}
 
 
-def read_document(path: str | Path, limit: int, what: str = "the document") -> Any:
-    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``."""
+@dataclass(frozen=True)
+class Source:
+    """A document as read: its path, its bytes and its value, read once (a digest of ``raw``
+    is of the bytes validated)."""
+
+    path: Path
+    raw: bytes
+    document: Any
+
+    def line_of(self, location: Sequence[str | int]) -> int | None:
+        """The line of the value at ``location`` (member names and item indexes, as an error
+        names a field) in this document's text."""
+        locate = yamllocate.value_line if is_yaml(self.path) else jsonlocate.value_line
+        return locate(self.raw.decode("utf-8", "surrogatepass"), location)
+
+
+def read_source(path: str | Path, limit: int, what: str = "the document") -> Source:
+    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``, keeping its bytes."""
     raw = read_bytes(path, limit, what)
     if is_yaml(path):
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
-        return parse_yaml(text, path)
-    return parse_json(raw, path, unicode_text=True)
+        return Source(Path(path), raw, parse_yaml(text, path))
+    return Source(Path(path), raw, parse_json(raw, path, unicode_text=True))
+
+
+def read_document(path: str | Path, limit: int, what: str = "the document") -> Any:
+    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``."""
+    return read_source(path, limit, what).document

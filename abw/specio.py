@@ -19,14 +19,6 @@ def parse_yaml_text(text: str, file: str | Path) -> Any:
     return parse_yaml(text, file, max_bytes=MAX_SPEC_BYTES)
 
 
-def _key_line(text: str, key: str) -> int | None:
-    """First line where ``key:`` appears; good enough to point a person at a field."""
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.lstrip().lstrip("- ").startswith(f"{key}:"):
-            return number
-    return None
-
-
 def spec_from_document(document: Any, file: str | Path, text: str | None = None) -> Any:
     """The :class:`~abw.models.spec.Spec` of a parsed document, under every rule a spec obeys;
     ``text`` (the YAML) lets errors name their line. The gate and ``abw validate`` call this."""
@@ -34,13 +26,16 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
 
     from abw.models.spec import Spec
 
-    def line_of(key: str) -> int | None:
-        return None if text is None else _key_line(text, key)
+    def line_of(location: tuple[str | int, ...]) -> int | None:
+        from abw.yamllocate import value_line
+
+        return None if text is None else value_line(text, location)
 
     if not isinstance(document, dict):
         raise AbwInputError("a spec must be a mapping with schema_version", file=file)
-    line = line_of("schema_version")
-    require_schema_version(document, SPEC_SCHEMA, file=file, line=line)
+    if document.get("schema_version") != SPEC_SCHEMA:
+        line = line_of(("schema_version",))
+        require_schema_version(document, SPEC_SCHEMA, file=file, line=line)
     try:
         return Spec.model_validate(document)
     except ValidationError as exc:

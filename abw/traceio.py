@@ -21,7 +21,7 @@ from abw.cached import cached_property
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.hints import with_hint
-from abw.jsonlocate import element_lines
+from abw.jsonlocate import element_lines, value_line
 from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
 from abw.reader import LONE_SURROGATE, lone_surrogate, parse_json, read_bytes
@@ -215,32 +215,52 @@ def span_lines(text: bytes, ordinals: Sequence[int]) -> Mapping[int, int]:
     return dict(zip(ordinals, lines, strict=True))
 
 
-def trace_from_document(document: Any, path: str) -> Any:
+def trace_from_document(document: Any, path: str, text: bytes | str | None = None) -> Any:
     """The :class:`~abw.models.trace.Trace` of a parsed document, under every rule a trace
     obeys (schema version, model, at most MAX_TRACE_SPANS spans, ordinals unique): the gate,
-    ``fingerprint`` and ``abw validate`` all call this."""
+    ``fingerprint`` and ``abw validate`` all call this. ``text`` (the JSON the document was
+    read from) lets an error name its line."""
     from pydantic import ValidationError
 
     from abw.models.trace import Trace
 
+    def line_of(location: tuple[str | int, ...]) -> int | None:
+        if text is None:
+            return None
+        source = text.decode("utf-8", "surrogatepass") if isinstance(text, bytes) else text
+        return value_line(source, location)
+
     if not isinstance(document, dict):
         raise AbwInputError("a trace must be a JSON object", file=path)
-    require_schema_version(document, TRACE_SCHEMA, file=path)
+    if document.get("schema_version") != TRACE_SCHEMA:
+        line = line_of(("schema_version",))
+        require_schema_version(document, TRACE_SCHEMA, file=path, line=line)
     spans = document.get("spans")
     if isinstance(spans, list) and len(spans) > MAX_TRACE_SPANS:
         raise AbwInputError(
             f"{len(spans):,} spans, over abw's limit of {MAX_TRACE_SPANS:,} spans per trace; "
             "split the run or import fewer events",
             file=path,
+            line=line_of(("spans",)),
             field="spans",
         )
     try:
         trace = Trace.model_validate(document)
     except ValidationError as exc:
-        raise from_validation_error(exc, file=path) from None
+        raise from_validation_error(exc, file=path, line_of=line_of) from None
     ordinals = [s.ordinal for s in trace.spans]
     if len(set(ordinals)) != len(ordinals):
-        raise AbwInputError("span ordinals repeat", file=path, field="spans.ordinal")
+        seen: set[int] = set()
+        again = 0  # the first span repeating an earlier span's ordinal
+        while ordinals[again] not in seen:
+            seen.add(ordinals[again])
+            again += 1
+        raise AbwInputError(
+            f"span ordinals repeat (ordinal {ordinals[again]} again)",
+            file=path,
+            line=line_of(("spans", again, "ordinal")),
+            field=f"spans.{again}.ordinal",
+        )
     return trace
 
 
@@ -249,7 +269,7 @@ def parse_trace(raw: bytes, path: str) -> TraceFile:
     document = parse_json(
         raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace", unicode_text=True
     )
-    trace = trace_from_document(document, path)
+    trace = trace_from_document(document, path, raw)
     del document
     ordinals = [span.ordinal for span in trace.spans]
     return TraceFile(path, trace, sha256_hex(raw), span_lines(raw, ordinals))

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abw.errors import AbwInputError
 from abw.models import SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
+
+if TYPE_CHECKING:
+    from abw.reader import Source
 
 
 @dataclass(frozen=True)
@@ -16,9 +21,11 @@ class Problem:
     file: str
     path: str  # JSON path, e.g. $.spans[3].status
     message: str
+    line: int | None = None  # where that value is in the file, when known
 
     def one_line(self) -> str:
-        return f"{self.file}: {self.path}: {self.message}"
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.path}: {self.message}"
 
 
 def json_path(parts: Any) -> str:
@@ -29,16 +36,41 @@ def json_path(parts: Any) -> str:
     return text
 
 
-def load_document(path: Path) -> Any:
-    """Parse a JSON or YAML document (YAML for .yaml/.yml) with abw's one reader."""
+def read_source(path: Path) -> Source:
+    """Read and parse a JSON or YAML document (YAML for .yaml/.yml) with abw's one reader,
+    keeping its bytes (for their digest, and for the lines errors name)."""
     from abw.limits import MAX_TRACE_BYTES
-    from abw.reader import read_document
+    from abw.reader import read_source as read
 
-    return read_document(path, MAX_TRACE_BYTES, "the document")
+    return read(path, MAX_TRACE_BYTES, "the document")
 
 
-def validate_document(document: Any, file: str) -> list[Problem]:
-    """Every problem of one parsed document against the schema its ``schema_version`` names."""
+def load_document(path: Path) -> Any:
+    """:func:`read_source`'s document."""
+    return read_source(path).document
+
+
+LineOf = Callable[[Sequence[str | int]], int | None]
+
+
+def validate_document(document: Any, file: str, line_of: LineOf | None = None) -> list[Problem]:
+    """Every problem of one parsed document against the schema its ``schema_version`` names;
+    ``line_of`` (:meth:`abw.reader.Source.line_of`) gives each problem its line."""
+    problems = _problems(document, file)
+    if line_of is None:
+        return problems
+    return [replace(p, line=line_of(_location(p.path))) for p in problems]
+
+
+def _location(path: str) -> list[str | int]:
+    """``$.spans[3].status`` -> ``['spans', 3, 'status']`` (what :func:`json_path` wrote)."""
+    parts: list[str | int] = []
+    for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path.removeprefix("$")):
+        parts.append(int(index) if index else name)
+    return parts
+
+
+def _problems(document: Any, file: str) -> list[Problem]:
     import jsonschema
 
     if not isinstance(document, dict):
@@ -85,4 +117,5 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
 
 
 def validate_file(path: Path) -> list[Problem]:
-    return validate_document(load_document(path), str(path))
+    source = read_source(path)
+    return validate_document(source.document, str(path), source.line_of)

@@ -28,6 +28,8 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
     match no span of those traces: a check on such a name cannot PASS (the gate makes it
     INCONCLUSIVE).
     """
+    from dataclasses import replace
+
     from abw.errors import AbwInputError
     from abw.hints import with_hint
     from abw.traceio import trace_paths
@@ -62,8 +64,8 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
                 click.echo(log_line(problem.one_line()), err=True)
             if problems:
                 last = problems[-1]
-                text = f"{last.file}: {last.path}: {with_hint(last.message, path)}"
-                click.echo(log_line(text), err=True)
+                hinted = replace(last, message=with_hint(last.message, path))
+                click.echo(log_line(hinted.one_line()), err=True)
                 bad += 1
             elif vacuous:
                 for line in vacuous:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -110,32 +110,12 @@ class ScenarioFile(_Closed):
         return self
 
 
-def _node_line(node: yaml.Node | None, loc: tuple[Any, ...]) -> int | None:
-    """The 1-based line of the YAML node at ``loc`` (a pydantic error location), or of the
-    deepest node on the way there."""
-    line = None
-    for part in loc:
-        if node is None:
-            break
-        line = node.start_mark.line + 1
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            match = [(k, v) for k, v in node.value if getattr(k, "value", None) == part]
-            if not match:
-                break
-            key, node = match[0]
-            line = key.start_mark.line + 1
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int):
-            node = node.value[part] if 0 <= part < len(node.value) else None
-        else:
-            break
-    return line
-
-
 def load_scenarios(path: str | Path) -> ScenarioFile:
     """Read and validate a scenarios file; any problem is an :class:`AbwInputError`."""
     from pydantic import ValidationError
 
     from abw.reader import SafeLoader
+    from abw.yamllocate import node_line
 
     file = Path(path)
     try:
@@ -154,14 +134,14 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
     try:
         loaded = ScenarioFile.model_validate(document)
     except ValidationError as exc:
-        loc = tuple(exc.errors()[0]["loc"])
-        error = from_validation_error(
-            exc, file=file, unknown_key="unknown key (scenarios files fail closed)"
-        )
-        error.line = _node_line(root, loc)
-        raise error from None
+        raise from_validation_error(
+            exc,
+            file=file,
+            unknown_key="unknown key (scenarios files fail closed)",
+            line_of=lambda location: node_line(root, location),
+        ) from None
     for index, scenario in enumerate(loaded.scenarios):
-        _check_import_args(scenario, file, _node_line(root, ("scenarios", index, "import_args")))
+        _check_import_args(scenario, file, node_line(root, ("scenarios", index, "import_args")))
     return loaded
 
 

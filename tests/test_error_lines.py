@@ -1,0 +1,202 @@
+"""A refused document names the line of the value that is wrong, in every layout and from every
+entry point: a trace's span fields had no line at all (``spans.2.status`` in a file of
+hundreds of lines), and a spec field was pointed at the first line holding its key anywhere in
+the file (the first ``after:``, not the one in the item that was wrong)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import REPO
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+TRACES = EXAMPLE / "traces"
+SPEC = EXAMPLE / "behavior.yaml"
+RUN = TRACES / "good" / "good-02-57ad781d.json"
+
+
+def _one_error(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    return lines[0].removeprefix("abw: error: ")
+
+
+def _line_holding(text: str, needle: str) -> int:
+    (line,) = [n for n, row in enumerate(text.splitlines(), 1) if needle in row]
+    return line
+
+
+def _errors(run_cli, path: Path, folder: Path) -> list[str]:
+    """The one-line errors of the gate (over ``folder``), ``abw validate`` and
+    ``abw fingerprint`` (of ``path``), each with exit code 2."""
+    found = []
+    for args in (
+        ("gate", "--baseline", TRACES / "baseline", "--candidate", folder, "--spec", SPEC),
+        ("validate", path),
+        ("fingerprint", path),
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2, (args, err)
+        found.append(_one_error(err))
+    return found
+
+
+def test_a_wrong_span_field_is_named_with_the_line_of_its_span(tmp_path, run_cli):
+    folder = tmp_path / "candidate"
+    folder.mkdir()
+    path = folder / RUN.name
+    text = RUN.read_text(encoding="utf-8")
+    assert '"span_id": "span-0004"' in text
+    start = text.index('"span_id": "span-0004"')
+    end = text.index("\n", start)
+    span_line = text[start:end]
+    assert '"status": "success"' in span_line
+    path.write_text(
+        text[:start] + span_line.replace('"status": "success"', '"status": "sucess"') + text[end:],
+        encoding="utf-8",
+    )
+    line = _line_holding(text, '"span_id": "span-0004"')
+    for error in _errors(run_cli, path, folder):
+        assert error.startswith(f"{path}:{line}: "), error
+        assert "spans.4.status" in error or "$.spans[4].status" in error, error
+
+
+def test_a_pretty_printed_trace_names_the_line_of_the_field_itself(tmp_path, run_cli):
+    """Another writer's layout (indented by two spaces): the line of the member, not of its span."""
+    folder = tmp_path / "candidate"
+    folder.mkdir()
+    path = folder / RUN.name
+    document = json.loads(RUN.read_text(encoding="utf-8"))
+    document["spans"][3]["duration_ms"] = "slow"
+    text = json.dumps(document, indent=2)
+    path.write_text(text, encoding="utf-8")
+    line = _line_holding(text, '"duration_ms": "slow"')
+    for error in _errors(run_cli, path, folder):
+        assert error.startswith(f"{path}:{line}: "), error
+
+
+def test_a_repeated_ordinal_is_named_at_the_span_that_repeats_it(tmp_path, run_cli):
+    folder = tmp_path / "candidate"
+    folder.mkdir()
+    path = folder / RUN.name
+    document = json.loads(RUN.read_text(encoding="utf-8"))
+    document["spans"][6]["ordinal"] = 2
+    document["spans"][6]["marker"] = "the repeat"
+    text = json.dumps(document, indent=2)
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", folder, "--spec", SPEC
+    )
+    error = _one_error(err)
+    first_of_span = _line_holding(text, '"marker": "the repeat"')
+    ordinal_line = max(
+        n
+        for n, row in enumerate(text.splitlines(), 1)
+        if row.strip() == '"ordinal": 2,' and n < first_of_span
+    )
+    assert code == 2 and error.startswith(f"{path}:{ordinal_line}: spans.6.ordinal: "), error
+    assert "ordinal 2 again" in error
+
+
+def test_a_spec_field_is_named_at_its_own_item_not_the_first_key_of_that_name(tmp_path, run_cli):
+    spec = tmp_path / "behavior.yaml"
+    spec.write_text(
+        "schema_version: behavior-spec/v0\n"
+        "id: two-orders\n"
+        "invariants:\n"
+        "  required_order:\n"
+        "    - before: lookup_order\n"
+        "      after: policy_check\n"  # line 6: the first after:
+        "    - before: policy_check\n"
+        "      after: 7\n"  # line 8: the wrong one
+        "thresholds:\n"
+        "  min_runs: 1\n",
+        encoding="utf-8",
+    )
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", spec
+    )
+    assert code == 2
+    assert _one_error(err).startswith(f"{spec}:8: invariants.required_order.1.after: "), err
+    code, _, err = run_cli("validate", spec)
+    assert code == 2 and _one_error(err).startswith(f"{spec}:8: "), err
+
+
+def test_a_contract_field_and_its_schema_version_are_named_with_their_lines(tmp_path, run_cli):
+    contract = tmp_path / "contract.json"
+    document = json.loads((EXAMPLE / "contract.json").read_text(encoding="utf-8"))
+    document["thresholds"]["min_runs"] = "many"
+    text = json.dumps(document, indent=2)
+    contract.write_text(text, encoding="utf-8")
+    out = tmp_path / "spec.yaml"
+    code, _, err = run_cli("contract", "compile", contract, "--out", out)
+    assert code == 2, err
+    line = _line_holding(text, '"min_runs": "many"')
+    assert _one_error(err).startswith(f"{contract}:{line}: thresholds.min_runs: "), err
+    contract.write_text(text.replace("agent-behavior-contract/v0", "behavior-spec/v0"))
+    code, _, err = run_cli("contract", "compile", contract, "--out", out)
+    assert code == 2 and _one_error(err).startswith(f"{contract}:2: schema_version: "), err
+    assert not out.exists()
+
+
+# ---------------------------------------------------------------- the locators, as defined
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+MARK = "\x00the value\x00"
+
+
+def _locations(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _locations(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _locations(item, (*prefix, index))
+
+
+def _replaced(value, location):
+    if not location:
+        return MARK
+    head, *rest = location
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[head] = _replaced(value[head], rest)
+    return copy
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 0, 1, 2, 4]))
+def test_json_value_line_is_where_the_value_begins(value, indent):
+    """The oracle: the same layout with the value replaced by a marker; the marker's line is the
+    line the value begins on (what comes before it is written the same either way)."""
+    from abw.jsonlocate import value_line
+
+    text = json.dumps(value, indent=indent)
+    for location in _locations(value):
+        marked = json.dumps(_replaced(value, location), indent=indent)
+        expected = _line_holding(marked, json.dumps(MARK))
+        assert value_line(text, location) == expected, (location, text)
+    assert value_line(text, ("no such member", 7)) is not None  # the deepest value held
+    assert value_line("not JSON", ("a",)) is None
+
+
+def test_yaml_value_line_is_the_line_of_the_member_or_item():
+    from abw.yamllocate import value_line as yaml_value_line
+
+    text = "a:\n  - x: 1\n    y: 2\n  - x: 3\n    y:\n      - 4\nb: {c: 5}\n"
+    assert yaml_value_line(text, ("a",)) == 1
+    assert yaml_value_line(text, ("a", 1)) == 4
+    assert yaml_value_line(text, ("a", 1, "y")) == 5
+    assert yaml_value_line(text, ("a", 1, "y", 0)) == 6
+    assert yaml_value_line(text, ("b", "c")) == 7
+    assert yaml_value_line(text, ("a", 1, "missing")) == 4  # the deepest node held
+    assert yaml_value_line("a: [", ("a",)) is None
