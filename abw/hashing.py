@@ -76,10 +76,15 @@ def _stdlib(value: Any) -> str:
     )
 
 
-def proven_json_bytes(value: Any, option: int, stdlib: Callable[[Any], str]) -> bytes:
+def proven_json_bytes(
+    value: Any, option: int, stdlib: Callable[[Any], str], *, float_free: bool = False
+) -> bytes:
     """``stdlib(value)`` as UTF-8 bytes (lone surrogates as WTF-8), written by orjson with
-    ``option`` where :func:`orjson_exact` proves the bytes are the same."""
-    if orjson_exact(value):
+    ``option`` where :func:`orjson_exact` proves the bytes are the same. ``float_free``: the
+    caller knows ``value`` is made of exact ``dict``/``list``/``str``/``int``/``bool``/``None``
+    alone (a model's JSON-mode dump whose fields hold no float), which the walk would only
+    confirm; orjson's own refusals (integers beyond 64 bits, lone surrogates) still fall back."""
+    if float_free or orjson_exact(value):
         try:
             return orjson.dumps(value, option=option)
         except TypeError:  # beyond 64 bits, lone surrogates, non-str keys, deep nesting

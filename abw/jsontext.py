@@ -19,9 +19,10 @@ from abw.hashing import ORJSON_OPTIONS, proven_json_bytes
 _INDENTED = ORJSON_OPTIONS | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
 
 
-def indented_json_bytes(value: Any) -> bytes:
-    """:func:`indented_json` as UTF-8 bytes (lone surrogates as WTF-8), without the str."""
-    return proven_json_bytes(value, _INDENTED, _stdlib)
+def indented_json_bytes(value: Any, *, float_free: bool = False) -> bytes:
+    """:func:`indented_json` as UTF-8 bytes (lone surrogates as WTF-8), without the str
+    (``float_free``: as :func:`abw.hashing.proven_json_bytes`)."""
+    return proven_json_bytes(value, _INDENTED, _stdlib, float_free=float_free)
 
 
 def indented_json(value: Any) -> str:

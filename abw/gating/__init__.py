@@ -429,6 +429,37 @@ def _may_hold_models(model_type: type) -> bool:
     return any(names_model(info.annotation) for info in model_type.model_fields.values())
 
 
+@cache
+def _float_free(model_type: type) -> bool:
+    """Whether no field of ``model_type`` can hold a float (its annotations name only strings,
+    integers, booleans, None, literals, lists, tuples and mappings of those, and models that
+    are float-free too): its JSON-mode dump is then written by orjson without the walk that
+    proves no float in it is written otherwise (abw.hashing.orjson_exact)."""
+    from enum import Enum
+    from types import NoneType
+    from typing import Literal, get_origin
+
+    from pydantic import BaseModel
+
+    def plain(annotation: Any) -> bool:
+        origin = get_origin(annotation)
+        if origin is Literal:
+            return all(type(arg) in (str, int, bool, NoneType) for arg in get_args(annotation))
+        if origin is not None:  # list[...], dict[...], X | None, Annotated[...] ...
+            return all(plain(arg) for arg in get_args(annotation) if arg is not Ellipsis)
+        if annotation in (str, int, bool, NoneType):
+            return True
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            return all(type(member.value) in (str, int) for member in annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return _float_free(annotation)
+        return False  # float, Any, object, anything else
+
+    return not model_type.model_computed_fields and all(
+        plain(info.annotation) for info in model_type.model_fields.values()
+    )
+
+
 _LIST_BATCH = 256  # leaf models written per orjson call: a batch's JSON data held at once
 
 
@@ -440,7 +471,9 @@ def _chunks(model: Any, depth: int) -> Iterator[bytes]:
 
     inner = b"\n" + b"  " * (depth + 1)
     if not _holds_lists(model):
-        yield indented_json_bytes(model.model_dump(mode="json"))[:-1].replace(b"\n", inner[:-2])
+        float_free = _float_free(type(model)) and not model.__pydantic_extra__
+        text = indented_json_bytes(model.model_dump(mode="json"), float_free=float_free)
+        yield text[:-1].replace(b"\n", inner[:-2])
         return
     names = sorted(type(model).model_fields)
     yield b"{"
@@ -469,17 +502,19 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
 
     inner = b"\n" + b"  " * depth
     batch: list[Any] = []
+    float_free = True  # every model of the batch is (_float_free)
     first = True
     for position, item in enumerate(items):
         holds = _holds_lists(item)
         if not holds:
             batch.append(item.model_dump(mode="json"))
+            float_free = float_free and _float_free(type(item)) and not item.__pydantic_extra__
             if len(batch) < _LIST_BATCH and position < len(items) - 1:
                 continue
         if batch:
-            text = indented_json_bytes(batch)  # "[\n  {...},\n  {...}\n]\n"
+            text = indented_json_bytes(batch, float_free=float_free)  # "[\n  {...},\n  {...}\n]\n"
             yield (b"" if first else b",") + text[1:-3].replace(b"\n", inner)
-            first, batch = False, []
+            first, batch, float_free = False, [], True
         if holds:
             yield (b"" if first else b",") + inner + b"  "
             yield from _chunks(item, depth + 1)
