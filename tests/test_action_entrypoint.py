@@ -223,6 +223,21 @@ def test_tampered_report_artifact_is_refused(fake, runner):
     assert not fake.requests
 
 
+def test_a_report_artifact_with_a_wrong_field_is_refused_naming_its_line(fake, runner):
+    from abw.gating import report_json, run_gate
+
+    example = REPO / "examples" / "refund-policy"
+    report = run_gate(
+        example / "traces" / "baseline", example / "traces" / "good", example / "behavior.yaml"
+    )
+    text = report_json(report).removesuffix('"PASS"\n}\n') + '"MAYBE"\n}\n'
+    (runner.workspace / "r.json").write_text(text)
+    line = text.count("\n") - 1  # the report's own verdict, its last member
+    result = runner.run({"report": "r.json"})
+    assert result.code == 2 and f"r.json:{line}: verdict: not a gate-report/v0" in result.stderr
+    assert not fake.requests
+
+
 def test_paths_are_taken_from_github_workspace_not_the_current_folder(fake, runner, tmp_path):
     inputs = write_gate_workspace(runner.workspace, "PASS")
     elsewhere = tmp_path / "elsewhere"

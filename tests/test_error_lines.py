@@ -200,3 +200,21 @@ def test_yaml_value_line_is_the_line_of_the_member_or_item():
     assert yaml_value_line(text, ("b", "c")) == 7
     assert yaml_value_line(text, ("a", 1, "missing")) == 4  # the deepest node held
     assert yaml_value_line("a: [", ("a",)) is None
+
+
+def _report_text(tmp_path: Path) -> str:
+    from abw.gating import report_json, run_gate
+
+    report = run_gate(TRACES / "baseline", TRACES / "good", SPEC)
+    text = report_json(report)
+    assert text.endswith('\n  "verdict": "PASS"\n}\n')  # the report's own, its last member
+    return text.removesuffix('"PASS"\n}\n') + '"MAYBE"\n}\n'
+
+
+def test_a_report_read_back_names_the_line_of_its_wrong_field(tmp_path, run_cli):
+    text = _report_text(tmp_path)
+    path = tmp_path / "gate-report.json"
+    path.write_text(text, encoding="utf-8")
+    code, _, err = run_cli("report", "-i", path, "-o", tmp_path / "report.html")
+    line = _line_holding(text, '"verdict": "MAYBE"')
+    assert code == 2 and _one_error(err).startswith(f"{path}:{line}: $.verdict: "), err

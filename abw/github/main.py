@@ -50,6 +50,7 @@ def _load_report(path: Path, shown: str) -> Any:
     """A gate report written earlier (e.g. downloaded from a fork's run): data, validated."""
     from pydantic import ValidationError
 
+    from abw.jsonlocate import value_line
     from abw.models.report import GateReport
     from abw.reader import parse_json, read_bytes
     from abw.verify_report import consistency_problems
@@ -62,8 +63,9 @@ def _load_report(path: Path, shown: str) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "report"
+        line = value_line(raw.decode("utf-8", "surrogatepass"), first["loc"])
         raise AbwInputError(
-            f"not a gate-report/v0: {first['msg']}", file=shown, field=where
+            f"not a gate-report/v0: {first['msg']}", file=shown, line=line, field=where
         ) from None
     problems = consistency_problems(report.model_dump(mode="json"))
     if problems:

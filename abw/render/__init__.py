@@ -56,22 +56,27 @@ def load_report(path: str | Path) -> GateReport:
     from pydantic import ValidationError
 
     from abw.errors import AbwInputError
-    from abw.validate import json_path, load_document
+    from abw.validate import json_path, read_source
 
     path = Path(path)
-    document = load_document(path)
+    source = read_source(path)
+    document = source.document
     found = document.get("schema_version") if isinstance(document, dict) else None
     if found != REPORT_SCHEMA:
         raise AbwInputError(
             f"expected a gate-report/v0 document, found schema_version {found!r}",
             file=path,
+            line=source.line_of(("schema_version",)),
             field="schema_version",
         )
     try:
         return GateReport.model_validate(document)
     except ValidationError as exc:
         error = exc.errors()[0]
-        raise AbwInputError(error["msg"], file=path, field=json_path(error["loc"])) from None
+        line = source.line_of(error["loc"])
+        raise AbwInputError(
+            error["msg"], file=path, line=line, field=json_path(error["loc"])
+        ) from None
 
 
 def _renderer(fmt: str) -> Callable[..., str]:
