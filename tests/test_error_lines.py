@@ -11,6 +11,7 @@ from pathlib import Path
 from conftest import REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_bad_input import _refused_everywhere
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 TRACES = EXAMPLE / "traces"
@@ -30,18 +31,10 @@ def _line_holding(text: str, needle: str) -> int:
 
 
 def _errors(run_cli, path: Path, folder: Path) -> list[str]:
-    """The one-line errors of the gate (over ``folder``), ``abw validate`` and
-    ``abw fingerprint`` (of ``path``), each with exit code 2."""
-    found = []
-    for args in (
-        ("gate", "--baseline", TRACES / "baseline", "--candidate", folder, "--spec", SPEC),
-        ("validate", path),
-        ("fingerprint", path),
-    ):
-        code, _, err = run_cli(*args)
-        assert code == 2, (args, err)
-        found.append(_one_error(err))
-    return found
+    """The gate's (over ``folder``), ``abw validate``'s and ``abw fingerprint``'s one-line
+    errors (of ``path``), each with exit code 2, without the CLI's prefix."""
+    found = _refused_everywhere(run_cli, folder, path)
+    return [error.strip().removeprefix("abw: error: ") for error in found]
 
 
 def test_a_wrong_span_field_is_named_with_the_line_of_its_span(tmp_path, run_cli):
