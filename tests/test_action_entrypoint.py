@@ -238,6 +238,22 @@ def test_a_report_artifact_with_a_wrong_field_is_refused_naming_its_line(fake, r
     assert not fake.requests
 
 
+def test_an_input_error_is_annotated_on_its_file_and_line(fake, runner):
+    """The spec's wrong value is shown on its line of the pull request, not only in the log."""
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    spec = runner.workspace / "behavior.yaml"
+    text = spec.read_text(encoding="utf-8").replace(
+        "  max_path_length: 8\n", "  max_path_length: many\n"
+    )
+    spec.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("  max_path_length: many") + 1
+    result = runner.run(inputs)
+    assert result.code == 2
+    assert f"::error file=behavior.yaml,line={line},title=abw%3A invalid input::" in result.stdout
+    outside = runner.run({**inputs, "spec": "../elsewhere.yaml"})  # never a path outside
+    assert outside.code == 2 and "::error title=" in outside.stdout, outside.stdout
+
+
 def test_paths_are_taken_from_github_workspace_not_the_current_folder(fake, runner, tmp_path):
     inputs = write_gate_workspace(runner.workspace, "PASS")
     elsewhere = tmp_path / "elsewhere"

@@ -78,8 +78,10 @@ class Console:
     def warning(self, message: str, title: str = "abw") -> None:
         self.emit(annotation("warning", message, title=title))
 
-    def error(self, message: str, title: str = "abw") -> None:
-        self.emit(annotation("error", message, title=title))
+    def error(
+        self, message: str, title: str = "abw", file: str | None = None, line: int | None = None
+    ) -> None:
+        self.emit(annotation("error", message, file=file, line=line, title=title))
 
     def info(self, message: str) -> None:
         """A plain log line: one line, no command can start anywhere in it."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
 from abw import faults
@@ -513,5 +513,17 @@ def main(env: Mapping[str, str] | None = None, stdout: TextIO | None = None) -> 
             raise
         title = "abw: invalid input" if isinstance(exc, AbwInputError | OSError) else "abw"
         with contextlib.suppress(OSError):
-            console.error(faults.one_line(exc), title=title)
+            console.error(faults.one_line(exc), title=title, **_annotated_place(exc))
         return faults.report(exc)
+
+
+def _annotated_place(exc: BaseException) -> dict[str, Any]:
+    """Where GitHub shows an input error's annotation: the file (as the repository names it,
+    the workspace-relative path the gate was given) and line the error names; nothing for a
+    path outside the repository."""
+    if not isinstance(exc, AbwInputError) or not exc.file:
+        return {}
+    path = PurePosixPath(exc.file)
+    if path.is_absolute() or ".." in path.parts:
+        return {}
+    return {"file": path.as_posix(), "line": exc.line}
