@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ class Problem:
     file: str
     path: str  # JSON path, e.g. $.spans[3].status
     message: str
+    location: tuple[str | int, ...] = ()  # the path's member names and item indexes
     line: int | None = None  # where that value is in the file, when known
 
     def one_line(self) -> str:
@@ -59,15 +59,7 @@ def validate_document(document: Any, file: str, line_of: LineOf | None = None) -
     problems = _problems(document, file)
     if line_of is None:
         return problems
-    return [replace(p, line=line_of(_location(p.path))) for p in problems]
-
-
-def _location(path: str) -> list[str | int]:
-    """``$.spans[3].status`` -> ``['spans', 3, 'status']`` (what :func:`json_path` wrote)."""
-    parts: list[str | int] = []
-    for name, index in re.findall(r"\.([^.\[]+)|\[(\d+)\]", path.removeprefix("$")):
-        parts.append(int(index) if index else name)
-    return parts
+    return [replace(p, line=line_of(p.location)) for p in problems]
 
 
 def _problems(document: Any, file: str) -> list[Problem]:
@@ -78,12 +70,15 @@ def _problems(document: Any, file: str) -> list[Problem]:
     schema_id = document.get("schema_version")
     if not isinstance(schema_id, str) or schema_id not in KINDS:
         known = ", ".join(sorted(KINDS))
-        return [Problem(file, "$.schema_version", f"unknown schema {schema_id!r} (known: {known})")]
+        message = f"unknown schema {schema_id!r} (known: {known})"
+        return [Problem(file, "$.schema_version", message, ("schema_version",))]
     validator = jsonschema.Draft202012Validator(json_schema(schema_id))
     errors = sorted(
         validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path]
     )
-    problems = [Problem(file, json_path(e.absolute_path), e.message) for e in errors]
+    problems = [
+        Problem(file, json_path(e.absolute_path), e.message, tuple(e.absolute_path)) for e in errors
+    ]
     return problems or _loader_problems(document, schema_id, file)
 
 
@@ -111,8 +106,7 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
                 raise from_validation_error(exc, file=file) from None
     except AbwInputError as exc:
         parts = [int(p) if p.isdigit() else p for p in (exc.field or "").split(".") if p]
-        path = json_path(parts)
-        return [Problem(file, path, exc.message)]
+        return [Problem(file, json_path(parts), exc.message, tuple(parts))]
     return []
 
 
