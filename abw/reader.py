@@ -554,8 +554,9 @@ class Source:
     def line_of(self, location: Sequence[str | int]) -> int | None:
         """The line of the value at ``location`` (member names and item indexes, as an error
         names a field) in this document's text."""
-        locate = yamllocate.value_line if is_yaml(self.path) else jsonlocate.value_line
-        return locate(self.raw.decode("utf-8", "surrogatepass"), location)
+        if is_yaml(self.path):
+            return yamllocate.value_line(self.raw.decode("utf-8", "surrogatepass"), location)
+        return jsonlocate.value_line(self.raw, location)
 
 
 def read_source(path: str | Path, limit: int, what: str = "the document") -> Source:

@@ -225,10 +225,7 @@ def trace_from_document(document: Any, path: str, text: bytes | str | None = Non
     from abw.models.trace import Trace
 
     def line_of(location: tuple[str | int, ...]) -> int | None:
-        if text is None:
-            return None
-        source = text.decode("utf-8", "surrogatepass") if isinstance(text, bytes) else text
-        return value_line(source, location)
+        return None if text is None else value_line(text, location)
 
     if not isinstance(document, dict):
         raise AbwInputError("a trace must be a JSON object", file=path)

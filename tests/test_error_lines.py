@@ -137,7 +137,7 @@ def test_a_contract_field_and_its_schema_version_are_named_with_their_lines(tmp_
 
 # ---------------------------------------------------------------- the locators, as defined
 
-JSON_VALUES = st.recursive(
+JSON_VALUES = st.recursive(  # keys and strings with quotes, escapes and non-ASCII text too
     st.none() | st.booleans() | st.integers() | st.text(max_size=4),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3)
@@ -167,19 +167,18 @@ def _replaced(value, location):
 
 
 @settings(max_examples=300, deadline=None)
-@given(JSON_VALUES, st.sampled_from([None, 0, 1, 2, 4]))
-def test_json_value_line_is_where_the_value_begins(value, indent):
+@given(JSON_VALUES, st.sampled_from([None, 0, 1, 2, 4]), st.booleans())
+def test_json_value_line_is_where_the_value_begins(value, indent, ascii_only):
     """The oracle: the same layout with the value replaced by a marker; the marker's line is the
     line the value begins on (what comes before it is written the same either way)."""
     from abw.jsonlocate import value_line
 
-    text = json.dumps(value, indent=indent)
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
     for location in _locations(value):
-        marked = json.dumps(_replaced(value, location), indent=indent)
+        marked = json.dumps(_replaced(value, location), indent=indent, ensure_ascii=ascii_only)
         expected = _line_holding(marked, json.dumps(MARK))
         assert value_line(text, location) == expected, (location, text)
     assert value_line(text, ("no such member", 7)) is not None  # the deepest value held
-    assert value_line("not JSON", ("a",)) is None
 
 
 def test_yaml_value_line_is_the_line_of_the_member_or_item():

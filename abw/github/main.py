@@ -63,7 +63,7 @@ def _load_report(path: Path, shown: str) -> Any:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "report"
-        line = value_line(raw.decode("utf-8", "surrogatepass"), first["loc"])
+        line = value_line(raw, first["loc"])
         raise AbwInputError(
             f"not a gate-report/v0: {first['msg']}", file=shown, line=line, field=where
         ) from None

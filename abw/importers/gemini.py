@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.positions import value_lines
 from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
 from abw.importers.spans import (
     ABSENT,
@@ -32,6 +31,7 @@ from abw.importers.spans import (
     ms_between,
     parse_time,
 )
+from abw.jsonlocate import value_lines
 from abw.models.trace import Trace
 
 _STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled": "rejected"}

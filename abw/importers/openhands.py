@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.positions import value_lines
 from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
+from abw.jsonlocate import value_lines
 from abw.models.trace import Trace
 
 _NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}

@@ -31,9 +31,9 @@ from typing import Any, ClassVar
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import fenced_spans
-from abw.importers.positions import value_lines
 from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, exit_outcome, finish, make_trace
+from abw.jsonlocate import value_lines
 from abw.models.trace import Trace
 
 #: SWE-agent commands that only read or navigate (file viewer and search tools).
