@@ -670,3 +670,35 @@ def test_an_abw_document_in_another_ones_place_says_what_it_is_and_where_it_goes
     assert err.endswith(
         "found 'gate-report/v0' (a gate report: keep reports out of the folders of traces)\n"
     ), err
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d["statistics"][0]["sequence"].update(n="many"), "statistics.0.sequence.n"),
+        (lambda d: d["statistics"][0]["sequence"].update(n=[1]), "statistics.0.sequence.n"),
+        (lambda d: d["statistics"][0]["sequence"].update(n=-5), "statistics.0.sequence.n"),
+        (
+            lambda d: d["statistics"][0]["sequence"].update(restarts=-1),
+            "statistics.0.sequence.restarts",
+        ),
+        (lambda d: d.update(statistics=5), "statistics"),
+        (lambda d: d["inputs"]["traces"][0].update(sha256=7), "inputs.traces.0.sha256"),
+    ],
+)
+def test_a_wrong_previous_report_is_one_line_naming_its_field_and_line(
+    tmp_path, run_cli, change, field
+):
+    """``--previous`` read an earlier report's sequences with int() and .get(): a wrong value
+    was an internal error, and a negative count was taken as it was."""
+    base, spec = EXAMPLE / "traces" / "baseline", EXAMPLE / "behavior.yaml"
+    args = ["gate", "--baseline", base, "--candidate", EXAMPLE / "traces" / "good", "--spec", spec]
+    earlier = tmp_path / "earlier.json"
+    assert run_cli(*args, "--out", earlier)[0] == 0
+    document = json.loads(earlier.read_text(encoding="utf-8"))
+    change(document)
+    earlier.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    code, _, err = run_cli(*args, "--previous", earlier)
+    error = _one_error(err)
+    assert code == 2 and re.search(rf"earlier\.json:\d+: {re.escape(field)}: ", error), error
+    assert "--previous" in error

@@ -12,7 +12,7 @@ import pytest
 from conftest import REPO
 from test_gate_factory import REFUND, REGRESSED, runs, write_runs
 
-from abw.gating import gate, report_json, run_gate
+from abw.gating import gate, run_gate
 from abw.gating.sequence import Previous, decode_marker, encode_marker, previous_from_report
 from abw.models.rules import Rule
 from abw.models.spec import Spec
@@ -328,9 +328,7 @@ def test_adding_later_runs_appends_and_never_reshuffles():
     later = uuid_runs(rng, 10, 100)
     spec = make_spec(invariants=order())
     one = gate_mem(BASE, first, spec)
-    two = gate_mem(
-        BASE, first + later, spec, previous=previous_from_report(json.loads(report_json(one)))
-    )
+    two = gate_mem(BASE, first + later, spec, previous=previous_from_report(one))
     s1, s2 = one.statistics[0].sequence, two.statistics[0].sequence
     assert s1.order == s2.order == "recording"
     assert s2.continuity == "extends" and s2.restarts == 0

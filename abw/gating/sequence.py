@@ -115,26 +115,23 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
     )
 
 
-def previous_from_report(document: Any) -> dict[str | None, Previous]:
-    """Per scenario, what an earlier ``gate-report.json`` (parsed JSON) recorded."""
-    found: dict[str | None, Previous] = {}
+def previous_from_report(report: Any) -> dict[str | None, Previous]:
+    """Per scenario, what an earlier gate report (a validated
+    :class:`~abw.models.report.GateReport`) recorded."""
     digests: dict[str | None, list[str]] = {}
-    inputs = document.get("inputs") if isinstance(document, dict) else None
-    for item in (inputs or {}).get("traces", []) if isinstance(inputs, dict) else []:
-        if isinstance(item, dict) and item.get("role") == "candidate":
-            digests.setdefault(item.get("scenario_id"), []).append(str(item.get("sha256")))
-    for stats in document.get("statistics", []) if isinstance(document, dict) else []:
-        state = stats.get("sequence") if isinstance(stats, dict) else None
-        if not isinstance(state, dict):
-            continue
-        sid = stats.get("scenario_id")
-        found[sid] = Previous(
-            n=int(state.get("n", 0)),
-            chain=str(state.get("chain", "")),
-            restarts=int(state.get("restarts", 0)),
-            digests=tuple(digests.get(sid, [])),
+    for item in report.inputs.traces:
+        if item.role == "candidate":
+            digests.setdefault(item.scenario_id, []).append(item.sha256)
+    return {
+        stats.scenario_id: Previous(
+            n=stats.sequence.n,
+            chain=stats.sequence.chain,
+            restarts=stats.sequence.restarts,
+            digests=tuple(digests.get(stats.scenario_id, [])),
         )
-    return found
+        for stats in report.statistics
+        if stats.sequence is not None
+    }
 
 
 def encode_marker(statistics: list[Any], candidate: str = "") -> str:

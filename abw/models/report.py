@@ -144,9 +144,11 @@ class SequenceState(_Model):
         description="recording: by start time (trace id breaks ties); trace_id: some run has "
         "no start time, so the guarantee holds for a single look only."
     )
-    n: int
+    n: int = Field(ge=0)
     chain: str = Field(description="H_n, H_i = sha256(H_{i-1} || run file SHA-256), H_0 = 0^64.")
-    restarts: int = Field(default=0, description="Times the sequence restarted (spent levels).")
+    restarts: int = Field(
+        default=0, ge=0, description="Times the sequence restarted (spent levels)."
+    )
     continuity: Literal["new", "extends", "restarted"] = "new"
     continuity_message: str = ""
 
