@@ -36,13 +36,44 @@ def json_path(parts: Any) -> str:
     return text
 
 
-def read_source(path: Path) -> Source:
+def read_source(path: Path, limit: int | None = None, what: str = "the document") -> Source:
     """Read and parse a JSON or YAML document (YAML for .yaml/.yml) with abw's one reader,
-    keeping its bytes (for their digest, and for the lines errors name)."""
+    keeping its bytes (for their digest, and for the lines errors name); at most ``limit``
+    bytes (a trace's limit by default)."""
     from abw.limits import MAX_TRACE_BYTES
     from abw.reader import read_source as read
 
-    return read(path, MAX_TRACE_BYTES, "the document")
+    return read(path, MAX_TRACE_BYTES if limit is None else limit, what)
+
+
+def read_report(path: Path, limit: int | None = None, shown: str | None = None) -> Any:
+    """A ``gate-report/v0`` file, validated by the report model: every reader of an earlier
+    report (``abw report``, ``explain``, ``verify-report``, ``gate --previous``, the Action's
+    ``report`` input) takes it from here, so a wrong value is always one line naming the file
+    (as ``shown``, else ``path``), the line and the field, exit 2."""
+    from pydantic import ValidationError
+
+    from abw.errors import from_validation_error
+    from abw.models import REPORT_SCHEMA
+    from abw.models.report import GateReport
+
+    name = path if shown is None else shown
+    source = read_source(path, limit, "the gate report")
+    document = source.document
+    found = document.get("schema_version") if isinstance(document, dict) else None
+    if found != REPORT_SCHEMA:
+        raise AbwInputError(
+            f"not a gate-report/v0 document (found schema_version {found!r})",
+            file=name,
+            line=source.line_of(("schema_version",)) if isinstance(document, dict) else None,
+            field="schema_version",
+        )
+    try:
+        return GateReport.model_validate(document)
+    except ValidationError as exc:
+        error = from_validation_error(exc, file=name, line_of=source.line_of)
+        error.message = f"not a gate-report/v0: {error.message}"
+        raise error from None
 
 
 def load_document(path: Path) -> Any:

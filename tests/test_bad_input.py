@@ -686,19 +686,29 @@ def test_an_abw_document_in_another_ones_place_says_what_it_is_and_where_it_goes
         (lambda d: d["inputs"]["traces"][0].update(sha256=7), "inputs.traces.0.sha256"),
     ],
 )
-def test_a_wrong_previous_report_is_one_line_naming_its_field_and_line(
+def test_a_wrong_earlier_report_is_one_line_naming_its_field_and_line(
     tmp_path, run_cli, change, field
 ):
-    """``--previous`` read an earlier report's sequences with int() and .get(): a wrong value
-    was an internal error, and a negative count was taken as it was."""
-    base, spec = EXAMPLE / "traces" / "baseline", EXAMPLE / "behavior.yaml"
-    args = ["gate", "--baseline", base, "--candidate", EXAMPLE / "traces" / "good", "--spec", spec]
+    """``gate --previous`` read an earlier report's sequences with int() and .get(): a wrong
+    value was an internal error, and a negative count was taken as it was; ``verify-report``
+    said such a report "judges exactly these inputs" (exit 0), or failed internally."""
+    inputs = [
+        "--baseline",
+        EXAMPLE / "traces" / "baseline",
+        "--candidate",
+        EXAMPLE / "traces" / "good",
+    ]
+    spec = ["--spec", EXAMPLE / "behavior.yaml"]
     earlier = tmp_path / "earlier.json"
-    assert run_cli(*args, "--out", earlier)[0] == 0
+    assert run_cli("gate", *inputs, *spec, "--out", earlier)[0] == 0
     document = json.loads(earlier.read_text(encoding="utf-8"))
     change(document)
     earlier.write_text(json.dumps(document, indent=2), encoding="utf-8")
-    code, _, err = run_cli(*args, "--previous", earlier)
-    error = _one_error(err)
-    assert code == 2 and re.search(rf"earlier\.json:\d+: {re.escape(field)}: ", error), error
-    assert "--previous" in error
+    for args in (
+        ("gate", *inputs, *spec, "--previous", earlier),
+        ("verify-report", earlier, *inputs, *spec),
+    ):
+        code, _, err = run_cli(*args)
+        error = _one_error(err)
+        assert code == 2 and re.search(rf"earlier\.json:\d+: {re.escape(field)}: ", error), error
+        assert "not a gate-report/v0" in error

@@ -18,9 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, naming_field
 from abw.gating.ledger import inputs_digest
-from abw.models import REPORT_SCHEMA
 
 if TYPE_CHECKING:
     from abw.gating.sequence import Previous
@@ -346,30 +345,14 @@ def run_gate(
 
 
 def load_previous(path: str | Path) -> dict[str | None, Previous]:
-    """The per-scenario sequences an earlier gate-report.json recorded, from the report
-    validated by its model (an earlier file is input like any other: a wrong value is one
-    line naming its field and line, never an internal error or a sequence taken on trust)."""
-    from pydantic import ValidationError
-
-    from abw.errors import from_validation_error
+    """The per-scenario sequences an earlier gate-report.json recorded, from the report as its
+    model validates it (abw.validate.read_report: a wrong value is one line, never an internal
+    error or a sequence taken on trust)."""
     from abw.gating.sequence import previous_from_report
-    from abw.models.report import GateReport
-    from abw.validate import read_source
+    from abw.validate import read_report
 
-    source = read_source(Path(path))
-    document = source.document
-    if not isinstance(document, dict) or document.get("schema_version") != REPORT_SCHEMA:
-        line = source.line_of(("schema_version",)) if isinstance(document, dict) else None
-        raise AbwInputError(
-            "not a gate-report/v0 document", file=path, line=line, field="--previous"
-        )
-    try:
-        report = GateReport.model_validate(document)
-    except ValidationError as exc:
-        error = from_validation_error(exc, file=path, line_of=source.line_of)
-        error.message = f"not a gate-report/v0 (--previous): {error.message}"
-        raise error from None
-    return previous_from_report(report)
+    with naming_field("--previous"):
+        return previous_from_report(read_report(Path(path)))
 
 
 def load_latent(folder: str | Path) -> LatentAdvisory:

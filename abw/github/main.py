@@ -48,25 +48,11 @@ def action_exit_code(verdict: str, fail_on: str) -> int:
 
 def _load_report(path: Path, shown: str) -> Any:
     """A gate report written earlier (e.g. downloaded from a fork's run): data, validated."""
-    from pydantic import ValidationError
-
-    from abw.jsonlocate import value_line
-    from abw.models.report import GateReport
-    from abw.reader import parse_json, read_bytes
+    from abw.validate import read_report
     from abw.verify_report import consistency_problems
 
     with naming_field("report"):
-        raw = read_bytes(path, MAX_REPORT_BYTES, "the gate report")
-        document = parse_json(raw, shown, unicode_text=True)
-    try:
-        report = GateReport.model_validate(document)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "report"
-        line = value_line(raw, first["loc"])
-        raise AbwInputError(
-            f"not a gate-report/v0: {first['msg']}", file=shown, line=line, field=where
-        ) from None
+        report = read_report(path, MAX_REPORT_BYTES, shown)
     problems = consistency_problems(report.model_dump(mode="json"))
     if problems:
         where, _, why = problems[0].partition(": ")

@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from abw.models import REPORT_SCHEMA
 from abw.models.report import GateReport
 
 FORMATS: tuple[str, ...] = ("json", "html", "markdown", "sarif", "junit")
@@ -52,31 +51,11 @@ def render_json(report: GateReport) -> str:
 
 
 def load_report(path: str | Path) -> GateReport:
-    """Read and validate a ``gate-report/v0`` file; bad input raises AbwInputError."""
-    from pydantic import ValidationError
+    """Read and validate a ``gate-report/v0`` file (abw.validate.read_report); bad input
+    raises AbwInputError."""
+    from abw.validate import read_report
 
-    from abw.errors import AbwInputError
-    from abw.validate import json_path, read_source
-
-    path = Path(path)
-    source = read_source(path)
-    document = source.document
-    found = document.get("schema_version") if isinstance(document, dict) else None
-    if found != REPORT_SCHEMA:
-        raise AbwInputError(
-            f"expected a gate-report/v0 document, found schema_version {found!r}",
-            file=path,
-            line=source.line_of(("schema_version",)),
-            field="schema_version",
-        )
-    try:
-        return GateReport.model_validate(document)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        line = source.line_of(error["loc"])
-        raise AbwInputError(
-            error["msg"], file=path, line=line, field=json_path(error["loc"])
-        ) from None
+    return read_report(Path(path))
 
 
 def _renderer(fmt: str) -> Callable[..., str]:
