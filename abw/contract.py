@@ -45,7 +45,7 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     from pydantic import ValidationError
 
     from abw.models.contract import Contract
-    from abw.validate import read_source
+    from abw.reader import read_source
 
     contract_path = Path(path)
     if contract_path.is_dir():
@@ -54,9 +54,7 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     document = source.document
     if not isinstance(document, dict):
         raise AbwInputError("a contract must be a JSON object", file=contract_path)
-    if document.get("schema_version") != CONTRACT_SCHEMA:
-        line = source.line_of(("schema_version",))
-        require_schema_version(document, CONTRACT_SCHEMA, file=contract_path, line=line)
+    require_schema_version(document, CONTRACT_SCHEMA, file=contract_path, line_of=source.line_of)
     try:
         contract = Contract.model_validate(document)
     except ValidationError as exc:

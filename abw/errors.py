@@ -72,16 +72,21 @@ def from_validation_error(
 
 
 def require_schema_version(
-    document: dict[str, Any], expected: str, *, file: str | Path, line: int | None = None
+    document: dict[str, Any],
+    expected: str,
+    *,
+    file: str | Path,
+    line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
 ) -> None:
-    """Raise an :class:`AbwInputError` unless ``document["schema_version"]`` is ``expected``."""
+    """Raise an :class:`AbwInputError` unless ``document["schema_version"]`` is ``expected``;
+    ``line_of`` (as for :func:`from_validation_error`) names its line, found only then."""
     found = document.get("schema_version")
     if found != expected:
         use = SCHEMA_USES.get(found) if isinstance(found, str) else None
         raise AbwInputError(
             f"expected schema_version {expected}, found {found!r}" + (f" ({use})" if use else ""),
             file=file,
-            line=line,
+            line=None if line_of is None else line_of(("schema_version",)),
             field="schema_version",
         )
 

@@ -29,7 +29,7 @@ from abw.folders import files_within
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
-from abw.validate import read_source
+from abw.reader import read_source
 
 PROFILE_POINTS = 20
 ROLES = ("baseline", "candidate")

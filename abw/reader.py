@@ -30,7 +30,7 @@ import yaml
 
 from abw import jsonlocate, yamllocate
 from abw.errors import AbwInputError, describe_os_error
-from abw.limits import read_limited
+from abw.limits import MAX_TRACE_BYTES, read_limited
 
 MAX_DEPTH = 64
 INT_DIGITS = 4300  # Python's default int <-> str conversion limit
@@ -559,8 +559,12 @@ class Source:
         return jsonlocate.value_line(self.raw, location)
 
 
-def read_source(path: str | Path, limit: int, what: str = "the document") -> Source:
-    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``, keeping its bytes."""
+def read_source(
+    path: str | Path, limit: int = MAX_TRACE_BYTES, what: str = "the document"
+) -> Source:
+    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``, keeping its bytes (for
+    their digest, and for the lines errors name); at most ``limit`` bytes (a trace's limit by
+    default)."""
     raw = read_bytes(path, limit, what)
     if is_yaml(path):
         try:

@@ -33,9 +33,7 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
 
     if not isinstance(document, dict):
         raise AbwInputError("a spec must be a mapping with schema_version", file=file)
-    if document.get("schema_version") != SPEC_SCHEMA:
-        line = line_of(("schema_version",))
-        require_schema_version(document, SPEC_SCHEMA, file=file, line=line)
+    require_schema_version(document, SPEC_SCHEMA, file=file, line_of=line_of)
     try:
         return Spec.model_validate(document)
     except ValidationError as exc:

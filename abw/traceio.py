@@ -229,9 +229,7 @@ def trace_from_document(document: Any, path: str, text: bytes | str | None = Non
 
     if not isinstance(document, dict):
         raise AbwInputError("a trace must be a JSON object", file=path)
-    if document.get("schema_version") != TRACE_SCHEMA:
-        line = line_of(("schema_version",))
-        require_schema_version(document, TRACE_SCHEMA, file=path, line=line)
+    require_schema_version(document, TRACE_SCHEMA, file=path, line_of=line_of)
     spans = document.get("spans")
     if isinstance(spans, list) and len(spans) > MAX_TRACE_SPANS:
         raise AbwInputError(

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from abw.errors import AbwInputError
+from abw.limits import MAX_TRACE_BYTES
 from abw.models import SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
-
-if TYPE_CHECKING:
-    from abw.reader import Source
+from abw.reader import read_source
 
 
 @dataclass(frozen=True)
@@ -36,38 +35,23 @@ def json_path(parts: Any) -> str:
     return text
 
 
-def read_source(path: Path, limit: int | None = None, what: str = "the document") -> Source:
-    """Read and parse a JSON or YAML document (YAML for .yaml/.yml) with abw's one reader,
-    keeping its bytes (for their digest, and for the lines errors name); at most ``limit``
-    bytes (a trace's limit by default)."""
-    from abw.limits import MAX_TRACE_BYTES
-    from abw.reader import read_source as read
-
-    return read(path, MAX_TRACE_BYTES if limit is None else limit, what)
-
-
-def read_report(path: Path, limit: int | None = None, shown: str | None = None) -> Any:
+def read_report(path: Path, limit: int = MAX_TRACE_BYTES, shown: str | None = None) -> Any:
     """A ``gate-report/v0`` file, validated by the report model: every reader of an earlier
     report (``abw report``, ``explain``, ``verify-report``, ``gate --previous``, the Action's
     ``report`` input) takes it from here, so a wrong value is always one line naming the file
     (as ``shown``, else ``path``), the line and the field, exit 2."""
     from pydantic import ValidationError
 
-    from abw.errors import from_validation_error
+    from abw.errors import from_validation_error, require_schema_version
     from abw.models import REPORT_SCHEMA
     from abw.models.report import GateReport
 
     name = path if shown is None else shown
     source = read_source(path, limit, "the gate report")
     document = source.document
-    found = document.get("schema_version") if isinstance(document, dict) else None
-    if found != REPORT_SCHEMA:
-        raise AbwInputError(
-            f"not a gate-report/v0 document (found schema_version {found!r})",
-            file=name,
-            line=source.line_of(("schema_version",)) if isinstance(document, dict) else None,
-            field="schema_version",
-        )
+    if not isinstance(document, dict):
+        raise AbwInputError("not a gate-report/v0: a gate report is a JSON object", file=name)
+    require_schema_version(document, REPORT_SCHEMA, file=name, line_of=source.line_of)
     try:
         return GateReport.model_validate(document)
     except ValidationError as exc:
@@ -77,7 +61,8 @@ def read_report(path: Path, limit: int | None = None, shown: str | None = None) 
 
 
 def load_document(path: Path) -> Any:
-    """:func:`read_source`'s document."""
+    """A JSON or YAML document (YAML for .yaml/.yml), parsed by abw's one reader
+    (:func:`abw.reader.read_source`)."""
     return read_source(path).document
 
 

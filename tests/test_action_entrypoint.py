@@ -219,7 +219,9 @@ def test_published_report_mode_uses_the_runners_workflow_run_event(fake, runner)
 def test_tampered_report_artifact_is_refused(fake, runner):
     (runner.workspace / "r.json").write_text(json.dumps({"verdict": "PASS", "evil": 1}))
     result = runner.run({"report": "r.json"})
-    assert result.code == 2 and "not a gate-report/v0" in result.stderr
+    assert (
+        result.code == 2 and "expected schema_version gate-report/v0, found None" in result.stderr
+    )
     assert not fake.requests
 
 

@@ -6,9 +6,12 @@ the file (the first ``after:``, not the one in the item that was wrong)."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 from pathlib import Path
 
-from conftest import REPO
+import pytest
+from conftest import CORPUS, REPO
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_bad_input import _refused_everywhere
@@ -26,7 +29,9 @@ def _one_error(err: str) -> str:
 
 
 def _line_holding(text: str, needle: str) -> int:
-    (line,) = [n for n, row in enumerate(text.splitlines(), 1) if needle in row]
+    """The one line (JSON's and YAML's: counted by line feeds, not by every Unicode line
+    break splitlines knows) that holds ``needle``."""
+    (line,) = [n for n, row in enumerate(text.split("\n"), 1) if needle in row]
     return line
 
 
@@ -55,6 +60,41 @@ def test_a_wrong_span_field_is_named_with_the_line_of_its_span(tmp_path, run_cli
     for error in _errors(run_cli, path, folder):
         assert error.startswith(f"{path}:{line}: "), error
         assert "spans.4.status" in error or "$.spans[4].status" in error, error
+
+
+@pytest.mark.parametrize(
+    ("importer", "session"),
+    [
+        ("claude", "claude-code/agentcmd__full-session-five.jsonl"),
+        (
+            "codex",
+            "codex/agentcmd__rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl",
+        ),
+    ],
+)
+def test_a_real_imported_trace_names_the_line_of_its_wrong_span(
+    tmp_path, run_cli, importer, session
+):
+    """A trace abw imported from a real session of the corpus, one of its spans made wrong."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    shutil.copy(CORPUS / session, raw)
+    folder = tmp_path / "candidate"
+    code, _, err = run_cli("import", importer, "--input", raw, "--out", folder, "-q")
+    assert code == 0, err
+    (path,) = sorted(folder.glob("*.json"))
+    rows = path.read_text(encoding="utf-8").split("\n")
+    spans = [n for n, row in enumerate(rows) if row.startswith('{"span_id": ')]
+    assert len(spans) > 4, session
+    middle = spans[len(spans) // 2]
+    wrong = re.sub(r'"status": "[a-z]+"', '"status": "sucess"', rows[middle], count=1)
+    assert wrong != rows[middle]
+    rows[middle] = wrong
+    path.write_text("\n".join(rows), encoding="utf-8")
+    index = spans.index(middle)
+    for error in _errors(run_cli, path, folder):
+        assert error.startswith(f"{path}:{middle + 1}: "), error
+        assert f"spans.{index}.status" in error or f"$.spans[{index}].status" in error, error
 
 
 def test_a_pretty_printed_trace_names_the_line_of_the_field_itself(tmp_path, run_cli):
@@ -87,7 +127,7 @@ def test_a_repeated_ordinal_is_named_at_the_span_that_repeats_it(tmp_path, run_c
     first_of_span = _line_holding(text, '"marker": "the repeat"')
     ordinal_line = max(
         n
-        for n, row in enumerate(text.splitlines(), 1)
+        for n, row in enumerate(text.split("\n"), 1)
         if row.strip() == '"ordinal": 2,' and n < first_of_span
     )
     assert code == 2 and error.startswith(f"{path}:{ordinal_line}: spans.6.ordinal: "), error
