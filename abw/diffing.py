@@ -22,7 +22,7 @@ from abw.sharedfields import shared
 from abw.traceio import TraceFile
 
 END = "<end>"
-_CACHES = ("_measured", "_departures")
+_CACHES = ("_measured",)
 
 
 def run_sort_key(trace_file: TraceFile) -> tuple[str, str, str]:
@@ -114,6 +114,7 @@ class _Trie:
 
 
 _Departure = tuple[int, _Trie, list[str]]  # (step, the node it leaves from, nearest sharer)
+_Measured = tuple[float, str | None, _Departure | None]  # (distance, nearest run, departure)
 
 
 class BaselineShape:
@@ -150,14 +151,14 @@ class BaselineShape:
         for path in self.paths:
             for name in path:
                 self.totals[name] = self.totals.get(name, 0) + 1
-        self._measured: dict[PathCode, tuple[float, str | None]] = {}
-        self._departures: dict[PathCode, _Departure | None] = {}
+        # per distinct candidate path (its names): distance, nearest baseline run, departure
+        self._measured: dict[tuple[str, ...], _Measured] = {}
 
     def __getstate__(self) -> dict[str, Any]:  # the caches stay behind
         return {k: v for k, v in self.__dict__.items() if k not in _CACHES}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state, _measured={}, _departures={})
+        self.__dict__.update(state, _measured={})
 
     def encode(self, path: list[str]) -> PathCode:
         """``path`` as ids (:func:`pack`); names the baseline never used get distinct ids past
@@ -172,14 +173,6 @@ class BaselineShape:
             ]
         return pack(code, len(ids) + MAX_TRACE_SPANS)  # type: ignore[arg-type]
 
-    def nearest(self, encoded: PathCode) -> tuple[float, str | None]:
-        """(distance, trace id) of the nearest baseline run; ties go to the first baseline run
-        in run order; (1.0, None) without a baseline. Computed once per distinct path."""
-        found = self._measured.get(encoded)
-        if found is None:
-            found = self._measured[encoded] = self._nearest(encoded)
-        return found
-
     def _nearest(self, encoded: PathCode) -> tuple[float, str | None]:
         from rapidfuzz.process import extractOne
 
@@ -188,20 +181,6 @@ class BaselineShape:
         # the smallest distance, and of equal ones the first: rapidfuzz's C loop, no numpy
         _, distance, best = extractOne(encoded, self.unique, scorer=Levenshtein.normalized_distance)
         return float(distance), self.nearest_ids[best]
-
-    def divergence(
-        self, trace_file: TraceFile, path: list[str], code: PathCode | None = None
-    ) -> Divergence | None:
-        """Where ``path`` (``trace_file``'s tool names; ``code``: its :meth:`encode`) leaves
-        the baseline prefix tree (found once per distinct path)."""
-        code = self.encode(path) if code is None else code
-        if code in self._departures:
-            departure = self._departures[code]
-        else:
-            departure = self._departures[code] = self._departure(path, code)
-        if departure is None:
-            return None  # the whole path is a baseline path
-        return _make_divergence(trace_file, path, *departure)
 
     def _departure(self, path: list[str], code: PathCode) -> _Departure | None:
         node, step = self.trie, 0
@@ -225,16 +204,22 @@ class BaselineShape:
         return step, node, nearest
 
     def measure(self, trace_file: TraceFile, path: list[str] | None = None) -> RunShape:
-        """One candidate run against this baseline."""
+        """One candidate run against this baseline: its nearest baseline run (ties go to the
+        first in run order; (1.0, None) without a baseline) and where its path leaves the
+        baseline prefix tree, each found once per distinct path."""
         names = path_names(trace_file) if path is None else path
-        code = self.encode(names)
-        distance, nearest = self.nearest(code)
+        key = tuple(names)
+        found = self._measured.get(key)
+        if found is None:
+            code = self.encode(names)
+            found = self._measured[key] = (*self._nearest(code), self._departure(names, code))
+        distance, nearest, departure = found
         return RunShape(
             trace_file.trace.run.trace_id,
             trace_file.path,
             distance,
             nearest,
-            self.divergence(trace_file, names, code),
+            None if departure is None else _make_divergence(trace_file, names, *departure),
         )
 
 
@@ -253,16 +238,18 @@ def _make_divergence(
     trace_file: TraceFile, path: list[str], step: int, node: _Trie, baseline_path: list[str]
 ) -> Divergence:
     spans = trace_file.path_spans
-    return Divergence(
-        trace_id=trace_file.trace.run.trace_id,
-        trace_file=trace_file.path,
-        step=step,
-        span_ordinal=spans[step].ordinal if step < len(spans) else None,
-        candidate_tool=path[step] if step < len(path) else None,
-        baseline_alternatives=node.alternatives(),
-        common_prefix=path[:step],
-        candidate_path=path,
-        baseline_path=baseline_path,
+    return shared(
+        Divergence(
+            trace_id=trace_file.trace.run.trace_id,
+            trace_file=trace_file.path,
+            step=step,
+            span_ordinal=spans[step].ordinal if step < len(spans) else None,
+            candidate_tool=path[step] if step < len(path) else None,
+            baseline_alternatives=node.alternatives(),
+            common_prefix=path[:step],
+            candidate_path=path,
+            baseline_path=baseline_path,
+        )
     )
 
 

@@ -20,15 +20,19 @@ class Finding:
 
 
 def violation(trace_file: TraceFile, finding: Finding) -> Violation:
-    """A report violation pointing at the run's file and the lines of its spans."""
+    """A report violation pointing at the run's file and the lines of its spans (with the
+    shared fields_set of abw.sharedfields: one per run that breaks a rule, held to the report)."""
     from abw.models.report import Violation
+    from abw.sharedfields import shared
 
     ordinals = sorted(set(finding.ordinals))
-    return Violation(
-        trace_id=trace_file.trace.run.trace_id,
-        trace_file=trace_file.path,
-        scenario_id=trace_file.trace.run.scenario_id,
-        span_ordinals=ordinals,
-        span_lines=[trace_file.line_of(o) for o in ordinals],
-        message=finding.message,
+    return shared(
+        Violation(
+            trace_id=trace_file.trace.run.trace_id,
+            trace_file=trace_file.path,
+            scenario_id=trace_file.trace.run.scenario_id,
+            span_ordinals=ordinals,
+            span_lines=[trace_file.line_of(o) for o in ordinals],
+            message=finding.message,
+        )
     )

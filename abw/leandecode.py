@@ -46,7 +46,7 @@ from typing import Annotated, Any, NamedTuple
 import msgspec
 from msgspec import Meta, Struct
 from msgspec.structs import astuple
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from abw.limits import MAX_TRACE_OBJECTS, MAX_TRACE_SPANS
 from abw.models import TRACE_SCHEMA
@@ -138,6 +138,8 @@ class TraceStruct(Struct, gc=False, omit_defaults=True):
 
 
 _DECODER = msgspec.json.Decoder(TraceStruct, strict=True)
+# the head fields by the model's own sub-models, in one call (an absent redaction: its defaults)
+_HEAD = TypeAdapter(tuple[Source, Run, Redaction])
 _ENCODER = msgspec.json.Encoder()
 _SPAN_FIELDS = len(LeanSpan.__struct_fields__)
 _REF_FIELDS = len(SourceRefStruct.__struct_fields__)
@@ -316,10 +318,11 @@ def decode(raw: bytes, *, held: bool = True) -> Decoded | None:
         return None
     if held:
         lean_forms(spans)
+    given = trace.redaction  # None: absent (an explicit null failed the key count)
     try:
-        source, run = Source.model_validate(trace.source), Run.model_validate(trace.run)
-        given = trace.redaction  # None: absent (an explicit null failed the key count)
-        redaction = Redaction() if given is None else Redaction.model_validate(given)
+        source, run, redaction = _HEAD.validate_python(
+            (trace.source, trace.run, {} if given is None else given)
+        )
     except ValidationError:
         return None
     return Decoded(source, run, redaction, spans, first_line)

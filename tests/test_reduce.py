@@ -121,3 +121,35 @@ def test_long_mixed_lists_of_models_join_to_the_report_text(make):
         longer = report.model_copy(update={"checks": chosen})
         text = report_json(longer).encode("utf-8", "surrogatepass")
         assert b"".join(report_chunks(longer)) == text
+
+
+@pytest.mark.parametrize("contract", [False, True], ids=["spec", "contract"])
+def test_a_summarys_report_models_share_their_fields_set(contract):
+    """The evidence a summary holds to the report (its divergence, its violations) shares one
+    read-only fields_set per set of names (abw.sharedfields), in the process that summarized
+    it and after pickling: a report of 100,000 runs would otherwise hold a set per model."""
+    from abw.sharedfields import SharedFieldsSet
+
+    baseline, runs, spec, _ = _inputs("regressed", contract)
+    summaries = summarize_all(runs, Context(spec, baseline)).summaries
+    models = [s.divergence for s in summaries if s.divergence is not None]
+    models += [item for s in summaries for _, item in s.findings]
+    models += [s.new_tools for s in summaries if s.new_tools is not None]
+    models += [found[1] for s in summaries for found in s.rules if isinstance(found, tuple)]
+    assert models and any(s.divergence for s in summaries) and any(s.findings for s in summaries)
+    for model in [*models, *pickle.loads(pickle.dumps(models))]:
+        assert type(model.__pydantic_fields_set__) is SharedFieldsSet
+
+
+def test_a_batch_of_leaf_models_dumps_as_each_model_does():
+    """The report writer dumps a batch of models in one call where they are all of one type,
+    else model by model (abw.gating._dumped): the same JSON data either way."""
+    import render_fixtures
+
+    from abw.gating import _dumped
+
+    report = render_fixtures.fail_report()
+    violations = [v for c in report.checks for v in c.violations]
+    for batch in (report.runs, violations, [*report.runs[:2], *violations[:2], report.runs[0]]):
+        assert batch
+        assert _dumped(batch) == [model.model_dump(mode="json") for model in batch]

@@ -399,12 +399,12 @@ def report_chunks(report: GateReport) -> Iterator[bytes]:
 def _holds_lists(model: Any) -> bool:
     """Whether ``model`` holds models (its JSON is then written field by field): never for a
     model with extra or computed fields, which only its own dump writes."""
-    from pydantic import BaseModel
-
     if not _may_hold_models(type(model)):
         return False
     if model.__pydantic_extra__ or type(model).model_computed_fields:
         return False
+    from pydantic import BaseModel
+
     return any(
         isinstance(value, BaseModel)
         or (isinstance(value, list) and value and isinstance(value[0], BaseModel))
@@ -506,15 +506,33 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
     for position, item in enumerate(items):
         holds = _holds_lists(item)
         if not holds:
-            batch.append(item.model_dump(mode="json"))
+            batch.append(item)
             float_free = float_free and _float_free(type(item)) and not item.__pydantic_extra__
             if len(batch) < _LIST_BATCH and position < len(items) - 1:
                 continue
         if batch:
-            text = indented_json_bytes(batch, float_free=float_free)  # "[\n  {...},\n  {...}\n]\n"
+            data = _dumped(batch)
+            text = indented_json_bytes(data, float_free=float_free)  # "[\n  {...},\n  {...}\n]\n"
             yield (b"" if first else b",") + text[1:-3].replace(b"\n", inner)
             first, batch, float_free = False, [], True
         if holds:
             yield (b"" if first else b",") + inner + b"  "
             yield from _chunks(item, depth + 1)
             first = False
+
+
+def _dumped(models: list[Any]) -> list[Any]:
+    """The JSON-mode dumps of ``models`` (each its own ``model_dump(mode="json")``): in one
+    call of pydantic's serializer when they are all of one type, as a batch of run rows is."""
+    kind = type(models[0])
+    if all(type(model) is kind for model in models):
+        return _list_adapter(kind).dump_python(models, mode="json")
+    return [model.model_dump(mode="json") for model in models]
+
+
+@cache
+def _list_adapter(model_type: type) -> Any:
+    """A ``TypeAdapter`` of a list of ``model_type``: its serializer is the model's own."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(list[model_type])  # type: ignore[valid-type]

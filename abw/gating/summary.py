@@ -235,14 +235,18 @@ class Partial:
         set_field(summary, "tool_counts", ())
         set_field(summary, "span_names", _NO_NAMES)
         set_field(summary, "output_fields", _NO_NAMES)
-        self.summaries.append(_share_models(summary))
+        self.summaries.append(summary)
 
     def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
         """Fold ``other`` in (its summaries after these; the gate sorts them). ``pool``: for
         summaries unpickled from a worker, which this partial takes over, one copy of the
         values many runs repeat (abw.sharedfields.ValuePool; one pool for all the partials of
         a gate), given to them in place."""
-        self.summaries += [_share_models(summary, pool) for summary in other.summaries]
+        self.summaries += (
+            other.summaries
+            if pool is None
+            else [_pooled(summary, pool) for summary in other.summaries]
+        )
         for scenario, counts in other.tool_totals.items():
             totals = self.tool_totals.setdefault(scenario, {})
             for name, count in counts.items():
@@ -263,20 +267,13 @@ _POOLED_FIELDS = (
 )
 
 
-def _share_models(summary: RunSummary, pool: ValuePool | None = None) -> RunSummary:
-    """The summary, its report models (its evidence) with the shared fields_set
-    (abw.sharedfields): they go into the report as they are; with ``pool``, the summary with
-    its repeated values pooled too."""
-    from abw.sharedfields import shared
-
+def _pooled(summary: RunSummary, pool: ValuePool) -> RunSummary:
+    """A summary unpickled from a worker, with one copy (``pool``) of the values many runs
+    repeat: its evidence's paths, messages and scenario ids, its status strings. (Its report
+    models already share their fields_set: abw.sharedfields, kept through pickling.)"""
     violations = [summary.new_tools, *(item for _, item in summary.findings)]
     for results in (summary.rules, summary.assertions):
         violations += [found[1] for found in results if isinstance(found, tuple)]
-    for model in (summary.divergence, *violations):
-        if model is not None:
-            shared(model)
-    if pool is None:
-        return summary
     if summary.divergence is not None:
         pool.fields(summary.divergence, ("candidate_tool",), _DIVERGENCE_LISTS)
     for item in violations:
