@@ -272,20 +272,27 @@ def written_first_line(raw: bytes, trace: TraceStruct) -> int | None:
     return len(head) + 3  # "{", a line per head field, '"spans": [', then the spans
 
 
-def _ordinals_unique(spans: list[LeanSpan]) -> bool:
+def _ordinals(spans: list[LeanSpan]) -> tuple[list[int], bool] | None:
+    """The spans' ordinals in file order, and whether they are 0, 1, 2, ... (the spans are then
+    in ordinal order, as written); None when some ordinal repeats."""
     ordinals = [span.ordinal for span in spans]
-    return ordinals == list(range(len(ordinals))) or len(set(ordinals)) == len(ordinals)
+    if ordinals == list(range(len(ordinals))):
+        return ordinals, True
+    return (ordinals, False) if len(set(ordinals)) == len(ordinals) else None
 
 
 class Decoded(NamedTuple):
     """An accepted trace: its head as the model's own objects, its spans in their lean form,
-    and the line of its first span when it is laid out as written (:func:`written_first_line`;
-    None: not shown)."""
+    their ordinals in file order (``consecutive``: 0, 1, 2, ..., so the spans are in ordinal
+    order), and the line of its first span when it is laid out as written
+    (:func:`written_first_line`; None: not shown)."""
 
     source: Source
     run: Run
     redaction: Redaction
     spans: list[LeanSpan]
+    ordinals: list[int]
+    consecutive: bool
     first_span_line: int | None = None
 
 
@@ -305,7 +312,7 @@ def decode(raw: bytes, *, held: bool = True) -> Decoded | None:
         trace.schema_version != TRACE_SCHEMA
         or spans is None
         or len(spans) > MAX_TRACE_SPANS
-        or not _ordinals_unique(spans)
+        or (ordinals := _ordinals(spans)) is None
     ):
         return None
     first_line = written_first_line(raw, trace)
@@ -325,4 +332,4 @@ def decode(raw: bytes, *, held: bool = True) -> Decoded | None:
         )
     except ValidationError:
         return None
-    return Decoded(source, run, redaction, spans, first_line)
+    return Decoded(source, run, redaction, spans, *ordinals, first_line)

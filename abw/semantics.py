@@ -76,8 +76,15 @@ class OrderedSpans(list[S]):
 
     def named(self, name: str) -> Sequence[S]:
         """The spans named ``name``, in ordinal order."""
+        return self._index().get(name, ())
+
+    def names(self) -> frozenset[str]:
+        """The names of the spans."""
+        return frozenset(self._index())
+
+    def _index(self) -> dict[str, list[S]]:
         try:
-            by_name = self._by_name
+            return self._by_name
         except AttributeError:
             by_name = self._by_name = {}
             for span in self:
@@ -86,7 +93,7 @@ class OrderedSpans(list[S]):
                     by_name[span.name] = [span]
                 else:
                     group.append(span)
-        return by_name.get(name, ())
+            return by_name
 
     def __reduce__(self) -> tuple[type, tuple[list[S]]]:  # the index is rebuilt when asked
         return OrderedSpans, (list(self),)

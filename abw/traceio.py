@@ -111,6 +111,12 @@ class TraceFile:
         :func:`write_trace` writes them), indexed by name (:class:`abw.semantics.OrderedSpans`)."""
         return semantics.OrderedSpans(semantics.in_order(self.trace.spans))
 
+    def known_in_order(self) -> TraceFile:
+        """This run, its spans known to be in ordinal order as they are (its parser saw the
+        ordinals 0, 1, 2, ...): :attr:`ordered_spans` takes them as they are, unsorted."""
+        self.__dict__["ordered_spans"] = semantics.OrderedSpans(self.trace.spans)
+        return self
+
     @cached_property
     def path_spans(self) -> list[Any]:
         """The run's path (:func:`abw.semantics.path`), built once."""

@@ -197,7 +197,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         rules=rules,
         assertions=assertions,
         tool_counts=tuple(sorted(counts.items())),
-        span_names=frozenset({span.name for span in run.trace.spans}),
+        span_names=run.ordered_spans.names(),
         output_fields=output_field_names(run),
     )
 
