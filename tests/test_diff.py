@@ -193,3 +193,27 @@ def test_paths_coded_as_text_measure_as_paths_coded_as_ids(baseline, candidate) 
     finally:
         diffing._CHARACTERS = original
     assert [normalized_edit_distance(a, b) for a in baseline for b in candidate] == as_ids
+
+
+def test_runs_sharing_a_path_share_its_measure_but_each_names_itself():
+    """A distinct path is measured once (BaselineShape keeps its distance, nearest run and
+    departure); each run taking it still gets its own divergence, naming its own trace, file
+    and span, whether the run came first or after."""
+    from abw.diffing import BaselineShape
+
+    baseline = runs("b", [["a", "b", "c"], ["a", "x", "c", "d"]])
+    # the same tool path, reached after a different number of llm spans (other ordinals)
+    candidate = runs("c", [["a", "q", "c"], ["a", "q", "c"]])
+    candidate[1] = trace_file(make_trace("c-01", ["a", "q", "c"], llm_first=False))
+    shape = BaselineShape(baseline)
+    first, second = (shape.measure(t) for t in candidate)
+    assert len(shape._measured) == 1
+    assert (first.distance, first.nearest) == (second.distance, second.nearest)
+    one, two = first.divergence, second.divergence
+    assert one is not None and two is not None and one is not two
+    assert (one.trace_id, two.trace_id) == ("c-00", "c-01")
+    assert one.trace_file != two.trace_file
+    assert (one.step, one.candidate_tool) == (two.step, two.candidate_tool) == (1, "q")
+    assert (one.span_ordinal, two.span_ordinal) == (2, 1)
+    fresh = BaselineShape(baseline).measure(candidate[1])
+    assert fresh.divergence.model_dump() == two.model_dump()
