@@ -55,6 +55,9 @@ def _same_run(got, want) -> None:
     for head in ("source", "run", "redaction"):
         assert _model_slots(getattr(a, head)) == _model_slots(getattr(b, head)), head
     assert len(a.spans) == len(b.spans)
+    in_order = [(span.ordinal, span.name) for span in got.ordered_spans]
+    assert in_order == [(span.ordinal, span.name) for span in want.ordered_spans]
+    assert got.ordered_spans.names() == want.ordered_spans.names()
     for x, y in zip(a.spans, b.spans, strict=True):
         for field in LeanSpan.__struct_fields__:
             assert repr(getattr(x, field)) == repr(getattr(y, field)), field
