@@ -141,14 +141,15 @@ def test_a_summarys_report_models_share_their_fields_set(contract):
         assert type(model.__pydantic_fields_set__) is SharedFieldsSet
 
 
-def test_a_batch_of_leaf_models_dumps_as_each_model_does():
+@pytest.mark.parametrize("make", ["fail_report", "malicious_report"])
+def test_a_batch_of_leaf_models_dumps_as_each_model_does(make):
     """The report writer dumps a batch of models in one call where they are all of one type,
     else model by model (abw.gating._dumped): the same JSON data either way."""
     import render_fixtures
 
     from abw.gating import _dumped
 
-    report = render_fixtures.fail_report()
+    report = getattr(render_fixtures, make)()
     violations = [v for c in report.checks for v in c.violations]
     for batch in (report.runs, violations, [*report.runs[:2], *violations[:2], report.runs[0]]):
         assert batch
