@@ -28,7 +28,6 @@ from abw.hashing import sha256_hex
 from abw.leandecode import LeanSpan, copied_lean_form, decode
 from abw.models import TRACE_SCHEMA
 from abw.traceio import (
-    ConsecutiveLines,
     TraceFile,
     laid_out_lines,
     load_trace,
@@ -97,12 +96,7 @@ def parse_lean_trace(raw: bytes, path: str, *, held: bool = True) -> TraceFile:
         return lean(parse_trace(raw, path))
     spans, ordinals, first = decoded.spans, decoded.ordinals, decoded.first_span_line
     trace = LeanTrace(TRACE_SCHEMA, decoded.source, decoded.run, decoded.redaction, spans)
-    if first is None:
-        lines = span_lines(raw, ordinals)
-    elif decoded.consecutive:
-        lines = ConsecutiveLines(first, len(spans))
-    else:
-        lines = laid_out_lines(first, ordinals)
+    lines = span_lines(raw, ordinals) if first is None else laid_out_lines(first, ordinals)
     trace_file = TraceFile(path, trace, sha256_hex(raw), lines)
     return trace_file.known_in_order() if decoded.consecutive else trace_file
 
