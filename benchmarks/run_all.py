@@ -3,6 +3,9 @@
     python benchmarks/run_all.py            # full scale: 500 MB import, 1,000 x 10,000 gate
     python benchmarks/run_all.py --quick    # 50 MB import, 200 x 2,000 gate: a few minutes
 
+The peer comparison (bench_peers.py) installs its peer tools once into benchmarks/tmp/peers;
+where that cannot be done it says so and the other figures stand.
+
 Every figure is printed next to its floor, measured in the same run on the same bytes with the
 commands interleaved round by round; ratios are medians of per-round ratios (the machines this
 runs on are often shared, and single timings there vary by ±20 %).
@@ -25,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_gate
 import bench_import
+import bench_peers
 import bench_startup
 import bench_workers
 from common import TMP, machine
@@ -33,7 +37,7 @@ from common import TMP, machine
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small inputs, fewer repeats")
-    parser.add_argument("--only", default="startup,import,gate,workers", help="comma list")
+    parser.add_argument("--only", default="startup,import,gate,workers,peers", help="comma list")
     args = parser.parse_args(argv)
     only = set(args.only.split(","))
     print(f"machine: {machine()}")
@@ -52,6 +56,9 @@ def main(argv: list[str] | None = None) -> int:
     if "workers" in only:
         scale = (200, 2000) if args.quick else (1000, 10000)
         results["workers"] = bench_workers.run(*scale, 1 if args.quick else 2)
+    if "peers" in only:
+        scale = (200, 2000) if args.quick else (1000, 10000)
+        results["peers"] = bench_peers.run(*scale, 1 if args.quick else 3)
     print(f"total {time.monotonic() - started:.0f} s")
     TMP.mkdir(parents=True, exist_ok=True)
     (TMP / "results.json").write_text(json.dumps(results, indent=2) + "\n")
