@@ -23,13 +23,15 @@ every other field (``data``, ``actor``, ``risk``, ...) is only hashed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 #: Fields of an event that hold content (hashed, never kept), for ``removed_fields``.
 CONTENT_FIELDS = ("call_signature", "data", "actor", "risk", "message", "text")

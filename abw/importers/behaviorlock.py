@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, load_json, read_raw
 from abw.importers.spans import make_trace
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _STATUS = {
     "completed": "success",

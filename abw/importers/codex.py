@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
@@ -39,7 +39,9 @@ from abw.importers.spans import (
     ms_between,
     parse_time,
 )
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _RUNNING = re.compile(r"Process running with session ID (\d+)")
 _EXITED = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")

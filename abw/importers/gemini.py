@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
@@ -32,7 +32,9 @@ from abw.importers.spans import (
     parse_time,
 )
 from abw.jsonlocate import value_lines
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled": "rejected"}
 _ID_TIME = re.compile(r"-(\d{12,14})-[0-9a-f]+$")

@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
-from abw.models.trace import Trace
 from abw.reader import MalformedJson, parse_json
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
 TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "retriever"}

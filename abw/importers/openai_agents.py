@@ -11,7 +11,7 @@ pre-order by start time, like the same run exported over OpenTelemetry.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
@@ -25,8 +25,10 @@ from abw.importers.spans import (
     parse_time,
 )
 from abw.importers.tree import Node, preorder
-from abw.models.trace import Trace
 from abw.reader import MalformedJson, parse_json
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 #: The content kinds an export can hold (name -> where, over {"span": [...], "trace": header});
 #: ``removed_fields`` names those a trace's objects hold.

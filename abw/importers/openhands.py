@@ -12,7 +12,7 @@ file order.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
@@ -20,7 +20,9 @@ from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.jsonlocate import value_lines
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}
 _SHELL = {"run", "execute_bash", "run_ipython", "execute_ipython_cell"}

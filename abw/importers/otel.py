@@ -23,15 +23,17 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, group_by_trace, preorder
-from abw.models.trace import Trace
 from abw.reader import MalformedJson, parse_json, parse_json_sequence
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
@@ -34,7 +34,9 @@ from abw.importers.common import fenced_spans
 from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, exit_outcome, finish, make_trace
 from abw.jsonlocate import value_lines
-from abw.models.trace import Trace
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 #: SWE-agent commands that only read or navigate (file viewer and search tools).
 RETRIEVERS = frozenset(

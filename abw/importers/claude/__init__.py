@@ -8,13 +8,15 @@ compaction sidechains are left out. See docs/traces.md for the full mapping.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.limits import MAX_LINE_BYTES
-from abw.models.trace import Trace
 from abw.reader import parse_json
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
 
 _PEEK_LINES = 50
 
