@@ -130,7 +130,7 @@ class TraceFile:
     @cached_property
     def retry_spans(self) -> list[Any]:
         """The run's retries (:func:`abw.semantics.retries`), found once."""
-        return semantics.retries(self.ordered_spans)
+        return semantics.retries(self.ordered_spans, self.error_spans)
 
 
 class ConsecutiveLines(Mapping[int, int]):

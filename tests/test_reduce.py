@@ -64,7 +64,7 @@ def test_the_context_travels_without_what_it_derives():
 def test_partial_folds_tool_counts_and_span_names():
     baseline, runs, spec, _ = _inputs("good")
     partial = summarize_all(runs, Context(spec, baseline))
-    assert all(not s.tool_counts and not s.span_names for s in partial.summaries)
+    assert all(not s.path_names and not s.span_names for s in partial.summaries)
     assert sum(sum(c.values()) for c in partial.tool_totals.values()) == sum(
         len(run.path_spans) for run in runs
     )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from abw.gating.common import Finding, run_violation, scenario_check, scenario_text
@@ -48,8 +48,13 @@ def coverage_check(scenario_id: str | None, candidate_runs: int) -> Check:
     )
 
 
-def new_tool_finding(path: list[Any], baseline_tools: AbstractSet[str]) -> Finding | None:
-    """A run's path spans of tools the baseline of its scenario never used, if any."""
+def new_tool_finding(
+    path: list[Any], names: Iterable[str], baseline_tools: frozenset[str]
+) -> Finding | None:
+    """A run's path spans (their ``names``) of tools the baseline of its scenario never used,
+    if any."""
+    if baseline_tools.issuperset(names):  # (one C call for the run that uses none)
+        return None
     hits = [s for s in path if s.name not in baseline_tools]
     if not hits:
         return None

@@ -94,7 +94,7 @@ class RunSummary(RunHead):
     findings: tuple[tuple[int, Violation], ...]  # (index of a built-in rule it breaks, evidence)
     rules: tuple[RunResult, ...]  # per spec rule (abw.rules.checks.rule_results)
     assertions: tuple[RunResult, ...]  # per spec assertion
-    tool_counts: tuple[tuple[str, int], ...] = ()  # on its path; folded by Partial.add
+    path_names: tuple[str, ...] = ()  # the tools along its path; counted by Partial.add
     span_names: frozenset[str] = frozenset()  # of every span; folded by Partial.add
     output_fields: frozenset[str] = frozenset()  # its canonical_output's; folded likewise
 
@@ -166,7 +166,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
     line = None
     if divergence is not None and divergence.span_ordinal is not None:
         line = run.line_of(divergence.span_ordinal)
-    new = new_tool_finding(run.path_spans, shape.tools) if shape.runs else None
+    new = new_tool_finding(run.path_spans, names, shape.tools) if shape.runs else None
     findings = tuple(
         (index, violation(run, finding))
         for index, rule in enumerate(context.run_rules)
@@ -184,7 +184,6 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
 
         base_values = context.assertion_baseline
         assertions = assertion_results(base_values.assertions, run, base_values)
-    counts = Counter(names)
     return RunSummary(
         *_head_fields(run),
         started_at=started_at(run),
@@ -196,7 +195,7 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         findings=findings,
         rules=rules,
         assertions=assertions,
-        tool_counts=tuple(sorted(counts.items())),
+        path_names=tuple(names),
         span_names=run.ordered_spans.names(),
         output_fields=output_field_names(run),
     )
@@ -219,20 +218,22 @@ class Partial:
     abw.gating.vacuity)."""
 
     summaries: list[RunSummary] = field(default_factory=list)
-    tool_totals: dict[str | None, dict[str, int]] = field(default_factory=dict)
+    tool_totals: dict[str | None, Counter[str]] = field(default_factory=dict)
     span_names: set[str] = field(default_factory=set)
     output_fields: set[str] = field(default_factory=set)
 
     def add(self, summary: RunSummary) -> None:
-        """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): its tool
-        counts, span names and output fields are summed here and dropped from it, in place."""
-        totals = self.tool_totals.setdefault(summary.scenario_id, {})
-        for name, count in summary.tool_counts:
-            totals[name] = totals.get(name, 0) + count
+        """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): the tools on
+        its path are counted here (Counter.update: a loop in C), its span names and output
+        fields are summed, and all three are dropped from it, in place."""
+        totals = self.tool_totals.get(summary.scenario_id)
+        if totals is None:
+            totals = self.tool_totals[summary.scenario_id] = Counter()
+        totals.update(summary.path_names)
         self.span_names |= summary.span_names
         self.output_fields |= summary.output_fields
         set_field = object.__setattr__  # (dataclasses.replace cost 25 µs a run)
-        set_field(summary, "tool_counts", ())
+        set_field(summary, "path_names", ())
         set_field(summary, "span_names", _NO_NAMES)
         set_field(summary, "output_fields", _NO_NAMES)
         self.summaries.append(summary)
@@ -248,9 +249,7 @@ class Partial:
             else [_pooled(summary, pool) for summary in other.summaries]
         )
         for scenario, counts in other.tool_totals.items():
-            totals = self.tool_totals.setdefault(scenario, {})
-            for name, count in counts.items():
-                totals[name] = totals.get(name, 0) + count
+            self.tool_totals.setdefault(scenario, Counter()).update(counts)
         self.span_names |= other.span_names
         self.output_fields |= other.output_fields
 
