@@ -1,4 +1,5 @@
-"""Start-up: ``abw --help`` and ``abw gate`` on the tiny example vs. ``python -c pass``.
+"""Start-up: ``abw --help``, ``abw import claude --help`` and ``abw gate`` on the tiny example
+vs. ``python -c pass``.
 
     python benchmarks/bench_startup.py [--repeat 15]
 
@@ -37,6 +38,7 @@ def heavy_modules(args: list[str]) -> list[str]:
 def run(repeat: int) -> dict[str, float]:
     base_s, _, _ = best_of([PYTHON, "-c", "pass"], repeat)
     help_s, help_rss, _ = best_of([ABW, "--help"], repeat)
+    import_help_s, _, _ = best_of([ABW, "import", "claude", "--help"], repeat)
     out = TMP / "startup-report.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     gate = [
@@ -52,12 +54,23 @@ def run(repeat: int) -> dict[str, float]:
         f"target +150 ms)  peak RSS {help_rss:.0f} MB"
     )
     print(
+        f"  abw import claude --help: {import_help_s * 1000:4.0f} ms  "
+        f"(+{(import_help_s - base_s) * 1000:.0f} ms)"
+    )
+    print(
         f"  abw gate (tiny):       {gate_s * 1000:7.0f} ms  (+{(gate_s - base_s) * 1000:.0f} ms)"
         f"  peak RSS {gate_rss:.0f} MB"
     )
     heavy = heavy_modules(["--help"])
     print(f"  heavy modules loaded by abw --help: {', '.join(heavy) or 'none'}")
-    return {"python_s": base_s, "help_s": help_s, "gate_small_s": gate_s}
+    heavy = heavy_modules(["import", "claude", "--help"])
+    print(f"  heavy modules loaded by abw import claude --help: {', '.join(heavy) or 'none'}")
+    return {
+        "python_s": base_s,
+        "help_s": help_s,
+        "import_help_s": import_help_s,
+        "gate_small_s": gate_s,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
