@@ -40,7 +40,8 @@ def peer_python() -> Path | None:
     stamp = PEER_ENV / "requirements.txt"
     if python.exists() and stamp.exists() and stamp.read_text() == REQUIREMENTS.read_text():
         return python
-    print(f"  installing the peers into {PEER_ENV.relative_to(HERE.parent)} (once)")
+    shown = PEER_ENV.relative_to(HERE.parent) if PEER_ENV.is_relative_to(HERE.parent) else PEER_ENV
+    print(f"  installing the peers into {shown} (once)")
     steps = [
         [sys.executable, "-m", "venv", "--clear", str(PEER_ENV)],
         [str(python), "-m", "pip", "install", "--quiet", "-r", str(REQUIREMENTS)],

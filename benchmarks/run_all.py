@@ -3,8 +3,9 @@
     python benchmarks/run_all.py            # full scale: 500 MB import, 1,000 x 10,000 gate
     python benchmarks/run_all.py --quick    # 50 MB import, 200 x 2,000 gate: a few minutes
 
-The peer comparison (bench_peers.py) installs its peer tools once into benchmarks/tmp/peers;
-where that cannot be done it says so and the other figures stand.
+The peer comparison (bench_peers.py) installs its peer tools once into benchmarks/tmp/peers
+(a few minutes, from the package index); where that cannot be done it says so and the other
+figures stand.
 
 Every figure is printed next to its floor, measured in the same run on the same bytes with the
 commands interleaved round by round; ratios are medians of per-round ratios (the machines this
