@@ -7,7 +7,8 @@ One set of rules for all of them (docs/reliability.md):
   ``invariants:`` block must not silently replace the first);
 - integers are exact Python integers however long (up to Python's 4,300-digit limit), never
   floats; NaN, Infinity and numbers beyond a double's range are refused;
-- YAML: no anchors or aliases, no custom tags, at most :data:`MAX_DEPTH` levels of nesting;
+- YAML (:mod:`abw.yamlreader`, imported only for a YAML document): no anchors or aliases, no
+  custom tags, at most :data:`MAX_DEPTH` levels of nesting;
 - a caller may cap the number of JSON objects (traces: abw.limits.MAX_TRACE_OBJECTS), so an
   oversized document is refused while it is parsed, not after it has filled memory.
 
@@ -26,9 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
-from abw import jsonlocate, yamllocate
+from abw import jsonlocate
 from abw.errors import AbwInputError, describe_os_error
 from abw.limits import MAX_TRACE_BYTES, read_limited
 
@@ -425,108 +425,6 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
         values.append(value)
 
 
-# ---------------------------------------------------------------- YAML
-
-
-class _RefusedValue(yaml.constructor.ConstructorError):
-    """A mapping key given twice, or a lone surrogate (reported without the "invalid YAML"
-    prefix)."""
-
-
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases, duplicate keys and non-finite floats."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.constructor.ConstructorError(
-                None, None, "YAML aliases are not allowed in abw documents", event.start_mark
-            )
-        return super().compose_node(parent, index)
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]
-        seen: dict[Any, int] = {}
-        if isinstance(node, yaml.MappingNode):
-            for key_node, _ in node.value:
-                if not isinstance(key_node, yaml.ScalarNode):
-                    continue
-                key = self.construct_object(key_node)
-                line = key_node.start_mark.line + 1
-                if key in seen:
-                    raise _RefusedValue(
-                        None,
-                        None,
-                        f"duplicate key {key!r} (lines {seen[key]} and {line})",
-                        key_node.start_mark,
-                    )
-                seen[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-    def construct_scalar(self, node: Any) -> Any:  # type: ignore[override]
-        value = super().construct_scalar(node)
-        if isinstance(value, str) and _SURROGATE.search(value):
-            raise _RefusedValue(None, None, LONE_SURROGATE, node.start_mark)
-        return value
-
-    def construct_yaml_float(self, node: Any) -> float:  # type: ignore[override]
-        value = super().construct_yaml_float(node)
-        if not math.isfinite(value):
-            raise yaml.constructor.ConstructorError(
-                None, None, f"non-finite number {node.value!r} is not allowed", node.start_mark
-            )
-        return value
-
-
-_Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
-# YAML 1.2's floats as well: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as a string, which the
-# models (strict, as the JSON Schemas) would refuse as "not a number".
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
-SafeLoader = _Loader  # for ``yaml.compose`` by callers that need node lines (abw.sample)
-
-
-def _check_depth(text: str, file: str | Path) -> None:
-    """Refuse deep nesting first, with libyaml's linear-time parser when it is there: the pure
-    Python scanner is quadratic in nesting depth (``[[[[...`` of 1 MB took seconds)."""
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is None:
-        return
-    depth = 0
-    for event in yaml.parse(text, Loader=loader):
-        if isinstance(event, yaml.CollectionStartEvent):
-            depth += 1
-            if depth > MAX_DEPTH:
-                message = f"invalid YAML: nested deeper than {MAX_DEPTH} levels"
-                raise AbwInputError(message, file=file)
-        elif isinstance(event, yaml.CollectionEndEvent):
-            depth -= 1
-
-
-def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> Any:
-    """Parse one YAML document; any problem becomes an :class:`AbwInputError` with its line."""
-    if max_bytes is not None and len(text.encode("utf-8", "surrogatepass")) > max_bytes:
-        raise AbwInputError(f"larger than {max_bytes} bytes", file=file)
-    try:
-        _check_depth(text, file)
-        return yaml.load(text, Loader=_Loader)
-    except _RefusedValue as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-        raise AbwInputError(str(exc.problem), file=file, line=line) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise AbwInputError(f"invalid YAML: {exc.problem or exc}", file=file, line=line) from None
-    except yaml.YAMLError as exc:
-        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
-    except RecursionError:
-        raise AbwInputError("invalid YAML: nested too deeply", file=file) from None
-    except ValueError as exc:  # e.g. an integer longer than Python's 4300-digit limit
-        raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
-
-
 # ---------------------------------------------------------------- files
 
 
@@ -555,7 +453,9 @@ class Source:
         """The line of the value at ``location`` (member names and item indexes, as an error
         names a field) in this document's text."""
         if is_yaml(self.path):
-            return yamllocate.value_line(self.raw.decode("utf-8", "surrogatepass"), location)
+            from abw.yamllocate import value_line
+
+            return value_line(self.raw.decode("utf-8", "surrogatepass"), location)
         return jsonlocate.value_line(self.raw, location)
 
 
@@ -571,6 +471,8 @@ def read_source(
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+        from abw.yamlreader import parse_yaml
+
         return Source(Path(path), raw, parse_yaml(text, path))
     return Source(Path(path), raw, parse_json(raw, path, unicode_text=True))
 

@@ -9,7 +9,8 @@ from typing import Any
 from abw.errors import AbwInputError, from_validation_error, require_schema_version
 from abw.hashing import sha256_hex
 from abw.models import SPEC_SCHEMA
-from abw.reader import parse_yaml, read_bytes
+from abw.reader import read_bytes
+from abw.yamlreader import parse_yaml
 
 MAX_SPEC_BYTES = 1 << 20
 

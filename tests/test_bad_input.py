@@ -33,7 +33,7 @@ def parse_json(*args, **kwargs):
 
 
 def parse_yaml(*args, **kwargs):
-    from abw.reader import parse_yaml
+    from abw.yamlreader import parse_yaml
 
     return parse_yaml(*args, **kwargs)
 

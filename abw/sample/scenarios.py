@@ -114,8 +114,8 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
     """Read and validate a scenarios file; any problem is an :class:`AbwInputError`."""
     from pydantic import ValidationError
 
-    from abw.reader import SafeLoader
     from abw.yamllocate import node_line
+    from abw.yamlreader import SafeLoader
 
     file = Path(path)
     try:
