@@ -267,9 +267,17 @@ def _cpu_seconds(work, *args) -> float:
 
 
 def _linear(work, make_input, small: int) -> None:
-    """10x the input costs well under 100x the time (quadratic would be ~100x)."""
-    ratio = _cpu_seconds(work, make_input(10 * small)) / _cpu_seconds(work, make_input(small))
-    assert ratio < 35, ratio
+    """10x the input costs well under 100x the CPU time (quadratic would be ~100x). The scans
+    are regular-expression searches in C, where no count of steps can be taken, so the ratio
+    is measured: up to three times, and one ratio under 35 passes (a quadratic scan reads
+    about 100 every time; a busy machine can push one linear reading past 35)."""
+    large_input, small_input = make_input(10 * small), make_input(small)
+    ratios = []
+    for _ in range(3):
+        ratios.append(_cpu_seconds(work, large_input) / _cpu_seconds(work, small_input))
+        if ratios[-1] < 35:
+            return
+    raise AssertionError(f"10x the input took {ratios} times the CPU time")
 
 
 @pytest.mark.parametrize(
@@ -321,16 +329,30 @@ def _many_scenarios(n: int):
     return report.model_copy(update={"diff": diffs, "checks": checks})
 
 
+class _CountedList(list):
+    """A list that counts the passes over it (a renderer's reads of a report's checks)."""
+
+    passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        return super().__iter__()
+
+
 def test_rendering_is_linear_in_scenarios():
+    """A renderer asking for every scenario's diff_shape checks reads the report's checks once
+    (they are indexed by scenario), not once per scenario: counted, never timed."""
     from abw.render.common import diff_shape_checks
 
-    def lookup_all(report) -> None:
-        for d in report.diff:
-            assert diff_shape_checks(report, d.scenario_id)
-
-    small, large = _many_scenarios(300), _many_scenarios(3000)
-    ratio = _cpu_seconds(lookup_all, large) / _cpu_seconds(lookup_all, small)
-    assert ratio < 35, ratio
+    report = _many_scenarios(3000)
+    checks = _CountedList(report.checks)
+    report = report.model_copy(update={"checks": checks})
+    found = [diff_shape_checks(report, d.scenario_id) for d in report.diff]
+    assert checks.passes == 1
+    assert len(found) == 3000 and all(found)
+    for d, by_rule in zip(report.diff[::500], found[::500], strict=True):
+        expected = [c for c in list.__iter__(checks) if c.scenario_id == d.scenario_id]
+        assert by_rule == {c.rule: c for c in expected if c.category == "diff_shape"}
 
 
 def test_markdown_and_html_of_many_scenarios_render(tmp_path):
