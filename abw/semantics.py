@@ -118,16 +118,17 @@ def errors(ordered: Iterable[S]) -> list[S]:
     return [s for s in ordered if s.status == "error"]
 
 
-def retries(ordered: Iterable[S], failed: Iterable[S] | None = None) -> list[S]:
+def retries(ordered: Iterable[S], error_spans: Iterable[S] | None = None) -> list[S]:
     """Spans whose (name, input_hash) repeats an earlier span that failed (status ``error``).
 
     A span without an input hash is never a retry: nothing shows it repeated the same input.
-    ``failed``: the run's :func:`errors`, when already found (they are not searched for again).
+    ``error_spans``: the run's :func:`errors`, when already found (not searched for again).
     """
     ordered = ordered if isinstance(ordered, Sequence) else list(ordered)
     # only a span whose input hash some failed span has can be a retry, or make one: the rest
     # is skipped with a set lookup (most runs fail nowhere, or on few inputs)
-    failing = {span.input_hash for span in (errors(ordered) if failed is None else failed)}
+    found_errors = errors(ordered) if error_spans is None else error_spans
+    failing = {span.input_hash for span in found_errors}
     failing.discard(None)
     if not failing:
         return []

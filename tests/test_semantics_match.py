@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from abw.semantics import (
     OrderedSpans,
     attempts,
+    errors,
     name_matches,
     order_violations,
     retries,
@@ -89,3 +90,4 @@ SPAN = st.builds(
 def test_retries_are_as_defined(spans: list) -> None:
     assert retries(spans) == _defined_retries(spans)
     assert retries(iter(spans)) == _defined_retries(spans)  # any iterable, read once
+    assert retries(spans, errors(spans)) == _defined_retries(spans)  # its errors already found
