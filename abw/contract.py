@@ -44,8 +44,8 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
     """Read and validate a contract file (JSON, or YAML for .yaml/.yml) -> (Contract, sha256)."""
     from pydantic import ValidationError
 
+    from abw.documents import read_source
     from abw.models.contract import Contract
-    from abw.reader import read_source
 
     contract_path = Path(path)
     if contract_path.is_dir():

@@ -24,12 +24,12 @@ from pathlib import Path
 import numpy as np
 from pydantic import ValidationError
 
+from abw.documents import read_source
 from abw.errors import AbwInputError, from_validation_error
 from abw.folders import files_within
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
-from abw.reader import read_source
 
 PROFILE_POINTS = 20
 ROLES = ("baseline", "candidate")

@@ -20,17 +20,14 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from json.scanner import NUMBER_RE
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from abw import jsonlocate
 from abw.errors import AbwInputError, describe_os_error
-from abw.limits import MAX_TRACE_BYTES, read_limited
+from abw.limits import read_limited
 
 MAX_DEPTH = 64
 INT_DIGITS = 4300  # Python's default int <-> str conversion limit
@@ -434,49 +431,3 @@ def read_bytes(path: str | Path, limit: int, what: str = "the file") -> bytes:
         return read_limited(path, limit, what)
     except OSError as exc:
         raise AbwInputError(describe_os_error(exc, reading=True), file=path) from None
-
-
-def is_yaml(path: str | Path) -> bool:
-    return Path(path).suffix.lower() in {".yaml", ".yml"}
-
-
-@dataclass(frozen=True)
-class Source:
-    """A document as read: its path, its bytes and its value, read once (a digest of ``raw``
-    is of the bytes validated)."""
-
-    path: Path
-    raw: bytes
-    document: Any
-
-    def line_of(self, location: Sequence[str | int]) -> int | None:
-        """The line of the value at ``location`` (member names and item indexes, as an error
-        names a field) in this document's text."""
-        if is_yaml(self.path):
-            from abw.yamllocate import value_line
-
-            return value_line(self.raw.decode("utf-8", "surrogatepass"), location)
-        return jsonlocate.value_line(self.raw, location)
-
-
-def read_source(
-    path: str | Path, limit: int = MAX_TRACE_BYTES, what: str = "the document"
-) -> Source:
-    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``, keeping its bytes (for
-    their digest, and for the lines errors name); at most ``limit`` bytes (a trace's limit by
-    default)."""
-    raw = read_bytes(path, limit, what)
-    if is_yaml(path):
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
-        from abw.yamlreader import parse_yaml
-
-        return Source(Path(path), raw, parse_yaml(text, path))
-    return Source(Path(path), raw, parse_json(raw, path, unicode_text=True))
-
-
-def read_document(path: str | Path, limit: int, what: str = "the document") -> Any:
-    """Read and parse a JSON file, or YAML for ``.yaml``/``.yml``."""
-    return read_source(path, limit, what).document

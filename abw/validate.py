@@ -7,11 +7,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from abw.documents import read_source
 from abw.errors import AbwInputError
 from abw.limits import MAX_TRACE_BYTES
 from abw.models import SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
-from abw.reader import read_source
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def read_report(path: Path, limit: int = MAX_TRACE_BYTES, shown: str | None = No
 
 def load_document(path: Path) -> Any:
     """A JSON or YAML document (YAML for .yaml/.yml), parsed by abw's one reader
-    (:func:`abw.reader.read_source`)."""
+    (:func:`abw.documents.read_source`)."""
     return read_source(path).document
 
 
@@ -71,7 +71,7 @@ LineOf = Callable[[Sequence[str | int]], int | None]
 
 def validate_document(document: Any, file: str, line_of: LineOf | None = None) -> list[Problem]:
     """Every problem of one parsed document against the schema its ``schema_version`` names;
-    ``line_of`` (:meth:`abw.reader.Source.line_of`) gives each problem its line."""
+    ``line_of`` (:meth:`abw.documents.Source.line_of`) gives each problem its line."""
     problems = _problems(document, file)
     if line_of is None:
         return problems

@@ -37,6 +37,20 @@ def test_semantics_import_nothing_of_abw() -> None:
     assert _imports(ROOT / "semantics.py") == set()
 
 
+def test_the_readers_never_import_upwards() -> None:
+    """JSON rules (abw.reader) below YAML rules (abw.yamlreader) below the document read by its
+    suffix (abw.documents): neither reader imports the one above it, even inside a function."""
+    reader, yaml_reader = _imports(ROOT / "reader.py"), _imports(ROOT / "yamlreader.py")
+    assert not {m for m in reader if m.startswith(("abw.yamlreader", "abw.documents"))}
+    assert not {m for m in yaml_reader if m.startswith("abw.documents")}
+    tree = ast.parse((ROOT / "reader.py").read_text(encoding="utf-8"))
+    imported = {
+        a.name for node in ast.walk(tree) if isinstance(node, ast.Import) for a in node.names
+    }
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "yaml" not in imported  # a trace or raw export is read without PyYAML
+
+
 DEFINED_ONCE = {"retries", "errors", "successful", "successes", "attempts", "in_order"}
 
 
