@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ABW, TMP, measure, scale_main
+from common import ABW, TMP, paired, scale_main
 
 HERE = Path(__file__).resolve().parent
 REQUIREMENTS = HERE / "peers" / "requirements.txt"
@@ -73,22 +73,19 @@ def run(baseline: int, candidate: int, rounds: int) -> dict[str, object] | None:
         ],
         **{peer: [str(python), str(RUNNER), peer, str(folder), str(out)] for peer in PEERS},
     }  # fmt: skip
-    wall: dict[str, list[float]] = {name: [] for name in commands}
     loop: dict[str, list[float]] = {peer: [] for peer in PEERS}
-    for _ in range(rounds):
-        for name, args in commands.items():
-            measured = measure(args)
-            if measured.returncode not in (0, 1, 3):
-                raise SystemExit(f"{name} failed ({measured.returncode}):\n{measured.stderr}")
-            wall[name].append(measured.seconds)
-            if name in loop:
-                loop[name].append(json.loads(out.read_text())["loop_s"])
+
+    def read_loop_time(name: str) -> None:
+        if name in loop:
+            loop[name].append(json.loads(out.read_text())["loop_s"])
+
+    timed = paired(commands, rounds, after=read_loop_time)
     results: dict[str, object] = {"candidate_runs": candidate}
-    abw_rate = candidate / statistics.median(wall["abw"])
+    abw_rate = candidate / timed.median("abw")
     print(f"  {'abw gate (whole process)':40s} {abw_rate:7.0f} runs/s")
     fastest = 0.0
     for peer in PEERS:
-        whole = candidate / statistics.median(wall[peer])
+        whole = candidate / timed.median(peer)
         alone = candidate / statistics.median(loop[peer])
         fastest = max(fastest, alone)
         print(f"  {peer + ' (whole process / loop alone)':40s} {whole:7.0f} / {alone:.0f} runs/s")

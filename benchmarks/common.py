@@ -132,8 +132,11 @@ def within(limit: float, *ratios: float, at_least: bool = False) -> bool:
     return all(r >= limit if at_least else r <= limit for r in ratios)
 
 
-def paired(commands: dict[str, list[str]], rounds: int) -> Paired:
-    """Run every command ``rounds`` times, interleaved (see :class:`Paired`)."""
+def paired(
+    commands: dict[str, list[str]], rounds: int, after: Callable[[str], None] | None = None
+) -> Paired:
+    """Run every command ``rounds`` times, interleaved (see :class:`Paired`); ``after(name)``
+    is called after each run (to read what the command wrote before the next round's run)."""
     times: dict[str, list[float]] = {name: [] for name in commands}
     rss: dict[str, float] = dict.fromkeys(commands, 0.0)
     for _ in range(rounds):
@@ -145,6 +148,8 @@ def paired(commands: dict[str, list[str]], rounds: int) -> Paired:
                 )
             times[name].append(run.seconds)
             rss[name] = max(rss[name], run.peak_rss_mb)
+            if after is not None:
+                after(name)
     return Paired(times, rss)
 
 
