@@ -5,6 +5,7 @@ gate's; summaries and the broadcast context travel (pickle) without any loaded r
 from __future__ import annotations
 
 import pickle
+from collections import Counter
 
 import pytest
 from conftest import REPO
@@ -68,6 +69,14 @@ def test_partial_folds_tool_counts_and_span_names():
     assert sum(sum(c.values()) for c in partial.tool_totals.values()) == sum(
         len(run.path_spans) for run in runs
     )
+    expected: dict = {}
+    for run in runs:  # each tool's count on the paths, per scenario
+        counts = expected.setdefault(run.trace.run.scenario_id, Counter())
+        counts.update(span.name for span in run.path_spans)
+    assert partial.tool_totals == expected
+    halves = summarize_all(runs[::2], Context(spec, baseline))
+    halves.merge(summarize_all(runs[1::2], Context(spec, baseline)))
+    assert halves.tool_totals == expected
     assert partial.span_names == {span.name for run in runs for span in run.trace.spans}
 
 
