@@ -11,6 +11,9 @@ from abw.models.report import Check, GateReport
 from abw.render.rules import rule_text
 from abw.text import log_line, plural
 
+#: How often the statistics' error bounds allow a look (abw.models.report, ``looks``)
+_LOOKS = {"any": "valid at any look", "single": "valid for a single look"}
+
 
 def find_check(report: GateReport, check_id: str) -> Check:
     """The check with this id; a miss names the closest ids."""
@@ -63,7 +66,7 @@ def explain(report: GateReport, check_id: str) -> str:
             lines += [
                 "",
                 "statistics",
-                f"  k/n {stats.k}/{stats.n}, rule {stats.rule} ({plural(stats.looks, 'look')}), "
+                f"  k/n {stats.k}/{stats.n}, rule {stats.rule} ({_LOOKS[stats.looks]}), "
                 f"decision {stats.decision} vs tau={stats.threshold}",
                 f"  confidence sequence [{_value(stats.cs_lower)}, {_value(stats.cs_upper)}]; "
                 f"Wilson [{_value(stats.wilson_lower)}, {_value(stats.wilson_upper)}] at "
