@@ -573,3 +573,46 @@ def test_any_agent_cli(run_cli, tmp_path):
     )
     assert code == 0, err
     assert len(list((tmp_path / "out").glob("*.json"))) == len(ANY_AGENT)
+
+
+def _http_only(trace: str, span: str, start: int) -> dict:
+    """A span of an application's own trace: no agent semantics at all."""
+    return _span(trace, span, None, "GET /health", start, attributes=[_attr("http.method", "GET")])
+
+
+def test_traces_without_agent_spans_are_skipped_with_a_warning(run_cli, tmp_path):
+    """An export also holds the application's other traces (HTTP requests, workflow builds);
+    as runs of no span whose root ended well they were imported as successful runs that pass
+    every check. They are skipped, and said so; an export of nothing else is refused."""
+    agent = _span(
+        "33" * 16,
+        "e5" * 8,
+        None,
+        "execute_tool lookup",
+        100,
+        attributes=[_attr("gen_ai.operation.name", "execute_tool"), _attr("gen_ai.tool.name", "x")],
+    )
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(
+        _request(agent, _http_only("44" * 16, "f6" * 8, 50), _http_only("55" * 16, "a7" * 8, 60))
+    )
+    options = ImportOptions()
+    (trace,) = get_importer("otel").import_file(mixed, options)
+    assert trace.run.trace_id == "33" * 16 and [s.name for s in trace.spans] == ["x"]
+    assert options.warnings == [
+        "mixed.jsonl: skipped 2 traces with no agent span (an "
+        "application's other traces: HTTP requests, workflow builds)"
+    ]
+    code, _, err = run_cli("import", "otel", "--input", mixed, "--out", tmp_path / "o")
+    assert code == 0 and "skipped 2 traces with no agent span" in err
+    assert len(list((tmp_path / "o").glob("*.json"))) == 1
+
+    only = tmp_path / "only.jsonl"
+    only.write_text(_request(_http_only("44" * 16, "f6" * 8, 50)))
+    code, _, err = run_cli("import", "otel", "--input", only, "--out", tmp_path / "p")
+    assert code == 2, err
+    assert err.strip() == (
+        f"abw: error: {only}: none of the export's 1 trace holds an agent span (llm, tool, "
+        "retriever, handoff, guardrail or agent): nothing to import"
+    )
+    assert not (tmp_path / "p").exists()

@@ -31,6 +31,7 @@ from abw.importers.rawio import as_dict, json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, group_by_trace, preorder
 from abw.reader import MalformedJson, parse_json, parse_json_sequence
+from abw.text import plural
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -586,11 +587,23 @@ class OtelImporter(Importer):
         spans, encoding = read_spans(raw, path)
         if not spans:
             raise AbwInputError("the export holds no spans", file=path)
+        groups = group_by_trace(spans, lambda s: s.trace_id, lambda s: s.start_ns or 0)
+        agent_runs = [(trace_id, members) for trace_id, members in groups if _agent_run(members)]
+        skipped = len(groups) - len(agent_runs)
+        if not agent_runs:
+            raise AbwInputError(
+                f"none of the export's {plural(len(groups), 'trace')} holds an agent span "
+                "(llm, tool, retriever, handoff, guardrail or agent): nothing to import",
+                file=path,
+            )
+        if skipped:
+            options.warn(
+                f"{path.name}: skipped {plural(skipped, 'trace')} with no agent span (an "
+                "application's other traces: HTTP requests, workflow builds)"
+            )
         return [
             build_trace(trace_id, members, raw, path, options, self.platform, encoding)
-            for trace_id, members in group_by_trace(
-                spans, lambda s: s.trace_id, lambda s: s.start_ns or 0
-            )
+            for trace_id, members in agent_runs
         ]
 
 
@@ -605,6 +618,14 @@ class AnyAgentImporter(OtelImporter):
         "any-agent traces: its AgentTrace JSON ({spans, final_output}) or OTLP export; call_llm "
         "spans are llm spans. --argument-fields reads execute_tool spans' gen_ai.tool.args."
     )
+
+
+def _agent_run(members: list[OSpan]) -> bool:
+    """Whether the spans of one trace id are an agent's run: some span is more than
+    infrastructure (:func:`classify`: an llm, tool, retriever, handoff, guardrail or agent
+    span). An application's other traces (an HTTP request, a workflow build) are not runs: as
+    traces of no span that ended well they would count as runs that pass every check."""
+    return any(classify(span).type != "container" for span in members)
 
 
 def build_trace(
