@@ -345,6 +345,45 @@ def test_openhands_soft_timeout():
     assert trace.run.final_status == "success"
 
 
+EVAL_OUTPUT = CORPUS / "openhands" / "openhands__multi_swe_bench_output.jsonl"
+
+
+def test_openhands_evaluation_output_is_a_trace_per_instance(run_cli, tmp_path):
+    """An evaluation's output.jsonl (one EvalOutput a line) was refused as invalid JSON, and a
+    folder import skipped it without a word. Each line is a run: its instance is its scenario,
+    its spans point at its line, an ``error`` (the iteration limit here) ends it in error."""
+    instances = [json.loads(line) for line in EVAL_OUTPUT.read_text().splitlines()]
+    traces = _import("openhands", EVAL_OUTPUT, scenario_id="ignored")
+    assert [t.run.scenario_id for t in traces] == [i["instance_id"] for i in instances]
+    assert [t.run.final_status for t in traces] == ["success", "success", "error"]
+    assert len({t.run.trace_id for t in traces}) == 3
+    for number, (trace, instance) in enumerate(zip(traces, instances, strict=True), 1):
+        tools = [
+            e.get("tool_call_metadata", {}).get("function_name")
+            for e in instance["history"]
+            if e.get("source") == "agent" and e.get("action") not in (None, "message", "system")
+        ]
+        assert [s.name for s in trace.path()] == tools
+        assert {s.source_ref.line for s in trace.spans} == {number}
+        assert {"instruction", "instance", "test_result"} <= set(trace.redaction.removed_fields)
+        text = render_trace(trace)
+        for raw in ("uploaded_files", "diff --git", instance["instance"]["problem_statement"][:30]):
+            assert raw not in text
+    options = ImportOptions(scenario_id="mine")
+    get_importer("openhands").import_file(EVAL_OUTPUT, options)
+    assert options.warnings == [
+        "openhands__multi_swe_bench_output.jsonl: an evaluation's instance id is the scenario "
+        "of its run; --scenario-id does not override it"
+    ]
+
+    folder = tmp_path / "eval"
+    folder.mkdir()
+    (folder / "output.jsonl").write_bytes(EVAL_OUTPUT.read_bytes())
+    code, _, err = run_cli("import", "openhands", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 3
+
+
 # ----------------------------------------------------------------- SWE-agent
 
 SWE = sorted((CORPUS / "swe-agent").glob("*.traj"))

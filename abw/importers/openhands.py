@@ -7,17 +7,24 @@ non-zero ``exit_code`` -> error; exit ``-1`` with "no new output" -> timeout; ``
 -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
 ``model_response.id`` (placed before its first action), plus agent messages. Event order is
 file order.
+
+An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
+error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
+the ``instance_id`` (the task; ``--scenario-id`` does not override it), and a run that ended in
+an ``error`` (a runtime error, the iteration limit) is ``final_status: error``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
+from abw.importers.rawio import as_dict, held_fields, jsonl_records, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.jsonlocate import value_lines
 
@@ -41,6 +48,8 @@ REMOVED_FIELDS = (
     "extras",
     "tool_call_metadata.model_response",
 )
+#: What an evaluation's EvalOutput holds around the events (the task's text, the patch, ...)
+INSTANCE_FIELDS = ("instruction", "instance", "test_result", "metadata", "metrics")
 
 
 def _events(document: Any, path: Path) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
@@ -67,15 +76,54 @@ class OpenHandsImporter(Importer):
     platform: ClassVar[str] = "openhands"
     export_format: ClassVar[str] = "openhands-trajectory-json"
     help: ClassVar[str] = (
-        "OpenHands trajectories (JSON array of action/observation events). --argument-fields "
+        "OpenHands trajectories (JSON array of action/observation events) and evaluation "
+        "output.jsonl (a run per instance; the instance id is its scenario). --argument-fields "
         "reads the model's function-call arguments, else the action's args."
     )
-    suffixes: ClassVar[tuple[str, ...]] = (".json",)
+    suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
     supports_argument_fields: ClassVar[bool] = True
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        events, prefix = _events(load_json(raw, path), path)
+        if path.suffix == ".jsonl":  # an evaluation's output: one instance a line
+            traces = [
+                self._trace(
+                    document,
+                    raw,
+                    f"openhands-{sha256_hex(raw)[:16]}-{line}",
+                    lambda location, line=line: line,
+                    path,
+                    options,
+                )
+                for line, document in jsonl_records(raw, path, options.warnings)
+            ]
+        else:
+            document = load_json(raw, path)
+            lines = value_lines(raw, 2 if isinstance(document, dict) else 1)
+            trace_id = f"openhands-{sha256_hex(raw)[:16]}"
+            traces = [self._trace(document, raw, trace_id, lines.get, path, options)]
+        if any(t.run.scenario_id != options.scenario_id for t in traces) and options.scenario_id:
+            options.warn(
+                f"{path.name}: an evaluation's instance id is the scenario of its run; "
+                "--scenario-id does not override it"
+            )
+        return traces
+
+    def _trace(
+        self,
+        document: Any,
+        raw: bytes,
+        trace_id: str,
+        line_of: Callable[[tuple[str | int, ...]], int | None],
+        path: Path,
+        options: ImportOptions,
+    ) -> Trace:
+        """The trace of one trajectory (``document``; ``line_of``: the line of a location in
+        it, ``raw``: the file it is in)."""
+        events, prefix = _events(document, path)
+        instance = document.get("instance_id") if isinstance(document, dict) else None
+        if isinstance(instance, str) and instance:
+            options = replace(options, scenario_id=instance)
         drafts: list[Draft] = []
         calls: dict[Any, Draft] = {}
         by_tool_call: dict[str, Draft] = {}
@@ -137,25 +185,28 @@ class OpenHandsImporter(Importer):
                 if draft is None or draft.outcome is not None:
                     continue
                 _observe(draft, event, observation, when)
-        lines = value_lines(raw, len(prefix) + 1)
         for draft in drafts:
-            draft.line = lines.get((*prefix, draft.sort_key[0]))  # the event it came from
+            draft.line = line_of((*prefix, draft.sort_key[0]))  # the event it came from
             if draft.outcome is None:
                 draft.outcome = "incomplete"
-        return [
-            make_trace(
-                platform=self.platform,
-                export_format=self.export_format,
-                raw=raw,
-                trace_id=f"openhands-{sha256_hex(raw)[:16]}",
-                spans=finish(drafts, path),
-                options=options,
-                final_status=final_status,
-                final_output=final_text,
-                final_text=final_text,
-                removed_fields=held_fields(events, REMOVED_FIELDS),
-            )
-        ]
+        removed = held_fields(events, REMOVED_FIELDS)
+        if isinstance(document, dict):
+            removed = sorted({*removed, *held_fields(document, INSTANCE_FIELDS)})
+            error = document.get("error")
+            if isinstance(error, str) and error.strip():
+                final_status = "error"  # the run ended in an error (a crash, the iteration limit)
+        return make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            raw=raw,
+            trace_id=trace_id,
+            spans=finish(drafts, path),
+            options=options,
+            final_status=final_status,
+            final_output=final_text,
+            final_text=final_text,
+            removed_fields=removed,
+        )
 
     def _action(
         self,
