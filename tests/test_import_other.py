@@ -30,7 +30,8 @@ def _path(trace) -> list[tuple[str, str]]:
 
 # ----------------------------------------------------------------- LangSmith
 
-LANGSMITH = sorted((CORPUS / "langsmith").glob("*.json"))
+LANGSMITH = sorted((CORPUS / "langsmith").glob("gen__*.json"))  # one agent run, two encodings
+LANGSMITH_JS = CORPUS / "langsmith" / "langsmithjs__wrap_openai_default.json"
 
 
 def _langsmith_expected(path: Path) -> list[tuple[str, str]]:
@@ -67,6 +68,21 @@ def test_langsmith_batch_and_multipart(path):
     assert trace.path()[1].outcome == "timeout"
     assert trace.path()[1].attributes["error_type"] == "TimeoutError"
     assert [s.name for s in trace.spans if s.type == "llm"] == ["gpt-4o-mini"]
+
+
+def test_langsmith_js_patch_without_id_and_epoch_millisecond_times():
+    """langsmith-js sends a run's PATCH to /runs/{id}: the body has no id (it was refused:
+    "patch.id: a run has no id"), but its dotted_order ends with it; its times are epoch
+    milliseconds (read as seconds, they were past the year 9999: no start, no duration)."""
+    (trace,) = _import("langsmith", LANGSMITH_JS)
+    (span,) = trace.spans
+    assert (span.type, span.name, span.status) == ("llm", "gpt-4o-mini", "success")
+    assert span.span_id == trace.run.trace_id == "dc34609e-3eeb-459d-bc2a-6fedb01d2e6e"
+    assert span.started_at == "2024-10-13T07:05:37.170000Z"  # as its dotted_order says
+    assert span.duration_ms == 1115.0
+    assert trace.run.final_status == "success" and trace.run.final_output_hash
+    text = render_trace(trace)
+    assert "howdy" not in text.lower() and "assist you" not in text
 
 
 def test_langsmith_batch_and_multipart_agree_on_content_hashes():

@@ -71,16 +71,36 @@ def _from_parts(parts: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]
     return [(op, runs[(op, run_id)]) for op, run_id in order]
 
 
+#: A ``dotted_order`` segment: the run's start time (``%Y%m%dT%H%M%S%fZ``), then its id
+_DOTTED_SEGMENT = re.compile(r"\d{8}T\d{6,12}Z(.+)")
+
+
+def _run_id(run: dict[str, Any]) -> str | None:
+    """The run's ``id``; else the id its ``dotted_order`` ends with (a PATCH of one run, as
+    langsmith-js sends it to ``/runs/{id}``, has the id in the URL and not in the body)."""
+    run_id = run.get("id")
+    if isinstance(run_id, str) and run_id:
+        return run_id
+    dotted = run.get("dotted_order")
+    found = (
+        _DOTTED_SEGMENT.fullmatch(dotted.rsplit(".", 1)[-1]) if isinstance(dotted, str) else None
+    )
+    return found.group(1) if found else None
+
+
 def _merge(pairs: list[tuple[str, dict[str, Any]]], path: Path) -> dict[str, dict[str, Any]]:
     merged: dict[str, dict[str, Any]] = {}
     for op, run in pairs:
-        run_id = run.get("id")
-        if not isinstance(run_id, str) or not run_id:
-            raise AbwInputError("a run has no id", file=path, field=f"{op}.id")
+        run_id = _run_id(run)
+        if run_id is None:
+            raise AbwInputError(
+                "a run has no id (and no dotted_order ending in one)", file=path, field=f"{op}.id"
+            )
         target = merged.setdefault(run_id, {})
         for key, value in run.items():
             if value is not None or key not in target:
                 target[key] = value
+        target["id"] = run_id  # (the one it was found by, when the body has none)
     return merged
 
 
@@ -146,7 +166,7 @@ class LangSmithImporter(Importer):
                 run.get("outputs", ABSENT),
                 span_id=run["id"],
             )
-            draft.set_times(run.get("start_time"), run.get("end_time"))
+            draft.set_times(_moment(run.get("start_time")), _moment(run.get("end_time")))
             parent = run.get("parent_run_id")
             draft.parent_span_id = parent if isinstance(parent, str) else None
             draft.attributes["run_type"] = run.get("run_type")
@@ -178,6 +198,14 @@ class LangSmithImporter(Importer):
             final_text=final_text,
             removed_fields=held_fields(members, REMOVED_FIELDS),
         )
+
+
+def _moment(value: Any) -> Any:
+    """A run's time as :func:`abw.importers.spans.parse_time` reads it: an ISO 8601 string (the
+    Python SDK's) as it is; a number is epoch milliseconds (langsmith-js sends ``Date.now()``)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return value / 1000
+    return value
 
 
 def _order(run: dict[str, Any]) -> tuple[str, str]:
