@@ -235,6 +235,100 @@ def test_gemini_source_lines_point_at_messages_and_calls(path):
     assert sorted(s.span_id for s in trace.spans) == sorted(ids)
 
 
+def _as_jsonl(document: dict, path: Path, extra: list | None = None) -> Path:
+    """A pre-0.39 recording as Gemini CLI 0.39+ appends one: a metadata line, then each message
+    on its own line, first without its tool calls' results, then again whole under its id (as
+    the calls finish), a ``$set`` of lastUpdated after each; ``extra`` records go last."""
+    head = {k: v for k, v in document.items() if k != "messages"}
+    lines = [head]
+    for message in document["messages"]:
+        if message.get("toolCalls"):
+            lines.append(
+                {**message, "toolCalls": [{**c, "result": None} for c in message["toolCalls"]]}
+            )
+        lines += [message, {"$set": {"lastUpdated": message.get("timestamp")}}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines + (extra or [])))
+    return path
+
+
+def _same_spans(a, b) -> bool:
+    fields = ("span_id", "type", "name", "status", "outcome", "input_hash", "output_hash")
+    return [[getattr(s, f) for f in fields] for s in a.spans] == [
+        [getattr(s, f) for f in fields] for s in b.spans
+    ]
+
+
+@pytest.mark.parametrize("path", GEMINI, ids=lambda p: p.name[:40])
+def test_gemini_jsonl_recording_reads_as_the_session_it_records(path, tmp_path, run_cli):
+    """Gemini CLI 0.39 on appends JSON Lines; a session so written was refused ("invalid JSON:
+    Extra data"), and a folder of them was "no gemini exports found". Replayed as Gemini CLI
+    replays it, it is the same session: the same spans as the one-document recording, each on
+    the line its message was last written on."""
+    document = json.loads(path.read_text())
+    (legacy,) = _import("gemini", path)
+    jsonl = _as_jsonl(document, tmp_path / "session-x.jsonl")
+    (trace,) = _import("gemini", jsonl)
+    assert _same_spans(trace, legacy) and trace.run.trace_id == legacy.run.trace_id
+    assert trace.run.final_status == legacy.run.final_status
+    assert trace.source.export_format == "gemini-chat-jsonl"
+    raw_lines = jsonl.read_text().splitlines()
+    for span in trace.spans:
+        record = json.loads(raw_lines[span.source_ref.line - 1])
+        calls = [c["id"] for c in record.get("toolCalls", [])]
+        assert span.span_id in (record["id"], *calls)
+        assert all(c.get("result") is not None for c in record.get("toolCalls", []))
+
+    # a message rewound away is gone; a checkpoint ($set with messages) replaces them all
+    last = document["messages"][-1]
+    rewound = _as_jsonl(document, tmp_path / "rewound.jsonl", [{"$rewindTo": last["id"]}])
+    (trace,) = _import("gemini", rewound)
+    kept = {"messages": document["messages"][:-1]}
+    (expected,) = _import("gemini", _write_json(tmp_path / "kept.json", {**document, **kept}))
+    assert _same_spans(trace, expected)
+    checkpoint = _as_jsonl(document, tmp_path / "checkpoint.jsonl", [{"$set": kept}])
+    (trace,) = _import("gemini", checkpoint)
+    assert _same_spans(trace, expected)
+    assert {s.source_ref.line for s in trace.spans} <= {len(checkpoint.read_text().splitlines())}
+
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    _as_jsonl(document, chats / "session-1.jsonl")
+    code, _, err = run_cli("import", "gemini", "--input", chats, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 1
+
+
+def _write_json(path: Path, document: dict) -> Path:
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_gemini_jsonl_subagent_recording_and_other_lines(tmp_path):
+    """A subagent's own recording (kind: subagent, under chats/<parent id>/) is not a session:
+    skipped with a warning. A pre-0.39 document laid out over lines in a .jsonl file is read
+    as one document; a recording with no session line is refused."""
+    sub = tmp_path / "session-sub.jsonl"
+    sub.write_text(
+        json.dumps({"sessionId": "p-sub", "projectHash": "h", "kind": "subagent"})
+        + "\n"
+        + json.dumps({"id": "m1", "type": "gemini", "model": "g", "content": "x"})
+        + "\n"
+    )
+    options = ImportOptions()
+    assert get_importer("gemini").import_file(sub, options) == []
+    assert "session-sub.jsonl: a subagent's own recording" in options.warnings[0]
+    path = CORPUS / "gemini-cli" / "codemie__session-2025-12-01T21-45-5b959dae.json"
+    laid_out = tmp_path / "session-old.jsonl"
+    laid_out.write_bytes(path.read_bytes())
+    (legacy,) = _import("gemini", path)
+    (trace,) = _import("gemini", laid_out)
+    assert _same_spans(trace, legacy) and trace.source.export_format == "gemini-chat-json"
+    headless = tmp_path / "session-headless.jsonl"
+    headless.write_text(json.dumps({"id": "m1", "type": "user", "content": "x"}) + "\n")
+    with pytest.raises(AbwInputError, match="no session line"):
+        _import("gemini", headless)
+
+
 def test_gemini_shell_exit_code_decides_the_outcome(tmp_path):
     """A shell call the recording marks success only ran: its output's ``Exit Code: N`` line
     decides (127, 1 -> error; 0 -> ok). The real session's write_file calls are turned into

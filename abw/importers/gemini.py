@@ -1,6 +1,15 @@
-"""Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-*.json``).
+"""Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-*.json`` / ``.jsonl``).
 
-One JSON document per session. Each ``gemini`` message is an llm span (named by its model),
+Before 0.39 a session is one JSON document (``{sessionId, projectHash, ..., messages}``); from
+0.39 on it is JSON Lines, records appended as the session goes (:func:`replayed`, the reading of
+Gemini CLI's own ``loadConversationRecord``): a metadata line ``{sessionId, projectHash, ...}``,
+message lines (a message written again under its ``id`` replaces the earlier copy, in place),
+``{"$set": {...}}`` metadata updates (a ``messages`` list in one is a checkpoint: it replaces
+every message) and ``{"$rewindTo": id}`` (the conversation cut back: that message and every
+later one dropped). A subagent's own recording (``kind: subagent``, under
+``chats/<parent session id>/``) is not a session: it is skipped with a warning.
+
+Each ``gemini`` message is an llm span (named by its model),
 followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled`` -> ok/error/
 rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
 not in the file). A call's start is the epoch-ms in its id (``<name>-<ms>-<rand>``), its end the
@@ -15,13 +24,14 @@ tool call starts on.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, held_fields, load_json, read_raw
+from abw.importers.rawio import as_dict, held_fields, jsonl_records, load_json, read_raw
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -32,6 +42,7 @@ from abw.importers.spans import (
     parse_time,
 )
 from abw.jsonlocate import value_lines
+from abw.reader import MalformedJson
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -86,10 +97,11 @@ class GeminiImporter(Importer):
     platform: ClassVar[str] = "gemini_cli"
     export_format: ClassVar[str] = "gemini-chat-json"
     help: ClassVar[str] = (
-        "Gemini CLI chat recordings (~/.gemini/tmp/<project>/chats/session-*.json). "
-        "logs.json holds only prompts and is refused. --argument-fields reads toolCalls' args."
+        "Gemini CLI chat recordings (~/.gemini/tmp/<project>/chats/session-*.json, and the "
+        "JSON Lines session-*.jsonl of 0.39 on). logs.json holds only prompts and is refused. "
+        "--argument-fields reads toolCalls' args."
     )
-    suffixes: ClassVar[tuple[str, ...]] = (".json",)
+    suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
     supports_argument_fields: ClassVar[bool] = True
 
     def discover(self, folder: Path) -> list[Path]:
@@ -98,7 +110,20 @@ class GeminiImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        document = load_json(raw, path)
+        records = _records(raw, path, options) if path.suffix == ".jsonl" else None
+        line_of: Callable[[tuple[str | int, ...]], int | None]
+        if records is not None:
+            document, message_lines = replayed(records, path, options)
+            if document.get("kind") == "subagent":
+                options.warn(
+                    f"{path.name}: a subagent's own recording (kind: subagent), not a session: "
+                    "skipped (its session holds the call that started it)"
+                )
+                return []
+            line_of = lambda location: message_lines.get(location[1])  # noqa: E731
+        else:
+            document = load_json(raw, path)
+            line_of = value_lines(raw, 4).get
         if _is_prompt_log(document):
             raise AbwInputError(
                 "this is a Gemini CLI logs.json (user prompts only, no model or tool steps); "
@@ -113,7 +138,6 @@ class GeminiImporter(Importer):
             )
         drafts: list[Draft] = []
         final_status, final_text = "unknown", None
-        lines = value_lines(raw, 4)
         for index, message in enumerate(document["messages"]):
             if not isinstance(message, dict):
                 raise AbwInputError(
@@ -138,7 +162,7 @@ class GeminiImporter(Importer):
                 span_id=_text(message.get("id")),
             )
             llm.started_at = when
-            llm.line = lines.get(("messages", index))
+            llm.line = line_of(("messages", index))
             tokens = as_dict(message.get("tokens"))
             for source, target in (("input", "input_tokens"), ("output", "output_tokens")):
                 if isinstance(tokens.get(source), int):
@@ -149,7 +173,7 @@ class GeminiImporter(Importer):
             for position, call in enumerate(calls, 1):
                 if isinstance(call, dict):
                     draft = self._call(call, index, position, llm.span_id, options, path)
-                    draft.line = lines.get(("messages", index, "toolCalls", position - 1))
+                    draft.line = line_of(("messages", index, "toolCalls", position - 1))
                     drafts.append(draft)
             content = message.get("content")
             if isinstance(content, str) and content.strip():
@@ -161,7 +185,7 @@ class GeminiImporter(Importer):
         return [
             make_trace(
                 platform=self.platform,
-                export_format=self.export_format,
+                export_format=self.export_format if records is None else "gemini-chat-jsonl",
                 raw=raw,
                 trace_id=str(document.get("sessionId") or path.stem),
                 spans=finish(drafts, path),
@@ -220,6 +244,69 @@ class GeminiImporter(Importer):
             draft.duration_ms = ms_between(started, ended)
             draft.attributes["duration_source"] = "id_epoch_ms"
         return draft
+
+
+def _records(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int, Any]] | None:
+    """The JSON Lines records of a ``.jsonl`` recording; None when its first line is no JSON
+    text of its own (one document laid out over many lines: the format before 0.39)."""
+    try:
+        return list(jsonl_records(raw, path, options.warnings))
+    except MalformedJson as exc:
+        lines = raw.split(b"\n")
+        first = next((number for number, line in enumerate(lines, 1) if line.strip()), None)
+        if exc.line == first:
+            return None
+        raise
+
+
+def replayed(
+    records: list[tuple[int, Any]], path: Path, options: ImportOptions
+) -> tuple[dict[str, Any], dict[int, int]]:
+    """The session a 0.39+ recording's ``(line, record)`` pairs add up to, as the document the
+    earlier format holds (``messages`` in conversation order), and the line each message was
+    last written on (by its index): Gemini CLI's own reading (module docstring)."""
+    metadata: dict[str, Any] = {}
+    messages: dict[str, tuple[int, dict[str, Any]]] = {}  # id -> (line, message), in order
+    ignored = 0
+
+    def add(line: int, candidates: Any) -> None:
+        for message in candidates if isinstance(candidates, list) else []:
+            if isinstance(message, dict) and isinstance(message.get("id"), str):
+                messages[message["id"]] = (line, message)
+
+    for line, record in records:
+        if not isinstance(record, dict):
+            ignored += 1
+        elif isinstance(record.get("$rewindTo"), str):
+            ids = list(messages)
+            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in messages else 0
+            for message_id in ids[cut:]:
+                del messages[message_id]
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = (line, record)
+        elif isinstance(record.get("$set"), dict):
+            update = record["$set"]
+            if isinstance(update.get("messages"), list):
+                messages.clear()
+                add(line, update["messages"])
+            metadata.update(update)
+        elif isinstance(record.get("sessionId"), str) and isinstance(
+            record.get("projectHash"), str
+        ):
+            metadata.update(record)
+            add(line, record.get("messages"))
+        else:
+            ignored += 1
+    if not isinstance(metadata.get("sessionId"), str):
+        raise AbwInputError(
+            "not a Gemini CLI chat recording: no session line {sessionId, projectHash, ...}",
+            file=path,
+        )
+    if ignored:
+        options.warn(f"{path.name}: skipped {ignored} lines that are no recording record")
+    ordered = list(messages.values())
+    document = {**metadata, "messages": [message for _, message in ordered]}
+    return document, {index: line for index, (line, _) in enumerate(ordered)}
 
 
 def _exit_code(result: Any) -> int | None:
