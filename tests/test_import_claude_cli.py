@@ -207,3 +207,33 @@ def test_same_session_name_in_two_subfolders_is_refused(run_cli, tmp_path: Path)
         (tmp_path / "in" / sub).mkdir(parents=True)
         (tmp_path / "in" / sub / "session.jsonl").write_bytes(SHORT.read_bytes())
     _fails(run_cli, tmp_path / "in", tmp_path / "traces", "session.json", "--out")
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["yesterday", "2026-13-45T99:00:00Z", "1700000000", "", "2026-01-01", "2026-01-01T00:00"],
+)
+def test_exported_at_that_is_no_time_is_refused(run_cli, tmp_path, value):
+    """--exported-at was stored as given ("yesterday" reached source.exported_at, and validate
+    passed it); an empty one silently became now. Any importer: exit 2, the option named."""
+    for importer, source in (("claude", SHORT), ("otel", CORPUS / "otel")):
+        out = tmp_path / importer
+        code, _, err = run_cli(
+            "import", importer, "--input", source, "--out", out, "--exported-at", value
+        )
+        assert code == 2, err
+        line = _one_error_line(err)
+        assert "--exported-at" in line and "ISO 8601" in line and "2026-01-01T00:00:00Z" in line
+        assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "value", [PINNED, "2026-01-01T00:00:00.000000Z", "2026-01-01T01:00:00+01:00"]
+)
+def test_exported_at_is_recorded_as_given(run_cli, tmp_path, value):
+    out = tmp_path / "t.json"
+    code, _, err = run_cli(
+        "import", "claude", "--input", SHORT, "--out", out, "--exported-at", value
+    )
+    assert code == 0, err
+    assert json.loads(out.read_text())["source"]["exported_at"] == value

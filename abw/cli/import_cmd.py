@@ -224,7 +224,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
     @click.option(
         "--exported-at",
         default=None,
-        help="Timestamp to record as source.exported_at (default: now, UTC).",
+        help="When the export was made, recorded as source.exported_at: an ISO 8601 date and time with its time zone, e.g. 2026-01-01T00:00:00Z (default: now, UTC).",
     )
     @dask_options(
         "Import the files of a folder",
@@ -245,13 +245,13 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         scheduler: str | None,
         quiet: bool,
     ) -> int:
-        from datetime import UTC, datetime
 
         from abw.errors import AbwInputError
         from abw.importers import get_importer
         from abw.importers.base import ImportOptions
         from abw.importers.common import (
             parse_argument_fields,
+            parse_exported_at,
             parse_labels,
             parse_output_fields,
         )
@@ -275,7 +275,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             labels=parse_labels(bash_tool_labels),
             output_fields=parse_output_fields(output_fields),
             argument_fields=named_arguments,
-            exported_at=exported_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            exported_at=parse_exported_at(exported_at),
         )
         if input_path.is_dir():
             files = importer.discover(input_path)

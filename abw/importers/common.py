@@ -59,6 +59,27 @@ class Label:
         return bool(self.pattern.search(text))
 
 
+def parse_exported_at(text: str | None) -> str:
+    """``--exported-at`` as given when it is an ISO 8601 date and time with its time zone
+    (``2026-01-01T00:00:00Z``), what ``source.exported_at`` records; without it: now, UTC."""
+    from datetime import UTC, datetime
+
+    if text is None:
+        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    value = text.strip()
+    try:
+        moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None or "T" not in value.upper():
+        raise AbwInputError(
+            f"{text!r} is no ISO 8601 date and time with a time zone, such as "
+            "2026-01-01T00:00:00Z",
+            field="--exported-at",
+        )
+    return value
+
+
 def parse_labels(text: str | None) -> tuple[Label, ...]:
     """``"policy_check:guardrail,refund_commit"`` -> labels; the type defaults to ``tool``."""
     from abw.models.trace import SpanType
