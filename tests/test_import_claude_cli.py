@@ -237,3 +237,23 @@ def test_exported_at_is_recorded_as_given(run_cli, tmp_path, value):
     )
     assert code == 0, err
     assert json.loads(out.read_text())["source"]["exported_at"] == value
+
+
+def test_claude_home_folder_skips_the_prompt_log(run_cli, tmp_path):
+    """~/.claude holds history.jsonl (the prompts typed) beside projects/: importing the folder
+    failed on it ("not a Claude Code transcript") and wrote nothing. It is skipped; given
+    alone, it is refused with what to import instead."""
+    home = tmp_path / ".claude"
+    project = home / "projects" / "-home-user-proj"
+    project.mkdir(parents=True)
+    (project / SHORT.name).write_bytes(SHORT.read_bytes())
+    log = home / "history.jsonl"
+    log.write_text(
+        '{"display":"help me","pastedContents":{},"timestamp":1762870600000,'
+        '"project":"/home/user/proj","sessionId":"s-1"}\n'
+    )
+    code, _, err = run_cli("import", "claude", "--input", home, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 1
+    line = _fails(run_cli, log, tmp_path / "o2", "prompt log", "~/.claude/projects/")
+    assert "history.jsonl" in line

@@ -94,8 +94,11 @@ class ClaudeImporter(Importer):
         return self._peek(path).sidechain
 
     def discover(self, folder: Path) -> list[Path]:
-        """The main session files under ``folder`` (subagent files are read with them)."""
-        files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file())
+        """The main session files under ``folder`` (subagent files are read with them; the
+        prompt log ``~/.claude/history.jsonl`` is no session)."""
+        from abw.importers.claude.reader import PROMPT_LOG
+
+        files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and p.name != PROMPT_LOG)
         return [p for p in files if not self.is_subagent_file(p)]
 
     def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:

@@ -26,7 +26,7 @@ from abw.importers.claude.outcomes import (
     result_text,
     span_type,
 )
-from abw.importers.claude.reader import JsonlReader
+from abw.importers.claude.reader import PROMPT_LOG, JsonlReader
 from abw.importers.common import extract_arguments, match_label
 from abw.importers.spans import parse_time
 
@@ -187,6 +187,13 @@ class FileParser:
                 self.drafts.setdefault(agent, []).append(draft)
         if reader.records == 0:
             raise AbwInputError("empty file: not a Claude Code transcript", file=self.path)
+        if self.known_records == 0 and self.path.name == PROMPT_LOG:
+            raise AbwInputError(
+                "this is Claude Code's prompt log (~/.claude/history.jsonl: the prompts typed, "
+                "no model or tool steps); import the session transcripts under "
+                "~/.claude/projects/ instead",
+                file=self.path,
+            )
         if self.known_records == 0:
             raise AbwInputError(
                 "not a Claude Code transcript: no user, assistant or other Claude Code record",

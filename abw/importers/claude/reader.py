@@ -26,6 +26,8 @@ from abw.reader import MalformedJson, compact_objects, parse_json
 
 #: Bytes read at a time; the lines they complete are read together.
 BLOCK_BYTES = 1 << 20
+#: Claude Code's log of the prompts typed (``~/.claude/history.jsonl``): no session
+PROMPT_LOG = "history.jsonl"
 
 
 def _utf8_problem(raw: bytes) -> str | None:
