@@ -341,7 +341,8 @@ def test_arguments_rule_gates_imported_traces(run_cli, tmp_path):
     bad_raw.parent.mkdir()
     edits = _edited_copy(CLAUDE_FOUR, bad_raw)
     assert set(edits) == {"Grep", "Read"}
-    flags = ("--scenario-id", "s1", "--exported-at", "2026-01-01T00:00:00Z", "-q", "--argument-fields")
+    pinned = ("--exported-at", "2026-01-01T00:00:00Z")
+    flags = ("--scenario-id", "s1", *pinned, "-q", "--argument-fields")
     for name, source in [("base", CLAUDE_FOUR), ("good", CLAUDE_FOUR), ("bad", bad_raw)]:
         code, _, err = run_cli(
             "import", "claude", "--input", source, "--out", tmp_path / f"{name}.json",

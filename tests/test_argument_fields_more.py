@@ -214,7 +214,8 @@ def test_cli_imports_with_the_flag_and_refuses_it_for_an_importer_without_suppor
 ):
     out = tmp_path / "agents.json"
     code, _, err = run_cli(
-        "import", "openai-agents", "--input", AGENTS, "--out", out, "--exported-at", "2026-01-01T00:00:00Z",
+        "import", "openai-agents", "--input", AGENTS, "--out", out,
+        "--exported-at", "2026-01-01T00:00:00Z",
         "--argument-fields", "issue_refund:amount",
     )  # fmt: skip
     assert code == 0, err

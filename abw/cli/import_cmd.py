@@ -224,7 +224,8 @@ def make_import_command(name: str, help_text: str) -> click.Command:
     @click.option(
         "--exported-at",
         default=None,
-        help="When the export was made, recorded as source.exported_at: an ISO 8601 date and time with its time zone, e.g. 2026-01-01T00:00:00Z (default: now, UTC).",
+        help="When the export was made, recorded as source.exported_at: an ISO 8601 date and "
+        "time with its time zone, e.g. 2026-01-01T00:00:00Z (default: now, UTC).",
     )
     @dask_options(
         "Import the files of a folder",

@@ -73,8 +73,7 @@ def parse_exported_at(text: str | None) -> str:
         moment = None
     if moment is None or moment.tzinfo is None or "T" not in value.upper():
         raise AbwInputError(
-            f"{text!r} is no ISO 8601 date and time with a time zone, such as "
-            "2026-01-01T00:00:00Z",
+            f"{text!r} is no ISO 8601 date and time with a time zone, such as 2026-01-01T00:00:00Z",
             field="--exported-at",
         )
     return value
