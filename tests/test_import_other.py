@@ -810,3 +810,37 @@ def test_removed_fields_of_every_json_importer_are_what_the_input_held():
     (trace,) = _import("otel", any_agent)
     assert not _held_independently(json.loads(any_agent.read_text())["spans"], "events")
     assert trace.redaction.removed_fields == ["span.attributes", "span.name"]
+
+
+def test_an_export_of_many_traces_hashes_its_bytes_once(monkeypatch, tmp_path):
+    """Every trace of a file records the file's SHA-256; it was computed once a trace (and
+    OpenHands hashed the file once more per trace for its id): an evaluation output of
+    thousands of instances, or an OTLP export of thousands of traces, hashed its whole bytes
+    thousands of times. Real files: OpenHands' evaluation output, two OTLP exports in one."""
+    import hashlib
+
+    otlp = tmp_path / "two.jsonl"
+    otlp.write_bytes(
+        b"".join(
+            (CORPUS / "otel" / name).read_bytes()
+            for name in (
+                "gen__otlp-json__openai-agents__openinference.jsonl",
+                "gen__otlp-json__pydantic-ai__genai-semconv.jsonl",
+            )
+        )
+    )
+    real = hashlib.sha256
+    for name, path in (("openhands", EVAL_OUTPUT), ("otel", otlp)):
+        raw = path.read_bytes()
+        whole: list[int] = []
+
+        def counting(data=b"", *args, raw=raw, whole=whole, **kwargs):
+            if data == raw:
+                whole.append(1)
+            return real(data, *args, **kwargs)
+
+        monkeypatch.setattr(hashlib, "sha256", counting)
+        traces = _import(name, path)
+        monkeypatch.setattr(hashlib, "sha256", real)
+        assert len(traces) > 1 and len(whole) == 1, (name, len(traces), len(whole))
+        assert {t.source.source_hash for t in traces} == {real(raw).hexdigest()}

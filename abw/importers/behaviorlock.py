@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, load_json, read_raw
 from abw.importers.spans import make_trace
@@ -80,7 +81,7 @@ class BehaviorlockImporter(Importer):
                 f"{path.name}: --scenario-id is not applied: each behaviorlock scenario keeps "
                 "its own id as its scenario"
             )
-        traces, seen = [], set()
+        traces, seen, source_hash = [], set(), sha256_hex(raw)
         for index, scenario in enumerate(scenarios):
             where = f"scenarios.{index}"
             if not isinstance(scenario, dict) or not isinstance(scenario.get("id"), str):
@@ -103,7 +104,7 @@ class BehaviorlockImporter(Importer):
             trace = make_trace(
                 platform=self.platform,
                 export_format=self.export_format,
-                raw=raw,
+                source_hash=source_hash,
                 trace_id=f"{run_id}/{scenario['id']}",
                 spans=[],
                 options=scenario_options,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
@@ -125,8 +126,9 @@ class LangSmithImporter(Importer):
         runs = _merge(_runs(document, path), path)
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)
+        source_hash = sha256_hex(raw)
         return [
-            self._trace(t, members, raw, path, options)
+            self._trace(t, members, source_hash, path, options)
             for t, members in group_by_trace(
                 runs.values(), lambda r: str(r.get("trace_id") or r["id"]), _order
             )
@@ -136,7 +138,7 @@ class LangSmithImporter(Importer):
         self,
         trace_id: str,
         members: list[dict[str, Any]],
-        raw: bytes,
+        source_hash: str,
         path: Path,
         options: ImportOptions,
     ) -> Trace:
@@ -189,7 +191,7 @@ class LangSmithImporter(Importer):
         return make_trace(
             platform=self.platform,
             export_format=self.export_format,
-            raw=raw,
+            source_hash=source_hash,
             trace_id=trace_id,
             spans=finish(drafts, path),
             options=options,

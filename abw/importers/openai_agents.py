@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
 from abw.importers.spans import (
@@ -104,14 +105,17 @@ class OpenAIAgentsImporter(Importer):
                 t,
             ),
         )
-        return [self._trace(t, spans.get(t, []), traces.get(t), raw, path, options) for t in ids]
+        source_hash = sha256_hex(raw)
+        return [
+            self._trace(t, spans.get(t, []), traces.get(t), source_hash, path, options) for t in ids
+        ]
 
     def _trace(
         self,
         trace_id: str,
         members: list[tuple[int | None, dict[str, Any]]],
         header: dict[str, Any] | None,
-        raw: bytes,
+        source_hash: str,
         path: Path,
         options: ImportOptions,
     ) -> Trace:
@@ -196,7 +200,7 @@ class OpenAIAgentsImporter(Importer):
         return make_trace(
             platform=self.platform,
             export_format=self.export_format,
-            raw=raw,
+            source_hash=source_hash,
             trace_id=trace_id,
             spans=finish(drafts, path),
             options=options,

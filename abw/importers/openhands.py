@@ -85,12 +85,14 @@ class OpenHandsImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
+        source_hash = sha256_hex(raw)  # (the format has no id: a trace's id is made from it)
+        trace_id = f"openhands-{source_hash[:16]}"
         if path.suffix == ".jsonl":  # an evaluation's output: one instance a line
             traces = [
                 self._trace(
                     document,
-                    raw,
-                    f"openhands-{sha256_hex(raw)[:16]}-{line}",
+                    source_hash,
+                    f"{trace_id}-{line}",
                     lambda location, line=line: line,
                     path,
                     options,
@@ -100,8 +102,7 @@ class OpenHandsImporter(Importer):
         else:
             document = load_json(raw, path)
             lines = value_lines(raw, 2 if isinstance(document, dict) else 1)
-            trace_id = f"openhands-{sha256_hex(raw)[:16]}"
-            traces = [self._trace(document, raw, trace_id, lines.get, path, options)]
+            traces = [self._trace(document, source_hash, trace_id, lines.get, path, options)]
         if any(t.run.scenario_id != options.scenario_id for t in traces) and options.scenario_id:
             options.warn(
                 f"{path.name}: an evaluation's instance id is the scenario of its run; "
@@ -112,14 +113,14 @@ class OpenHandsImporter(Importer):
     def _trace(
         self,
         document: Any,
-        raw: bytes,
+        source_hash: str,
         trace_id: str,
         line_of: Callable[[tuple[str | int, ...]], int | None],
         path: Path,
         options: ImportOptions,
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
-        it, ``raw``: the file it is in)."""
+        it; ``source_hash``: the file's)."""
         events, prefix = _events(document, path)
         instance = document.get("instance_id") if isinstance(document, dict) else None
         if isinstance(instance, str) and instance:
@@ -198,7 +199,7 @@ class OpenHandsImporter(Importer):
         return make_trace(
             platform=self.platform,
             export_format=self.export_format,
-            raw=raw,
+            source_hash=source_hash,
             trace_id=trace_id,
             spans=finish(drafts, path),
             options=options,

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, json_body, read_raw
 from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
@@ -601,8 +602,9 @@ class OtelImporter(Importer):
                 f"{path.name}: skipped {plural(skipped, 'trace')} with no agent span (an "
                 "application's other traces: HTTP requests, workflow builds)"
             )
+        source_hash = sha256_hex(raw)
         return [
-            build_trace(trace_id, members, raw, path, options, self.platform, encoding)
+            build_trace(trace_id, members, source_hash, path, options, self.platform, encoding)
             for trace_id, members in agent_runs
         ]
 
@@ -631,13 +633,13 @@ def _agent_run(members: list[OSpan]) -> bool:
 def build_trace(
     trace_id: str,
     members: list[OSpan],
-    raw: bytes,
+    source_hash: str,
     path: Path,
     options: ImportOptions,
     platform: str,
     encoding: str,
 ) -> Trace:
-    """One trace from the spans sharing a trace id."""
+    """One trace from the spans sharing a trace id (``source_hash``: the export's)."""
     unique: dict[str, OSpan] = {}
     for span in members:
         if span.span_id not in unique or span.end_ns is not None:
@@ -711,7 +713,7 @@ def build_trace(
     return make_trace(
         platform=platform,
         export_format=encoding,
-        raw=raw,
+        source_hash=source_hash,
         trace_id=trace_id,
         spans=finish(drafts, path),
         options=options,

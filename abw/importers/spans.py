@@ -201,7 +201,7 @@ def make_trace(
     *,
     platform: str,
     export_format: str,
-    raw: bytes,
+    raw: bytes | None = None,
     trace_id: str,
     spans: list[Span],
     options: Any,
@@ -210,12 +210,15 @@ def make_trace(
     final_text: str | None = None,
     removed_fields: list[str] | tuple[str, ...] = (),
     extra_run: dict[str, Any] | None = None,
+    source_hash: str | None = None,
 ) -> Trace:
     """Assemble a redacted trace: source hash, run metadata, spans and the redaction record.
 
-    ``final_output`` is hashed into ``final_output_hash``; ``final_text`` (the final answer as
-    text) is where ``--output-fields`` are looked for. The argument fields the spans keep are
-    recorded in ``redaction.kept_fields``.
+    The source hash is of ``raw``, the export's bytes, or is given as ``source_hash`` (an
+    export of many traces hashes its bytes once, not once a trace). ``final_output`` is hashed
+    into ``final_output_hash``; ``final_text`` (the final answer as text) is where
+    ``--output-fields`` are looked for. The argument fields the spans keep are recorded in
+    ``redaction.kept_fields``.
     """
     from abw.hashing import sha256_hex
     from abw.importers.common import (
@@ -225,6 +228,10 @@ def make_trace(
     )
     from abw.models.trace import Redaction, Run, Source, Trace
 
+    if source_hash is None:
+        if raw is None:
+            raise TypeError("make_trace needs the export's raw bytes or their source_hash")
+        source_hash = sha256_hex(raw)
     run = Run(
         trace_id=trace_id,
         scenario_id=options.scenario_id,
@@ -239,7 +246,7 @@ def make_trace(
             platform=platform,
             export_format=export_format,
             exported_at=options.exported_at,
-            source_hash=sha256_hex(raw),
+            source_hash=source_hash,
         ),
         run=run,
         spans=spans,
