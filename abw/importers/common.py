@@ -64,8 +64,10 @@ def parse_exported_at(text: str | None) -> str:
     (``2026-01-01T00:00:00Z``), what ``source.exported_at`` records; without it: now, UTC."""
     from datetime import UTC, datetime
 
+    from abw.importers.spans import iso
+
     if text is None:
-        return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        return iso(datetime.now(UTC))  # type: ignore[return-value]
     value = text.strip()
     try:
         moment = datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value)

@@ -11,7 +11,6 @@ in memory only; the trajectory stores their SHA-256, the span id and the ordinal
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -95,13 +94,13 @@ def transcript_inputs(
     """
     from abw.importers import get_importer
     from abw.importers.base import ImportOptions
-    from abw.importers.common import parse_labels
+    from abw.importers.common import parse_exported_at, parse_labels
 
     importer = get_importer("claude")
     options = ImportOptions(
         scenario_id=scenario_id,
         labels=parse_labels(labels),
-        exported_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        exported_at=parse_exported_at(None),  # now
         warnings=warnings if warnings is not None else [],
     )
     if input_path.is_dir():
