@@ -570,6 +570,63 @@ def test_removed_fields_are_what_the_file_held():
     assert mini.redaction.removed_fields == ["messages.content"]
 
 
+SWE_DEMO = CORPUS / "swe-agent" / "demonstrations" / "sweagent__demo_function_calling_simple.traj"
+
+
+def test_swe_agent_history_only_demonstration():
+    """A demonstration holds only ``history``: each assistant message is an llm span, its
+    ``action`` a tool span answered by the next tool message (it was refused as 'not a SWE-agent
+    trajectory')."""
+    history = json.loads(SWE_DEMO.read_text())["history"]
+    assert "trajectory" not in json.loads(SWE_DEMO.read_text())
+    actions = [m["action"] for m in history if m["role"] == "assistant"]
+    expected = [(a.split()[0] if a.split()[0] in SWE_OWN else "bash", "success") for a in actions]
+    (trace,) = _import("swe-agent", SWE_DEMO)
+    assert _path(trace) == expected
+    assert sum(s.type == "llm" for s in trace.spans) == len(actions)
+    assert [s.type for s in trace.path()][:2] == ["retriever", "retriever"]  # find_file, open
+    assert trace.run.final_status == "unknown"  # no info.exit_status
+    assert trace.redaction.removed_fields == ["history"]
+    text = render_trace(trace)
+    assert "missing_colon" not in text and "diff --git" not in text
+
+
+def _without_trajectory(path: Path, tmp_path: Path, cut: int | None = None) -> Path:
+    document = json.loads(path.read_text())
+    del document["trajectory"]
+    document["history"] = document["history"][:cut]
+    out = tmp_path / path.name
+    out.write_text(json.dumps(document, indent=2))
+    return out
+
+
+def test_a_runs_history_alone_gives_its_steps(tmp_path):
+    """A real run's history without its trajectory gives the same steps: the in-context
+    demonstration it starts with (``is_demo``) is not the run's, and the ``submit`` that ended
+    the run, never answered in the history, succeeded."""
+    path = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
+    assert any(m.get("is_demo") for m in json.loads(path.read_text())["history"])
+    (full,) = _import("swe-agent", path)
+    (alone,) = _import("swe-agent", _without_trajectory(path, tmp_path))
+    assert [(s.type, s.name, s.status) for s in alone.spans] == [
+        (s.type, s.name, s.status) for s in full.spans
+    ]
+    assert alone.path()[-1].name == "submit"
+
+
+def test_an_unanswered_action_in_a_history_is_incomplete(tmp_path):
+    path = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
+    history = json.loads(path.read_text())["history"]
+    last_edit = max(
+        i
+        for i, m in enumerate(history)
+        if m["role"] == "assistant" and m["action"].startswith("edit")
+    )
+    (trace,) = _import("swe-agent", _without_trajectory(path, tmp_path, cut=last_edit + 1))
+    assert (trace.path()[-1].name, trace.path()[-1].status) == ("edit", "unknown")
+    assert trace.path()[-1].outcome == "incomplete"
+
+
 MINI_LIST = CORPUS / "mini-swe-agent" / "miniswe__github_issue.traj.json"
 
 

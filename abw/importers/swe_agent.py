@@ -5,7 +5,8 @@ is the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, 
 anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command
 text itself is never kept). There is no exit code: the status is read from fixed texts the tools
 print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
-new syntax error(s)``). ``info.exit_status`` gives the run's outcome.
+new syntax error(s)``). ``info.exit_status`` gives the run's outcome. A file that holds only ``history`` (SWE-agent's
+demonstrations) is read from its assistant messages' ``action`` and the replies to them.
 
 mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its
 own inspector still reads) a bare list of messages; its command is the one fenced block of an
@@ -73,6 +74,8 @@ _FAILURES = (
     re.compile(r"^(?:Error|ERROR)\b", re.MULTILINE),
     re.compile(r"^Usage: ", re.MULTILINE),
 )
+#: Commands that end the run: a run's ``history`` holds no observation of them.
+_TERMINAL = frozenset({"submit", "exit_forfeit", "skip", "forfeit"})
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _BASH_OPEN = re.compile(r"```(?:mswea_bash_command|bash|sh)\s*\n")
 _BASH_CLOSE = re.compile(r"\n```")
@@ -158,10 +161,12 @@ class SweAgentImporter(Importer):
             drafts, final_text = _mini(document, options, lines)
         elif isinstance(document, dict) and isinstance(document.get("trajectory"), list):
             drafts, final_text = _steps(document, options, path, lines)
+        elif isinstance(document, dict) and isinstance(document.get("history"), list):
+            drafts, final_text = _history(document, options, path, lines), None
         else:
             raise AbwInputError(
                 "not a SWE-agent trajectory: expected an object with trajectory[] (or "
-                "messages[]), or a list of {role, content} messages",
+                "history[] or messages[]), or a list of {role, content} messages",
                 file=path,
                 field="trajectory",
             )
@@ -229,15 +234,24 @@ def _function_calls(
     for index, message in enumerate(history):
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
-        tool_calls = message.get("tool_calls")
-        if not isinstance(tool_calls, list) or len(tool_calls) != 1:
-            continue
-        function = tool_calls[0].get("function") if isinstance(tool_calls[0], dict) else None
-        if isinstance(function, dict) and isinstance(message.get("action"), str):
+        call = _one_call(message)
+        if call is not None and isinstance(message.get("action"), str):
             line = lines.get(("history", index))
-            arguments = decode_json_string(function.get("arguments"), path, line)
-            calls.append((message["action"], str(function.get("name")), arguments))
+            arguments = decode_json_string(call[1], path, line)
+            calls.append((message["action"], call[0], arguments))
     return calls
+
+
+def _one_call(message: dict[str, Any]) -> tuple[str, Any] | None:
+    """``(function name, arguments)`` when an assistant message made exactly one function
+    call, else None."""
+    tool_calls = message.get("tool_calls")
+    if not isinstance(tool_calls, list) or len(tool_calls) != 1:
+        return None
+    function = tool_calls[0].get("function") if isinstance(tool_calls[0], dict) else None
+    if not isinstance(function, dict):
+        return None
+    return str(function.get("name")), function.get("arguments")
 
 
 def _steps(
@@ -257,19 +271,14 @@ def _steps(
         action = step.get("action")
         if not isinstance(action, str) or not action.strip():
             continue
-        name = _tool(action)
-        draft = Draft((index, 1), "tool", name, None, action, step.get("observation", ABSENT))
+        draft = _action_draft((index, 1), action, line, options)
+        draft.output = step.get("observation", ABSENT)
         draft.outcome = observation_outcome(step.get("observation"))
-        draft.line = line
-        if name in RETRIEVERS:
-            draft.type = "retriever"
-        if name == "bash":
-            draft.mark_shell(options.labels, action)
         # the next function call made with this step's action, when it called this tool
         found = next((i for i in range(next_call, len(calls)) if calls[i][0] == action), None)
         if found is not None:
             next_call = found + 1
-            if calls[found][1] == name:
+            if calls[found][1] == draft.name:
                 draft.keep_arguments(options.argument_fields, calls[found][2], path)
         seconds = step.get("execution_time")
         try:
@@ -281,6 +290,59 @@ def _steps(
     info = as_dict(document.get("info"))
     submission = info.get("submission")
     return drafts, submission if isinstance(submission, str) else None
+
+
+def _action_draft(
+    key: tuple[int, int], action: str, line: int | None, options: ImportOptions
+) -> Draft:
+    """The tool span of a step's ``action`` (its output and outcome are the caller's to set):
+    a SWE-agent command by name, a reader's a retriever span, anything else ``bash``."""
+    name = _tool(action)
+    draft = Draft(key, "retriever" if name in RETRIEVERS else "tool", name, None, action)
+    draft.line = line
+    if name == "bash":
+        draft.mark_shell(options.labels, action)
+    return draft
+
+
+def _history(
+    document: dict[str, Any], options: ImportOptions, path: Path, lines: dict[tuple, int]
+) -> list[Draft]:
+    """A trajectory that holds only ``history`` (SWE-agent's demonstrations): each assistant
+    message is an llm span, its ``action`` a tool span whose observation is the next ``tool``
+    or ``user`` message (``incomplete`` when none follows, but for the command that ended the
+    run: ``submit`` and the like are never answered). Messages marked ``is_demo`` (the
+    in-context demonstration a run's history starts with) are not the run's own steps."""
+    drafts: list[Draft] = []
+    model = _model(document)
+    pending: Draft | None = None
+    for index, message in enumerate(document["history"]):
+        if not isinstance(message, dict):
+            raise AbwInputError("a message is not an object", file=path, field=f"history.{index}")
+        if message.get("is_demo") is True:
+            continue
+        role = message.get("role")
+        line = lines.get(("history", index))
+        if role == "assistant":
+            llm = Draft((index, 0), "llm", model, "ok", output=message.get("content", ABSENT))
+            llm.line = line
+            drafts.append(llm)
+            pending = None
+            action = message.get("action")
+            if not isinstance(action, str) or not action.strip():
+                continue
+            pending = _action_draft((index, 1), action, line, options)
+            # a run's history holds no observation of the command that ended it
+            pending.outcome = "ok" if pending.name in _TERMINAL else "incomplete"
+            call = _one_call(message)
+            if call is not None and options.argument_fields and call[0] == pending.name:
+                pending.keep_arguments(options.argument_fields, call[1], path)
+            drafts.append(pending)
+        elif role in ("tool", "user") and pending is not None:
+            pending.output = message.get("content", ABSENT)
+            pending.outcome = observation_outcome(message.get("content"))
+            pending = None
+    return drafts
 
 
 def _mini(
