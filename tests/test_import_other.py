@@ -448,6 +448,22 @@ def test_openhands_source_lines_point_at_events(path):
     ]
 
 
+def test_openhands_llm_spans_before_the_first_model_response_name_its_model():
+    """The agent's plain messages before its first tool call carry no model_response: they are
+    the run's model too, not a span named 'llm' beside the model's (two names for one model)."""
+    path = CORPUS / "openhands" / "openhands__basic_interactions.json"
+    events = json.loads(path.read_text())
+    models = {
+        e["tool_call_metadata"]["model_response"]["model"]
+        for e in events
+        if e.get("tool_call_metadata")
+    }
+    assert models == {"gpt-4o-2024-08-06"}
+    (trace,) = _import("openhands", path)
+    assert {s.name for s in trace.spans if s.type == "llm"} == models
+    assert sum(s.type == "llm" for s in trace.spans) == 3
+
+
 def test_openhands_soft_timeout():
     (trace,) = _import("openhands", CORPUS / "openhands" / "openhands__basic_gui_mode.json")
     server = [s for s in trace.path() if s.attributes.get("exit_code") == -1]

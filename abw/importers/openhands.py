@@ -5,8 +5,9 @@ is a tool span named by ``tool_call_metadata.function_name`` (else the action), 
 observation whose ``cause`` is its id. The status comes from the observation: ``error`` or a
 non-zero ``exit_code`` -> error; exit ``-1`` with "no new output" -> timeout; ``user_rejected``
 -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
-``model_response.id`` (placed before its first action), plus agent messages. Event order is
-file order.
+``model_response.id`` (placed before its first action), plus agent messages, all named by the
+run's model (a message before the first ``model_response``: the model that one names). Event
+order is file order.
 
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
@@ -130,6 +131,8 @@ class OpenHandsImporter(Importer):
         by_tool_call: dict[str, Draft] = {}
         responses: set[str] = set()
         final_status, final_text, model = "unknown", None, None
+        unnamed: list[Draft] = []  # llm spans before the run's first model_response
+        first_model = None
         for index, event in enumerate(events):
             when = parse_time(event.get("timestamp"))
             meta = as_dict(event.get("tool_call_metadata"))
@@ -138,6 +141,7 @@ class OpenHandsImporter(Importer):
                 action = str(event.get("action"))
                 response_id = response.get("id")
                 model = response.get("model") or model
+                first_model = first_model or model
                 if isinstance(response_id, str) and response_id not in responses:
                     responses.add(response_id)
                     llm = Draft((index, 0), "llm", str(model or "llm"), "ok", span_id=response_id)
@@ -159,6 +163,8 @@ class OpenHandsImporter(Importer):
                         llm.output = content if content is not None else ABSENT
                         llm.started_at = when
                         drafts.append(llm)
+                        if model is None:
+                            unnamed.append(llm)
                     continue
                 if action in _NOT_TOOLS:
                     continue
@@ -186,6 +192,8 @@ class OpenHandsImporter(Importer):
                 if draft is None or draft.outcome is not None:
                     continue
                 _observe(draft, event, observation, when)
+        for llm in unnamed:  # one run, one model: its first model_response names it
+            llm.name = str(first_model or llm.name)
         for draft in drafts:
             draft.line = line_of((*prefix, draft.sort_key[0]))  # the event it came from
             if draft.outcome is None:
