@@ -46,9 +46,9 @@ def expected_status(block: dict, line: dict) -> str:
         failed and content.startswith("The user doesn't want to proceed")
     ):
         return "cancelled"
-    if (failed and content.startswith("[Request interrupted")) or (
-        isinstance(result, dict) and result.get("interrupted") is True
-    ):
+    if (
+        failed and content.startswith(("[Request interrupted", "Permission prompt was aborted"))
+    ) or (isinstance(result, dict) and result.get("interrupted") is True):
         return "cancelled"
     return "error" if failed else "success"
 
@@ -444,6 +444,60 @@ def test_subagent_file_alone_imports_with_a_warning():
 def test_missing_subagent_transcript_is_a_warning():
     _, options = import_one(CLAUDE / "spotter__subagent.jsonl")
     assert any("no transcript found for subagent afb92ff" in w for w in options.warnings)
+
+
+def test_a_task_call_without_its_inline_sidechain_is_a_warning():
+    """1.0.x writes a Task's subagent inline; a session without it (an SDK run) has lost the
+    subagent's spans, which is said, as for the later layouts."""
+    path = CLAUDE / "happy__task_sdk.jsonl"
+    task_lines = [
+        n for n, line in raw_lines(path) for b in _blocks(line) if b.get("name") == "Task"
+    ]
+    assert not any(line.get("isSidechain") for _, line in raw_lines(path))
+    _, options = import_one(path)
+    assert [w for w in options.warnings if "Task call" in w] == [
+        f"{path.name}:{task_lines[0]}: no transcript found for the subagent of this Task call; "
+        "its spans are missing"
+    ]
+    _, linked = import_one(CLAUDE / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")
+    assert not any("Task call" in w for w in linked.warnings)
+
+
+def _blocks(line: dict) -> list[dict]:
+    content = (line.get("message") or {}).get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def test_an_aborted_permission_prompt_is_an_interrupt_not_a_failure():
+    path = CLAUDE / "happy__permission-prompt-aborted-with-interrupt.jsonl"
+    results = [
+        b for _, line in raw_lines(path) for b in _blocks(line) if b.get("type") == "tool_result"
+    ]
+    assert [(b["content"], b["is_error"]) for b in results] == [
+        ("Permission prompt was aborted.", True)
+    ]
+    trace, _ = import_one(path)
+    (call,) = tool_spans(trace)
+    assert (call.outcome, call.status) == ("interrupted", "cancelled")
+
+
+def test_attachment_records_are_claude_code_records(run_cli, tmp_path: Path):
+    """Claude Code 2.1.x writes ``attachment`` records (goal status, hook output): a session
+    holding only one imports (its context removed), and a folder holding it imports whole
+    (it was refused as 'not a Claude Code transcript', failing the folder)."""
+    path = CLAUDE / "happy__goal-status-active.jsonl"
+    assert [line["type"] for _, line in raw_lines(path)] == ["attachment"]
+    trace, _ = import_one(path)
+    assert trace.spans == [] and trace.run.agent_version == "2.1.153"
+    assert "attachment" in trace.redaction.removed_fields
+    assert "keep this goal active" not in render_trace(trace)
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in (path.name, "spotter__short.jsonl"):
+        (folder / name).write_bytes((CLAUDE / name).read_bytes())
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert len(list((tmp_path / "out").glob("*.json"))) == 2
 
 
 def test_resumed_session_takes_the_last_session_id(tmp_path: Path):

@@ -76,7 +76,27 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
             f"{main.name}:{line}: no transcript found for subagent {agent_id}; "
             "its spans are missing"
         )
+    if not unlinked:  # (an unlinked subagent file may be its transcript: warned about above)
+        for line in _unclaimed_task_calls(main):
+            options.warn(
+                f"{main.name}:{line}: no transcript found for the subagent of this Task call; "
+                "its spans are missing"
+            )
     return unlinked
+
+
+def _unclaimed_task_calls(main: FileParser) -> list[int]:
+    """The lines of the Task calls that ran (outcome ok) but that no subagent transcript,
+    inline or in a file, claims and no ``agentId`` names (1.0.x sessions without the
+    sidechain their Task call started)."""
+    named = {
+        main.tools[tool_id].line for tool_id in main.agent_links.values() if tool_id in main.tools
+    }
+    return sorted(
+        draft.line
+        for _, draft in main.task_prompts
+        if draft.outcome == "ok" and not draft.children and draft.line not in named
+    )
 
 
 def _ordered(main: FileParser, unlinked: list[FileParser]) -> list[tuple[Draft, Draft | None]]:

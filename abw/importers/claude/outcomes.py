@@ -29,6 +29,8 @@ _REJECTED = (
 )
 _REJECTED_RESULT = "User rejected tool use"
 INTERRUPT_MARKER = "[Request interrupted by user"
+#: The user closed the permission prompt the call waited on (an interrupt, not a failure).
+_PROMPT_ABORTED = "Permission prompt was aborted"
 _NOT_GRANTED = "but you haven't granted it yet"
 _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
 
@@ -92,7 +94,7 @@ def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
     text = result_text(content).lstrip()
     if text.startswith(_REJECTED):
         return "rejected"
-    if text.startswith(INTERRUPT_MARKER):
+    if text.startswith((INTERRUPT_MARKER, _PROMPT_ABORTED)):
         return "interrupted"
     head = text[:200]
     if (_NOT_GRANTED in text and _DENIED.match(head)) or (

@@ -47,6 +47,7 @@ KNOWN_TYPES = frozenset(
         "last-prompt",
         "custom-title",
         "ai-title",
+        "attachment",
     }
 )
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
@@ -234,6 +235,10 @@ class FileParser:
             self.removed.add("session_summary")
         elif kind == "file-history-snapshot":
             self.removed.add("file_history")
+        elif kind == "attachment":  # context Claude Code attached (hook output, goal status...)
+            self._agent_key(record)  # keeps inline sidechain chains unbroken
+            if record.get("attachment"):
+                self.removed.add("attachment")
         elif kind in ("queue-operation", "last-prompt") and (
             "content" in record or "lastPrompt" in record
         ):
