@@ -185,6 +185,23 @@ def test_gemini_logs_json_is_refused_clearly(run_cli, tmp_path):
     assert len(list((tmp_path / "d").glob("*.json"))) == 2
 
 
+def test_another_tools_messages_are_not_a_gemini_recording(run_cli, tmp_path):
+    """mini-swe-agent writes ``{"messages": [...], "info": ...}`` too: given to the Gemini
+    importer it was an empty run (exit 0, no span) that a gate would count."""
+    messages = json.loads(
+        (CORPUS / "mini-swe-agent" / "miniswe__github_issue.traj.json").read_text()
+    )
+    mini = tmp_path / "run.traj.json"
+    mini.write_text(json.dumps({"messages": messages, "info": {"exit_status": "Submitted"}}))
+    code, _, err = run_cli("import", "gemini", "--input", mini, "--out", tmp_path / "o.json")
+    assert code == 2, err
+    assert err.strip().endswith(
+        "run.traj.json: messages: not a Gemini CLI chat recording: no sessionId and no user, "
+        "gemini, info, warning or error message"
+    )
+    assert not (tmp_path / "o.json").exists()
+
+
 def test_gemini_cancelled_and_error_calls(tmp_path):
     doc = {
         "sessionId": "s",

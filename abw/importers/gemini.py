@@ -92,6 +92,9 @@ def _is_prompt_log(document: Any) -> bool:
     )
 
 
+#: The message types Gemini CLI records (a recording with none of them and no sessionId is not one).
+_MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
+
 class GeminiImporter(Importer):
     name: ClassVar[str] = "gemini"
     platform: ClassVar[str] = "gemini_cli"
@@ -133,6 +136,15 @@ class GeminiImporter(Importer):
         if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
             raise AbwInputError(
                 "not a Gemini CLI chat recording: expected an object with messages[]",
+                file=path,
+                field="messages",
+            )
+        if "sessionId" not in document and not any(
+            isinstance(m, dict) and m.get("type") in _MESSAGE_TYPES for m in document["messages"]
+        ):  # (another tool's messages[]: mini-swe-agent's, a chat API's)
+            raise AbwInputError(
+                "not a Gemini CLI chat recording: no sessionId and no user, gemini, info, "
+                "warning or error message",
                 file=path,
                 field="messages",
             )
