@@ -758,6 +758,30 @@ def test_openai_agents_native_export():
     assert {s.attributes["agent"] for s in refund_agent} == {"Refunds agent"}
 
 
+RESPONSES = CORPUS / "openai-agents" / "gen__openai-agents-sdk__responses-api-export.json"
+
+
+def test_openai_agents_responses_api_spans_keep_their_token_counts():
+    """The SDK's default model (the Responses API) records ``response`` spans, whose ``usage``
+    was dropped (only ``generation`` spans' was read)."""
+    data = json.loads(RESPONSES.read_text())["data"]
+    usages = [
+        s["span_data"]["usage"]
+        for s in sorted(
+            (s for s in data if s["object"] == "trace.span"), key=lambda s: s["started_at"]
+        )
+        if s["span_data"]["type"] == "response"
+    ]
+    assert len(usages) == 4
+    (trace,) = _import("openai-agents", RESPONSES)
+    llm = [s for s in trace.spans if s.type == "llm"]
+    assert [(s.attributes["input_tokens"], s.attributes["output_tokens"]) for s in llm] == [
+        (u["input_tokens"], u["output_tokens"]) for u in usages
+    ]
+    assert _path(trace)[1:3] == [("get_weather", "success"), ("charge_card", "error")]
+    assert "CANARY" not in render_trace(trace)
+
+
 # ----------------------------------------------------------------- bad input, every importer
 
 

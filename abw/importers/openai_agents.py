@@ -180,11 +180,12 @@ class OpenAIAgentsImporter(Importer):
                 server = data["mcp_data"].get("server")
                 if isinstance(server, str):
                     draft.attributes["mcp_server"] = server
-            if kind == "generation":
+            if kind in ("generation", "response"):  # (the Chat Completions or Responses API)
                 usage = as_dict(data.get("usage"))
                 for key in ("input_tokens", "output_tokens"):
                     if isinstance(usage.get(key), int):
                         draft.attributes[key] = usage[key]
+            if kind == "generation":
                 last_output = data.get("output", ABSENT)
             if kind == "guardrail" and isinstance(data.get("triggered"), bool):
                 draft.attributes["triggered"] = data["triggered"]
