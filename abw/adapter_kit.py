@@ -92,6 +92,9 @@ IDENTITY_ATTRIBUTES = frozenset(
         "model",
     }
 )
+#: Run fields that hold names a developer set in code (the Agents SDK's ``workflow_name``, its
+#: default "Agent workflow"), not content; exempt from the leak scan.
+IDENTITY_RUN_FIELDS = frozenset({"workflow_name"})
 #: Keys that shape a record (discriminators, names, ids): kept even inside planted content.
 STRUCTURAL_KEYS = frozenset(
     {"type", "role", "name", "id", "model", "status", "kind", "timestamp", "stop_reason", "uuid"}
@@ -264,7 +267,11 @@ def _trace_strings(trace: Any) -> list[tuple[str, str]]:
                 walk(inner, f"{where}[{index}]")
 
     for key, value in document.items():
-        if key != "spans":
+        if key == "run":
+            for name, inner in value.items():
+                if name not in IDENTITY_RUN_FIELDS:
+                    walk(inner, f"run.{name}")
+        elif key != "spans":
             walk(value, key)
     for span in document.get("spans", []):
         where = f"spans[{span['ordinal']}]"
