@@ -108,6 +108,68 @@ def test_tool_sequence_and_outcomes_match_the_raw_file(path):
     assert [s.ordinal for s in trace.spans] == list(range(len(trace.spans)))
 
 
+#: Leaves that hold settings or names, not content, though they may hold a space or a slash.
+_NOT_CONTENT = {"turn_context.timezone", "session_meta.originator"}
+
+
+def _content_leaves(value, path: list[str]):
+    """Dotted paths of the strings in ``value`` that look like content (12+ characters, with a
+    space or a slash: instructions, paths, messages); lists are looked through."""
+    if isinstance(value, str):
+        if len(value) >= 12 and (" " in value or "/" in value):
+            yield ".".join(path)
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _content_leaves(inner, [*path, key])
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _content_leaves(inner, path)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
+def test_removed_fields_name_every_content_kind_the_rollout_held(path):
+    """Instructions (base, user, developer), a compaction's summary and history, a ghost
+    snapshot's untracked files and the sandbox's writable paths were held but not named."""
+    removed = set(_import(path).redaction.removed_fields)
+    unnamed = set()
+    for line in path.read_text().splitlines():
+        record = json.loads(line) if line.strip() else {}
+        kind, payload = record.get("type"), record.get("payload")
+        if not isinstance(payload, dict) or kind == "event_msg":  # (named whole: event_msg)
+            continue
+        kind = payload.get("type") if kind == "response_item" else kind
+        for leaf in _content_leaves(payload, [kind]):
+            if leaf not in _NOT_CONTENT and not any(
+                leaf == name or leaf.startswith(name + ".") for name in removed
+            ):
+                unnamed.add(leaf)
+    assert unnamed == set()
+
+
+def test_a_compaction_is_named_removed(tmp_path):
+    """Codex writes a ``compacted`` record (its summary ``message`` and, from 0.100, the
+    ``replacement_history`` it continues from) when the context is compacted."""
+    compacted = {
+        "timestamp": "2026-05-11T11:40:00.000Z",
+        "type": "compacted",
+        "payload": {
+            "message": "Summary of the work so far: edited src/app.ts",
+            "replacement_history": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "fix it"}],
+                }
+            ],
+        },
+    }
+    path = tmp_path / V0125.name
+    path.write_text(V0125.read_text() + json.dumps(compacted) + "\n")
+    removed = set(_import(path).redaction.removed_fields)
+    assert {"compacted.message", "compacted.replacement_history"} <= removed
+    assert "compacted.message" not in _import(V0125).redaction.removed_fields
+
+
 def test_v040_counts_from_provenance():
     trace = _import(V040)
     tools = Counter((s.name, s.outcome) for s in trace.path())
