@@ -434,6 +434,36 @@ def test_warmup_agents_are_left_out(tmp_path: Path):
     assert len(trace.spans) == len(alone.spans)
 
 
+def test_a_subagent_transcript_without_its_session_in_a_folder_imports_alone(run_cli, tmp_path):
+    """A subagent transcript whose session was not exported with it was silently dropped from a
+    folder import ('no claude exports found' when alone); it imports on its own, said so."""
+    folder = tmp_path / "project"
+    nested = folder / "258c7280-ae70-4798-800f-63464d01a85d" / "subagents"
+    nested.mkdir(parents=True)
+    for name, target in {
+        "spotter__258c7280__subagents__agent-a881341.jsonl": nested / "agent-a881341.jsonl",
+        "spotter__258c7280__subagents__agent-acompact-fffbd0.jsonl": nested
+        / "agent-acompact-fffbd0.jsonl",
+        "spotter__short.jsonl": folder / "short.jsonl",
+    }.items():
+        target.write_bytes((CLAUDE / name).read_bytes())
+    found = ClaudeImporter().discover(folder)
+    assert [p.name for p in found] == ["agent-a881341.jsonl", "short.jsonl"]  # not the helper
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert "agent-a881341.jsonl: a subagent transcript" in err and "imported on its own" in err
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.json")) == [
+        "agent-a881341.json",
+        "short.json",
+    ]
+    # with its session beside it, it is read with the session, never twice
+    (folder / "258c7280-ae70-4798-800f-63464d01a85d.jsonl").write_bytes(
+        (CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl").read_bytes()
+    )
+    found = ClaudeImporter().discover(folder)
+    assert [p.name for p in found] == ["258c7280-ae70-4798-800f-63464d01a85d.jsonl", "short.jsonl"]
+
+
 def test_subagent_file_alone_imports_with_a_warning():
     trace, options = import_one(CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl")
     assert trace.run.trace_id == "258c7280-ae70-4798-800f-63464d01a85d/agent-a881341"

@@ -95,11 +95,46 @@ class ClaudeImporter(Importer):
 
     def discover(self, folder: Path) -> list[Path]:
         """The main session files under ``folder`` (subagent files are read with them; the
-        prompt log ``~/.claude/history.jsonl`` is no session)."""
+        prompt log ``~/.claude/history.jsonl`` is no session), and the subagent transcripts
+        whose session is not there (imported on their own, with a warning, never dropped)."""
         from abw.importers.claude.reader import PROMPT_LOG
 
         files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and p.name != PROMPT_LOG)
-        return [p for p in files if not self.is_subagent_file(p)]
+        sessions = [p for p in files if not self.is_subagent_file(p)]
+        return sorted([*sessions, *self._orphans(files, sessions)])
+
+    def _orphans(self, files: list[Path], sessions: list[Path]) -> list[Path]:
+        """The subagent transcripts (not Claude Code's helper agents) that no session among
+        ``sessions`` reads (:meth:`subagent_files`): their session was not exported with them."""
+        from abw.importers.claude.assemble import is_helper_agent
+
+        owned: dict[Path, set[str | None]] = {}  # folder -> its sessions' stems and session ids
+        for session in sessions:
+            owned.setdefault(session.parent, set()).update(
+                {session.stem, self._peek(session).session_id}
+            )
+        orphans = []
+        for path in set(files) - set(sessions):
+            if is_helper_agent(path.stem.removeprefix("agent-")):
+                continue
+            if _in_subagents_dir(path):  # <folder>/<session id or stem>/subagents/.../agent-x
+                parts = path.parts
+                at = len(parts) - 1 - parts[::-1].index("subagents")
+                folder, owner = Path(*parts[: at - 1]), parts[at - 1]
+            else:  # a sidechain file beside its session
+                folder, owner = path.parent, self._peek(path).session_id
+            if owner in owned.get(folder, ()) or self._resumed_owner(folder, owner, sessions):
+                continue
+            orphans.append(path)
+        return orphans
+
+    def _resumed_owner(self, folder: Path, session_id: str | None, sessions: list[Path]) -> bool:
+        """Whether a session file in ``folder`` holds ``session_id`` on a later line (a resumed
+        session carries its earlier ids): only asked of a transcript no first line claimed."""
+        if not session_id:
+            return False
+        needle = b'"' + session_id.encode() + b'"'
+        return any(s.parent == folder and needle in s.read_bytes() for s in sessions)
 
     def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:
         """Subagent transcripts of a session: same-folder sidechain files with one of its
