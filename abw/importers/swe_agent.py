@@ -5,13 +5,22 @@ is the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, 
 anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command
 text itself is never kept). There is no exit code: the status is read from fixed texts the tools
 print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
-new syntax error(s)``). ``info.exit_status`` gives the run's outcome. A file that holds only ``history`` (SWE-agent's
+new syntax error(s)``). ``info.exit_status`` gives the run's outcome (``submitted``, and
+mini-swe-agent's ``Submitted``, are success). A file that holds only ``history`` (SWE-agent's
 demonstrations) is read from its assistant messages' ``action`` and the replies to them.
 
 mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its
-own inspector still reads) a bare list of messages; its command is the one fenced block of an
-assistant message (```` ```mswea_bash_command ````, ```` ```bash ````, or
-``<mswea_bash_command>``), its status the next message's ``<returncode>``.
+own inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
+``*_textbased`` models) the command is the one fenced block of an assistant message
+(```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``), its status
+the next message's ``<returncode>``. In its tool-calling form (2.x, ``trajectory_format``
+``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named
+by its function (``bash``, a shell call), answered by the ``tool`` message with its
+``tool_call_id`` (else the next unanswered call, in order); the call that submitted is answered
+by the ``exit`` message (``Submitted``) instead. Its llm spans are named by
+``info.config.model.model_name`` (else the response's ``model``). A ``messages`` document with
+nothing of mini-swe-agent in it (no command, no tool call, no ``trajectory_format`` or ``info``,
+roles other than system/user/assistant/tool/exit: a Gemini CLI session) is refused.
 
 ``source_ref.line`` is the raw line each step (or message) starts on. ``run.replayed`` says the
 actions were not a model's: the run's ``model_stats`` record no tokens at all (a replay or a
@@ -19,8 +28,9 @@ human demonstration). SWE-agent 1.x writes ``replay_config`` on *every* run — 
 to replay it with — so that key alone says nothing.
 
 ``--argument-fields`` needs structured arguments: only function-calling trajectories have them
-(``history`` assistant messages with ``tool_calls``, paired with steps by their ``action``);
-a plain command string (0.x, mini-swe-agent, thought-action 1.x) has none to pick from.
+(``history`` assistant messages with ``tool_calls``, paired with steps by their ``action``, and
+mini-swe-agent 2.x's ``tool_calls``); a plain command string (0.x, text-based mini-swe-agent,
+thought-action 1.x) has none to pick from.
 """
 
 from __future__ import annotations
@@ -32,9 +42,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import fenced_spans
-from abw.importers.rawio import as_dict, decode_json_string, held_fields, load_json, read_raw
-from abw.importers.spans import ABSENT, Draft, exit_outcome, finish, make_trace
+from abw.importers.rawio import (
+    BOM,
+    as_dict,
+    decode_json_string,
+    held_fields,
+    load_json,
+    read_raw,
+)
+from abw.importers.spans import ABSENT, SHELL_TOOLS, Draft, exit_outcome, finish, make_trace
 from abw.jsonlocate import value_lines
+from abw.reader import MalformedJson, parse_json
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -80,6 +98,15 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _BASH_OPEN = re.compile(r"```(?:mswea_bash_command|bash|sh)\s*\n")
 _BASH_CLOSE = re.compile(r"\n```")
 _TAG_OPEN, _TAG_CLOSE = "<mswea_bash_command>", "</mswea_bash_command>"
+#: ``info.exit_status`` of a run that submitted: SWE-agent's, and mini-swe-agent's (whose status
+#: is the name of the exception that ended the run; ``LimitsExceeded``, ``Timeout``: errors).
+_SUBMITTED = frozenset({"submitted", "Submitted"})
+#: The roles of mini-swe-agent's messages (``exit`` ends a run: its ``extra.exit_status``).
+_MINI_ROLES = frozenset({"system", "user", "assistant", "tool", "exit"})
+#: What mini-swe-agent's environments look for in a command's output to submit.
+_SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+#: ``extra.exception_info`` of the reply to a call mini-swe-agent did not run (user rejection).
+_NOT_EXECUTED = "action was not executed"
 
 
 def bash_command(text: str) -> str | None:
@@ -108,6 +135,10 @@ REMOVED_FIELDS = (
     "info.edited_files30",
     "replay_config",
     "messages.content",
+    "messages.tool_calls",
+    "messages.extra",
+    "info.traceback",
+    "info.exception_str",
 )
 
 
@@ -122,7 +153,7 @@ def observation_outcome(text: Any) -> str:
 def _final_status(exit_status: Any) -> str:
     if not isinstance(exit_status, str) or not exit_status:
         return "unknown"
-    if exit_status == "submitted":
+    if exit_status in _SUBMITTED:
         return "success"
     if exit_status in {"skipped", "exit_forfeit"}:
         return "cancelled"
@@ -151,14 +182,16 @@ class SweAgentImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        document = load_json(raw, path)
-        if _message_list(document):  # mini-swe-agent's bare list of messages
+        document = _load(raw, path)
+        bare = _message_list(document)
+        if bare:  # mini-swe-agent's bare list of messages
             document = {"messages": document}
             lines = {("messages", *key): line for key, line in value_lines(raw, 1).items()}
         else:
             lines = value_lines(raw, 2)
         if isinstance(document, dict) and isinstance(document.get("messages"), list):
-            drafts, final_text = _mini(document, options, lines)
+            drafts, final_text = _mini(document, options, path, lines)
+            _check_mini(document, drafts, path, lines, bare)
         elif isinstance(document, dict) and isinstance(document.get("trajectory"), list):
             drafts, final_text = _steps(document, options, path, lines)
         elif isinstance(document, dict) and isinstance(document.get("history"), list):
@@ -192,6 +225,31 @@ class SweAgentImporter(Importer):
                 extra_run=extra,
             )
         ]
+
+
+def _load(raw: bytes, path: Path) -> Any:
+    """The file's one JSON document; JSON Lines (a JSON object on each line) is refused as no
+    trajectory rather than as invalid JSON."""
+    try:
+        return load_json(raw, path)
+    except MalformedJson:
+        if _json_lines(raw, path):
+            raise AbwInputError(
+                "not a SWE-agent trajectory: JSON Lines given (a JSON object on each line); "
+                "expected one JSON document",
+                file=path,
+                field="trajectory",
+            ) from None
+        raise
+
+
+def _json_lines(raw: bytes, path: Path) -> bool:
+    """The first two non-blank lines are each a JSON object of their own."""
+    lines = [line for line in raw.removeprefix(BOM).split(b"\n") if line.strip()][:2]
+    try:
+        return len(lines) == 2 and all(isinstance(parse_json(x, path), dict) for x in lines)
+    except AbwInputError:
+        return False
 
 
 def _message_list(document: Any) -> bool:
@@ -346,37 +404,167 @@ def _history(
 
 
 def _mini(
-    document: dict[str, Any], options: ImportOptions, lines: dict[tuple, int]
+    document: dict[str, Any], options: ImportOptions, path: Path, lines: dict[tuple, int]
 ) -> tuple[list[Draft], str | None]:
-    """mini-swe-agent: assistant messages run one fenced command block; the next user message
-    holds ``<returncode>N</returncode>``."""
+    """mini-swe-agent: each assistant message an llm span, then its ``tool_calls`` (2.x) or its
+    one fenced command block (text-based) as tool spans (module docstring)."""
     drafts: list[Draft] = []
-    pending: Draft | None = None
+    pending: Draft | None = None  # the fenced command the next user message answers
+    waiting: list[tuple[Any, Draft]] = []  # (tool_call_id, span) of the calls not answered yet
     final_text = None
+    model = _config_model(document)
     for index, message in enumerate(document["messages"]):
         if not isinstance(message, dict):
             continue
-        content = message.get("content")
+        role, content = message.get("role"), message.get("content")
         text = content if isinstance(content, str) else ""
         line = lines.get(("messages", index))
-        if message.get("role") == "assistant":
-            llm = Draft((index, 0), "llm", "model", "ok", output=content)
+        if role == "assistant":
+            name = model or _response_model(message) or "model"
+            llm = Draft((index, 0), "llm", name, "ok", output=content)
             llm.line = line
             drafts.append(llm)
             final_text = text or final_text
-            command = bash_command(text)
+            calls = _mini_calls(message, (index, line), options, path)
+            waiting.extend(calls)
+            drafts.extend(draft for _, draft in calls)
+            command = None if calls else bash_command(text)
             if command is not None:
                 pending = Draft((index, 1), "tool", "bash", "incomplete", command)
                 pending.line = line
                 pending.mark_shell(options.labels, command)
                 drafts.append(pending)
-        elif message.get("role") == "user" and pending is not None:
-            code = _RETURNCODE.search(text)
-            pending.output = content
-            if code:
-                pending.attributes["exit_code"] = int(code.group(1))
-                pending.outcome = exit_outcome(int(code.group(1)))
-            else:
-                pending.outcome = observation_outcome(text)
+        elif role == "tool":
+            _answer_call(waiting, message)
+        elif role == "exit":
+            _answer_submit(waiting, message)
+        elif role == "user" and pending is not None:
+            _settle(pending, content, text)
             pending = None
     return drafts, final_text
+
+
+def _config_model(document: dict[str, Any]) -> str | None:
+    """The model a mini-swe-agent run was configured with (``info.config.model.model_name``)."""
+    config = as_dict(as_dict(document.get("info")).get("config"))
+    name = as_dict(config.get("model")).get("model_name")
+    return name if isinstance(name, str) and name else None
+
+
+def _response_model(message: dict[str, Any]) -> str | None:
+    """The model that wrote an assistant message, by its recorded response."""
+    name = as_dict(as_dict(message.get("extra")).get("response")).get("model")
+    return name if isinstance(name, str) and name else None
+
+
+def _mini_calls(
+    message: dict[str, Any], where: tuple[int, int | None], options: ImportOptions, path: Path
+) -> list[tuple[Any, Draft]]:
+    """``(tool_call_id, span)`` of each entry of an assistant message's ``tool_calls``; ``where``
+    is the message's index and raw line."""
+    tool_calls = message.get("tool_calls")
+    if not isinstance(tool_calls, list):
+        return []
+    calls = [call for call in tool_calls if isinstance(call, dict)]
+    return [
+        (call.get("id"), _call_draft((where[0], 1 + n), call, where[1], options, path))
+        for n, call in enumerate(calls)
+    ]
+
+
+def _call_draft(
+    key: tuple[int, int], call: dict[str, Any], line: int | None, options: ImportOptions, path: Path
+) -> Draft:
+    """The tool span of one tool call, ``incomplete`` until a reply settles it: named by its
+    function; a shell function (``bash``) is marked as a shell call, its input its ``command``."""
+    function = as_dict(call.get("function"))
+    name = function.get("name")
+    name = name if isinstance(name, str) and name else "tool"
+    arguments = decode_json_string(function.get("arguments", ABSENT), path, line)
+    command = arguments.get("command") if isinstance(arguments, dict) else None
+    shell = name in SHELL_TOOLS
+    tool_input = command if shell and isinstance(command, str) else arguments
+    draft = Draft(key, "tool", name, "incomplete", tool_input)
+    draft.line = line
+    if shell:
+        draft.mark_shell(options.labels, command)
+    if options.argument_fields and arguments is not ABSENT:
+        draft.keep_arguments(options.argument_fields, arguments, path)
+    return draft
+
+
+def _answer_call(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> None:
+    """Settle the call a ``tool`` message answers: the one with its ``tool_call_id``, else the
+    first unanswered one. A reply saying the call was not run leaves it unanswered."""
+    if not waiting or as_dict(message.get("extra")).get("exception_info") == _NOT_EXECUTED:
+        return
+    call_id = message.get("tool_call_id")
+    found = next((n for n, (cid, _) in enumerate(waiting) if cid == call_id), 0)
+    _, draft = waiting.pop(found)
+    content = message.get("content", ABSENT)
+    _settle(draft, content, _text(content))
+
+
+def _answer_submit(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> None:
+    """An ``exit`` message that says ``Submitted`` answers the call that submitted (no ``tool``
+    message does): the first unanswered call whose command prints the submit mark, else the
+    last unanswered one."""
+    status = as_dict(message.get("extra")).get("exit_status")
+    if not waiting or not isinstance(status, str) or status not in _SUBMITTED:
+        return
+    marked = [d for _, d in waiting if isinstance(d.input, str) and _SUBMIT_MARK in d.input]
+    draft = marked[0] if marked else waiting[-1][1]
+    draft.outcome = "ok"
+    waiting[:] = [(cid, d) for cid, d in waiting if d is not draft]
+
+
+def _settle(draft: Draft, content: Any, text: str) -> None:
+    """A command's outcome from its reply's ``<returncode>N</returncode>``, else from the fixed
+    failure texts."""
+    draft.output = content
+    code = _RETURNCODE.search(text)
+    if code:
+        draft.attributes["exit_code"] = int(code.group(1))
+        draft.outcome = exit_outcome(int(code.group(1)))
+    else:
+        draft.outcome = observation_outcome(text)
+
+
+def _text(content: Any) -> str:
+    """The text of a message's content: a string, or the ``text`` of its parts (multimodal)."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else []
+    return "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
+
+
+def _check_mini(
+    document: dict[str, Any], drafts: list[Draft], path: Path, lines: dict[tuple, int], bare: bool
+) -> None:
+    """Refuse a ``messages`` document with nothing of mini-swe-agent in it: no command or tool
+    call, no ``trajectory_format``/``info``, and no messages or one whose role is none of its."""
+    fmt = document.get("trajectory_format")
+    if any(d.type != "llm" for d in drafts) or isinstance(document.get("info"), dict):
+        return
+    if isinstance(fmt, str) and fmt.startswith("mini-swe-agent"):
+        return
+    messages = document["messages"]
+    roles = [m.get("role") if isinstance(m, dict) else None for m in messages]
+    odd = next(
+        (n for n, r in enumerate(roles) if not isinstance(r, str) or r not in _MINI_ROLES), None
+    )
+    if messages and odd is None:
+        return
+    what, field = "no messages", "messages"
+    if odd is not None:
+        what = f"a message whose role is none of {'/'.join(sorted(_MINI_ROLES))}"
+        field = f"{'' if bare else 'messages.'}{odd}.role"
+    raise AbwInputError(
+        f"not a SWE-agent trajectory: no command, no tool call, no mini-swe-agent "
+        f"trajectory_format or info, and {what}",
+        file=path,
+        line=lines.get(("messages", odd)),
+        field=field,
+    )
