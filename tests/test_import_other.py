@@ -202,6 +202,24 @@ def test_another_tools_messages_are_not_a_gemini_recording(run_cli, tmp_path):
     assert not (tmp_path / "o.json").exists()
 
 
+def test_gemini_tool_calls_that_are_not_a_list_are_refused(run_cli, tmp_path):
+    """A ``toolCalls`` that is not a list was read as no call at all (exit 0, calls lost)."""
+    path = CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+    document = json.loads(path.read_text())
+    index = next(n for n, m in enumerate(document["messages"]) if m.get("toolCalls"))
+    document["messages"][index]["toolCalls"] = document["messages"][index]["toolCalls"][0]
+    broken = tmp_path / "session.json"
+    broken.write_text(json.dumps(document, indent=2))
+    code, _, err = run_cli("import", "gemini", "--input", broken, "--out", tmp_path / "o.json")
+    assert code == 2
+    line = next(
+        n
+        for n, text in enumerate(broken.read_text().splitlines(), 1)
+        if text.strip().startswith('"id": ' + json.dumps(document["messages"][index]["id"]))
+    )
+    assert f"session.json:{line - 1}: messages.{index}.toolCalls: expected a list" in err
+
+
 def test_gemini_cancelled_and_error_calls(tmp_path):
     doc = {
         "sessionId": "s",

@@ -181,7 +181,14 @@ class GeminiImporter(Importer):
                     llm.attributes[target] = tokens[source]
             drafts.append(llm)
             calls = message.get("toolCalls")
-            calls = calls if isinstance(calls, list) else []
+            if calls is not None and not isinstance(calls, list):
+                raise AbwInputError(
+                    "expected a list of tool calls",
+                    file=path,
+                    line=llm.line,
+                    field=f"messages.{index}.toolCalls",
+                )
+            calls = calls or []
             for position, call in enumerate(calls, 1):
                 if isinstance(call, dict):
                     draft = self._call(call, index, position, llm.span_id, options, path)
