@@ -47,6 +47,20 @@ def test_malformed_line_mid_file(run_cli, tmp_path: Path):
     _fails(run_cli, bad, tmp_path / "out.json", "bad.jsonl:5", "invalid JSON")
 
 
+def test_a_pretty_printed_json_document_is_not_a_transcript(run_cli, tmp_path: Path):
+    """A valid JSON document over many lines (another tool's export) was 'invalid JSON' at its
+    first line; it is said to be no JSON Lines transcript."""
+    gemini = CORPUS / "gemini-cli" / "codemie__session-2025-12-01T21-45-5b959dae.json"
+    assert gemini.read_text().splitlines()[0] == "{"
+    _fails(
+        run_cli,
+        gemini,
+        tmp_path / "out.json",
+        f"{gemini.name}:1",
+        "not a Claude Code transcript: one JSON document laid out over many lines",
+    )
+
+
 def test_invalid_utf8(run_cli, tmp_path: Path):
     lines = _lines(SHORT)
     lines[2] = lines[2].replace(b'"external"', b'"ext\xff\xfernal"', 1)

@@ -115,6 +115,13 @@ class JsonlReader:
                     "(session still being written?)"
                 )
                 return
+            if line_no == 1 and raw.strip() in (b"{", b"["):
+                raise AbwInputError(
+                    "not a Claude Code transcript: one JSON document laid out over many lines, "
+                    "not JSON Lines (a JSON object on each line)",
+                    file=self.path,
+                    line=line_no,
+                ) from None
             problem = _utf8_problem(raw) or exc.message
             raise AbwInputError(problem, file=self.path, line=line_no) from None
         if not isinstance(record, dict):
