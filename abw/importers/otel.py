@@ -8,28 +8,34 @@ Accepted encodings (detected from the content):
 * Python ``ConsoleSpanExporter`` / ``ReadableSpan.to_json()``: pretty-printed objects one after
   another; a span written twice (start snapshot, then ended) is kept once, ended.
 
-Span types come from semantics, in this order: ``openinference.span.kind`` >
+A file that is not JSON Lines (its first line is no whole JSON value) is reported where the
+document breaks. Span types come from semantics, in this order: ``openinference.span.kind`` >
 ``gen_ai.operation.name`` (standard and the non-standard ``agent_handoff``/``guardrail_check``)
-> framework keys (``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix. Agent, chain
-and infrastructure spans are not emitted; they only order and scope their children. Every
-``traceId`` becomes its own trace. See docs/importers.md.
+> framework keys (``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix > Google ADK's
+names (``call_llm``, ``agent_run [<agent>]``). Agent, chain and infrastructure spans are not
+emitted; they only order and scope their children; an llm span inside an llm span with the same
+input (one request traced twice) is not either. Every ``traceId`` becomes its own trace; its
+final output is any-agent's recorded ``final_output`` where the file has one. See
+docs/importers.md.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, json_body, read_raw
-from abw.importers.spans import Draft, assistant_text, finish, make_trace, parse_time
+from abw.importers.spans import ABSENT, Draft, assistant_text, finish, make_trace, parse_time
 from abw.importers.tree import Node, group_by_trace, preorder
 from abw.reader import MalformedJson, parse_json, parse_json_sequence
 from abw.text import plural
@@ -38,6 +44,10 @@ if TYPE_CHECKING:
     from abw.models.trace import Trace
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
+#: Google ADK's agent span before it wrote ``invoke_agent``: ``agent_run [weather_agent]``.
+_AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
+#: ADK's record of parallel tool calls merged into one event; each call has its own span.
+_MERGED_TOOLS = "(merged tools)"
 
 #: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
 LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
@@ -63,6 +73,8 @@ INPUT_KEYS = (
     "ai.prompt.messages",
     "ai.prompt",
     "gen_ai.prompt",
+    "gcp.vertex.agent.tool_call_args",  # Google ADK
+    "gcp.vertex.agent.llm_request",
 )
 OUTPUT_KEYS = (
     "gen_ai.tool.call.result",
@@ -74,6 +86,8 @@ OUTPUT_KEYS = (
     "ai.response.toolCalls",
     "gen_ai.completion",
     "gen_ai.output",
+    "gcp.vertex.agent.tool_response",  # Google ADK
+    "gcp.vertex.agent.llm_response",
 )
 #: Where a tool span records the call's arguments (a JSON object, usually as a string).
 ARGUMENT_KEYS = (
@@ -81,7 +95,11 @@ ARGUMENT_KEYS = (
     "ai.toolCall.args",
     "gen_ai.tool.args",
     "input.value",
+    "gcp.vertex.agent.tool_call_args",
 )
+#: OpenInference's record of a Python call (smolagents, LlamaIndex tools): the arguments are
+#: ``kwargs``.
+_CALL_WRAPPER = {"args", "kwargs", "sanitize_inputs_outputs"}
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
 _FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
 _MODEL_KEYS = (
@@ -381,42 +399,65 @@ def _is_console(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("context"), dict) and "name" in value
 
 
-def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
-    """Every span of the file and the encoding it used (otlp-json, jaeger-json, otel-console,
-    any-agent-json)."""
+class Export(NamedTuple):
+    """What a file holds: its spans, the encoding they used (otlp-json, jaeger-json,
+    otel-console, any-agent-json) and the run's final output when the file records one
+    (any-agent's ``AgentTrace.final_output``; else :data:`ABSENT`)."""
+
+    spans: list[OSpan]
+    encoding: str
+    final_output: Any = ABSENT
+
+
+def read_spans(raw: bytes, path: Path) -> Export:
+    """Every span of the file, read as one JSON document or else as JSON Lines."""
     raw = json_body(raw, path)
-    spans: list[OSpan] = []
     try:
         whole: Any = parse_json(raw, path)
-    except MalformedJson:  # JSON Lines, or a console exporter's objects one after another
-        whole = None
-    else:
-        documents = whole if isinstance(whole, list) else [whole]
-        if all(isinstance(d, dict) and "resourceSpans" in d for d in documents) and documents:
-            for document in documents:
-                _wrap(lambda d=document: _otlp_request(d, None, spans), path)
-            return spans, "otlp-json"
-        if isinstance(whole, dict) and isinstance(whole.get("data"), list):
-            first = whole["data"][0] if whole["data"] else {}
-            if isinstance(first, dict) and "spans" in first:
-                _jaeger(whole, spans)
-                return spans, "jaeger-json"
-        if all(_is_console(d) for d in documents) and documents:
-            _console(documents, spans)
-            return spans, "otel-console"
-        agent_spans = whole.get("spans") if isinstance(whole, dict) else None
-        if isinstance(agent_spans, list) and agent_spans and all(map(_is_console, agent_spans)):
-            # any-agent's AgentTrace: {"spans", "final_output"}; its trace ids are 128-bit
-            # integers, read exactly.
-            _console(agent_spans, spans)
-            return spans, "any-agent-json"
-        raise AbwInputError(
-            "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON), "
-            "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
-            file=path,
-        )
-    lines = raw.split(b"\n")
-    for number, line in enumerate(lines, 1):
+    except MalformedJson as broken:  # JSON Lines, or a console exporter's objects one after another
+        return _json_lines(raw, path, broken)
+    return _document(whole, path)
+
+
+def _document(whole: Any, path: Path) -> Export:
+    """The spans of a file that is one JSON document."""
+    spans: list[OSpan] = []
+    documents = whole if isinstance(whole, list) else [whole]
+    if all(isinstance(d, dict) and "resourceSpans" in d for d in documents) and documents:
+        for document in documents:
+            _wrap(lambda d=document: _otlp_request(d, None, spans), path)
+        return Export(spans, "otlp-json")
+    if isinstance(whole, dict) and isinstance(whole.get("data"), list):
+        first = whole["data"][0] if whole["data"] else {}
+        if isinstance(first, dict) and "spans" in first:
+            _jaeger(whole, spans)
+            return Export(spans, "jaeger-json")
+    if all(_is_console(d) for d in documents) and documents:
+        _console(documents, spans)
+        return Export(spans, "otel-console")
+    agent_spans = whole.get("spans") if isinstance(whole, dict) else None
+    if isinstance(agent_spans, list) and agent_spans and all(map(_is_console, agent_spans)):
+        # any-agent's AgentTrace: {"spans", "final_output"}; its trace ids are 128-bit
+        # integers, read exactly.
+        _console(agent_spans, spans)
+        final = whole.get("final_output")
+        return Export(spans, "any-agent-json", ABSENT if final is None else final)
+    raise AbwInputError(
+        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON), "
+        "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
+        file=path,
+    )
+
+
+def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
+    """The spans of OTLP/JSON Lines or of console-exporter objects one after another.
+
+    ``broken``: the error of reading the file as one document. A file whose first line is not
+    a whole JSON value is no JSON Lines file (a pretty-printed document): its error is where
+    the document breaks, not its first line."""
+    spans: list[OSpan] = []
+    first = True
+    for number, line in enumerate(raw.split(b"\n"), 1):
         if not line.strip():
             continue
         try:
@@ -425,8 +466,11 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
             values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
             if values and all(_is_console(v) for v in values):
                 _console(values, spans)
-                return spans, "otel-console"
+                return Export(spans, "otel-console")
+            if first:
+                raise _where_it_breaks(raw, path, broken) from None
             raise
+        first = False
         if not isinstance(document, dict) or "resourceSpans" not in document:
             raise AbwInputError(
                 "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",
@@ -434,7 +478,27 @@ def read_spans(raw: bytes, path: Path) -> tuple[list[OSpan], str]:
                 line=number,
             )
         _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
-    return spans, "otlp-json"
+    return Export(spans, "otlp-json")
+
+
+def _where_it_breaks(raw: bytes, path: Path, broken: MalformedJson) -> MalformedJson:
+    """The error of a file that is one document or documents one after another (the console
+    exporter): the whole-document error, unless that only says a second value follows the
+    first ("Extra data"); then the error of the first value that does not parse."""
+    if not broken.message.endswith("Extra data"):
+        return broken
+    text = raw.decode("utf-8", "replace")
+    decoder, index = json.JSONDecoder(), 0
+    while index < len(text):
+        try:
+            _, index = decoder.raw_decode(text, index)
+        except json.JSONDecodeError as exc:
+            return MalformedJson(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno)
+        except (ValueError, RecursionError):
+            return broken
+        while index < len(text) and text[index].isspace():
+            index += 1
+    return broken
 
 
 def _wrap(action: Any, path: Path) -> None:
@@ -512,7 +576,7 @@ def classify(span: OSpan) -> Kind:
     if op in LLM_OPS:
         return Kind("llm", _model(a, name or op))
     if op in TOOL_OPS:
-        return Kind("tool", tool_name or name)
+        return Kind("container" if tool_name == _MERGED_TOOLS else "tool", tool_name or name)
     if op in RETRIEVER_OPS:
         return Kind("retriever", tool_name or _after(f"{op} ", name) or op)
     if op in HANDOFF_OPS:
@@ -541,6 +605,17 @@ def classify(span: OSpan) -> Kind:
         return Kind("llm", _model(a, name[5:].strip() or name))
     if name.startswith("invoke_agent "):
         return Kind("agent", name[len("invoke_agent ") :].strip())
+    return _by_name(a, name)
+
+
+def _by_name(a: dict[str, Any], name: str) -> Kind:
+    """Google ADK's spans without an operation name: ``call_llm`` (a model call that only
+    says ``gen_ai.system`` and ``gen_ai.request.model``) and ``agent_run [<agent>]``."""
+    if name in LLM_OPS and _text(a.get("gen_ai.system")) and _text(a.get("gen_ai.request.model")):
+        return Kind("llm", _model(a, name))
+    agent = _AGENT_RUN.fullmatch(name)
+    if agent:
+        return Kind("agent", agent.group(1))
     return Kind("container", name)
 
 
@@ -550,8 +625,6 @@ def _own_failure(span: OSpan) -> bool:
 
 
 def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str, ...]) -> Any:
-    from abw.importers.spans import ABSENT
-
     for key in keys:
         if key in attributes and attributes[key] is not None:
             return attributes[key]
@@ -580,12 +653,13 @@ class OtelImporter(Importer):
     help: ClassVar[str] = (
         "OpenTelemetry agent traces: OTLP/JSON lines (GenAI semconv, OpenInference), Jaeger "
         "JSON, console-exporter spans. One trace per traceId. --argument-fields reads tool spans' "
-        "gen_ai.tool.call.arguments / ai.toolCall.args / input.value."
+        "gen_ai.tool.call.arguments / ai.toolCall.args / input.value (its kwargs) / "
+        "gcp.vertex.agent.tool_call_args."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        spans, encoding = read_spans(raw, path)
+        spans, encoding, recorded = read_spans(raw, path)
         if not spans:
             raise AbwInputError("the export holds no spans", file=path)
         groups = group_by_trace(spans, lambda s: s.trace_id, lambda s: s.start_ns or 0)
@@ -604,7 +678,9 @@ class OtelImporter(Importer):
             )
         source_hash = sha256_hex(raw)
         return [
-            build_trace(trace_id, members, source_hash, path, options, self.platform, encoding)
+            build_trace(
+                trace_id, members, source_hash, path, options, self.platform, encoding, recorded
+            )
             for trace_id, members in agent_runs
         ]
 
@@ -612,7 +688,8 @@ class OtelImporter(Importer):
 class AnyAgentImporter(OtelImporter):
     """any-agent (mozilla-ai): the ``AgentTrace`` JSON it writes (``agent_trace.model_dump_json``:
     ``{"spans": [...], "final_output": ...}``), or its spans exported as OTLP. The same reading
-    as ``otel``; ``call_llm`` spans are llm spans, ``execute_tool`` spans tools."""
+    as ``otel``; ``call_llm`` spans are llm spans, ``execute_tool`` spans tools; the trace's
+    ``final_output`` is the run's final output."""
 
     name: ClassVar[str] = "any-agent"
     platform: ClassVar[str] = "any_agent"
@@ -638,8 +715,10 @@ def build_trace(
     options: ImportOptions,
     platform: str,
     encoding: str,
+    recorded_output: Any = ABSENT,
 ) -> Trace:
-    """One trace from the spans sharing a trace id (``source_hash``: the export's)."""
+    """One trace from the spans sharing a trace id (``source_hash``: the export's;
+    ``recorded_output``: the run's final output where the file records one)."""
     unique: dict[str, OSpan] = {}
     for span in members:
         if span.span_id not in unique or span.end_ns is not None:
@@ -657,11 +736,12 @@ def build_trace(
                 failing_below[ancestor.key] = True
     drafts: list[Draft] = []
     llm_outputs: list[Any] = []
+    unread: set[str] = set()
     emitted: set[str] = set()
     for position, (node, ancestors) in enumerate(walk):
         span: OSpan = node.payload
         kind = kinds[node.key]
-        if kind.type in {"agent", "container"}:
+        if kind.type in {"agent", "container"} or _repeated_call(span, kind, ancestors, kinds):
             continue
         outcome, propagated = _outcome(span, kind, failing_messages, failing_below)
         draft = Draft(
@@ -684,32 +764,22 @@ def build_trace(
             (kinds[a.key].name for a in reversed(ancestors) if kinds[a.key].type == "agent"), None
         )
         _attributes(draft, span, agent, propagated)
-        if kind.type in {"tool", "retriever"}:
-            arguments = next(
-                (span.attributes[k] for k in ARGUMENT_KEYS if k in span.attributes), None
-            )
-            draft.keep_arguments(options.argument_fields, arguments, path)
+        if kind.type in {"tool", "retriever"} and not _keep_arguments(draft, span, options, path):
+            unread.add(draft.name)
         drafts.append(draft)
         emitted.add(node.key)
         if kind.type == "llm":
             llm_outputs.append(draft.output)
+    if unread:
+        options.warn(
+            f"{path.name}: no argument fields extracted from {', '.join(sorted(unread))}: the "
+            "call's input is not a JSON object"
+        )
     root: OSpan | None = walk[0][0].payload if walk else None
     final_status = "unknown"
-    final_output: Any = None
-    if root is not None:
-        if root.end_ns is None:
-            final_status = "unknown"
-        else:
-            final_status = "error" if root.status == "ERROR" else "success"
-        from abw.importers.spans import ABSENT
-
-        root_output = _content(root.attributes, OUTPUT_KEYS, _FLAT_OUTPUT)
-        if root_output is ABSENT and llm_outputs:
-            root_output = llm_outputs[-1]
-        final_output = None if root_output is ABSENT else root_output
-    final_text = assistant_text(final_output) if final_output is not None else None
-    if final_text is not None:
-        final_output = final_text
+    if root is not None and root.end_ns is not None:
+        final_status = "error" if root.status == "ERROR" else "success"
+    final_output, final_text = _final(root, llm_outputs, recorded_output)
     return make_trace(
         platform=platform,
         export_format=encoding,
@@ -722,6 +792,68 @@ def build_trace(
         final_text=final_text,
         removed_fields=_held(list(unique.values())),
     )
+
+
+def _final(root: OSpan | None, llm_outputs: list[Any], recorded: Any) -> tuple[Any, str | None]:
+    """The run's final output and its text (for ``--output-fields``): the output the file
+    records for the run (any-agent's ``final_output``: a text, or a structured answer as it
+    is), else the root span's output, else the last llm output; as its assistant text when it
+    has one."""
+    if recorded is not ABSENT:
+        return recorded, recorded if isinstance(recorded, str) else json.dumps(recorded)
+    output = _content(root.attributes, OUTPUT_KEYS, _FLAT_OUTPUT) if root else ABSENT
+    if output is ABSENT and llm_outputs:
+        output = llm_outputs[-1]
+    if output is ABSENT or output is None:
+        return None, None
+    text = assistant_text(output)
+    return (output if text is None else text), text
+
+
+def _repeated_call(span: OSpan, kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
+    """An llm span that is its llm parent's only llm child with the parent's input: one model
+    request recorded at two levels (smolagents' nested ``LiteLLMModel.__call__``); only the
+    outer one is kept. Two such children are attempts (retries), kept apart."""
+    if kind.type != "llm" or not ancestors or kinds[ancestors[-1].key].type != "llm":
+        return False
+    parent = ancestors[-1]
+    own = _content(span.attributes, INPUT_KEYS, _FLAT_INPUT)
+    if own is ABSENT or own != _content(parent.payload.attributes, INPUT_KEYS, _FLAT_INPUT):
+        return False
+    same = [
+        child
+        for child in parent.children
+        if kinds[child.key].type == "llm"
+        and _content(child.payload.attributes, INPUT_KEYS, _FLAT_INPUT) == own
+    ]
+    return len(same) == 1
+
+
+def _call_arguments(attributes: dict[str, Any], path: Path, line: int | None) -> Any:
+    """A tool span's record of the call's arguments (the first of ``ARGUMENT_KEYS``), with
+    the ``{"args": [], "kwargs": {...}}`` wrapper OpenInference writes for smolagents and
+    LlamaIndex tools taken off."""
+    from abw.importers.rawio import decode_json_string
+
+    value = next((attributes[k] for k in ARGUMENT_KEYS if k in attributes), None)
+    decoded = decode_json_string(value, path, line)
+    if (
+        isinstance(decoded, dict)
+        and isinstance(decoded.get("kwargs"), dict)
+        and not decoded.get("args")
+        and decoded.keys() <= _CALL_WRAPPER
+    ):
+        return decoded["kwargs"]
+    return value
+
+
+def _keep_arguments(draft: Draft, span: OSpan, options: ImportOptions, path: Path) -> bool:
+    """Keep the ``--argument-fields`` of a tool or retriever span; False when a field is named
+    for it but its recorded input is not a JSON object (LangChain writes a Python repr)."""
+    arguments = _call_arguments(span.attributes, path, span.line)
+    draft.keep_arguments(options.argument_fields, arguments, path)
+    named = any(fnmatchcase(draft.name, f.tool) for f in options.argument_fields)
+    return not named or arguments is None or "arguments" in draft.attributes
 
 
 def _held(spans: list[OSpan]) -> list[str]:

@@ -257,14 +257,25 @@ def make_trace(
     return record_kept_arguments(trace)
 
 
+#: Keys of a chat message or a model response: a JSON object without any of them is not one.
+MESSAGE_KEYS = frozenset(
+    {"role", "content", "parts", "tool_calls", "messages", "choices", "candidates", "generations"}
+)
+
+
 def assistant_text(value: Any) -> str | None:
     """The last assistant text in a model output: a string, or a list of messages (OpenAI
-    ``content`` strings, GenAI semconv ``parts`` of type text), possibly JSON-encoded."""
+    ``content`` strings, GenAI semconv ``parts`` of type text), possibly JSON-encoded. A text
+    that is a JSON object but no message (a structured answer, ``{"steps": [...]}``) is the
+    answer itself."""
     from abw.importers.rawio import decode_json_string
 
+    text = value
     value = decode_json_string(value)
     if isinstance(value, str):
         return value
+    if isinstance(text, str) and isinstance(value, dict) and not MESSAGE_KEYS & value.keys():
+        return text
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
