@@ -1,13 +1,26 @@
-"""OpenHands trajectories: a JSON array of action/observation events.
+"""OpenHands trajectories: V0 action/observation events and V1 (software-agent-sdk) events.
 
-Each agent action that calls a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...)
-is a tool span named by ``tool_call_metadata.function_name`` (else the action), paired with the
-observation whose ``cause`` is its id. The status comes from the observation: ``error`` or a
-non-zero ``exit_code`` -> error; exit ``-1`` with "no new output" -> timeout; ``user_rejected``
--> rejected; none -> incomplete. LLM spans are implicit: one per distinct
+**V0** (a JSON array of ``{id, source, action|observation, ...}``): each agent action that calls
+a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...) is a tool span named by
+``tool_call_metadata.function_name`` (else the action), paired with the observation whose
+``cause`` is its id. The status comes from the observation: ``error`` or a non-zero
+``exit_code`` -> error; exit ``-1`` that "timed out" or has "no new output" -> timeout;
+``user_rejected`` -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
 ``model_response.id`` (placed before its first action), plus agent messages, all named by the
 run's model (a message before the first ``model_response``: the model that one names). Event
 order is file order.
+
+**V1** (``{kind: "ActionEvent"|"ObservationEvent"|"MessageEvent"|..., ...}``, the
+software-agent-sdk's events) means the same: an ``ActionEvent`` is a tool span named by its
+``tool_name`` (else its action's ``kind``), paired with the ``ObservationEvent`` (or
+``AgentErrorEvent``, ``UserRejectObservation``) whose ``action_id`` is its id or whose
+``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0. One llm
+span per distinct ``llm_response_id``, plus agent messages without one, named by the model an
+evaluation's ``metadata.llm.model`` names (else ``llm``). ``FinishAction`` and an agent message
+(the conversation waits for the user) end it in success. Nothing of an action, an observation or
+a message is read but its kind and status fields: they are hashed whole. A folder of
+``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
+``<conversation>/events/``) is one conversation.
 
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
@@ -17,8 +30,9 @@ an ``error`` (a runtime error, the iteration limit) is ``final_status: error``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,7 +44,9 @@ from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, p
 from abw.jsonlocate import value_lines
 
 if TYPE_CHECKING:
-    from abw.models.trace import Trace
+    from datetime import datetime
+
+    from abw.models.trace import Span, Trace
 
 _NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}
 _SHELL = {"run", "execute_bash", "run_ipython", "execute_ipython_cell"}
@@ -52,24 +68,105 @@ REMOVED_FIELDS = (
 #: What an evaluation's EvalOutput holds around the events (the task's text, the patch, ...)
 INSTANCE_FIELDS = ("instruction", "instance", "test_result", "metadata", "metrics")
 
+#: V1 event kinds that do not end in ``Event``.
+_V1_KINDS = {"UserRejectObservation", "Condensation", "CondensationRequest"}
+#: The content a V1 event may hold (hashed or never read), for ``redaction.removed_fields``.
+V1_REMOVED_FIELDS = (
+    "action",
+    "observation",
+    "tool_call",
+    "thought",
+    "reasoning_content",
+    "thinking_blocks",
+    "responses_reasoning_item",
+    "reasoning_details",
+    "summary",
+    "llm_message",
+    "extended_content",
+    "system_prompt",
+    "tools",
+    "error",
+    "rejection_reason",
+    "detail",
+)
+_V1_SHELL = {"ExecuteBashAction", "TerminalAction", "BashAction"}
+_V1_SHELL_TOOLS = _SHELL | {"terminal"}
+#: V1 conversation execution statuses, as V0's agent states.
+_V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
+#: A conversation's event file: ``event-00012-<event id>.json`` (the SDK's EVENT_NAME_RE).
+_EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
+#: What may be copied from a trace into a name, an attribute or a span id: a plain identifier.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}")
 
-def _events(document: Any, path: Path) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
-    """The events, and the key of the document they are under (``()`` for a bare array)."""
+
+def _identifier(value: Any) -> str | None:
+    """``value`` when it is a plain identifier (a tool, a kind, a model, an id), else None."""
+    return value if isinstance(value, str) and _IDENTIFIER.fullmatch(value) else None
+
+
+def _is_v0(event: dict[str, Any]) -> bool:
+    """A V0 event: ``action`` or ``observation`` a string, with its ``source`` and ``id``."""
+    kind = event.get("action", event.get("observation"))
+    return isinstance(kind, str) and "source" in event and "id" in event
+
+
+def _is_v1(event: dict[str, Any]) -> bool:
+    """A V1 event: its ``kind`` names an event class."""
+    kind = event.get("kind")
+    return isinstance(kind, str) and (kind.endswith("Event") or kind in _V1_KINDS)
+
+
+def _events(
+    document: Any, path: Path, line_of: Callable[[tuple[str | int, ...]], int | None]
+) -> tuple[list[dict[str, Any]], tuple[str, ...], bool]:
+    """The events, the key of the document they are under (``()`` for a bare array), and
+    whether they are V1 events; a trajectory in which no event is OpenHands' is refused."""
     prefix: tuple[str, ...] = ()
     if isinstance(document, dict):
+        if _is_v1(document):
+            raise AbwInputError(
+                "one event of an OpenHands conversation: import the folder that holds its "
+                "event-*.json files",
+                file=path,
+                field="kind",
+            )
         for key in ("events", "history", "trajectory"):
             if isinstance(document.get(key), list):
                 document, prefix = document[key], (key,)
                 break
     if not isinstance(document, list) or not all(isinstance(e, dict) for e in document):
         raise AbwInputError(
-            "not an OpenHands trajectory: expected a JSON array of events", file=path
+            "not an OpenHands trajectory: expected a JSON array of events",
+            file=path,
+            line=line_of(prefix),
         )
-    if document and not any("action" in e or "observation" in e for e in document):
+    v1 = any(_is_v1(e) for e in document)
+    if document and not v1 and not any(_is_v0(e) for e in document):
         raise AbwInputError(
-            "not an OpenHands trajectory: no action or observation events", file=path
+            "not an OpenHands trajectory: no OpenHands event (V0: action or observation with "
+            "source and id; V1: a kind ending in Event)",
+            file=path,
+            line=line_of(prefix),
+            field=".".join(prefix) or None,
         )
-    return document, prefix
+    return document, prefix, v1
+
+
+def _event_files(folder: Path) -> list[Path]:
+    """A conversation's event files in order (``folder/events/`` or ``folder`` itself)."""
+    events = folder / "events" if (folder / "events").is_dir() else folder
+    numbered = []
+    for path in events.iterdir():
+        match = _EVENT_FILE.fullmatch(path.name)
+        if match and path.is_file():
+            numbered.append((int(match[1]), path.name, path))
+    return [path for *_, path in sorted(numbered)]
+
+
+def _model(document: Any) -> str | None:
+    """The model an evaluation's ``metadata.llm.model`` names (V1 events name none)."""
+    llm = as_dict(as_dict(as_dict(document).get("metadata")).get("llm"))
+    return _identifier(llm.get("model"))
 
 
 class OpenHandsImporter(Importer):
@@ -77,14 +174,30 @@ class OpenHandsImporter(Importer):
     platform: ClassVar[str] = "openhands"
     export_format: ClassVar[str] = "openhands-trajectory-json"
     help: ClassVar[str] = (
-        "OpenHands trajectories (JSON array of action/observation events) and evaluation "
-        "output.jsonl (a run per instance; the instance id is its scenario). --argument-fields "
-        "reads the model's function-call arguments, else the action's args."
+        "OpenHands trajectories (V0: JSON array of action/observation events; V1: "
+        "software-agent-sdk events, also a conversation's folder of event-*.json files) and "
+        "evaluation output.jsonl (a run per instance; the instance id is its scenario). "
+        "--argument-fields reads the model's function-call arguments, else the action's."
     )
     suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
     supports_argument_fields: ClassVar[bool] = True
 
+    def discover(self, folder: Path) -> list[Path]:
+        """The exports in ``folder``; a V1 conversation's event files are one unit, their
+        conversation's folder (its ``base_state.json`` is no trajectory)."""
+        units: set[Path] = set()
+        files: list[Path] = []
+        for path in super().discover(folder):
+            if _EVENT_FILE.fullmatch(path.name):
+                unit = path.parent
+                units.add(unit.parent if unit.name == "events" and unit != folder else unit)
+            elif not (path.name == "base_state.json" and (path.parent / "events").is_dir()):
+                files.append(path)
+        return sorted([*files, *units])
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        if path.is_dir():  # a V1 conversation: one event a file
+            return [self._conversation(path, options)]
         raw = read_raw(path)
         source_hash = sha256_hex(raw)  # (the format has no id: a trace's id is made from it)
         trace_id = f"openhands-{source_hash[:16]}"
@@ -111,6 +224,28 @@ class OpenHandsImporter(Importer):
             )
         return traces
 
+    def _conversation(self, folder: Path, options: ImportOptions) -> Trace:
+        """The trace of a V1 conversation persisted as a folder of event files; each span
+        points at its event's file."""
+        files = _event_files(folder)
+        if not files:
+            raise AbwInputError("no OpenHands event files (event-NNNNN-<id>.json)", file=folder)
+        raws = [read_raw(path) for path in files]
+        events = []
+        for path, raw in zip(files, raws, strict=True):
+            event = load_json(raw, path)
+            if not isinstance(event, dict) or not _is_v1(event):
+                raise AbwInputError(
+                    "not an OpenHands event: expected an object whose kind ends in Event",
+                    file=path,
+                    field="kind",
+                )
+            events.append(event)
+        source_hash = sha256_hex(b"\n".join(raws))
+        trace_id = f"openhands-{source_hash[:16]}"
+        names = [path.name for path in files]
+        return self._trace(events, source_hash, trace_id, lambda _: 1, folder, options, names)
+
     def _trace(
         self,
         document: Any,
@@ -119,13 +254,51 @@ class OpenHandsImporter(Importer):
         line_of: Callable[[tuple[str | int, ...]], int | None],
         path: Path,
         options: ImportOptions,
+        files: list[str] | None = None,
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
-        it; ``source_hash``: the file's)."""
-        events, prefix = _events(document, path)
+        it; ``source_hash``: the file's; ``files``: each event's own file, if any)."""
+        events, prefix, v1 = _events(document, path, line_of)
         instance = document.get("instance_id") if isinstance(document, dict) else None
         if isinstance(instance, str) and instance:
             options = replace(options, scenario_id=instance)
+        if v1:
+            run = _V1Run(options, path, _model(document))
+            run.read(events)
+            drafts, final_status, final_text = run.drafts, run.final_status, run.final_text
+            removed = held_fields(events, V1_REMOVED_FIELDS)
+        else:
+            drafts, final_status, final_text = self._v0(events, options, path)
+            removed = held_fields(events, REMOVED_FIELDS)
+        for draft in drafts:
+            draft.line = line_of((*prefix, draft.sort_key[0]))  # the event it came from
+            if draft.outcome is None:
+                draft.outcome = "incomplete"
+        if isinstance(document, dict):
+            removed = sorted({*removed, *held_fields(document, INSTANCE_FIELDS)})
+            error = document.get("error")
+            if isinstance(error, str) and error.strip():
+                final_status = "error"  # the run ended in an error (a crash, the iteration limit)
+        spans = finish(drafts, path)
+        if files is not None:
+            _point_at_files(spans, drafts, files)
+        return make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            source_hash=source_hash,
+            trace_id=trace_id,
+            spans=spans,
+            options=options,
+            final_status=final_status,
+            final_output=final_text,
+            final_text=final_text,
+            removed_fields=removed,
+        )
+
+    def _v0(
+        self, events: list[dict[str, Any]], options: ImportOptions, path: Path
+    ) -> tuple[list[Draft], str, str | None]:
+        """The drafts, final status and final text of a V0 trajectory."""
         drafts: list[Draft] = []
         calls: dict[Any, Draft] = {}
         by_tool_call: dict[str, Draft] = {}
@@ -194,28 +367,7 @@ class OpenHandsImporter(Importer):
                 _observe(draft, event, observation, when)
         for llm in unnamed:  # one run, one model: its first model_response names it
             llm.name = str(first_model or llm.name)
-        for draft in drafts:
-            draft.line = line_of((*prefix, draft.sort_key[0]))  # the event it came from
-            if draft.outcome is None:
-                draft.outcome = "incomplete"
-        removed = held_fields(events, REMOVED_FIELDS)
-        if isinstance(document, dict):
-            removed = sorted({*removed, *held_fields(document, INSTANCE_FIELDS)})
-            error = document.get("error")
-            if isinstance(error, str) and error.strip():
-                final_status = "error"  # the run ended in an error (a crash, the iteration limit)
-        return make_trace(
-            platform=self.platform,
-            export_format=self.export_format,
-            source_hash=source_hash,
-            trace_id=trace_id,
-            spans=finish(drafts, path),
-            options=options,
-            final_status=final_status,
-            final_output=final_text,
-            final_text=final_text,
-            removed_fields=removed,
-        )
+        return drafts, final_status, final_text
 
     def _action(
         self,
@@ -244,6 +396,15 @@ class OpenHandsImporter(Importer):
         return draft
 
 
+def _point_at_files(spans: list[Span], drafts: list[Draft], files: list[str]) -> None:
+    """Each span's source: the file of the event it came from (``finish`` orders the drafts
+    by their sort key, the event's index first)."""
+    from abw.models.trace import SourceRef
+
+    for span, draft in zip(spans, sorted(drafts, key=lambda d: d.sort_key), strict=True):
+        span.source_ref = SourceRef(file=files[draft.sort_key[0]], line=1)
+
+
 def _function_arguments(meta: dict[str, Any]) -> Any:
     """The arguments the model sent with the function call ``tool_call_metadata`` names (the
     ones that match the span's ``function_name``), or ``None`` when the response lacks it."""
@@ -257,7 +418,15 @@ def _function_arguments(meta: dict[str, Any]) -> Any:
 
 def _id(event: dict[str, Any]) -> str | None:
     value = event.get("id")
+    if isinstance(value, str):
+        value = _identifier(value)
     return f"event-{value}" if isinstance(value, int | str) else None
+
+
+def _timed_out(code: Any, suffix: Any) -> bool:
+    """A command the shell gave up waiting for: exit ``-1``, "no new output" or "timed out"."""
+    text = str(suffix)
+    return code == -1 and ("no new output" in text or "timed out" in text)
 
 
 def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -> None:
@@ -272,9 +441,172 @@ def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -
         draft.outcome = "error"
     elif observation == "user_rejected":
         draft.outcome = "rejected"
-    elif isinstance(code, int) and code == -1 and "no new output" in str(metadata.get("suffix")):
+    elif isinstance(code, int) and _timed_out(code, metadata.get("suffix")):
         draft.outcome = "timeout"
     elif (isinstance(code, int) and code != 0) or event.get("success") is False:
         draft.outcome = "error"
     else:
         draft.outcome = "ok"
+
+
+# ----------------------------------------------------------------- V1 (software-agent-sdk)
+
+
+def _exit_code(observation: dict[str, Any]) -> int | None:
+    """A command's exit code: the observation's own, else its ``metadata``'s."""
+    for value in (
+        observation.get("exit_code"),
+        as_dict(observation.get("metadata")).get("exit_code"),
+    ):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None
+
+
+def _v1_outcome(observation: dict[str, Any], code: int | None) -> str:
+    """The outcome of a tool call from its V1 observation (V0's rules)."""
+    error = observation.get("error")
+    if observation.get("is_error") is True or error is True:
+        return "error"
+    if isinstance(error, str) and error.strip():
+        return "error"
+    suffix = as_dict(observation.get("metadata")).get("suffix")
+    if observation.get("timeout") is True or _timed_out(code, suffix):
+        return "timeout"
+    return "error" if code not in (None, 0) else "ok"
+
+
+def _text(message: dict[str, Any]) -> str | None:
+    """The text of an ``llm_message``: its text parts joined, or its string content."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    parts = [as_dict(p).get("text") for p in content] if isinstance(content, list) else []
+    texts = [t for t in parts if isinstance(t, str)]
+    return "\n".join(texts) if texts else None
+
+
+def _retriever(kind: str | None, action: dict[str, Any]) -> bool:
+    """A call that reads (V0's ``read`` and ``browse``): a file viewed, a browser action."""
+    if kind in {"FileEditorAction", "StrReplaceEditorAction"}:
+        return action.get("command") == "view"
+    return bool(kind) and str(kind).startswith("Browser")
+
+
+@dataclass
+class _V1Run:
+    """Reads one V1 conversation's events, in file order, into drafts and a final status."""
+
+    options: ImportOptions
+    path: Path
+    model: str | None
+    drafts: list[Draft] = field(default_factory=list)
+    calls: dict[str, Draft] = field(default_factory=dict)  # ActionEvent id -> its span
+    by_tool_call: dict[str, Draft] = field(default_factory=dict)
+    responses: dict[str, Draft] = field(default_factory=dict)  # llm_response_id -> llm span
+    final_status: str = "unknown"
+    final_text: str | None = None
+
+    def read(self, events: list[dict[str, Any]]) -> None:
+        for index, event in enumerate(events):
+            kind = event.get("kind") if _is_v1(event) else None
+            when = parse_time(event.get("timestamp"))
+            if kind == "ActionEvent" and event.get("source", "agent") == "agent":
+                self._action(index, event, when)
+            elif kind in {"ObservationEvent", "UserRejectObservation", "AgentErrorEvent"}:
+                self._answer(event, str(kind), when)
+            elif kind == "MessageEvent":
+                self._message(index, event, when)
+            elif kind == "ConversationStateUpdateEvent":
+                self._state(event)
+            elif kind == "ConversationErrorEvent":
+                self.final_status = "error"
+            elif kind in {"PauseEvent", "InterruptEvent"}:
+                self.final_status = "cancelled"
+
+    def _llm(self, index: int, event: dict[str, Any], output: Any, when: datetime | None) -> None:
+        """The llm span of the model response that produced ``event`` (one per response id;
+        an event without one is a response of its own)."""
+        response = event.get("llm_response_id")
+        key = response if isinstance(response, str) and response else None
+        llm = self.responses.get(key) if key is not None else None
+        if llm is None:
+            name = self.model or "llm"
+            llm = Draft((index, 0), "llm", name, "ok", span_id=_identifier(key))
+            llm.output, llm.started_at = [], when
+            self.drafts.append(llm)
+            if key is not None:
+                self.responses[key] = llm
+        llm.output.append(output)
+
+    def _action(self, index: int, event: dict[str, Any], when: datetime | None) -> None:
+        action = as_dict(event.get("action"))  # null: a call the agent could not execute
+        call = as_dict(event.get("tool_call"))
+        kind = _identifier(action.get("kind"))
+        name = _identifier(event.get("tool_name")) or _identifier(call.get("name")) or kind
+        if event.get("llm_response_id"):  # (V0: an action without a model response has none)
+            self._llm(index, event, event.get("tool_call"), when)
+        tool_input = event["action"] if action else call.get("arguments", ABSENT)
+        draft = Draft((index, 1), "tool", name or "tool", None, tool_input, span_id=_id(event))
+        draft.started_at = when
+        if kind:
+            draft.attributes["action"] = kind
+        if _retriever(kind, action):
+            draft.type = "retriever"
+        if kind == "DelegateAction" or name == "delegate":
+            draft.type = "handoff"
+        if kind in _V1_SHELL or name in _V1_SHELL_TOOLS:
+            draft.mark_shell(self.options.labels, action.get("command"))
+        arguments = call.get("arguments", tool_input)
+        draft.keep_arguments(self.options.argument_fields, arguments, self.path)
+        self.drafts.append(draft)
+        if isinstance(event.get("id"), str):
+            self.calls[event["id"]] = draft
+        if isinstance(event.get("tool_call_id"), str):
+            self.by_tool_call[event["tool_call_id"]] = draft
+        if kind == "FinishAction":  # the terminal tool call
+            draft.outcome, self.final_status = "ok", "success"
+            message = action.get("message")
+            self.final_text = message if isinstance(message, str) else self.final_text
+
+    def _answer(self, event: dict[str, Any], kind: str, when: datetime | None) -> None:
+        """An observation, a rejection or an agent error: the outcome of its tool call."""
+        action_id, call_id = event.get("action_id"), event.get("tool_call_id")
+        draft = self.calls.get(action_id) if isinstance(action_id, str) else None
+        if draft is None and isinstance(call_id, str):
+            draft = self.by_tool_call.get(call_id)
+        if draft is None or draft.outcome is not None:
+            return
+        draft.duration_ms = ms_between(draft.started_at, when)
+        if kind == "UserRejectObservation":  # by the user, or by a hook (a policy)
+            draft.output = event.get("rejection_reason", ABSENT)
+            draft.outcome = "denied" if event.get("rejection_source") == "hook" else "rejected"
+        elif kind == "AgentErrorEvent":
+            draft.output, draft.outcome = event.get("error", ABSENT), "error"
+        else:
+            observation = as_dict(event.get("observation"))
+            code = _exit_code(observation)
+            if code is not None:
+                draft.attributes["exit_code"] = code
+            draft.output = event.get("observation", ABSENT)
+            draft.outcome = _v1_outcome(observation, code)
+
+    def _message(self, index: int, event: dict[str, Any], when: datetime | None) -> None:
+        """An agent message: an llm span, the final text, and the conversation waits for the
+        user (finished); a user message sets it running again."""
+        if event.get("source") != "agent":
+            self.final_status = "unknown" if event.get("source") == "user" else self.final_status
+            return
+        message = as_dict(event.get("llm_message"))
+        self._llm(index, event, event.get("llm_message"), when)
+        self.final_text = _text(message) or self.final_text
+        self.final_status = "success"
+
+    def _state(self, event: dict[str, Any]) -> None:
+        """A state update: its ``execution_status`` (alone, or in a full state)."""
+        key, value = event.get("key"), event.get("value")
+        if key == "full_state":
+            value = as_dict(value).get("execution_status")
+        elif key != "execution_status":
+            return
+        self.final_status = _V1_STATUS.get(str(value), self.final_status)

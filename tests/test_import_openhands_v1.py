@@ -1,0 +1,275 @@
+"""OpenHands V1 (software-agent-sdk) events, and files in which no OpenHands event is found.
+
+Each test reads the real file with a few lines of its own (tests/corpus/openhands: an
+evaluation's output.jsonl of V1 ``ActionEvent``/``ObservationEvent`` histories, and a V1
+conversation persisted one event a file) and compares what the importer wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from abw.adapter_kit import run_adapter_kit
+from abw.importers import get_importer
+from abw.importers.base import ImportOptions
+from abw.importers.common import parse_argument_fields, parse_labels
+from abw.traceio import render_trace
+from tests.conftest import CORPUS
+
+FOLDER = CORPUS / "openhands"
+V1_OUTPUT = FOLDER / "openhands_v1__openagentsafety_output.jsonl"
+V1_EVENTS = FOLDER / "v1-events"
+SWE_AGENT = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
+
+
+def _import(path: Path, **kwargs) -> list:
+    return get_importer("openhands").import_file(path, ImportOptions(**kwargs))
+
+
+def _instances() -> list[dict]:
+    return [json.loads(line) for line in V1_OUTPUT.read_text().splitlines() if line.strip()]
+
+
+def _expected_tools(history: list[dict]) -> list[tuple[str, str]]:
+    """(tool_name, status) of every ActionEvent, from its ObservationEvent (paired by
+    action_id): an error or a non-zero exit code is an error; FinishAction is a success."""
+    answers = {e["action_id"]: e["observation"] for e in history if e["kind"] == "ObservationEvent"}
+    expected = []
+    for event in history:
+        if event["kind"] != "ActionEvent":
+            continue
+        observation = answers.get(event["id"])
+        if event["action"]["kind"] == "FinishAction":
+            status = "success"
+        elif observation is None:
+            status = "unknown"
+        else:
+            failed = observation.get("error") or observation["metadata"]["exit_code"] != 0
+            status = "error" if failed else "success"
+        expected.append((event["tool_name"], status))
+    return expected
+
+
+def test_v1_actions_are_tool_spans_named_by_their_tool():
+    """V1 histories were read as V0: every span named str() of its action dict, status
+    unknown, no llm span, final status unknown though the run ends in a FinishAction."""
+    instances = _instances()
+    traces = _import(V1_OUTPUT)
+    assert [t.run.scenario_id for t in traces] == [i["instance_id"] for i in instances]
+    for trace, instance in zip(traces, instances, strict=True):
+        history = instance["history"]
+        assert [(s.name, s.status) for s in trace.path()] == _expected_tools(history)
+        actions = [e for e in history if e["kind"] == "ActionEvent"]
+        assert [s.attributes["action"] for s in trace.path()] == [
+            e["action"]["kind"] for e in actions
+        ]
+        shells = [s for s in trace.path() if s.name == "execute_bash"]
+        assert {s.attributes["tool_alias"] for s in shells} == {"shell"}
+        # one llm span per model response, named by the model the evaluation ran
+        llm = [s for s in trace.spans if s.type == "llm"]
+        assert [s.span_id for s in llm] == list(
+            dict.fromkeys(e["llm_response_id"] for e in actions)
+        )
+        assert {s.name for s in llm} == {instance["metadata"]["llm"]["model"]}
+        finished = any(e["action"]["kind"] == "FinishAction" for e in actions)
+        assert trace.run.final_status == ("success" if finished else "unknown")
+    assert [t.run.final_status for t in traces] == ["success", "unknown"]
+
+
+def test_v1_output_holds_none_of_the_commands():
+    """The redaction leak: raw command text (``curl -u user:password``) was the span's name and
+    ``attributes.action``. Only hashes of content may come out."""
+    text = V1_OUTPUT.read_text()
+    distinctive = ["curl -u theagentcompany", 'chat_npc \\"David\\"', "openpyxl.load_workbook"]
+    assert all(s in text for s in distinctive)
+    rendered = "\n".join(render_trace(t) for t in _import(V1_OUTPUT))
+    commands = [
+        e["action"].get("command") or e["action"]["message"]
+        for instance in _instances()
+        for e in instance["history"]
+        if e["kind"] == "ActionEvent"
+    ]
+    outputs = [
+        e["observation"].get("output") or e["observation"]["message"]
+        for instance in _instances()
+        for e in instance["history"]
+        if e["kind"] == "ObservationEvent"
+    ]
+    for raw in [*distinctive, "chat_npc", "openpyxl", *commands, *outputs]:
+        if len(raw) >= 8:
+            assert raw.replace('\\"', '"') not in rendered
+            assert raw not in rendered
+    report = run_adapter_kit("openhands", [V1_OUTPUT])  # canaries planted in every content field
+    assert report.ok, report.problems
+
+
+def test_v1_removed_fields_name_the_content_held():
+    (trace, _) = _import(V1_OUTPUT)
+    history = _instances()[0]["history"]
+    held = {key for e in history for key in ("action", "observation", "tool_call") if e.get(key)}
+    assert held == {"action", "observation", "tool_call"}
+    assert held | {"instance", "instruction", "metadata"} <= set(trace.redaction.removed_fields)
+
+
+def test_v1_argument_fields_read_the_model_arguments():
+    (first, _) = _import(V1_OUTPUT, argument_fields=parse_argument_fields("execute_bash:command"))
+    history = _instances()[0]["history"]
+    calls = [e for e in history if e["kind"] == "ActionEvent" and e["tool_name"] == "execute_bash"]
+    shells = [s for s in first.path() if s.name == "execute_bash"]
+    assert [s.attributes["arguments"]["command"] for s in shells] == [
+        json.loads(e["tool_call"]["arguments"])["command"] for e in calls
+    ]
+    (labelled, _) = _import(V1_OUTPUT, labels=parse_labels("chat_npc"))
+    named = [s.name for s in labelled.path()]
+    assert named.count("chat_npc") == sum("chat_npc" in e["action"]["command"] for e in calls)
+
+
+# ----------------------------------------------------------------- one event a file
+
+
+def _events() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(V1_EVENTS.glob("event-*.json"))]
+
+
+def test_v1_event_folder_is_one_conversation(run_cli, tmp_path):
+    events = _events()
+    kinds = [e["kind"] for e in events]
+    assert kinds == [
+        "SystemPromptEvent",
+        "MessageEvent",
+        "ActionEvent",
+        "ObservationEvent",
+        "MessageEvent",
+    ]
+    (trace,) = _import(V1_EVENTS)
+    action, observation, answer = events[2], events[3], events[4]
+    assert [(s.type, s.name, s.status) for s in trace.spans] == [
+        ("llm", "llm", "success"),
+        ("tool", action["tool_name"], "success"),
+        ("llm", "llm", "success"),
+    ]
+    tool = trace.spans[1]
+    assert tool.attributes == {
+        "action": action["action"]["kind"],
+        "exit_code": observation["observation"]["exit_code"],
+        "tool_alias": "shell",
+    }
+    assert [s.span_id for s in trace.spans] == [
+        action["llm_response_id"],
+        f"event-{action['id']}",
+        answer["llm_response_id"],
+    ]
+    files = sorted(p.name for p in V1_EVENTS.glob("event-*.json"))
+    assert [s.source_ref.file for s in trace.spans] == [files[2], files[2], files[4]]
+    assert trace.run.final_status == "success"  # the agent answered: it waits for the user
+    rendered = render_trace(trace)
+    for raw in (action["action"]["command"], answer["llm_message"]["content"][0]["text"]):
+        assert raw not in rendered
+
+    # as a conversation persists it: <conversation>/events/event-*.json beside base_state.json
+    conversation = tmp_path / "conversations" / "c0ffee" / "events"
+    shutil.copytree(V1_EVENTS, conversation)
+    (conversation.parent / "base_state.json").write_text('{"id": "c0ffee"}')
+    code, _, err = run_cli("import", "openhands", "--input", tmp_path, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["c0ffee.json"]
+
+    code, _, err = run_cli(
+        "import", "openhands", "--input", conversation / files[2], "--out", tmp_path / "one"
+    )
+    assert code == 2
+    assert files[2] in err and "folder" in err and len(err.strip().splitlines()) == 1
+
+
+def _variant(tmp_path: Path, change) -> Path:
+    """A copy of the event folder whose ObservationEvent (event 3) ``change`` rewrites."""
+    folder = tmp_path / "events"
+    shutil.copytree(V1_EVENTS, folder)
+    path = sorted(folder.glob("event-00003-*.json"))[0]
+    event = json.loads(path.read_text())
+    path.write_text(json.dumps(change(event)))
+    return folder
+
+
+def _observed(**fields):
+    def change(event):
+        event["observation"].update(fields)
+        return event
+
+    return change
+
+
+def _as(kind: str, **fields):
+    """The observation replaced by another answer to the same tool call."""
+
+    def change(event):
+        keep = ("id", "timestamp", "tool_name", "tool_call_id", "action_id")
+        return {"kind": kind, **{k: event[k] for k in keep}, **fields}
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "outcome"),
+    [
+        (_observed(exit_code=2, metadata={"exit_code": 2}), "error"),
+        (_observed(is_error=True), "error"),
+        (
+            _observed(
+                exit_code=-1,
+                metadata={
+                    "exit_code": -1,
+                    "suffix": "\n[The command timed out after 10.0 seconds.",
+                },
+            ),
+            "timeout",
+        ),
+        (_as("UserRejectObservation", rejection_reason="no"), "rejected"),
+        (_as("UserRejectObservation", rejection_reason="no", rejection_source="hook"), "denied"),
+        (_as("AgentErrorEvent", source="agent", error="boom"), "error"),
+        (_as("CondensationRequest"), "incomplete"),
+    ],
+    ids=["exit-2", "is-error", "timed-out", "rejected", "hook", "agent-error", "unanswered"],
+)
+def test_v1_observation_statuses(tmp_path, change, outcome):
+    (trace,) = _import(_variant(tmp_path, change))
+    assert [s.outcome for s in trace.path()] == [outcome]
+
+
+# ----------------------------------------------------------------- not OpenHands at all
+
+
+def test_a_file_with_no_openhands_event_is_refused(run_cli, tmp_path):
+    """A SWE-agent trajectory (its history entries carry an ``action``) was imported as an
+    empty OpenHands run, exit 0."""
+    history = json.loads(SWE_AGENT.read_text())["history"]
+    assert any("action" in entry for entry in history)
+    code, _, err = run_cli("import", "openhands", "--input", SWE_AGENT, "--out", tmp_path / "o")
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert SWE_AGENT.name in err and "history" in err and "no OpenHands event" in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_openhands_corpus_file_still_imports():
+    files = [p for p in sorted(FOLDER.iterdir()) if p.suffix in (".json", ".jsonl")]
+    for path in [*files, V1_EVENTS]:
+        traces = _import(path)
+        assert traces and all(t.spans for t in traces), path.name
+
+
+def test_v0_a_command_that_timed_out_is_a_timeout_too(tmp_path):
+    """V0 and V1 share the rule: exit -1 with "timed out" (a hard timeout) or "no new output"
+    (the soft one) is a timeout, as V1's ``timeout`` flag says."""
+    source = FOLDER / "openhands__basic_gui_mode.json"
+    events = json.loads(source.read_text())
+    (soft,) = [e for e in events if e.get("extras", {}).get("metadata", {}).get("exit_code") == -1]
+    soft["extras"]["metadata"]["suffix"] = "\n[The command timed out after 120.0 seconds.]"
+    copy = tmp_path / source.name
+    copy.write_text(json.dumps(events, indent=2))
+    (trace,) = _import(copy)
+    assert [s.outcome for s in trace.path() if s.attributes.get("exit_code") == -1] == ["timeout"]
