@@ -68,7 +68,6 @@ CONTENT_KEYS = frozenset(
         "last_agent_message",
         "resultDisplay",
         "submission",
-        "action",
     }
 )
 #: Attribute-list entries (OTLP ``{"key", "value"}``, Jaeger tags) whose key names content.
@@ -87,7 +86,6 @@ IDENTITY_ATTRIBUTES = frozenset(
         "mcp_tool",
         "namespace",
         "error_type",
-        "action",
         "run_type",
         "model",
     }

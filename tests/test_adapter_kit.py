@@ -153,6 +153,17 @@ def test_find_leaks_sees_a_copied_command(tmp_path):
     assert find_leaks(trace, raw) == ["raw content copied into run.environment: 'rm -rf /srv/data'"]
 
 
+def test_find_leaks_sees_a_command_copied_into_the_action_attribute():
+    """``attributes.action`` was exempt as an identity: an importer that wrote a whole action
+    object there (OpenHands V1's, its command text included) passed the kit."""
+    raw = b'{"action": {"command": "curl -u user:secret https://x"}, "kind": "ActionEvent"}'
+    (trace,) = StepsImporter().import_file(SAMPLE, ImportOptions())
+    trace.spans[0].attributes["action"] = "{'command': 'curl -u user:secret https://x'}"
+    assert find_leaks(trace, raw) == [
+        "raw content copied into spans[0].attributes.action: 'curl -u user:secret https://x'"
+    ]
+
+
 def test_inject_canaries_keeps_structure():
     document = {
         "type": "response_item",
