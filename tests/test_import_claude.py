@@ -464,6 +464,36 @@ def test_a_subagent_transcript_without_its_session_in_a_folder_imports_alone(run
     assert [p.name for p in found] == ["258c7280-ae70-4798-800f-63464d01a85d.jsonl", "short.jsonl"]
 
 
+PROJECT = CORPUS / "claude-code-projects" / "kfischer-okarin__-Users-user-project"
+
+
+def test_a_real_project_folder_imports_its_sessions(run_cli, tmp_path):
+    """A real ~/.claude/projects folder (2.0.74): two sessions resumed and left at once are
+    empty files (one failed the whole import: 'empty file'), and the cache warm-up sidechains
+    of those sessions are no agent work (they would have been runs of their own)."""
+    files = sorted(PROJECT.glob("*.jsonl"))
+    empty = {p.stem for p in files if p.stat().st_size == 0}
+    sessions = {
+        p.stem
+        for p in files
+        if p.stat().st_size and not json.loads(p.read_text().splitlines()[0]).get("isSidechain")
+    }
+    assert len(empty) == 2 and len(sessions) == 8
+    warmups = {
+        p.stem
+        for p in files
+        if p.stat().st_size
+        and json.loads(p.read_text().splitlines()[0]).get("message", {}).get("content") == "Warmup"
+    }
+    assert len(warmups) > 2
+    code, _, err = run_cli("import", "claude", "--input", PROJECT, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert {p.stem for p in (tmp_path / "out").glob("*.json")} == sessions
+    trace = json.loads((tmp_path / "out" / "b3edadab-bca0-4054-9b41-f7ffa6941260.json").read_text())
+    task = [s for s in trace["spans"] if s["type"] == "handoff"]
+    assert task and any(s.get("parent_span_id") == task[0]["span_id"] for s in trace["spans"])
+
+
 def test_subagent_file_alone_imports_with_a_warning():
     trace, options = import_one(CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl")
     assert trace.run.trace_id == "258c7280-ae70-4798-800f-63464d01a85d/agent-a881341"

@@ -22,12 +22,25 @@ _PEEK_LINES = 50
 
 
 class _Peek:
-    """What the first lines of a file say about it (sidechain or not, session and agent ids)."""
+    """What the first lines of a file say about it (sidechain or not, session and agent ids,
+    a cache warm-up: its first line the user message ``Warmup``)."""
 
-    __slots__ = ("agent_id", "session_id", "sidechain")
+    __slots__ = ("agent_id", "session_id", "sidechain", "warmup")
 
-    def __init__(self, sidechain: bool, session_id: str | None, agent_id: str | None) -> None:
+    def __init__(
+        self, sidechain: bool, session_id: str | None, agent_id: str | None, warmup: bool = False
+    ) -> None:
         self.sidechain, self.session_id, self.agent_id = sidechain, session_id, agent_id
+        self.warmup = warmup
+
+
+def _is_warmup_line(record: dict) -> bool:
+    """A user line whose message is just ``Warmup`` (Claude Code's cache pre-warming)."""
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        content = content[0].get("text")
+    return record.get("type") == "user" and isinstance(content, str) and content.strip() == "Warmup"
 
 
 def peek(path: Path) -> _Peek:
@@ -50,7 +63,10 @@ def peek(path: Path) -> _Peek:
                 if isinstance(record.get("agentId"), str):
                     agent_id = record["agentId"]
                 if "isSidechain" in record:
-                    return _Peek(record["isSidechain"] is True, session_id, agent_id)
+                    sidechain = record["isSidechain"] is True
+                    return _Peek(
+                        sidechain, session_id, agent_id, sidechain and _is_warmup_line(record)
+                    )
     except OSError:
         pass
     return _Peek(False, session_id, agent_id)
@@ -100,12 +116,14 @@ class ClaudeImporter(Importer):
         from abw.importers.claude.reader import PROMPT_LOG
 
         files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and p.name != PROMPT_LOG)
-        sessions = [p for p in files if not self.is_subagent_file(p)]
+        # (a session resumed and left at once is an empty file: nothing to import)
+        sessions = [p for p in files if not self.is_subagent_file(p) and p.stat().st_size > 0]
         return sorted([*sessions, *self._orphans(files, sessions)])
 
     def _orphans(self, files: list[Path], sessions: list[Path]) -> list[Path]:
-        """The subagent transcripts (not Claude Code's helper agents) that no session among
-        ``sessions`` reads (:meth:`subagent_files`): their session was not exported with them."""
+        """The subagent transcripts (not Claude Code's helper agents or cache warm-ups, which are
+        no agent work) that no session among ``sessions`` reads (:meth:`subagent_files`): their
+        session was not exported with them."""
         from abw.importers.claude.assemble import is_helper_agent
 
         owned: dict[Path, set[str | None]] = {}  # folder -> its sessions' stems and session ids
@@ -115,7 +133,9 @@ class ClaudeImporter(Importer):
             )
         orphans = []
         for path in set(files) - set(sessions):
-            if is_helper_agent(path.stem.removeprefix("agent-")):
+            if not self.is_subagent_file(path) or is_helper_agent(path.stem.removeprefix("agent-")):
+                continue  # (an empty session file, a helper agent)
+            if self._peek(path).warmup:
                 continue
             if _in_subagents_dir(path):  # <folder>/<session id or stem>/subagents/.../agent-x
                 parts = path.parts
