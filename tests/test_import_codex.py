@@ -74,6 +74,8 @@ def _expected(path: Path) -> list[tuple[str, str]]:
                 calls[target][1] = "denied"
             elif out == "patch rejected by user":
                 calls[target][1] = "rejected"
+            elif out.startswith("patch rejected: "):  # the patch safety check's refusal
+                calls[target][1] = "denied"
             elif out == "Plan updated":
                 calls[target][1] = "ok"
         elif kind == "exec_command_end":
@@ -84,7 +86,7 @@ def _expected(path: Path) -> list[tuple[str, str]]:
 
 
 def test_every_corpus_rollout_is_covered():
-    assert len(FILES) == 8
+    assert len(FILES) == 9
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
@@ -335,6 +337,11 @@ def test_legacy_bare_items(tmp_path):
         ("failed in sandbox MacosSeatbelt with execution error: sandbox denied exec", "denied"),
         ("exec command rejected by user", "rejected"),
         ("patch rejected by user", "rejected"),
+        ("patch rejected: empty patch", "denied"),  # Codex's patch safety check
+        (
+            "patch rejected: writing outside of the project; rejected by user approval settings",
+            "denied",
+        ),
         ("aborted", "interrupted"),
         ("Chunk ID: 1\nWall time: 1.0 seconds\nProcess exited with code 3\nOutput:\n", "error"),
         ("Exit code: 0\nWall time: 0.2 seconds\nOutput:\nfine", "ok"),

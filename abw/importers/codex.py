@@ -130,6 +130,8 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
     if running:
         return Verdict(None, None, seconds, running.group(1))
     lowered = head.lower()
+    if lowered.startswith("patch rejected:"):  # Codex's patch safety check refused to apply it
+        return Verdict("denied", None, seconds)
     if lowered.startswith("failed in sandbox") or "sandbox denied" in lowered:
         code = _SANDBOX_EXIT.search(head)
         return Verdict("denied", int(code.group(1)) if code else None, seconds)
