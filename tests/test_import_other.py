@@ -182,7 +182,8 @@ def test_gemini_logs_json_is_refused_clearly(run_cli, tmp_path):
         "import", "gemini", "--input", CORPUS / "gemini-cli", "--out", tmp_path / "d"
     )
     assert code == 0, err
-    assert len(list((tmp_path / "d").glob("*.json"))) == 2
+    sessions = [p for p in (CORPUS / "gemini-cli").iterdir() if p.name != logs.name]
+    assert len(list((tmp_path / "d").glob("*.json"))) == len(sessions) == 3
 
 
 def test_another_tools_messages_are_not_a_gemini_recording(run_cli, tmp_path):
@@ -218,6 +219,18 @@ def test_gemini_tool_calls_that_are_not_a_list_are_refused(run_cli, tmp_path):
         if text.strip().startswith('"id": ' + json.dumps(document["messages"][index]["id"]))
     )
     assert f"session.json:{line - 1}: messages.{index}.toolCalls: expected a list" in err
+
+
+def test_a_gemini_turn_the_user_cancelled_ends_the_run_cancelled():
+    """Gemini CLI records ``{"type": "info", "content": "Request cancelled."}`` when the user
+    presses Esc; the run read as 'unknown'."""
+    path = CORPUS / "gemini-cli" / "vibecodingtracker__test_conversation_gemini.jsonl"
+    messages = [json.loads(line) for line in path.read_text().splitlines()]
+    last = [m for m in messages if m.get("type")][-1]
+    assert (last["type"], last["content"]) == ("info", "Request cancelled.")
+    (trace,) = _import("gemini", path)
+    assert trace.run.final_status == "cancelled"
+    assert trace.source.export_format == "gemini-chat-jsonl"
 
 
 def test_gemini_cancelled_and_error_calls(tmp_path):

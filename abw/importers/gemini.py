@@ -92,6 +92,8 @@ def _is_prompt_log(document: Any) -> bool:
     )
 
 
+#: The info message Gemini CLI records when the user cancels the turn in flight (Esc).
+_CANCELLED = "Request cancelled."
 #: The message types Gemini CLI records (a recording with none of them and no sessionId is not one).
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
 
@@ -162,6 +164,9 @@ class GeminiImporter(Importer):
                 continue
             if kind == "error":
                 final_status = "error"
+                continue
+            if kind == "info" and message.get("content") == _CANCELLED:
+                final_status = "cancelled"  # the user pressed Esc: the turn was cancelled
                 continue
             if kind != "gemini":
                 continue
