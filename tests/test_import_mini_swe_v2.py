@@ -254,3 +254,22 @@ def test_json_lines_is_refused_as_no_trajectory(run_cli, tmp_path):
     broken.write_text('{"messages": [\n')
     code, _, err = run_cli("import", "swe-agent", "--input", broken, "--out", tmp_path / "b.json")
     assert code == 2 and "invalid JSON" in err
+
+
+def test_the_benchmark_instance_is_the_runs_scenario():
+    """mini-swe-agent 2.x writes the SWE-bench ``instance_id`` it solved: that task is the run's
+    scenario (as an OpenHands evaluation's), so a gate compares runs of one task with each
+    other; ``--scenario-id`` does not override it, and says so."""
+    for path in (SUBMITTED, SERVER_ERROR, NO_STEPS):
+        instance = json.loads(path.read_text())["instance_id"]
+        assert _import(path).run.scenario_id == instance
+    options = ImportOptions(scenario_id="refunds")
+    (trace,) = get_importer("swe-agent").import_file(SUBMITTED, options)
+    assert trace.run.scenario_id == "django__django-11039"
+    assert options.warnings == [
+        f"{SUBMITTED.name}: an evaluation's instance id is the scenario of its run; "
+        "--scenario-id does not override it"
+    ]
+    old = MINI / "miniswe__github_issue.traj.json"  # 1.x: no instance id, the option applies
+    (trace,) = get_importer("swe-agent").import_file(old, ImportOptions(scenario_id="refunds"))
+    assert trace.run.scenario_id == "refunds"

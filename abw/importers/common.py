@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fnmatch import fnmatchcase
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from abw.cached import cached_property
 from abw.errors import AbwInputError
@@ -17,6 +17,36 @@ from abw.reader import parse_json
 
 _JSON_OPEN = re.compile(r"```(?:json)?[^\S\n]*\n")
 _INDENTED_CLOSE = re.compile(r"\n[^\S\n]*```")
+
+
+if TYPE_CHECKING:
+    from abw.importers.base import ImportOptions
+
+#: What may be copied from an export into a name, an attribute, an id or a scenario: a plain
+#: identifier (no spaces, no quotes, at most 128 characters), never a text.
+IDENTIFIER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}")
+
+
+def identifier(value: Any) -> str | None:
+    """``value`` when it is a plain :data:`IDENTIFIER` (a tool, a kind, a model, an id)."""
+    return value if isinstance(value, str) and IDENTIFIER.fullmatch(value) else None
+
+
+def instance_scenario(options: ImportOptions, instance: Any) -> ImportOptions:
+    """``options`` with an evaluation's own ``instance_id`` (the benchmark task the run solved,
+    a plain identifier) as the run's scenario; ``--scenario-id`` does not override it
+    (:func:`warn_instance_scenario`)."""
+    task = identifier(instance)
+    return options if task is None else replace(options, scenario_id=task)
+
+
+def warn_instance_scenario(options: ImportOptions, traces: list[Any], file_name: str) -> None:
+    """Say once per file that ``--scenario-id`` did not apply to runs with their own instance."""
+    if options.scenario_id and any(t.run.scenario_id != options.scenario_id for t in traces):
+        options.warn(
+            f"{file_name}: an evaluation's instance id is the scenario of its run; "
+            "--scenario-id does not override it"
+        )
 
 
 def fenced_spans(

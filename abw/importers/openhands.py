@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
+from abw.importers.common import identifier, instance_scenario, warn_instance_scenario
 from abw.importers.rawio import as_dict, held_fields, jsonl_records, load_json, read_raw
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.jsonlocate import value_lines
@@ -95,13 +96,6 @@ _V1_SHELL_TOOLS = _SHELL | {"terminal"}
 _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
 #: A conversation's event file: ``event-00012-<event id>.json`` (the SDK's EVENT_NAME_RE).
 _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
-#: What may be copied from a trace into a name, an attribute or a span id: a plain identifier.
-_IDENTIFIER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}")
-
-
-def _identifier(value: Any) -> str | None:
-    """``value`` when it is a plain identifier (a tool, a kind, a model, an id), else None."""
-    return value if isinstance(value, str) and _IDENTIFIER.fullmatch(value) else None
 
 
 def _is_v0(event: dict[str, Any]) -> bool:
@@ -166,7 +160,7 @@ def _event_files(folder: Path) -> list[Path]:
 def _model(document: Any) -> str | None:
     """The model an evaluation's ``metadata.llm.model`` names (V1 events name none)."""
     llm = as_dict(as_dict(as_dict(document).get("metadata")).get("llm"))
-    return _identifier(llm.get("model"))
+    return identifier(llm.get("model"))
 
 
 class OpenHandsImporter(Importer):
@@ -217,11 +211,7 @@ class OpenHandsImporter(Importer):
             document = load_json(raw, path)
             lines = value_lines(raw, 2 if isinstance(document, dict) else 1)
             traces = [self._trace(document, source_hash, trace_id, lines.get, path, options)]
-        if any(t.run.scenario_id != options.scenario_id for t in traces) and options.scenario_id:
-            options.warn(
-                f"{path.name}: an evaluation's instance id is the scenario of its run; "
-                "--scenario-id does not override it"
-            )
+        warn_instance_scenario(options, traces, path.name)
         return traces
 
     def _conversation(self, folder: Path, options: ImportOptions) -> Trace:
@@ -259,9 +249,8 @@ class OpenHandsImporter(Importer):
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
         it; ``source_hash``: the file's; ``files``: each event's own file, if any)."""
         events, prefix, v1 = _events(document, path, line_of)
-        instance = document.get("instance_id") if isinstance(document, dict) else None
-        if isinstance(instance, str) and instance:
-            options = replace(options, scenario_id=instance)
+        if isinstance(document, dict):
+            options = instance_scenario(options, document.get("instance_id"))
         if v1:
             run = _V1Run(options, path, _model(document))
             run.read(events)
@@ -419,7 +408,7 @@ def _function_arguments(meta: dict[str, Any]) -> Any:
 def _id(event: dict[str, Any]) -> str | None:
     value = event.get("id")
     if isinstance(value, str):
-        value = _identifier(value)
+        value = identifier(value)
     return f"event-{value}" if isinstance(value, int | str) else None
 
 
@@ -532,7 +521,7 @@ class _V1Run:
         llm = self.responses.get(key) if key is not None else None
         if llm is None:
             name = self.model or "llm"
-            llm = Draft((index, 0), "llm", name, "ok", span_id=_identifier(key))
+            llm = Draft((index, 0), "llm", name, "ok", span_id=identifier(key))
             llm.output, llm.started_at = [], when
             self.drafts.append(llm)
             if key is not None:
@@ -542,8 +531,8 @@ class _V1Run:
     def _action(self, index: int, event: dict[str, Any], when: datetime | None) -> None:
         action = as_dict(event.get("action"))  # null: a call the agent could not execute
         call = as_dict(event.get("tool_call"))
-        kind = _identifier(action.get("kind"))
-        name = _identifier(event.get("tool_name")) or _identifier(call.get("name")) or kind
+        kind = identifier(action.get("kind"))
+        name = identifier(event.get("tool_name")) or identifier(call.get("name")) or kind
         if event.get("llm_response_id"):  # (V0: an action without a model response has none)
             self._llm(index, event, event.get("tool_call"), when)
         tool_input = event["action"] if action else call.get("arguments", ABSENT)

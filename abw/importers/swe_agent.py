@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.common import fenced_spans
+from abw.importers.common import fenced_spans, instance_scenario, warn_instance_scenario
 from abw.importers.rawio import (
     BOM,
     as_dict,
@@ -210,7 +210,9 @@ class SweAgentImporter(Importer):
                 "function-calling trajectories' tool_calls, and none matched)"
             )
         extra = {"replayed": True} if _no_model_tokens(info, drafts) else {}
-        return [
+        given = options
+        options = instance_scenario(options, document.get("instance_id"))  # mini-swe-agent 2.x
+        traces = [
             make_trace(
                 platform=self.platform,
                 export_format=self.export_format,
@@ -225,6 +227,8 @@ class SweAgentImporter(Importer):
                 extra_run=extra,
             )
         ]
+        warn_instance_scenario(given, traces, path.name)
+        return traces
 
 
 def _load(raw: bytes, path: Path) -> Any:
