@@ -338,6 +338,7 @@ def test_legacy_bare_items(tmp_path):
         ("exec command rejected by user", "rejected"),
         ("patch rejected by user", "rejected"),
         ("patch rejected: empty patch", "denied"),  # Codex's patch safety check
+        ("apply_patch verification failed: Failed to find expected lines in src/a.py", "error"),
         (
             "patch rejected: writing outside of the project; rejected by user approval settings",
             "denied",

@@ -61,6 +61,16 @@ _LEGACY_ITEMS = {
     "local_shell_call_output",
     "web_search_call",
 }
+#: How the output of a call that failed before or while running starts (Codex's own texts; an
+#: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
+#: failed: …" and no ``patch_apply_end`` follows).
+_FAILED_PREFIXES = (
+    "execution error",
+    "error",
+    "write_stdin failed",
+    "failed to",
+    "apply_patch verification failed",
+)
 _CALLS = {"function_call", "custom_tool_call", "local_shell_call"}
 _OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
 _MODEL_ITEMS = {"reasoning", "web_search_call", *_CALLS}
@@ -141,7 +151,7 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
         return Verdict("interrupted")
     if _TIMED_OUT.search(lowered):
         return Verdict("timeout", None, seconds)
-    if lowered.startswith(("execution error", "error", "write_stdin failed", "failed to")):
+    if lowered.startswith(_FAILED_PREFIXES):
         return Verdict("error", None, seconds)
     return Verdict("ok", None, seconds)
 
