@@ -398,9 +398,10 @@ def _refusal(
     return kind(message, file=file, line=line, field=field)
 
 
-def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
+def parse_json_sequence(text: str, file: str | Path) -> list[Any]:
     """The JSON values written one after another in ``text`` (a console exporter's output),
-    under the same rules; None when ``text`` is no such sequence."""
+    under the same rules; :class:`MalformedJson` at the line where a value breaks when
+    ``text`` is no such sequence."""
     decoder = json.JSONDecoder(
         object_pairs_hook=_pairs, parse_float=_float, parse_constant=_constant
     )
@@ -412,8 +413,8 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any] | None:
             return values
         try:
             value, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError:
-            return None
+        except json.JSONDecodeError as exc:
+            raise MalformedJson(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno) from None
         except RecursionError:
             raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
         except ValueError as exc:  # refused in the value that starts at index: locate it there

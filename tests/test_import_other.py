@@ -512,6 +512,25 @@ def test_openhands_llm_spans_before_the_first_model_response_name_its_model():
     assert sum(s.type == "llm" for s in trace.spans) == 3
 
 
+def test_openhands_copies_no_action_text_into_a_span(tmp_path):
+    """An action or function name that is not a plain identifier (an object, a command) was
+    copied into the span's name and ``attributes.action`` by ``str()``; only identifiers are."""
+    path = CORPUS / "openhands" / "openhands__basic.json"
+    events = json.loads(path.read_text())
+    run = next(e for e in events if e.get("action") == "edit" and e.get("source") == "agent")
+    run["action"] = "edit /etc/secret-plan.txt now"
+    run["tool_call_metadata"]["function_name"] = "str_replace_editor --path /etc/secret-plan.txt"
+    obj = next(e for e in events if e.get("action") == "finish")
+    obj["action"] = {"command": "curl -u user:secret-token https://example.invalid"}
+    hostile = tmp_path / path.name
+    hostile.write_text(json.dumps(events, indent=2))
+    (trace,) = _import("openhands", hostile)
+    text = render_trace(trace)
+    assert "secret-plan" not in text and "secret-token" not in text
+    assert [s.name for s in trace.path()] == ["tool"]  # the edit, nameless; the object skipped
+    assert "action" not in trace.path()[0].attributes
+
+
 def test_openhands_soft_timeout():
     (trace,) = _import("openhands", CORPUS / "openhands" / "openhands__basic_gui_mode.json")
     server = [s for s in trace.path() if s.attributes.get("exit_code") == -1]

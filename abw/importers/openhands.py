@@ -299,8 +299,8 @@ class OpenHandsImporter(Importer):
             when = parse_time(event.get("timestamp"))
             meta = as_dict(event.get("tool_call_metadata"))
             response = as_dict(meta.get("model_response"))
-            if "action" in event and event.get("source") == "agent":
-                action = str(event.get("action"))
+            action = event.get("action")
+            if isinstance(action, str) and event.get("source") == "agent":
                 response_id = response.get("id")
                 model = response.get("model") or model
                 first_model = first_model or model
@@ -368,10 +368,12 @@ class OpenHandsImporter(Importer):
         options: ImportOptions,
         path: Path,
     ) -> Draft:
-        name = str(meta.get("function_name") or action)
+        # only plain identifiers become a name or an attribute (as in V1): an action kind
+        name = identifier(meta.get("function_name")) or identifier(action) or "tool"
         args = event.get("args", ABSENT)
         draft = Draft((index, 1), "tool", name, None, args, span_id=_id(event))
-        draft.attributes["action"] = action
+        if identifier(action):
+            draft.attributes["action"] = action
         draft.started_at = when
         if action == "delegate":
             draft.type = "handoff"

@@ -462,14 +462,20 @@ def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
             continue
         try:
             document = parse_json(line, path, first_line=number)
-        except MalformedJson:
-            values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
+        except MalformedJson as line_error:
+            try:
+                values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
+            except MalformedJson as sequence_error:
+                if not first:  # JSON Lines: the line that breaks
+                    raise line_error from None
+                # one document, or documents one after another: where it breaks (the whole
+                # document's error, unless that only says a second value follows the first)
+                extra = broken.message.endswith("Extra data")
+                raise (sequence_error if extra else broken) from None
             if values and all(_is_console(v) for v in values):
                 _console(values, spans)
                 return Export(spans, "otel-console")
-            if first:
-                raise _where_it_breaks(raw, path, broken) from None
-            raise
+            raise (broken if first else line_error) from None
         first = False
         if not isinstance(document, dict) or "resourceSpans" not in document:
             raise AbwInputError(
@@ -479,26 +485,6 @@ def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
             )
         _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
     return Export(spans, "otlp-json")
-
-
-def _where_it_breaks(raw: bytes, path: Path, broken: MalformedJson) -> MalformedJson:
-    """The error of a file that is one document or documents one after another (the console
-    exporter): the whole-document error, unless that only says a second value follows the
-    first ("Extra data"); then the error of the first value that does not parse."""
-    if not broken.message.endswith("Extra data"):
-        return broken
-    text = raw.decode("utf-8", "replace")
-    decoder, index = json.JSONDecoder(), 0
-    while index < len(text):
-        try:
-            _, index = decoder.raw_decode(text, index)
-        except json.JSONDecodeError as exc:
-            return MalformedJson(f"invalid JSON: {exc.msg}", file=path, line=exc.lineno)
-        except (ValueError, RecursionError):
-            return broken
-        while index < len(text) and text[index].isspace():
-            index += 1
-    return broken
 
 
 def _wrap(action: Any, path: Path) -> None:

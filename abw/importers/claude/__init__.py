@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
+from abw.importers.claude.reader import is_warmup_prompt
 from abw.limits import MAX_LINE_BYTES
 from abw.reader import parse_json
 
@@ -40,7 +41,7 @@ def _is_warmup_line(record: dict) -> bool:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
         content = content[0].get("text")
-    return record.get("type") == "user" and isinstance(content, str) and content.strip() == "Warmup"
+    return record.get("type") == "user" and is_warmup_prompt(content)
 
 
 def peek(path: Path) -> _Peek:
@@ -79,6 +80,19 @@ def _plain_name(name: str) -> bool:
 
 def _in_subagents_dir(path: Path) -> bool:
     return "subagents" in path.parent.parts[-3:]
+
+
+def _resumed_owners(wanted: set[tuple[Path, str]], sessions: list[Path]) -> set[tuple[Path, str]]:
+    """The ``(folder, session id)`` of ``wanted`` that a session file in that folder holds on a
+    later line (a resumed session carries its earlier ids); each session file is read once,
+    and only when some transcript of its folder is not claimed by a first line."""
+    found: set[tuple[Path, str]] = set()
+    for session in sessions:
+        ids = [owner for folder, owner in wanted if folder == session.parent]
+        if ids:
+            held = session.read_bytes()
+            found.update((session.parent, i) for i in ids if b'"' + i.encode() + b'"' in held)
+    return found
 
 
 class ClaudeImporter(Importer):
@@ -131,8 +145,8 @@ class ClaudeImporter(Importer):
             owned.setdefault(session.parent, set()).update(
                 {session.stem, self._peek(session).session_id}
             )
-        orphans = []
-        for path in set(files) - set(sessions):
+        unclaimed: list[tuple[Path, Path, str | None]] = []  # (transcript, folder, session id)
+        for path in sorted(set(files) - set(sessions)):
             if not self.is_subagent_file(path) or is_helper_agent(path.stem.removeprefix("agent-")):
                 continue  # (an empty session file, a helper agent)
             if self._peek(path).warmup:
@@ -143,18 +157,10 @@ class ClaudeImporter(Importer):
                 folder, owner = Path(*parts[: at - 1]), parts[at - 1]
             else:  # a sidechain file beside its session
                 folder, owner = path.parent, self._peek(path).session_id
-            if owner in owned.get(folder, ()) or self._resumed_owner(folder, owner, sessions):
-                continue
-            orphans.append(path)
-        return orphans
-
-    def _resumed_owner(self, folder: Path, session_id: str | None, sessions: list[Path]) -> bool:
-        """Whether a session file in ``folder`` holds ``session_id`` on a later line (a resumed
-        session carries its earlier ids): only asked of a transcript no first line claimed."""
-        if not session_id:
-            return False
-        needle = b'"' + session_id.encode() + b'"'
-        return any(s.parent == folder and needle in s.read_bytes() for s in sessions)
+            if owner not in owned.get(folder, ()):
+                unclaimed.append((path, folder, owner))
+        resumed = _resumed_owners({(f, o) for _, f, o in unclaimed if o}, sessions)
+        return [path for path, folder, owner in unclaimed if (folder, owner) not in resumed]
 
     def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:
         """Subagent transcripts of a session: same-folder sidechain files with one of its

@@ -13,6 +13,7 @@ from typing import Any
 from abw.hashing import content_hash
 from abw.importers.base import ImportOptions
 from abw.importers.claude.parser import FILE, MAIN, Draft, FileParser
+from abw.importers.claude.reader import is_warmup_prompt
 from abw.importers.common import (
     extract_canonical_output,
     final_output_hash,
@@ -32,7 +33,7 @@ def is_helper_agent(agent_id: str | None) -> bool:
 def is_warmup(parser: FileParser, agent: str = FILE) -> bool:
     """A cache warm-up sidechain: its first user message is just ``Warmup``."""
     state = parser.agents.get(agent)
-    return state is not None and (state.first_user_text or "").strip() == "Warmup"
+    return state is not None and is_warmup_prompt(state.first_user_text)
 
 
 def safe_id(value: str | None, fallback: str) -> str:

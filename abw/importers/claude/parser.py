@@ -26,7 +26,7 @@ from abw.importers.claude.outcomes import (
     result_text,
     span_type,
 )
-from abw.importers.claude.reader import PROMPT_LOG, JsonlReader
+from abw.importers.claude.reader import PROMPT_LOG, JsonlReader, is_warmup_prompt
 from abw.importers.common import extract_arguments, match_label
 from abw.importers.spans import parse_time
 
@@ -512,7 +512,7 @@ class FileParser:
 
     def _new_inline_root(self, agent: str, text: str) -> None:
         """Link an inline sidechain to the first unclaimed Task call with the same prompt."""
-        if text.strip() == "Warmup":
+        if is_warmup_prompt(text):
             self.excluded_inline.add(agent)
             return
         wanted = content_hash(text)

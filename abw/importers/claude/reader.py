@@ -30,6 +30,12 @@ BLOCK_BYTES = 1 << 20
 PROMPT_LOG = "history.jsonl"
 
 
+def is_warmup_prompt(text: object) -> bool:
+    """The first user message of a cache warm-up sidechain (Claude Code 2.0.x pre-warming its
+    cache): just ``Warmup``. Such a sidechain is no agent work."""
+    return isinstance(text, str) and text.strip() == "Warmup"
+
+
 def _utf8_problem(raw: bytes) -> str | None:
     try:
         raw.decode("utf-8")
