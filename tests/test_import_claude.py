@@ -494,6 +494,28 @@ def test_a_real_project_folder_imports_its_sessions(run_cli, tmp_path):
     assert task and any(s.get("parent_span_id") == task[0]["span_id"] for s in trace["spans"])
 
 
+def test_a_subagent_of_a_resumed_session_is_not_taken_for_an_orphan(run_cli, tmp_path):
+    """A resumed session's first lines carry its new id and its later lines the earlier one its
+    subagent transcript names: that transcript is read with the session, not imported again
+    on its own."""
+    main = CLAUDE / "spotter__258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    lines = main.read_text().splitlines(keepends=True)
+    first = next(n for n, line in enumerate(lines) if '"sessionId"' in line)
+    old_id = json.loads(lines[first])["sessionId"]
+    lines[first] = lines[first].replace(old_id, "0a0a0a0a-0000-4000-8000-000000000000")
+    assert any(old_id in line for line in lines[first + 1 :])
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "resumed.jsonl").write_text("".join(lines))
+    agent = folder / "agent-a881341.jsonl"  # beside the session (the 2.0.x layout)
+    agent.write_bytes((CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl").read_bytes())
+    assert json.loads(agent.read_text().splitlines()[0])["sessionId"] == old_id
+    assert [p.name for p in ClaudeImporter().discover(folder)] == ["resumed.jsonl"]
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").glob("*.json")] == ["resumed.json"]
+
+
 def test_subagent_file_alone_imports_with_a_warning():
     trace, options = import_one(CLAUDE / "spotter__258c7280__subagents__agent-a881341.jsonl")
     assert trace.run.trace_id == "258c7280-ae70-4798-800f-63464d01a85d/agent-a881341"
