@@ -421,7 +421,7 @@ def _mini(
         if not isinstance(message, dict):
             continue
         role, content = message.get("role"), message.get("content")
-        text = content if isinstance(content, str) else ""
+        text = _text(content)
         line = lines.get(("messages", index))
         if role == "assistant":
             name = model or _response_model(message) or "model"
