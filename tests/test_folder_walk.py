@@ -16,12 +16,17 @@ from abw.traceio import trace_files, trace_paths
 NAMES = ["a", "a-b", "a.json", "b.json", ".h", ".h.json", "B.JSON", "é.json", "x y.json", "z"]
 
 
-def _reference(root: Path, hidden: bool) -> list[Path]:
-    """What trace_paths and files_within returned before the walk (rglob, then filters)."""
-    found = sorted(p for p in root.rglob("*.json") if p.is_file())
+def _reference(root: Path, hidden: bool) -> list[Path] | None:
+    """What trace_paths and files_within returned before the walk (rglob, then filters), or
+    None where a matching name is a symlink to nothing (the walk refuses it)."""
+    matching = sorted(root.rglob("*.json"))
     if hidden:
-        found = [p for p in found if not any(s.startswith(".") for s in p.relative_to(root).parts)]
-    return found
+        matching = [
+            p for p in matching if not any(s.startswith(".") for s in p.relative_to(root).parts)
+        ]
+    if any(p.is_symlink() and not p.exists() for p in matching):
+        return None
+    return [p for p in matching if p.is_file()]
 
 
 def _random_tree(root: Path, rng: random.Random) -> None:
@@ -47,9 +52,17 @@ def _random_tree(root: Path, rng: random.Random) -> None:
 @pytest.mark.parametrize("seed", range(25))
 def test_walk_finds_what_rglob_found_in_the_same_order(tmp_path: Path, seed: int) -> None:
     _random_tree(tmp_path, random.Random(seed))
-    assert files_within(tmp_path, tmp_path, "*.json", "folder") == _reference(tmp_path, False)
+    everything = _reference(tmp_path, False)
+    if everything is None:
+        with pytest.raises(AbwInputError, match="leads to no file"):
+            files_within(tmp_path, tmp_path, "*.json", "folder")
+    else:
+        assert files_within(tmp_path, tmp_path, "*.json", "folder") == everything
     expected = _reference(tmp_path, True)
-    if expected:
+    if expected is None:
+        with pytest.raises(AbwInputError, match="leads to no file"):
+            trace_paths(tmp_path)
+    elif expected:
         assert trace_paths(tmp_path) == expected
         assert trace_files(tmp_path) == [str(p) for p in expected]
 
@@ -101,3 +114,36 @@ def test_a_linked_subfolder_given_as_where_is_checked(tmp_path: Path) -> None:
     os.symlink(outside, root / "sub")
     with pytest.raises(AbwInputError, match="symlink leads outside"):
         files_within(root, root / "sub", "*.json", "latent folder")
+
+
+def test_a_dangling_trace_link_is_refused_not_dropped(tmp_path: Path) -> None:
+    """A candidate file that is a symlink to a missing file would have been one run fewer,
+    unseen: the gate refuses it, naming it."""
+    folder = tmp_path / "candidate"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.json").write_text("{}")
+    os.symlink(tmp_path / "gone.json", folder / "sub" / "b.json")
+    os.symlink(tmp_path / "gone.txt", folder / "notes.txt")  # not a trace name: no matter
+    with pytest.raises(AbwInputError, match="leads to no file") as caught:
+        trace_paths(folder)
+    assert caught.value.file == str(folder / "sub" / "b.json")
+
+
+def test_a_folder_that_cannot_be_listed_is_refused_not_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A subfolder the system will not list (permissions, I/O error) held runs no one saw."""
+    folder = tmp_path / "candidate"
+    (folder / "locked").mkdir(parents=True)
+    (folder / "a.json").write_text("{}")
+    real_scandir = os.scandir
+
+    def scandir(path: str) -> object:
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    with pytest.raises(AbwInputError, match="Permission denied") as caught:
+        trace_paths(folder)
+    assert caught.value.file == str(folder / "locked")
