@@ -51,7 +51,17 @@ KNOWN_TYPES = frozenset(
     }
 )
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
-_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<local-command-", "Caveat: ")
+#: User lines of slash commands and of bash mode (``!cmd``): the user's own, not a prompt.
+_COMMAND_PREFIXES = (
+    "<command-name>",
+    "<command-message>",
+    "<local-command-",
+    "Caveat: ",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+_CAVEAT = "<local-command-caveat>"
 _USAGE_KEYS = (
     "input_tokens",
     "output_tokens",
@@ -131,6 +141,17 @@ def _record_retries(llm: Draft, state: AgentState) -> None:
     state.retries.clear()
 
 
+def is_stream_json(record: dict[str, Any]) -> bool:
+    """A record of ``claude -p --output-format stream-json`` output (what the CLI printed, not
+    the session transcript it keeps): ``session_id`` in place of ``sessionId``, on the
+    ``system``/``init`` record or on a message (which carries ``parent_tool_use_id``)."""
+    return (
+        "sessionId" not in record
+        and "session_id" in record
+        and (record.get("subtype") == "init" or "parent_tool_use_id" in record)
+    )
+
+
 def _text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content
@@ -157,6 +178,7 @@ class FileParser:
         self.excluded_inline: set[str] = set()
         self.unlinked_inline: list[str] = []
         self.removed: set[str] = set()
+        self.caveats: set[str] = set()  # uuids of local-command caveat lines
         self.session_id: str | None = None
         self.session_ids: dict[str, None] = {}  # every session id seen, in order
         self.agent_id: str | None = None
@@ -206,6 +228,17 @@ class FileParser:
 
     def _record(self, line: int, kind: str, record: dict[str, Any]) -> None:
         session_id = record.get("sessionId")
+        if session_id is None and is_stream_json(record):
+            # its subagents' messages are inline and its outcome is in a `result` record:
+            # read as a transcript, it would give a wrong trace
+            raise AbwInputError(
+                "not a Claude Code session transcript: this is the output of "
+                "`claude -p --output-format stream-json`; import the session's transcript "
+                "(~/.claude/projects/<project>/<session id>.jsonl) instead",
+                file=self.path,
+                line=line,
+                field="session_id",
+            )
         if isinstance(session_id, str) and session_id != self.session_id:
             self.session_id = session_id  # the last one wins: a resumed session copies old lines
             self.session_ids[session_id] = None
@@ -465,7 +498,12 @@ class FileParser:
             return
         self.removed.add("user_prompt")
         if record.get("isMeta") is True or text.lstrip().startswith(_COMMAND_PREFIXES):
+            if text.lstrip().startswith(_CAVEAT) and isinstance(record.get("uuid"), str):
+                self.caveats.add(record["uuid"])
             return
+        parent = record.get("parentUuid")
+        if isinstance(parent, str) and parent in self.caveats:
+            return  # a local command's own output after its caveat ("Unknown skill: ...")
         state.last_event = "prompt"
 
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
