@@ -3,7 +3,8 @@
 Accepted encodings (detected from the content):
 
 * OTLP/JSON: one ``ExportTraceServiceRequest`` per line (or one per file); hex or base64 ids;
-  ``intValue`` as a string or a number; spans in any order (children before parents).
+  ``intValue`` as a string or a number; spans in any order (children before parents). Grafana
+  Tempo's trace-by-id answer holds the same ResourceSpans under ``batches``.
 * Jaeger UI "Download JSON": ``{"data": [{"traceID", "spans", "processes"}]}``.
 * Python ``ConsoleSpanExporter`` / ``ReadableSpan.to_json()``: pretty-printed objects one after
   another; a span written twice (start snapshot, then ended) is kept once, ended.
@@ -245,8 +246,14 @@ def _status(value: Any) -> tuple[str, str | None]:
 # ---------------------------------------------------------------- the three encodings
 
 
+#: Where a document keeps its ResourceSpans: OTLP's ``resourceSpans``, or ``batches`` in the
+#: answer of Grafana Tempo's trace-by-id API (v1), as Tempo exports a trace.
+_RESOURCE_SPANS = ("resourceSpans", "batches")
+
+
 def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) -> None:
-    for resource_spans in _list(document.get("resourceSpans")):
+    key = next((k for k in _RESOURCE_SPANS if k in document), _RESOURCE_SPANS[0])
+    for resource_spans in _list(document.get(key)):
         if not isinstance(resource_spans, dict):
             continue
         scopes = resource_spans.get("scopeSpans") or resource_spans.get(
@@ -423,7 +430,7 @@ def _document(whole: Any, path: Path) -> Export:
     """The spans of a file that is one JSON document."""
     spans: list[OSpan] = []
     documents = whole if isinstance(whole, list) else [whole]
-    if all(isinstance(d, dict) and "resourceSpans" in d for d in documents) and documents:
+    if documents and all(isinstance(d, dict) and d.keys() & _RESOURCE_SPANS for d in documents):
         for document in documents:
             _wrap(lambda d=document: _otlp_request(d, None, spans), path)
         return Export(spans, "otlp-json")
@@ -443,7 +450,7 @@ def _document(whole: Any, path: Path) -> Export:
         final = whole.get("final_output")
         return Export(spans, "any-agent-json", ABSENT if final is None else final)
     raise AbwInputError(
-        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON), "
+        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON; Tempo: batches), "
         "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
         file=path,
     )
@@ -763,7 +770,7 @@ def build_trace(
         )
     root: OSpan | None = walk[0][0].payload if walk else None
     final_status = "unknown"
-    if root is not None and root.end_ns is not None:
+    if root is not None and (root.end_ns is not None or root.status == "OK"):
         final_status = "error" if root.status == "ERROR" else "success"
     final_output, final_text = _final(root, llm_outputs, recorded_output)
     return make_trace(
@@ -797,20 +804,22 @@ def _final(root: OSpan | None, llm_outputs: list[Any], recorded: Any) -> tuple[A
 
 
 def _repeated_call(span: OSpan, kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
-    """An llm span that is its llm parent's only llm child with the parent's input: one model
-    request recorded at two levels (smolagents' nested ``LiteLLMModel.__call__``); only the
+    """An llm span that is its llm parent's only llm child and records the parent's input or
+    no input at all: one model request recorded at two levels (smolagents' nested
+    ``LiteLLMModel.__call__``; Google ADK 2.x's ``call_llm`` around its own or google-genai's
+    ``generate_content <model>``, which repeats the tokens but holds no content); only the
     outer one is kept. Two such children are attempts (retries), kept apart."""
     if kind.type != "llm" or not ancestors or kinds[ancestors[-1].key].type != "llm":
         return False
     parent = ancestors[-1]
-    own = _content(span.attributes, INPUT_KEYS, _FLAT_INPUT)
-    if own is ABSENT or own != _content(parent.payload.attributes, INPUT_KEYS, _FLAT_INPUT):
+    outer = _content(parent.payload.attributes, INPUT_KEYS, _FLAT_INPUT)
+    if _content(span.attributes, INPUT_KEYS, _FLAT_INPUT) not in (outer, ABSENT):
         return False
     same = [
         child
         for child in parent.children
         if kinds[child.key].type == "llm"
-        and _content(child.payload.attributes, INPUT_KEYS, _FLAT_INPUT) == own
+        and _content(child.payload.attributes, INPUT_KEYS, _FLAT_INPUT) in (outer, ABSENT)
     ]
     return len(same) == 1
 
@@ -857,7 +866,8 @@ def _held(spans: list[OSpan]) -> list[str]:
 def _outcome(
     span: OSpan, kind: Kind, failing_messages: set[str | None], failing_below: dict[str, bool]
 ) -> tuple[str, bool]:
-    """The span's own outcome, and whether an ERROR status on it was only propagated."""
+    """The span's own outcome, and whether an ERROR status on it was only propagated. A span
+    that never ended is incomplete unless its status is OK: the call returned."""
     if span.status == "ERROR":
         if _own_failure(span):
             return "error", False
@@ -866,8 +876,8 @@ def _outcome(
         if not span.status_message and failing_below.get(span.span_id):
             return "ok", True  # an ancestor marked by its failing child
         return "error", False
-    if span.end_ns is None:
-        return "incomplete", False
+    if span.end_ns is None and span.status != "OK":
+        return "incomplete", False  # status OK records a result (any-agent 0.19-0.23: no end)
     if kind.type == "guardrail" and any(
         k.endswith("triggered") and v is True for k, v in span.attributes.items()
     ):

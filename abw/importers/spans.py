@@ -265,7 +265,8 @@ MESSAGE_KEYS = frozenset(
 
 def assistant_text(value: Any) -> str | None:
     """The last assistant text in a model output: a string, or a list of messages (OpenAI
-    ``content`` strings, GenAI semconv ``parts`` of type text), possibly JSON-encoded. A text
+    ``content`` strings, GenAI semconv ``parts`` of type text, Gemini ``parts`` with ``text``,
+    Google ADK's response holding its Gemini ``content``), possibly JSON-encoded. A text
     that is a JSON object but no message (a structured answer, ``{"steps": [...]}``) is the
     answer itself."""
     from abw.importers.rawio import decode_json_string
@@ -284,11 +285,15 @@ def assistant_text(value: Any) -> str | None:
     for message in value:
         if not isinstance(message, dict):
             continue
+        if isinstance(message.get("content"), dict):  # Google ADK's LlmResponse: a Gemini Content
+            message = message["content"]
         content = message.get("content")
         if isinstance(content, str):
             texts.append(content)
         for part in message.get("parts") or []:
-            is_text = isinstance(part, dict) and part.get("type", "text") == "text"
-            if is_text and isinstance(part.get("content"), str):
-                texts.append(part["content"])
+            if not isinstance(part, dict) or part.get("type", "text") != "text":
+                continue
+            body = part.get("content", part.get("text"))  # GenAI semconv / Gemini parts
+            if isinstance(body, str):
+                texts.append(body)
     return texts[-1] if texts else None
