@@ -43,7 +43,11 @@ def _expected(path: Path) -> list[tuple[str, str]]:
     for record in records:
         p = record.get("payload", {})
         kind = p.get("type")
-        if kind in ("function_call", "custom_tool_call"):
+        if record.get("type") == "compacted":
+            key = f"compacted{len(order)}"
+            calls[key] = ["compaction", "ok"]
+            order.append(key)
+        elif kind in ("function_call", "custom_tool_call"):
             if p["name"] == "write_stdin":
                 sid = str(json.loads(p["arguments"])["session_id"])
                 if sid in session_of:
@@ -51,6 +55,11 @@ def _expected(path: Path) -> list[tuple[str, str]]:
                     continue
             calls[p["call_id"]] = [p["name"], None]
             order.append(p["call_id"])
+        elif kind == "tool_search_call":
+            calls[p["call_id"]] = ["tool_search", None]
+            order.append(p["call_id"])
+        elif kind == "tool_search_output":
+            calls[p["call_id"]][1] = "ok" if p["status"] == "completed" else "error"
         elif kind == "web_search_call":
             key = f"ws{len(order)}"
             calls[key] = ["web_search", "ok" if p["status"] == "completed" else "error"]
@@ -64,7 +73,7 @@ def _expected(path: Path) -> list[tuple[str, str]]:
                 continue
             if out.startswith("write_stdin failed"):
                 continue
-            exited = re.search(r"Process exited with code (\d+)", out)
+            exited = re.search(r"(?:Process exited with code|^Exit code:) (\d+)", out)
             if out.startswith("{"):
                 code = json.loads(out)["metadata"]["exit_code"]
                 calls[target][1] = "ok" if code == 0 else "error"
@@ -76,6 +85,8 @@ def _expected(path: Path) -> list[tuple[str, str]]:
                 calls[target][1] = "rejected"
             elif out.startswith("patch rejected: "):  # the patch safety check's refusal
                 calls[target][1] = "denied"
+            elif out.startswith("apply_patch verification failed"):
+                calls[target][1] = "error"
             elif out == "Plan updated":
                 calls[target][1] = "ok"
         elif kind == "exec_command_end":
@@ -86,7 +97,7 @@ def _expected(path: Path) -> list[tuple[str, str]]:
 
 
 def test_every_corpus_rollout_is_covered():
-    assert len(FILES) == 9
+    assert len(FILES) == 10
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])
@@ -346,6 +357,9 @@ def test_legacy_bare_items(tmp_path):
         ("aborted", "interrupted"),
         ("Chunk ID: 1\nWall time: 1.0 seconds\nProcess exited with code 3\nOutput:\n", "error"),
         ("Exit code: 0\nWall time: 0.2 seconds\nOutput:\nfine", "ok"),
+        # Codex's timeout note opens the output; a test runner's own "timed out" is a failure
+        ("Exit code: 1\nWall time: 10 seconds\nOutput:\ncommand timed out after 10 s", "timeout"),
+        ("Process exited with code 1\nOutput:\nbun test\n^ this test timed out after 5s", "error"),
         ("execution error: No such file or directory", "error"),
         ("Plan updated", "ok"),
     ],

@@ -2,7 +2,9 @@
 
 Spans come from the model-visible ``response_item`` records only: consecutive model output
 (reasoning, assistant text, tool calls) between two inputs is one ``llm`` span; each tool call is
-a ``tool`` span paired with its output by ``call_id``; a web search is a ``retriever`` span.
+a ``tool`` span paired with its output by ``call_id``; a web search, and a ``tool_search_call``
+(the model looking up deferred tools, answered by a ``tool_search_output``), is a ``retriever``
+span.
 ``event_msg`` records only refine statuses and durations (``exec_command_end``,
 ``patch_apply_end``, ``mcp_tool_call_end``) and mark interrupted turns (``turn_aborted``).
 
@@ -60,6 +62,8 @@ _LEGACY_ITEMS = {
     "local_shell_call",
     "local_shell_call_output",
     "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
 }
 #: How the output of a call that failed before or while running starts (Codex's own texts; an
 #: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
@@ -71,11 +75,21 @@ _FAILED_PREFIXES = (
     "failed to",
     "apply_patch verification failed",
 )
-_CALLS = {"function_call", "custom_tool_call", "local_shell_call"}
-_OUTPUTS = {"function_call_output", "custom_tool_call_output", "local_shell_call_output"}
+_CALLS = {"function_call", "custom_tool_call", "local_shell_call", "tool_search_call"}
+_OUTPUTS = {
+    "function_call_output",
+    "custom_tool_call_output",
+    "local_shell_call_output",
+    "tool_search_output",
+}
 _MODEL_ITEMS = {"reasoning", "web_search_call", *_CALLS}
 _HANDOFF_TOOLS = {"spawn_agent", "wait_agent"}
 _MEMORY_TOOLS = {"update_plan"}  # the agent's own plan, like Claude's TodoWrite
+#: ``tool_search_call`` (0.140+): the model searching the deferred MCP/app tools for the ones to
+#: load, answered by a ``tool_search_output`` listing them, like Claude's ToolSearch.
+_RETRIEVER_TOOLS = {"tool_search"}
+#: A ``tool_search_output``'s status -> outcome (an unfinished search stays unanswered).
+_SEARCH_STATUS = {"completed": "ok", "failed": "error", "incomplete": "error"}
 
 REMOVED_FIELDS = (
     "session_meta.cwd",
@@ -83,6 +97,7 @@ REMOVED_FIELDS = (
     "session_meta.instructions",
     "session_meta.base_instructions",
     "turn_context.cwd",
+    "turn_context.workspace_roots",
     "turn_context.user_instructions",
     "turn_context.developer_instructions",
     "turn_context.collaboration_mode.settings.developer_instructions",
@@ -99,6 +114,8 @@ REMOVED_FIELDS = (
     "custom_tool_call.input",
     "custom_tool_call_output.output",
     "web_search_call.action",
+    "tool_search_call.arguments",
+    "tool_search_output.tools",
     "event_msg",
 )
 
@@ -124,7 +141,7 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
             code = _int(metadata.get("exit_code"))
             seconds = _float(metadata.get("duration_seconds"))
             text = value.get("output") if isinstance(value.get("output"), str) else ""
-            return Verdict(_exit_outcome(code, text), code, seconds)
+            return Verdict(_exit_outcome(code, text), code, seconds)  # (output: the body only)
         return Verdict("ok")
     if not isinstance(value, str):
         return Verdict("ok")
@@ -136,7 +153,7 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
     exited = _EXITED.search(head)
     if exited:
         code = int(exited.group(1))
-        return Verdict(_exit_outcome(code, head), code, seconds)
+        return Verdict(_exit_outcome(code, _body(head)), code, seconds)
     if running:
         return Verdict(None, None, seconds, running.group(1))
     lowered = head.lower()
@@ -149,17 +166,33 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
         return Verdict("rejected")
     if lowered in {"aborted", "aborted by user"} or lowered.startswith("aborted"):
         return Verdict("interrupted")
-    if _TIMED_OUT.search(lowered):
+    if _timed_out(_body(text)):
         return Verdict("timeout", None, seconds)
     if lowered.startswith(_FAILED_PREFIXES):
         return Verdict("error", None, seconds)
     return Verdict("ok", None, seconds)
 
 
-def _exit_outcome(code: int | None, text: str) -> str:
+def _exit_outcome(code: int | None, body: str) -> str:
+    """``exit_outcome`` of the code; a failing one is a timeout when Codex's note opens ``body``."""
     if code is not None and exit_outcome(code) != "error":
         return exit_outcome(code)
-    return "timeout" if _TIMED_OUT.search(text[:400] if text else "") else "error"
+    return "timeout" if _timed_out(body) else "error"
+
+
+def _body(text: str) -> str:
+    """The command's output in a call's output text: what follows the ``Output:`` line that
+    ends Codex's header (``Exit code: N`` / ``Chunk ID: …``), else the whole text."""
+    _, header_end, body = text.partition("\nOutput:\n")
+    return body if header_end else text
+
+
+def _timed_out(body: str) -> bool:
+    """Whether the output's first line says "timed out": where Codex writes its note on a call
+    it stopped ("command timed out after N milliseconds"). The command's own output saying so
+    further down (a test runner reporting a test's timeout) is no Codex timeout."""
+    first = body.lstrip().split("\n", 1)[0]
+    return bool(_TIMED_OUT.search(first))
 
 
 def _int(value: Any) -> int | None:
@@ -520,6 +553,10 @@ def _call(
         name, attributes = "local_shell", {}
         args: Any = payload.get("action")
         call_id = _str(payload.get("call_id")) or _str(payload.get("id"))
+    elif kind == "tool_search_call":
+        name, attributes = "tool_search", {}
+        args = decode_json_string(payload.get("arguments"), state.path, line)
+        call_id = _str(payload.get("call_id")) or _str(payload.get("id"))
     else:
         name, attributes = _tool_name(payload)
         args = payload.get("arguments") if kind == "function_call" else payload.get("input")
@@ -534,6 +571,7 @@ def _call(
     is_shell = name in SHELL_TOOLS
     span_type = "handoff" if name in _HANDOFF_TOOLS else "tool"
     span_type = "memory" if name in _MEMORY_TOOLS else span_type
+    span_type = "retriever" if name in _RETRIEVER_TOOLS else span_type
     draft = Draft((line,), span_type, name, None, args, span_id=call_id, line=line)
     draft.started_at = when
     draft.attributes.update(attributes)
@@ -551,8 +589,12 @@ def _call(
 
 def _output(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
     call_id = str(payload.get("call_id"))
-    output = payload.get("output")
-    verdict = classify_output(output, state.path, line)
+    if payload.get("type") == "tool_search_output":  # the tools found, and a status
+        output = payload.get("tools")
+        verdict = Verdict(_SEARCH_STATUS.get(str(payload.get("status"))))
+    else:
+        output = payload.get("output")
+        verdict = classify_output(output, state.path, line)
     poll_target = state.polls.get(call_id)
     if poll_target is not None:
         call = poll_target
