@@ -40,7 +40,14 @@ from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import identifier, instance_scenario, warn_instance_scenario
-from abw.importers.rawio import as_dict, held_fields, jsonl_records, load_json, read_raw
+from abw.importers.rawio import (
+    as_dict,
+    held_fields,
+    json_body,
+    jsonl_records,
+    load_json,
+    read_raw,
+)
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.jsonlocate import value_lines
 
@@ -122,6 +129,7 @@ def _events(
                 "one event of an OpenHands conversation: import the folder that holds its "
                 "event-*.json files",
                 file=path,
+                line=line_of(()),
                 field="kind",
             )
         for key in ("events", "history", "trajectory"):
@@ -205,7 +213,8 @@ class OpenHandsImporter(Importer):
                     path,
                     options,
                 )
-                for line, document in jsonl_records(raw, path, options.warnings)
+                # (an empty output.jsonl, of an evaluation that finished no instance, is refused)
+                for line, document in jsonl_records(json_body(raw, path), path, options.warnings)
             ]
         else:
             document = load_json(raw, path)

@@ -5,7 +5,8 @@ is the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, 
 anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command
 text itself is never kept). There is no exit code: the status is read from fixed texts the tools
 print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
-new syntax error(s)``). ``info.exit_status`` gives the run's outcome (``submitted``, and
+new syntax error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes
+on). ``info.exit_status`` gives the run's outcome (``submitted``, and
 mini-swe-agent's ``Submitted``, are success). A file that holds only ``history`` (SWE-agent's
 demonstrations) is read from its assistant messages' ``action`` and the replies to them.
 
@@ -17,10 +18,13 @@ the next message's ``<returncode>``. In its tool-calling form (2.x, ``trajectory
 ``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named
 by its function (``bash``, a shell call), answered by the ``tool`` message with its
 ``tool_call_id`` (else the next unanswered call, in order); the call that submitted is answered
-by the ``exit`` message (``Submitted``) instead. Its llm spans are named by
-``info.config.model.model_name`` (else the response's ``model``). A ``messages`` document with
-nothing of mini-swe-agent in it (no command, no tool call, no ``trajectory_format`` or ``info``,
-roles other than system/user/assistant/tool/exit: a Gemini CLI session) is refused.
+by the ``exit`` message (``Submitted``) instead. A reply's exit code is its ``extra.returncode``
+(2.x; the ``mini`` CLI's default config writes the reply as JSON), else its ``<returncode>``; one
+whose ``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. Its llm
+spans are named by ``info.config.model.model_name`` (else the response's ``model``). A
+``messages`` document with nothing of mini-swe-agent in it (no command, no tool call, no
+``trajectory_format`` or ``info``, roles other than system/user/assistant/tool/exit: a Gemini CLI
+session) is refused.
 
 ``source_ref.line`` is the raw line each step (or message) starts on. ``run.replayed`` says the
 actions were not a model's: the run's ``model_stats`` record no tokens at all (a replay or a
@@ -91,6 +95,7 @@ _FAILURES = (
     re.compile(r"No such file or directory"),
     re.compile(r"^(?:Error|ERROR)\b", re.MULTILINE),
     re.compile(r"^Usage: ", re.MULTILINE),
+    re.compile(r"^Wrong flag!", re.MULTILINE),  # EnIGMA (CTF mode) refused a ``submit``
 )
 #: Commands that end the run: a run's ``history`` holds no observation of them.
 _TERMINAL = frozenset({"submit", "exit_forfeit", "skip", "forfeit"})
@@ -107,6 +112,8 @@ _MINI_ROLES = frozenset({"system", "user", "assistant", "tool", "exit"})
 _SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 #: ``extra.exception_info`` of the reply to a call mini-swe-agent did not run (user rejection).
 _NOT_EXECUTED = "action was not executed"
+#: ``extra.exception_type`` of a command mini-swe-agent's environment killed at its timeout.
+_TIMED_OUT = "TimeoutExpired"
 
 
 def bash_command(text: str) -> str | None:
@@ -443,7 +450,7 @@ def _mini(
         elif role == "exit":
             _answer_submit(waiting, message)
         elif role == "user" and pending is not None:
-            _settle(pending, content, text)
+            _settle(pending, content, text, message.get("extra"))
             pending = None
     return drafts, final_text
 
@@ -506,7 +513,7 @@ def _answer_call(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> N
     found = next((n for n, (cid, _) in enumerate(waiting) if cid == call_id), 0)
     _, draft = waiting.pop(found)
     content = message.get("content", ABSENT)
-    _settle(draft, content, _text(content))
+    _settle(draft, content, _text(content), message.get("extra"))
 
 
 def _answer_submit(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> None:
@@ -522,14 +529,24 @@ def _answer_submit(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) ->
     waiting[:] = [(cid, d) for cid, d in waiting if d is not draft]
 
 
-def _settle(draft: Draft, content: Any, text: str) -> None:
-    """A command's outcome from its reply's ``<returncode>N</returncode>``, else from the fixed
-    failure texts."""
+def _settle(draft: Draft, content: Any, text: str, extra: Any = None) -> None:
+    """A command's outcome from its reply: the exit code 2.x records in ``extra.returncode``
+    (the ``mini`` CLI's default config renders the reply as JSON, with no
+    ``<returncode>N</returncode>``), else the text's ``<returncode>``, else the fixed failure
+    texts. A command the environment killed for running too long (``extra.exception_type``
+    ``TimeoutExpired``) timed out."""
     draft.output = content
-    code = _RETURNCODE.search(text)
-    if code:
-        draft.attributes["exit_code"] = int(code.group(1))
-        draft.outcome = exit_outcome(int(code.group(1)))
+    details = as_dict(extra)
+    code = details.get("returncode")
+    if not isinstance(code, int) or isinstance(code, bool):
+        found = _RETURNCODE.search(text)
+        code = int(found.group(1)) if found else None
+    if code is not None:
+        draft.attributes["exit_code"] = code
+    if details.get("exception_type") == _TIMED_OUT:
+        draft.outcome = "timeout"
+    elif code is not None:
+        draft.outcome = exit_outcome(code)
     else:
         draft.outcome = observation_outcome(text)
 
