@@ -6,6 +6,7 @@ each further 50 are appended by editing it. Summary and text are capped at 65,53
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,29 @@ ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATIONS = 1000
 OUTPUT_LIMIT = 65_535
 TITLE_LIMIT = 255
+
+
+#: A line that opens or closes a fenced code block (CommonMark: up to three spaces of indent).
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_DETAILS_OPEN = re.compile(r"<details[\s>]")
+
+
+def open_fence(text: str) -> str | None:
+    """The fence a code block still open at the end of ``text`` needs to close, or None.
+
+    Only fence *lines* count: backticks inside a line (a tool name in a ``<summary>``) open
+    nothing, so a cut never adds a fence that would swallow the rest as code."""
+    fence: str | None = None
+    for line in text.split("\n"):
+        found = _FENCE.match(line)
+        if not found:
+            continue
+        mark = found.group(1)
+        if fence is None:
+            fence = mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[found.end() :].strip():
+            fence = None
+    return fence
 
 
 def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None) -> str:
@@ -30,8 +54,10 @@ def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None)
         cut = head.rfind("\n")
         if cut > 0:
             head = head[:cut]
-        closers = "\n```" if head.count("```") % 2 else ""
-        closers += "\n</details>" * max(head.count("<details") - head.count("</details>"), 0)
+        fence = open_fence(head)
+        closers = f"\n{fence}" if fence else ""
+        opened = len(_DETAILS_OPEN.findall(head))
+        closers += "\n</details>" * max(opened - head.count("</details>"), 0)
         if len(head) + len(closers) + len(note) <= limit or room == 0:
             break
         room = max(room - len(closers) - 1, 0)
@@ -40,10 +66,12 @@ def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None)
 
 
 def run_title(report: Any) -> str:
-    """``VERDICT: summary`` once (the summary already leads with the verdict), ≤ 255 chars."""
-    from abw.render.common import summary_text
+    """``VERDICT: summary`` once (the summary already leads with the verdict), ≤ 255 chars,
+    :func:`abw.text.clean`-ed like every other text the check run shows."""
+    from abw.render.common import shorten, summary_text
+    from abw.text import clean
 
-    return f"{report.verdict}: {summary_text(report)}"[:TITLE_LIMIT]
+    return shorten(clean(f"{report.verdict}: {summary_text(report)}"), TITLE_LIMIT)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,10 @@ from abw.hashing import sha256_hex
 
 #: GitHub rejects comment bodies above 65,536 characters (HTTP 422).
 COMMENT_LIMIT = 65_536
+#: The marker's share of the body at most: past it the optional fields are left out (the run
+#: chain of a gate with very many or very long scenario ids; the next gate then starts new
+#: sequences), so the marker can never crowd the report out of the comment.
+MARKER_LIMIT = 8_192
 MARKER_TAG = "abw/gate:report"
 MARKER_VERSION = "v1"
 _FIELD_NAME = re.compile(r"[a-z][a-z0-9_-]*")
@@ -59,6 +63,21 @@ def report_digest(check_name: str, report_json: str) -> str:
     return sha256_hex(check_name + "\n" + report_json)
 
 
+def body_marker(check_name: str, digest: str, extra: Mapping[str, str] | None = None) -> str:
+    """The sticky comment's marker: ``key`` and ``digest``, and ``extra`` while the marker
+    stays within :data:`MARKER_LIMIT`."""
+    marker = format_marker({"key": check_name, "digest": digest, **(extra or {})})
+    if len(marker) > MARKER_LIMIT:
+        marker = format_marker({"key": check_name, "digest": digest})
+    return marker
+
+
+def markdown_room(check_name: str, digest: str, extra: Mapping[str, str] | None = None) -> int:
+    """How long the Markdown under this marker may be (the renderer's ``max_chars``), so the
+    report is cut between its blocks rather than by :func:`build_body`."""
+    return COMMENT_LIMIT - len(body_marker(check_name, digest, extra)) - 1
+
+
 def build_body(
     check_name: str,
     markdown: str,
@@ -67,7 +86,7 @@ def build_body(
     extra: Mapping[str, str] | None = None,
 ) -> str:
     """Marker line plus the Markdown, within 65,536 characters (truncated with a run link)."""
-    marker = format_marker({"key": check_name, "digest": digest, **(extra or {})})
+    marker = body_marker(check_name, digest, extra)
     room = COMMENT_LIMIT - len(marker) - 1
     return marker + "\n" + clip_markdown(markdown, room, run_url)
 

@@ -1,4 +1,9 @@
-"""The gate report's findings as located annotations (trace file + line), worst first."""
+"""The gate report's findings as located annotations (trace file + line), worst first.
+
+Every text of a finding (path, title, message) is :func:`abw.text.clean`-ed once, here, so the
+check run's annotations show control characters, terminal escapes and bidirectional overrides
+as visible ``\\xNN`` text, as the workflow-command annotations (:mod:`abw.github.commands`) do.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from abw.models.report import VERDICT_SEVERITY, GateReport
 from abw.render.common import fold_numbers, shorten
+from abw.text import clean
 
 #: check verdict -> (workflow-command level, check-run annotation level)
 LEVELS = {
@@ -76,12 +82,12 @@ def repo_path(path: str, workspace: Path | None = None) -> str:
 def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]:
     """Every non-passing check as findings: one per violating run, else one at the spec file."""
     rank = {verdict: index for index, verdict in enumerate(VERDICT_SEVERITY)}
-    spec_path = repo_path(report.inputs.spec_file, workspace)
+    spec_path = clean(repo_path(report.inputs.spec_file, workspace))
     found: list[Finding] = []
     for check in report.checks:
         if check.verdict not in LEVELS:
             continue
-        title = shorten(f"{check.verdict}: {check.id}", TITLE_LIMIT)
+        title = shorten(clean(f"{check.verdict}: {check.id}"), TITLE_LIMIT)
         if not check.violations:
             found.append(
                 Finding(
@@ -90,7 +96,7 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                     spec_path,
                     1,
                     title,
-                    clip_bytes(check.message),
+                    clip_bytes(clean(check.message)),
                 )
             )
             continue
@@ -103,10 +109,10 @@ def findings(report: GateReport, workspace: Path | None = None) -> list[Finding]
                 Finding(
                     check.verdict,
                     check.id,
-                    repo_path(violation.trace_file, workspace),
+                    clean(repo_path(violation.trace_file, workspace)),
                     max(line, 1),
                     title,
-                    clip_bytes(message),
+                    clip_bytes(clean(message)),
                 )
             )
     found.sort(key=lambda f: (rank[f.verdict], f.check_id, f.path, f.line))

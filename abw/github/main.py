@@ -139,15 +139,20 @@ def _write_report_files(
 def _markdown(
     report: Any, max_chars: int, details_url: str | None, console: Console, title: str
 ) -> str:
-    """The Markdown report; a plain verdict line if the renderer fails (with a warning)."""
+    """The Markdown report; a plain verdict line if the renderer fails (with a warning), its
+    text escaped by the renderers' one Markdown escaper as well."""
+    from abw.render.common import md, safe_url, shorten
+
     try:
         from abw.render.markdown import render_markdown
 
         return render_markdown(report, max_chars=max_chars, details_url=details_url, title=title)
     except Exception as exc:
         console.warning(f"could not render the Markdown report: {exc}", title="abw")
-        link = f"\n\n[Run]({details_url})" if details_url else ""
-        return f"## {title}: {report.verdict}\n\n{report.summary}{link}\n"
+        url = safe_url(details_url)
+        link = f"\n\n[Run]({url})" if url else ""
+        summary = md(shorten(report.summary, 1000))
+        return f"## {md(title)}: {report.verdict}\n\n{summary}{link}\n"
 
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
@@ -162,6 +167,17 @@ def _describe_failure(exc: BaseException) -> tuple[bool, str]:
 
 
 _READ_PREVIOUS = "reading the earlier PR comment"
+
+
+def _pull_head(repo: Any, number: int) -> tuple[str, str]:
+    """(head SHA, head repository) of pull request ``number`` as the API answers, ``""`` for
+    what it leaves out (a deleted fork has no repository): read whole inside the caller's
+    ``attempt``, so an odd answer is a warning, never an exit code."""
+    head = repo.get_pull(number).head
+    sha = getattr(head, "sha", None)
+    head_repo = getattr(head, "repo", None)
+    name = getattr(head_repo, "full_name", None)
+    return (sha if isinstance(sha, str) else "", name if isinstance(name, str) else "")
 
 
 class Publisher:
@@ -294,17 +310,16 @@ class Publisher:
             return claimed if claimed in numbers else numbers[0]
         if claimed is None:
             return None
-        pull = self.attempt("pull request lookup", lambda: self.repo().get_pull(claimed))
-        if pull is None:
+        head = self.attempt("pull request lookup", lambda: _pull_head(self.repo(), claimed))
+        if head is None:
             return None
-        head = pull.head
-        repo_name = head.repo.full_name if head.repo is not None else ""
+        sha, repo_name = head
         trusted_repo = self.ctx.head_repository
-        if head.sha != self.ctx.head_sha or (trusted_repo and repo_name != trusted_repo):
+        if sha != self.ctx.head_sha or (trusted_repo and repo_name != trusted_repo):
             self.console.warning(
                 f"the event-file input is ignored: pull request #{claimed}'s head is "
-                f"{head.sha[:12]} from {repo_name or 'an unknown repository'}, not the run's "
-                f"{self.ctx.head_sha[:12]}",
+                f"{sha[:12] or 'unknown'} from {repo_name or 'an unknown repository'}, not the "
+                f"run's {self.ctx.head_sha[:12]}",
                 title="abw: untrusted event file",
             )
             return None
@@ -383,7 +398,7 @@ def _publish(
     The comment's marker carries the run sequences (abw.gating.sequence) for the next gate."""
     from abw.gating.sequence import encode_marker
     from abw.github.checks import OUTPUT_LIMIT
-    from abw.github.comment import COMMENT_LIMIT, build_body, report_digest
+    from abw.github.comment import build_body, markdown_room, report_digest
     from abw.hashing import canonical_json
 
     publisher = publisher or Publisher(inputs, ctx, console, env)
@@ -392,12 +407,14 @@ def _publish(
     )
     if inputs.comment != "off":
         digest = report_digest(inputs.check_name, canonical_json(report.model_dump(mode="json")))
+        extra = {"chain": encode_marker(report.statistics, ctx.head_sha or "")}
+        room = markdown_room(inputs.check_name, digest, extra)
         body = build_body(
             inputs.check_name,
-            _markdown(report, COMMENT_LIMIT - 200, ctx.run_url, console, inputs.check_name),
+            _markdown(report, room, ctx.run_url, console, inputs.check_name),
             digest,
             ctx.run_url,
-            extra={"chain": encode_marker(report.statistics, ctx.head_sha or "")},
+            extra=extra,
         )
         publisher.comment(body)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
+from urllib.parse import quote
 
 from abw.models.report import Check, GateReport, Verdict
 from abw.text import clean, clean_block
@@ -216,6 +217,25 @@ def md_html(value: Any) -> str:
     """
     text = clean(value).translate(_HTML_ESCAPES)
     return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
+
+
+#: What a link target keeps as is: RFC 3986's reserved and unreserved characters and ``%``, less
+#: ``(`` and ``)``, which would end a Markdown link. The rest (whitespace, controls, quotes,
+#: ``<``, ``>``, backslashes, non-ASCII) is percent-encoded.
+_URL_SAFE = "/:?#[]@!$&'*+,;=-._~%"
+
+
+def safe_url(url: str | None, *, relative: bool = True) -> str | None:
+    """A link target safe in every format: http(s) URLs (and relative ones when ``relative``),
+    percent-encoded so it cannot end a Markdown link or an HTML attribute; anything else
+    (``javascript:``, ``data:``, ...) is None. The one URL check of every renderer."""
+    if not url:
+        return None
+    first = url.split("/", 1)[0]
+    scheme = first.split(":", 1)[0].lower() if ":" in first else ""
+    if scheme not in ("http", "https") and (scheme or not relative):
+        return None
+    return quote(url, safe=_URL_SAFE)
 
 
 #: The three distribution-level diff metrics: the gate's diff_shape rule, label, DiffResult field.

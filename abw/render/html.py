@@ -22,6 +22,7 @@ from abw.render.common import (
     fmt_num,
     fmt_pct,
     fold_numbers,
+    safe_url,
     summary_text,
     thresholds,
     verdict_counts,
@@ -179,14 +180,6 @@ def _runs_view(report: GateReport) -> tuple[list[Any], int]:
     return runs[:MAX_RUNS], max(len(runs) - MAX_RUNS, 0)
 
 
-def _safe_url(url: str | None) -> str | None:
-    """Only http(s) and relative links; anything else (javascript:, data:) is dropped."""
-    if not url:
-        return None
-    scheme = url.split(":", 1)[0].lower() if ":" in url.split("/", 1)[0] else ""
-    return url if scheme in ("", "http", "https") else None
-
-
 def render_html(
     report: GateReport, *, details_url: str | None = None, title: str | None = None
 ) -> str:
@@ -226,7 +219,7 @@ def render_html(
         "latent_plot": Markup(svg.projection_plot(latent.projections))
         if latent and latent.projections
         else None,
-        "details_url": _safe_url(details_url),
+        "details_url": safe_url(details_url),
         "tool_color": svg.tool_color,
     }
     return _environment().get_template("report.html.j2").render(context)

@@ -23,6 +23,7 @@ from abw.render.common import (
     location,
     md,
     md_html,
+    safe_url,
     shorten,
     summary_text,
     thresholds,
@@ -49,7 +50,9 @@ def _size(text: str) -> int:
 
 
 def _link(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C")
+    """A Markdown link destination: :func:`safe_url`'s text (callers pass one already checked),
+    with ``&`` backslash-escaped so no entity in it is decoded."""
+    return url.replace("&", "\\&")
 
 
 def _name(value: object, limit: int = NAME_LIMIT) -> str:
@@ -278,7 +281,7 @@ def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
 def _footer(report: GateReport, details_url: str | None) -> str:
     link = f" \u00b7 [full report]({_link(details_url)})" if details_url else ""
     return (
-        f"<sub>{md(report.tool.name)} {md(report.tool.version)} \u00b7 spec "
+        f"<sub>{_name(report.tool.name, 60)} {_name(report.tool.version, 60)} \u00b7 spec "
         f"{_name(report.spec_id)} (sha256 {_name(report.inputs.spec_sha256[:12])}) \u00b7 "
         f"{len(report.inputs.traces)} traces, inputs digest {_name(report.inputs.digest[:12])}"
         f"{link}</sub>"
@@ -335,6 +338,7 @@ def render_markdown(
 
     ``details_url`` links the full report (HTML artifact or CI run); ``title`` heads the comment.
     """
+    details_url = safe_url(details_url)
     head = _head(report, title, details_url)
     footer = _footer(report, details_url)
     blocks = _blocks(report, details_url)

@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from abw.hashing import sha256_hex
 from abw.models.report import Check, GateReport, Violation
-from abw.render.common import VERDICT_RANK, category_title, clean_all, md
+from abw.render.common import VERDICT_RANK, category_title, clean_all, md, safe_url
 from abw.render.rules import rule_text
 from abw.text import clean
 
@@ -29,6 +29,9 @@ MAX_RELATED = 10
 _LEVEL = {"FAIL": "error", "WARN": "warning", "INCONCLUSIVE": "warning", "PASS": "none"}
 _DRIVE_RE = re.compile(r"^[A-Za-z]:/")
 _URI_SAFE = "/-._~!$&'()*+,;=:@"
+#: In a relative reference a ``:`` in the first segment would make it a scheme (RFC 3986 4.2:
+#: ``run:1.json`` is scheme ``run``), so relative paths encode every ``:``.
+_RELATIVE_SAFE = _URI_SAFE.replace(":", "")
 
 
 def artifact_uri(path: str, base_dir: str | None = None) -> str:
@@ -49,12 +52,23 @@ def artifact_uri(path: str, base_dir: str | None = None) -> str:
         prefix = "file://" if absolute.startswith("/") else "file:///"
         return prefix + quote(absolute, safe=_URI_SAFE)
     relative = posixpath.normpath(text) if text else "."
-    return quote(relative, safe=_URI_SAFE)
+    return quote(relative, safe=_RELATIVE_SAFE)
 
 
 def _sentence(text: str) -> str:
     text = " ".join(clean(text).split())
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _message(text: str) -> dict[str, str]:
+    """A SARIF message object. Plain text reads ``[text](target)`` as an embedded link (to a
+    related location or a URI; code scanning renders them), so when the text holds a ``](``
+    its brackets and backslashes are escaped with a backslash (SARIF 2.1.0, 3.11.6): a name
+    from a trace cannot become a link. Every ``message`` goes through here."""
+    text = clean(text)
+    if "](" in text:
+        text = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return {"text": text}
 
 
 def _fingerprint(check: Check, violation: Violation | None, extra: str = "") -> str:
@@ -87,7 +101,7 @@ def _result(
         "ruleId": clean(check.rule),
         "ruleIndex": rule_index,
         "level": _LEVEL[check.verdict],
-        "message": {"text": message},
+        "message": _message(message),
         "locations": [_physical(uri, line)],
         "partialFingerprints": {
             "abwFinding/v1": fingerprint,
@@ -120,7 +134,7 @@ def _violation_result(
     )
     if len(lines) > 1:
         result["relatedLocations"] = [
-            {"id": i, **_physical(uri, line), "message": {"text": f"Span ordinal {ordinal}."}}
+            {"id": i, **_physical(uri, line), "message": _message(f"Span ordinal {ordinal}.")}
             for i, (line, ordinal) in enumerate(
                 zip(lines[1 : 1 + MAX_RELATED], violation.span_ordinals[1:], strict=False), 1
             )
@@ -223,7 +237,7 @@ def _invocations(report: GateReport) -> dict[str, Any]:
     if not report.input_warnings:
         return {}
     notes = [
-        {"level": "warning", "message": {"text": clean(w.message)}, "descriptor": {"id": w.kind}}
+        {"level": "warning", "message": _message(w.message), "descriptor": {"id": w.kind}}
         for w in report.input_warnings
     ]
     return {"invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notes}]}
@@ -241,13 +255,14 @@ def sarif_document(
     spec_uri = artifact_uri(report.inputs.spec_file, base_dir)
     automation = (category or f"abw/{report.spec_id}").strip()
     automation = re.sub(r"\s+", "-", clean(automation)).rstrip("/") + "/"
+    information = safe_url(report.tool.information_uri, relative=False)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
                 "name": report.tool.name,
                 "version": report.tool.version,
                 "semanticVersion": report.tool.version,
-                "informationUri": report.tool.information_uri,
+                **({"informationUri": information} if information else {}),
                 "rules": rules,
             }
         },
