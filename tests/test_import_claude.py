@@ -14,6 +14,7 @@ import pytest
 
 from abw.importers.base import ImportOptions
 from abw.importers.claude import ClaudeImporter
+from abw.importers.claude.outcomes import classify_result
 from abw.traceio import render_trace
 from abw.validate import validate_document
 from tests.conftest import CORPUS
@@ -706,3 +707,93 @@ def test_synthetic_messages_are_not_llm_spans(tmp_path: Path):
     before, _ = import_one(source)
     assert [(s.type, s.name) for s in trace.spans] == [(s.type, s.name) for s in before.spans]
     assert trace.run.final_output_hash == before.run.final_output_hash
+
+
+# Results of refused calls, as Claude Code writes them (texts seen in real transcripts:
+# 2.1.204 and 2.1.281 captures of a PreToolUse hook exiting 2, a 2.1.280 session whose hook
+# answered a JSON ``deny`` with ``toolDenialKind: permission-rule``, the auto-mode classifier).
+_HOOK_EXIT_2 = (
+    "PreToolUse:Bash hook error: [/p/.claude/hooks/pre-bash.sh]: Blocked: rm is not allowed\n"
+)
+_HOOK_DENY = "PreToolUse:Read hook error: Blocked by the secrets hook (path: /p/.env)"
+_CLASSIFIER = (
+    "Permission for this action was denied by the Claude Code auto mode classifier. Reason: x"
+)
+
+
+@pytest.mark.parametrize(
+    ("is_error", "content", "tool_use_result", "kind", "outcome"),
+    [
+        (True, _HOOK_EXIT_2, None, None, "denied"),  # exit code 2: a policy refusal
+        (True, [{"type": "text", "text": _HOOK_DENY}], "Error: " + _HOOK_DENY, None, "denied"),
+        (True, _HOOK_DENY, "Error: " + _HOOK_DENY, "permission-rule", "denied"),
+        (True, _CLASSIFIER, "Error: " + _CLASSIFIER, None, "denied"),
+        (True, "blocked", None, "automode-blocked", "denied"),
+        (
+            True,
+            "The user doesn't want to proceed",
+            "User rejected tool use",
+            "user-rejected",
+            "rejected",
+        ),
+        (
+            True,
+            "This Bash command contains multiple operations.",
+            None,
+            "user-rejected",
+            "rejected",
+        ),
+        (False, _HOOK_EXIT_2, {"stdout": _HOOK_EXIT_2}, None, "ok"),  # a command that printed it
+        (False, "ok", {"stdout": "ok"}, "permission-rule", "ok"),  # it ran: not refused
+        (True, "Exit code 1\nPreToolUse:Bash hook error: [x]: y", None, None, "error"),
+    ],
+)
+def test_a_call_a_hook_or_a_policy_refused_is_denied(
+    is_error, content, tool_use_result, kind, outcome
+):
+    """A PreToolUse hook that blocks a call (exit code 2, or a JSON ``deny``) writes
+    ``PreToolUse:<tool> hook error: …``: the policy refused the call, it did not fail (it was
+    read ``error``). ``toolDenialKind`` (2.1.2xx) says who refused it."""
+    assert classify_result(is_error, content, tool_use_result, kind) == outcome
+
+
+def test_a_hook_blocked_call_in_a_session_is_denied(tmp_path: Path):
+    """The result of a real session's first Bash call replaced by a hook's block (the shape of
+    Claude Code 2.1.280): that span is ``denied`` (status ``error``), nothing else changes."""
+    source = CLAUDE / "entireio__cli__checkpoint-7662d755ef9f-2-microcompact-d8e36d5.jsonl"
+    lines = source.read_text(encoding="utf-8").splitlines()
+    records = [json.loads(t) for t in lines]
+    call = next(
+        b["id"]
+        for r in records
+        if r.get("type") == "assistant"
+        for b in r["message"]["content"]
+        if b.get("type") == "tool_use" and b.get("name") == "Bash"
+    )
+    at = next(
+        i
+        for i, r in enumerate(records)
+        if r.get("type") == "user"
+        and isinstance(r["message"]["content"], list)
+        and any(b.get("tool_use_id") == call for b in r["message"]["content"])
+    )
+    blocked = records[at]
+    blocked["message"]["content"] = [
+        {"type": "tool_result", "content": _HOOK_EXIT_2, "is_error": True, "tool_use_id": call}
+    ]
+    blocked["toolUseResult"] = "Error: " + _HOOK_EXIT_2
+    blocked["toolDenialKind"] = "permission-rule"
+    lines[at] = json.dumps(blocked)
+    path = tmp_path / source.name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    before, _ = import_one(source)
+    trace, _ = import_one(path)
+    changed = [
+        (a.source_ref.line, b.outcome, a.outcome, a.status)
+        for a, b in zip(trace.spans, before.spans, strict=True)
+        if (a.outcome, a.status) != (b.outcome, b.status)
+    ]
+    (span,) = [s for s in trace.spans if s.source_ref.line == changed[0][0] and s.name == "Bash"]
+    assert changed == [(span.source_ref.line, "ok", "denied", "error")]
+    rendered = render_trace(trace)
+    assert "pre-bash.sh" not in rendered and "rm is not allowed" not in rendered

@@ -5,10 +5,14 @@
   inline and its outcome is in a ``result`` record, so the trace would be wrong.
 - A local command's own lines (bash mode ``!cmd``, the ``Unknown skill: …`` a command printed
   after its caveat) are not prompts: they do not make the run's final status ``unknown``.
+- A ``microcompact_boundary`` (Claude Code clearing old tool results from the context, no
+  summary) is a ``memory`` span ``microcompaction``, as a ``compact_boundary`` is a
+  ``compaction``: it was read as nothing at all.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from abw.importers.base import ImportOptions
@@ -25,6 +29,7 @@ STREAM_JSON = (
 OUT_OF_USAGE = CLAUDE / "alfredjeanlab__claudeless__v2.1.29-initial-state-2de0d6a.jsonl"
 SHELL_MODE = CLAUDE / "alfredjeanlab__claudeless__v2.1.29-shell-mode-2de0d6a.jsonl"
 ANSWERED = CLAUDE / "agenthistory__real_sessions_claude_session-01.jsonl"
+MICROCOMPACTED = CLAUDE / "entireio__cli__checkpoint-7662d755ef9f-2-microcompact-d8e36d5.jsonl"
 
 
 def _refused(run_cli, source: Path, out: Path) -> str:
@@ -79,3 +84,26 @@ def test_bash_mode_lines_after_the_answer_keep_the_run_a_success(tmp_path: Path)
     joined = tmp_path / "answered-then-bash.jsonl"
     joined.write_bytes(ANSWERED.read_bytes() + b"".join(bash_mode))
     assert _final_status(joined) == "success"
+
+
+def test_a_microcompaction_is_a_memory_span_like_a_compaction():
+    """Claude Code 2.1.14 (an Entire checkpoint of a real session): line 33 is a
+    ``microcompact_boundary`` (42 old tool results cleared, 21091 tokens saved), line 155 a
+    ``compact_boundary``. Only the second became a span: the first context loss was invisible."""
+    (trace,) = ClaudeImporter().import_file(
+        MICROCOMPACTED, ImportOptions(exported_at="2026-01-01T00:00:00Z")
+    )
+    memory = [(s.name, s.source_ref.line, s.status) for s in trace.spans if s.type == "memory"]
+    assert memory == [("microcompaction", 33, "success"), ("compaction", 155, "success")]
+    micro = next(s for s in trace.spans if s.name == "microcompaction")
+    assert micro.attributes == {
+        "agent": "main",
+        "cleared_tool_results": 42,
+        "pre_tokens": 60888,
+        "tokens_saved": 21091,
+        "trigger": "auto",
+    }
+    compaction = next(s for s in trace.spans if s.name == "compaction")
+    assert compaction.attributes == {"agent": "main", "pre_tokens": 155068, "trigger": "auto"}
+    assert micro.started_at is not None and micro.parent_span_id is None
+    assert "toolu_" not in json.dumps(micro.attributes)  # the cleared calls' ids are not kept

@@ -33,6 +33,13 @@ INTERRUPT_MARKER = "[Request interrupted by user"
 _PROMPT_ABORTED = "Permission prompt was aborted"
 _NOT_GRANTED = "but you haven't granted it yet"
 _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
+#: A policy that refused the call: a PreToolUse hook (exit code 2, or a JSON ``deny``) writes
+#: ``PreToolUse:<tool> hook error: …``; the auto-mode classifier and the built-in safety
+#: check write ``Permission for this action/command was denied by …``.
+_POLICY_BLOCK = re.compile(r"PreToolUse:\S+ hook error: |Permission for this \w+ was denied by ")
+#: ``toolDenialKind`` on a refused call's result line (2.1.2xx): the person refused it;
+#: any other kind (``permission-rule``, ``automode-blocked``) is a policy that did.
+_USER_DENIAL = "user-rejected"
 
 
 def span_type(tool: str) -> str:
@@ -69,15 +76,20 @@ def result_text(content: Any) -> str:
     return ""
 
 
-def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
-    """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``.
+def classify_result(
+    is_error: Any, content: Any, tool_use_result: Any, denial_kind: Any = None
+) -> str:
+    """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``
+    and ``toolDenialKind``.
 
     Structure first: ``toolUseResult`` = ``User rejected tool use`` is a rejection, its
     ``interrupted: true`` an interrupt; ``is_error: true`` (optional in the format: absent means
-    false), an ``Error…`` string or ``status`` ``error``/``failed`` is a failure. Only a failure,
-    or a result that carries no structure at all (no ``toolUseResult``, no ``is_error``), is
-    refined by the fixed texts Claude Code starts such results with; a successful result is
-    ``ok`` whatever its output says (a ``Read`` of a transcript holds those texts too).
+    false), an ``Error…`` string or ``status`` ``error``/``failed`` is a failure. A failure that
+    names its ``toolDenialKind`` was refused (``user-rejected``: rejected, any other: denied).
+    Only a failure, or a result that carries no structure at all (no ``toolUseResult``, no
+    ``is_error``), is refined by the fixed texts Claude Code starts such results with; a
+    successful result is ``ok`` whatever its output says (a ``Read`` of a transcript holds those
+    texts too).
     """
     tur = tool_use_result
     if tur == _REJECTED_RESULT:
@@ -91,14 +103,18 @@ def classify_result(is_error: Any, content: Any, tool_use_result: Any) -> str:
     )
     if not failed and (tur is not None or is_error is not None):
         return "ok"
+    if isinstance(denial_kind, str) and denial_kind:
+        return "rejected" if denial_kind == _USER_DENIAL else "denied"
     text = result_text(content).lstrip()
     if text.startswith(_REJECTED):
         return "rejected"
     if text.startswith((INTERRUPT_MARKER, _PROMPT_ABORTED)):
         return "interrupted"
     head = text[:200]
-    if (_NOT_GRANTED in text and _DENIED.match(head)) or (
-        head.startswith("Permission to use ") and " denied" in head
+    if (
+        (_NOT_GRANTED in text and _DENIED.match(head))
+        or (head.startswith("Permission to use ") and " denied" in head)
+        or _POLICY_BLOCK.match(head)
     ):
         return "denied"
     if failed or text.startswith("<tool_use_error>"):

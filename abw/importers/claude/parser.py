@@ -70,6 +70,11 @@ _USAGE_KEYS = (
 )
 MAIN = "main"
 FILE = "file"
+#: ``system`` subtypes that compact the agent's context: (span name, metadata key).
+_COMPACTIONS = {
+    "compact_boundary": ("compaction", "compactMetadata"),
+    "microcompact_boundary": ("microcompaction", "microcompactMetadata"),
+}
 
 
 def ms_between(start: datetime | None, end: datetime | None) -> float | None:
@@ -533,7 +538,9 @@ class FileParser:
         state.last_event = "tool_result"
         content = block.get("content")
         tool_use_result = record.get("toolUseResult")
-        draft.outcome = classify_result(block.get("is_error"), content, tool_use_result)
+        draft.outcome = classify_result(
+            block.get("is_error"), content, tool_use_result, record.get("toolDenialKind")
+        )
         draft.output_hash = content_hash(content) if "content" in block else None
         reported = reported_duration_ms(tool_use_result)
         if reported is not None:
@@ -564,27 +571,8 @@ class FileParser:
     # ---------------------------------------------------------------- system, progress
     def _system(self, line: int, record: dict[str, Any], agent: str) -> None:
         subtype = record.get("subtype")
-        if subtype == "compact_boundary":
-            metadata = record.get("compactMetadata")
-            metadata = metadata if isinstance(metadata, dict) else {}
-            trigger = metadata.get("trigger")
-            attributes: dict[str, Any] = {
-                "trigger": trigger if trigger in ("auto", "manual") else "other"
-            }
-            pre_tokens = metadata.get("preTokens")
-            if isinstance(pre_tokens, int) and not isinstance(pre_tokens, bool):
-                attributes["pre_tokens"] = pre_tokens
-            draft = Draft(
-                self.name,
-                line,
-                0,
-                agent,
-                "memory",
-                "compaction",
-                attributes=attributes,
-                started=self._time(record),
-            )
-            self.drafts.setdefault(agent, []).append(draft)
+        if subtype in _COMPACTIONS:
+            self._compaction(line, record, agent, subtype)
             return
         if subtype == "api_error":
             state = self._state(agent)
@@ -595,6 +583,36 @@ class FileParser:
             )
         if any(key in record for key in ("content", "hookInfos", "hookErrors", "error")):
             self.removed.add("system_message")
+
+    def _compaction(self, line: int, record: dict[str, Any], agent: str, subtype: str) -> None:
+        """A ``memory`` span for a context compaction: ``compact_boundary`` (the conversation
+        summarised) is ``compaction``; ``microcompact_boundary`` (old tool results cleared from
+        the context, no summary) is ``microcompaction``, with ``tokens_saved`` and
+        ``cleared_tool_results`` (how many; the ids are not kept)."""
+        name, key = _COMPACTIONS[subtype]
+        metadata = record.get(key)
+        metadata = metadata if isinstance(metadata, dict) else {}
+        trigger = metadata.get("trigger")
+        attributes: dict[str, Any] = {
+            "trigger": trigger if trigger in ("auto", "manual") else "other"
+        }
+        for source, target in (("preTokens", "pre_tokens"), ("tokensSaved", "tokens_saved")):
+            if _int(metadata.get(source)) is not None:
+                attributes[target] = metadata[source]
+        cleared = metadata.get("compactedToolIds")
+        if isinstance(cleared, list):
+            attributes["cleared_tool_results"] = len(cleared)
+        draft = Draft(
+            self.name,
+            line,
+            0,
+            agent,
+            "memory",
+            name,
+            attributes=attributes,
+            started=self._time(record),
+        )
+        self.drafts.setdefault(agent, []).append(draft)
 
     def _progress(self, record: dict[str, Any]) -> None:
         data = record.get("data")
