@@ -273,3 +273,24 @@ def test_the_benchmark_instance_is_the_runs_scenario():
     old = MINI / "miniswe__github_issue.traj.json"  # 1.x: no instance id, the option applies
     (trace,) = get_importer("swe-agent").import_file(old, ImportOptions(scenario_id="refunds"))
     assert trace.run.scenario_id == "refunds"
+
+
+@pytest.mark.parametrize(
+    ("text", "commands"),
+    [
+        ("Run:\n```bash\nls\n```\nthen\n```bash\npwd\n```", ["ls", "pwd"]),  # a format error
+        ("Run:\n```bash\nls\n```\nlike this:\n```python\nprint(1)\n```", ["ls"]),
+        ("Run:\n```bash\nls\n```\nnot\n```sh\npwd\n```", ["ls"]),  # its regex: one kind
+        ("<mswea_bash_command>ls</mswea_bash_command>\n```bash\npwd\n```", ["ls"]),
+        ("<mswea_bash_command>a</mswea_bash_command><mswea_bash_command>b", ["a"]),
+        ("I think the fix is done.", []),  # a format error too (no block)
+    ],
+)
+def test_text_based_commands_are_the_blocks_of_one_kind(text, commands):
+    """mini-swe-agent's action regex finds the blocks of its one kind and runs the command only
+    when it finds exactly one: an answer's commands are the blocks of the kind it opens first
+    (``bash_command`` is the first of them)."""
+    from abw.importers.swe_agent import bash_command, bash_commands
+
+    assert bash_commands(text) == commands
+    assert bash_command(text) == (commands[0] if commands else None)

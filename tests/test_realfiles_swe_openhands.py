@@ -1,12 +1,14 @@
-"""Real SWE-agent (EnIGMA) and mini-swe-agent 2.x files, imported and checked against what the
-raw file itself says (tests/corpus/PROVENANCE.md names them)."""
+"""Real SWE-agent (EnIGMA), mini-swe-agent (1.x, 2.x) and OpenHands files, imported and checked
+against what the raw file itself says (tests/corpus/PROVENANCE.md names them)."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from abw.hashing import content_hash
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.traceio import render_trace
@@ -109,13 +111,205 @@ def test_an_empty_evaluation_output_is_refused(run_cli, tmp_path):
         assert not out.exists()
 
 
-def test_v1_events_written_one_a_line_name_the_line(run_cli, tmp_path):
+def test_v1_events_written_one_a_line_are_one_conversation(run_cli, tmp_path):
     """V1 events of a conversation given as JSON Lines (not an evaluation's EvalOutputs) are
-    refused naming the file, the line and the field (the line was missing)."""
+    read as the conversation they are: the spans of its folder, each at its line (they were
+    refused, saying to import a folder there may be none of)."""
     path = tmp_path / "events.jsonl"
     lines = [json.dumps(json.loads(p.read_text())) for p in OH_EVENTS]
     path.write_text("\n".join(lines) + "\n")
     code, _, err = run_cli("import", "openhands", "--input", path, "--out", tmp_path / "o")
-    assert "events.jsonl:1: kind: one event of an OpenHands conversation" in _one_line_error(
-        code, err
-    )
+    assert code == 0, err
+    (trace,) = get_importer("openhands").import_file(path, ImportOptions())
+    (folder,) = get_importer("openhands").import_file(OH_EVENTS[0].parent, ImportOptions())
+    assert _spans(trace) == _spans(folder)
+    assert [s.source_ref.line for s in trace.spans] == [3, 3, 5]
+
+
+#: mini-swe-agent 2.2.7 on SWE-bench: the model's 26th answer was a tool call with unparsable
+#: arguments, never run; 2.x records no message of it, only the format error's ``user`` message.
+MINI_FORMAT_ERROR = MINI / "SWE-agent__mini-2.2.7-format-error__pvlib__pvlib-python-1606.traj.json"
+#: mini-swe-agent 1.15.0 (Gemini 3 Pro, SWE-bench): an answer with two ```bash blocks (a format
+#: error, nothing run) and a command killed at the 60 s timeout (a reply with no return code).
+MINI_1X = MINI / "gruckion__mini-1.15.0-gemini-3-pro__matplotlib__matplotlib-25287.traj.json"
+#: mini-swe-agent 1.x's ``action_regex`` (its ``AgentConfig`` default; the config sets none).
+_ACTION_1X = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
+
+
+def _messages(path: Path) -> list[dict[str, Any]]:
+    return json.loads(path.read_text())["messages"]
+
+
+def _message_lines(path: Path) -> list[int]:
+    """The raw line each message of a ``{"messages": [...]}`` file (``indent=2``) opens on."""
+    lines = path.read_text().splitlines()
+    first = lines.index('  "messages": [')
+    last = lines.index("  ],", first)
+    return [n for n in range(first + 1, last + 1) if lines[n - 1] == "    {"]
+
+
+def test_mini_2x_format_error_is_a_failed_model_turn():
+    """The model answer mini-swe-agent 2.x could not parse is billed but recorded only as the
+    ``user`` message of its ``FormatError``: that model turn was dropped (one llm span fewer, the
+    error invisible). It is an llm span of its own, at that message, failed."""
+    messages = _messages(MINI_FORMAT_ERROR)
+    errors = [
+        n
+        for n, m in enumerate(messages)
+        if m.get("extra", {}).get("interrupt_type") == "FormatError"
+    ]
+    assert len(errors) == 1 and messages[errors[0] - 1]["role"] == "tool"
+    turns = sum(m["role"] == "assistant" for m in messages) + len(errors)
+    trace = _import(MINI_FORMAT_ERROR)
+    llms = [s for s in trace.spans if s.type == "llm"]
+    api_calls = json.loads(MINI_FORMAT_ERROR.read_text())["info"]["model_stats"]["api_calls"]
+    assert len(llms) == turns == api_calls == 85  # every model call the run paid for
+    (failed,) = [s for s in llms if s.status == "error"]
+    assert failed.outcome == "error" and failed.attributes == {"error_type": "FormatError"}
+    assert failed.name == "deepseek/deepseek-chat" == llms[0].name
+    assert failed.source_ref.line == _message_lines(MINI_FORMAT_ERROR)[errors[0]]
+    before, after = trace.spans[failed.ordinal - 1], trace.spans[failed.ordinal + 1]
+    assert (before.type, after.type) == ("tool", "llm")  # between the two turns around it
+    assert len(trace.path()) == sum(len(m.get("tool_calls") or []) for m in messages)
+    assert trace.run.final_status == "success"
+
+
+def test_mini_1x_format_error_runs_nothing_and_a_killed_command_timed_out():
+    """mini-swe-agent 1.x runs an answer's command only when its action regex finds exactly one
+    block: an answer with two was read as a bash call that succeeded (the format error's reply
+    holds no failure text). A command killed at the timeout is answered ``The last command
+    <command>…</command> timed out and has been killed.`` with no return code: it read ok."""
+    messages = _messages(MINI_1X)
+    expected, failed_turns = [], []
+    for n, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        actions = _ACTION_1X.findall(message["content"])
+        reply = messages[n + 1]["content"]
+        if len(actions) != 1:
+            assert reply.startswith("Please always provide EXACTLY ONE action")
+            failed_turns.append(n)
+        elif reply.startswith(f"The last command <command>{actions[0].strip()}</command> timed"):
+            expected.append("timeout")
+        else:
+            code = re.match(r"<returncode>(-?\d+)</returncode>", reply)
+            expected.append(("ok" if code[1] == "0" else "error") if code else "ok")  # submitted
+    assert len(failed_turns) == 1 and expected.count("timeout") == 1
+    trace = _import(MINI_1X)
+    spans = trace.path()
+    assert [s.outcome for s in spans] == expected
+    assert all(s.name == "bash" for s in spans)
+    llms = [s for s in trace.spans if s.type == "llm"]
+    api_calls = json.loads(MINI_1X.read_text())["info"]["model_stats"]["api_calls"]
+    assert len(llms) == sum(m["role"] == "assistant" for m in messages) == api_calls
+    lines = _message_lines(MINI_1X)
+    failed = [s for s in llms if s.status == "error"]
+    assert [s.source_ref.line for s in failed] == [lines[n] for n in failed_turns]
+    assert failed[0].attributes == {"error_type": "FormatError"}
+    assert "timed out" not in render_trace(trace) and "pytest" not in render_trace(trace)
+    assert trace.run.final_status == "success"
+
+
+#: What ``openhands --headless --json`` prints around the events (OpenHands-CLI
+#: ``conversation_runner.py`` and ``textual_app.py``'s headless summary; its banner first).
+_CONSOLE_HEAD = [
+    "\x1b[37mInitializing agent\x1b[0m\x1b[33m...\x1b[0m",
+    "\x1b[32m✓ Agent initialized with model: anthropic/claude-sonnet-4-5\x1b[0m",
+]
+_CONSOLE_TAIL = [
+    "Agent finished",
+    "",
+    "\x1b[92m──── \x1b[0mCONVERSATION SUMMARY\x1b[92m ────\x1b[0m",
+    "\x1b[1mNumber of agent messages:\x1b[0m \x1b[1;36m1\x1b[0m",
+    "\x1b[1mLast message sent by the agent:\x1b[0m",
+    "\x1b[36m│\x1b[0m The command printed hello world. \x1b[36m│\x1b[0m",
+    "Goodbye! 👋",
+    "Conversation ID: 0df665ddb0234473",
+    "Hint: run openhands --resume 0df665dd-b023-4473 to resume this",
+    "conversation.",
+]
+
+
+def _spans(trace: Any) -> list[tuple[Any, ...]]:
+    return [
+        (s.type, s.name, s.status, s.outcome, s.input_hash, s.output_hash, s.attributes, s.span_id)
+        for s in trace.spans
+    ]
+
+
+def _headless_json(tmp_path: Path, events: list[dict[str, Any]] | None = None) -> Path:
+    """The corpus conversation as ``openhands --headless --json`` prints it: its
+    ``json_callback`` writes each event but the ``SystemPromptEvent`` on a line of its own
+    (``json.dumps(event.model_dump(), ensure_ascii=False)``), among its console lines."""
+    events = events or [json.loads(p.read_text()) for p in OH_EVENTS]
+    printed = [
+        json.dumps(e, ensure_ascii=False) for e in events if e["kind"] != "SystemPromptEvent"
+    ]
+    path = tmp_path / "run.jsonl"
+    lines = [*_CONSOLE_HEAD, printed[0], "Agent is working", *printed[1:], *_CONSOLE_TAIL]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_openhands_headless_json_output_is_one_conversation(run_cli, tmp_path):
+    """``openhands --headless --json`` streams the conversation's V1 events one a line among
+    its console lines: it was refused at its first line ("invalid JSON"), or, the console
+    lines removed, with advice to import a folder. It is the conversation of those events:
+    the spans of its folder, at their lines; the console's text (the agent's last message in
+    the summary) is never read."""
+    path = _headless_json(tmp_path)
+    for name in ("run.jsonl", "run.json", "run.log"):
+        given = path.rename(tmp_path / name)
+        code, _, err = run_cli(
+            "import", "openhands", "--input", given, "--out", tmp_path / "o" / name
+        )
+        assert code == 0, err
+        path = given
+    (trace,) = get_importer("openhands").import_file(path, ImportOptions())
+    (folder,) = get_importer("openhands").import_file(OH_EVENTS[0].parent, ImportOptions())
+    assert _spans(trace) == _spans(folder)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [s.source_ref.line for s in trace.spans] == [5, 5, 7]
+    assert json.loads(lines[4])["kind"] == "ActionEvent"
+    assert json.loads(lines[6])["kind"] == "MessageEvent"
+    assert trace.run.final_status == folder.run.final_status == "success"
+    assert "hello world" not in render_trace(trace)
+
+
+def test_openhands_headless_json_with_a_broken_event_names_its_line(run_cli, tmp_path):
+    """An event line cut short before the last line, or a JSON object among the events that is
+    none, is refused naming the file and the line: never a conversation with an event less."""
+    path = _headless_json(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    broken = tmp_path / "cut.jsonl"
+    broken.write_text("\n".join([*lines[:5], lines[5][:40], *lines[6:]]) + "\n")
+    code, _, err = run_cli("import", "openhands", "--input", broken, "--out", tmp_path / "a")
+    assert "cut.jsonl:6: invalid JSON" in _one_line_error(code, err)
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text("\n".join([*lines[:5], '{"id": "x"}', *lines[6:]]) + "\n")
+    code, _, err = run_cli("import", "openhands", "--input", odd, "--out", tmp_path / "b")
+    assert "odd.jsonl:6: kind: not an OpenHands event" in _one_line_error(code, err)
+    last = tmp_path / "last.jsonl"  # the stream killed while it printed its last event
+    last.write_text("\n".join([*lines[:6], lines[6][:40]]) + "\n")
+    code, _, err = run_cli("import", "openhands", "--input", last, "--out", tmp_path / "c")
+    assert code == 0 and "last.jsonl:7: skipped a cut-off last line" in err
+
+
+#: mini-swe-agent 2.4.6 (generated, its model on loopback): the second answer's tool call has
+#: unparsable arguments; 2.4+ records that answer in the format error's ``extra.response``.
+MINI_FORMAT_ERROR_246 = MINI / "gen__mini-swe-agent-2.4.6__format-error.traj.json"
+
+
+def test_mini_246_format_error_turn_is_its_recorded_answer():
+    """Each model call is one llm span (``info.model_stats.api_calls``), the unparsable one
+    failed, its output the answer 2.4+ keeps in the format error's ``extra.response``."""
+    document = json.loads(MINI_FORMAT_ERROR_246.read_text())
+    (error,) = [m for m in document["messages"] if m.get("extra", {}).get("interrupt_type")]
+    answer = error["extra"]["response"]["choices"][0]["message"]
+    assert "Unterminated string" in error["content"] and answer["tool_calls"]
+    trace = _import(MINI_FORMAT_ERROR_246)
+    llms = [s for s in trace.spans if s.type == "llm"]
+    assert len(llms) == document["info"]["model_stats"]["api_calls"] == 4
+    assert [s.status for s in llms] == ["success", "error", "success", "success"]
+    assert llms[1].output_hash == content_hash(answer["content"])
+    assert [s.outcome for s in trace.path()] == ["ok", "ok", "ok"]  # the bad call never ran

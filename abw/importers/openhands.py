@@ -20,7 +20,12 @@ evaluation's ``metadata.llm.model`` names (else ``llm``). ``FinishAction`` and a
 (the conversation waits for the user) end it in success. Nothing of an action, an observation or
 a message is read but its kind and status fields: they are hashed whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
-``<conversation>/events/``) is one conversation.
+``<conversation>/events/``) is one conversation, and so is what ``openhands --headless --json``
+prints: the same events one a line (but the ``SystemPromptEvent``), among the console lines the
+CLI prints around them (its banner, ``Agent is working``, the conversation summary, the id to
+resume it with), which are not read. A file is read so when its first line that opens a JSON
+object is a V1 event; every such line must then be one (a cut-off last line is skipped, with a
+warning, as in any JSON Lines file).
 
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
@@ -50,6 +55,8 @@ from abw.importers.rawio import (
 )
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, ms_between, parse_time
 from abw.jsonlocate import value_lines
+from abw.limits import MAX_LINE_BYTES, check_line
+from abw.reader import MalformedJson, parse_json
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -103,6 +110,8 @@ _V1_SHELL_TOOLS = _SHELL | {"terminal"}
 _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
 #: A conversation's event file: ``event-00012-<event id>.json`` (the SDK's EVENT_NAME_RE).
 _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
+#: A line that opens a JSON object (``openhands --headless --json`` prints an event a line).
+_OBJECT_LINE = re.compile(rb"^[ \t]*\{", re.MULTILINE)
 
 
 def _is_v0(event: dict[str, Any]) -> bool:
@@ -154,6 +163,54 @@ def _events(
     return document, prefix, v1
 
 
+def _event_stream(
+    raw: bytes, path: Path, warnings: list[str]
+) -> tuple[list[dict[str, Any]], list[int]] | None:
+    """The V1 events ``openhands --headless --json`` printed one a line (its ``json_callback``:
+    each event's ``model_dump()``) and the line of each, or None when the first line that opens
+    a JSON object is no V1 event. The lines that open none are the CLI's console output."""
+    found = _OBJECT_LINE.search(raw)
+    if found is None:
+        return None
+    start = found.start()
+    end = raw.find(b"\n", start)
+    first_line = raw[start : end if end >= 0 else len(raw)]
+    number = raw.count(b"\n", 0, start) + 1
+    if len(first_line) > MAX_LINE_BYTES:
+        return None  # (a document on one line, not an event a line)
+    try:
+        first = parse_json(first_line, path, first_line=number)
+    except AbwInputError:
+        return None
+    lines = raw.split(b"\n")
+    written = [n for n, line in enumerate(lines) if line.strip()]
+    if not isinstance(first, dict) or not _is_v1(first) or len(written) < 2:
+        return None  # (one event alone, on one line: one file of a conversation's folder)
+    events, numbers = [], []
+    for n in written:
+        if not lines[n].lstrip().startswith(b"{"):
+            continue  # the CLI's console output
+        check_line(lines[n], path, n + 1)
+        try:
+            event = parse_json(lines[n], path, first_line=n + 1)
+        except MalformedJson:
+            if n != written[-1]:
+                raise
+            warnings.append(f"{path.name}:{n + 1}: skipped a cut-off last line")
+            continue
+        if not isinstance(event, dict) or not _is_v1(event):
+            raise AbwInputError(
+                "not an OpenHands event among the events `openhands --headless --json` printed "
+                "one a line: expected an object whose kind ends in Event",
+                file=path,
+                line=n + 1,
+                field="kind",
+            )
+        events.append(event)
+        numbers.append(n + 1)
+    return events, numbers
+
+
 def _event_files(folder: Path) -> list[Path]:
     """A conversation's event files in order (``folder/events/`` or ``folder`` itself)."""
     events = folder / "events" if (folder / "events").is_dir() else folder
@@ -203,6 +260,14 @@ class OpenHandsImporter(Importer):
         raw = read_raw(path)
         source_hash = sha256_hex(raw)  # (the format has no id: a trace's id is made from it)
         trace_id = f"openhands-{source_hash[:16]}"
+        stream = _event_stream(json_body(raw, path), path, options.warnings)
+        if stream is not None:  # ``openhands --headless --json``: one conversation
+            events, lines = stream
+
+            def line_of(location: tuple[str | int, ...]) -> int | None:
+                return lines[location[0]] if location and isinstance(location[0], int) else None
+
+            return [self._trace(events, source_hash, trace_id, line_of, path, options)]
         if path.suffix == ".jsonl":  # an evaluation's output: one instance a line
             traces = [
                 self._trace(

@@ -10,21 +10,24 @@ on). ``info.exit_status`` gives the run's outcome (``submitted``, and
 mini-swe-agent's ``Submitted``, are success). A file that holds only ``history`` (SWE-agent's
 demonstrations) is read from its assistant messages' ``action`` and the replies to them.
 
-mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its
-own inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
+mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its own
+inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
 ``*_textbased`` models) the command is the one fenced block of an assistant message
-(```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``), its status
-the next message's ``<returncode>``. In its tool-calling form (2.x, ``trajectory_format``
-``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named
-by its function (``bash``, a shell call), answered by the ``tool`` message with its
-``tool_call_id`` (else the next unanswered call, in order); the call that submitted is answered
-by the ``exit`` message (``Submitted``) instead. A reply's exit code is its ``extra.returncode``
-(2.x; the ``mini`` CLI's default config writes the reply as JSON), else its ``<returncode>``; one
-whose ``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. Its llm
-spans are named by ``info.config.model.model_name`` (else the response's ``model``). A
-``messages`` document with nothing of mini-swe-agent in it (no command, no tool call, no
-``trajectory_format`` or ``info``, roles other than system/user/assistant/tool/exit: a Gemini CLI
-session) is refused.
+(```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``), its status the
+next message's ``<returncode>`` (1.x: a reply that says the command ``timed out and has been
+killed`` has none: a timeout). A 1.x message with no block or several ran nothing: the reply is a
+format error, and its llm span fails (``error_type: FormatError``); 2.x records no such message,
+only the format error's ``user`` message (``extra.interrupt_type: FormatError``), which stands for
+the model turn as a failed llm span. In its tool-calling form (2.x, ``trajectory_format``
+``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named by
+its function (``bash``, a shell call), answered by the ``tool`` message with its ``tool_call_id``
+(else the next unanswered call, in order); the call that submitted is answered by the ``exit``
+message (``Submitted``) instead. A reply's exit code is its ``extra.returncode`` (2.x; the ``mini``
+CLI's default config writes the reply as JSON), else its ``<returncode>``; one whose
+``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. Its llm spans are
+named by ``info.config.model.model_name`` (else the response's ``model``). A ``messages`` document
+with nothing of mini-swe-agent in it (no command, no tool call, no ``trajectory_format`` or
+``info``, roles other than system/user/assistant/tool/exit: a Gemini CLI session) is refused.
 
 ``source_ref.line`` is the raw line each step (or message) starts on. ``run.replayed`` says the
 actions were not a model's: the run's ``model_stats`` record no tokens at all (a replay or a
@@ -45,7 +48,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.common import fenced_spans, instance_scenario, warn_instance_scenario
+from abw.importers.common import (
+    fenced_blocks,
+    fenced_spans,
+    instance_scenario,
+    warn_instance_scenario,
+)
 from abw.importers.rawio import (
     BOM,
     as_dict,
@@ -101,6 +109,10 @@ _FAILURES = (
 _TERMINAL = frozenset({"submit", "exit_forfeit", "skip", "forfeit"})
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _BASH_OPEN = re.compile(r"```(?:mswea_bash_command|bash|sh)\s*\n")
+#: The opener of each kind of fenced block (a message's blocks count by the kind of its first).
+_FENCES = {
+    f"```{kind}": re.compile(rf"```{kind}\s*\n") for kind in ("mswea_bash_command", "bash", "sh")
+}
 _BASH_CLOSE = re.compile(r"\n```")
 _TAG_OPEN, _TAG_CLOSE = "<mswea_bash_command>", "</mswea_bash_command>"
 #: ``info.exit_status`` of a run that submitted: SWE-agent's, and mini-swe-agent's (whose status
@@ -114,20 +126,40 @@ _SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 _NOT_EXECUTED = "action was not executed"
 #: ``extra.exception_type`` of a command mini-swe-agent's environment killed at its timeout.
 _TIMED_OUT = "TimeoutExpired"
+#: How mini-swe-agent 1.x's ``timeout_template`` answers a command killed at its timeout (no
+#: return code): ``The last command <command>CMD</command> timed out and has been killed.``
+_KILLED = ("The last command <command>", "</command> timed out and has been killed.")
+#: The exception mini-swe-agent raises when a model's answer holds no command it can run (no
+#: tool call, unparsable arguments, not exactly one command block).
+_FORMAT_ERROR = "FormatError"
 
 
 def bash_command(text: str) -> str | None:
     """The command of the first ```bash / ```sh / ```mswea_bash_command block or
     ``<mswea_bash_command>`` element, whichever starts first; linear in ``len(text)``
     (abw.importers.common.fenced_spans; the lazy regex was quadratic)."""
+    commands = bash_commands(text)
+    return commands[0] if commands else None
+
+
+def bash_commands(text: str) -> list[str]:
+    """Every command block of the kind that starts first (```bash, ```sh,
+    ```mswea_bash_command or ``<mswea_bash_command>``), in order; linear in ``len(text)``.
+    mini-swe-agent's action regex finds all the blocks of its one kind and runs a command only
+    when it finds exactly one (else its reply is a format error)."""
     fenced = next(fenced_spans(text, _BASH_OPEN, _BASH_CLOSE), None)
-    found = [fenced] if fenced is not None else []
+    tags: list[tuple[int, str]] = []
     start = text.find(_TAG_OPEN)
-    if start >= 0:
+    while start >= 0:
         end = text.find(_TAG_CLOSE, start + len(_TAG_OPEN))
-        if end >= 0:
-            found.append((start, text[start + len(_TAG_OPEN) : end]))
-    return min(found)[1] if found else None
+        if end < 0:
+            break
+        tags.append((start, text[start + len(_TAG_OPEN) : end]))
+        start = text.find(_TAG_OPEN, end + len(_TAG_CLOSE))
+    if fenced is None or (tags and tags[0][0] < fenced[0]):
+        return [command for _, command in tags]
+    fence = next(f for f in _FENCES if text.startswith(f, fenced[0]))
+    return list(fenced_blocks(text, _FENCES[fence], _BASH_CLOSE))
 
 
 #: The content kinds a trajectory can hold; ``removed_fields`` names those a file does hold.
@@ -421,6 +453,7 @@ def _mini(
     one fenced command block (text-based) as tool spans (module docstring)."""
     drafts: list[Draft] = []
     pending: Draft | None = None  # the fenced command the next user message answers
+    unparsed: Draft | None = None  # a text-based turn with no single command (1.x)
     waiting: list[tuple[Any, Draft]] = []  # (tool_call_id, span) of the calls not answered yet
     final_text = None
     model = _config_model(document)
@@ -430,6 +463,7 @@ def _mini(
         role, content = message.get("role"), message.get("content")
         text = _text(content)
         line = lines.get(("messages", index))
+        turn, unparsed = unparsed, None
         if role == "assistant":
             name = model or _response_model(message) or "model"
             llm = Draft((index, 0), "llm", name, "ok", output=content)
@@ -439,20 +473,57 @@ def _mini(
             calls = _mini_calls(message, (index, line), options, path)
             waiting.extend(calls)
             drafts.extend(draft for _, draft in calls)
-            command = None if calls else bash_command(text)
-            if command is not None:
-                pending = Draft((index, 1), "tool", "bash", "incomplete", command)
+            commands = [] if calls else bash_commands(text)
+            if len(commands) == 1:
+                pending = Draft((index, 1), "tool", "bash", "incomplete", commands[0])
                 pending.line = line
-                pending.mark_shell(options.labels, command)
+                pending.mark_shell(options.labels, commands[0])
                 drafts.append(pending)
+            elif not calls:
+                unparsed = llm  # nothing was run: a reply to it is 1.x's format error
         elif role == "tool":
             _answer_call(waiting, message)
         elif role == "exit":
             _answer_submit(waiting, message)
+        elif role == "user" and _interrupt(message) == _FORMAT_ERROR:
+            drafts.append(_unparsed_turn((index, 0), message, model, line))
+        elif role == "user" and turn is not None and _interrupt(message) is None:
+            _format_error(turn)
         elif role == "user" and pending is not None:
             _settle(pending, content, text, message.get("extra"))
             pending = None
     return drafts, final_text
+
+
+def _interrupt(message: dict[str, Any]) -> Any:
+    """A 2.x ``user`` message's ``extra.interrupt_type`` (why the agent's flow was broken)."""
+    return as_dict(message.get("extra")).get("interrupt_type")
+
+
+def _format_error(llm: Draft) -> None:
+    """Mark a model turn whose answer mini-swe-agent could not run (a ``FormatError``)."""
+    llm.outcome = "error"
+    llm.attributes["error_type"] = _FORMAT_ERROR
+
+
+def _unparsed_turn(
+    key: tuple[int, int], message: dict[str, Any], model: str | None, line: int | None
+) -> Draft:
+    """The llm span of a model turn 2.x never recorded as a message: its answer held no command
+    it could run, and the ``user`` message of the format error (``extra.interrupt_type:
+    FormatError``) stands in its place; the answer is its ``extra.model_response`` (text-based)
+    or the content of its ``extra.response`` (2.4+), when recorded."""
+    extra = as_dict(message.get("extra"))
+    name = model or _response_model(message) or "model"
+    answer = extra.get("model_response", ABSENT)
+    if answer is ABSENT and isinstance(extra.get("response"), dict):
+        choices = extra["response"].get("choices")
+        first = as_dict(choices[0]) if isinstance(choices, list) and choices else {}
+        answer = as_dict(first.get("message")).get("content", ABSENT)
+    llm = Draft(key, "llm", name, None, output=answer)
+    llm.line = line
+    _format_error(llm)
+    return llm
 
 
 def _config_model(document: dict[str, Any]) -> str | None:
@@ -533,17 +604,19 @@ def _settle(draft: Draft, content: Any, text: str, extra: Any = None) -> None:
     """A command's outcome from its reply: the exit code 2.x records in ``extra.returncode``
     (the ``mini`` CLI's default config renders the reply as JSON, with no
     ``<returncode>N</returncode>``), else the text's ``<returncode>``, else the fixed failure
-    texts. A command the environment killed for running too long (``extra.exception_type``
-    ``TimeoutExpired``) timed out."""
+    texts. A command the environment killed for running too long timed out: 2.x says so in
+    ``extra.exception_type`` (``TimeoutExpired``), 1.x in its reply's first sentence (no code)."""
     draft.output = content
     details = as_dict(extra)
+    command = draft.input.strip() if isinstance(draft.input, str) else None
+    killed = command is not None and text.startswith(command.join(_KILLED))
     code = details.get("returncode")
     if not isinstance(code, int) or isinstance(code, bool):
-        found = _RETURNCODE.search(text)
+        found = None if killed else _RETURNCODE.search(text)  # (a killed command's output)
         code = int(found.group(1)) if found else None
     if code is not None:
         draft.attributes["exit_code"] = code
-    if details.get("exception_type") == _TIMED_OUT:
+    if details.get("exception_type") == _TIMED_OUT or killed:
         draft.outcome = "timeout"
     elif code is not None:
         draft.outcome = exit_outcome(code)
