@@ -30,9 +30,12 @@ def _import(path: Path, **kwargs) -> object:
 def _expected(path: Path) -> list[tuple[str, str]]:
     """(tool name, outcome) per logical call, read straight from the raw lines.
 
-    A small parser of its own: calls in order; ``write_stdin`` polls of a running session fold
-    into the command that started it; exit codes from ``exec_command_end`` win, then the JSON
-    metadata (<= 0.77), then the ``Process exited with code`` text (>= 0.125).
+    A small parser of its own: calls in order; ``write_stdin`` polls of a session fold into the
+    command that started it (also once its process exited); exit codes from ``exec_command_end``
+    win, then the JSON metadata (<= 0.77), then the ``Process exited with code`` text (>= 0.125).
+    An MCP call is named ``mcp__<server>__<tool>`` from its ``mcp_tool_call_end`` invocation (the
+    raw MCP identity, the tool's disallowed characters made ``_``), its outcome from the result.
+    A call never answered is incomplete.
     """
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     calls: dict[str, list] = {}
@@ -91,13 +94,21 @@ def _expected(path: Path) -> list[tuple[str, str]]:
                 calls[target][1] = "ok"
         elif kind == "exec_command_end":
             ended[p["call_id"]] = p["exit_code"]
+        elif kind == "mcp_tool_call_end":
+            invocation, result = p["invocation"], p["result"]
+            tool = re.sub(r"[^A-Za-z0-9_-]", "_", invocation["tool"])
+            failed = "Err" in result or result["Ok"].get("isError")
+            calls[p["call_id"]] = [
+                f"mcp__{invocation['server']}__{tool}",
+                "error" if failed else "ok",
+            ]
     for call_id, code in ended.items():
         calls[call_id][1] = "ok" if code == 0 else "error"
-    return [tuple(calls[c]) for c in order]
+    return [(name, outcome or "incomplete") for name, outcome in (calls[c] for c in order)]
 
 
 def test_every_corpus_rollout_is_covered():
-    assert len(FILES) == 10
+    assert len(FILES) == 11
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name[:40])

@@ -75,3 +75,162 @@ def test_codex_a_command_whose_own_output_says_timed_out_failed_it_did_not_time_
     ]
     assert "Process exited with code 1" in output and "this test timed out" in output[:400]
     assert (span.name, span.outcome, span.attributes["exit_code"]) == ("exec_command", "error", 1)
+
+
+#: Codex 0.140.0 (codex-tui), three turns: a ChatGPT GitHub app connector call
+#: (``namespace: "mcp__codex_apps__github"``, ``name: "_create_issue"``, line 292) and a
+#: ``write_stdin`` poll of a session whose process had exited (line 1707).
+CODEX_APPS = (
+    CODEX / "agentv__rollout-2026-06-18T02-33-46-019ed893-d2a6-7c30-a8b8-5a8a49cfa23e.jsonl"
+)
+
+
+def _rewritten(tmp_path: Path, path: Path, line: int, **changes) -> Path:
+    """``path`` with the payload of its ``line`` updated by ``changes`` (a ``None`` removes)."""
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[line - 1])
+    record["payload"].update(changes)
+    record["payload"] = {k: v for k, v in record["payload"].items() if v is not None}
+    lines[line - 1] = json.dumps(record)
+    out = tmp_path / path.name
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def test_codex_app_connector_call_is_named_like_every_codex_version_names_it(tmp_path):
+    """0.140 writes an app connector's call as ``namespace`` + ``name`` with the connector's name
+    cut off the tool (``_create_issue``); abw joined them into ``..._github___create_issue`` with
+    server ``codex_apps__github``, a name no other Codex version writes for the tool. It is the
+    flat ``mcp__<server>__<tool>`` of the MCP identity ``mcp_tool_call_end`` reports."""
+    trace = _import("codex", CODEX_APPS)
+    (span,) = [s for s in trace.path() if s.source_ref.line == 292]
+    (end,) = [
+        r["payload"]
+        for r in _records(CODEX_APPS)
+        if r["payload"].get("type") == "mcp_tool_call_end"
+        and r["payload"]["call_id"] == span.span_id
+    ]
+    assert end["invocation"]["server"] == "codex_apps"
+    assert end["invocation"]["tool"] == "github.create_issue"
+    assert span.name == "mcp__codex_apps__github_create_issue"
+    assert (span.attributes["mcp_server"], span.attributes["mcp_tool"]) == (
+        "codex_apps",
+        "github_create_issue",
+    )
+    assert span.attributes["namespace"] == "mcp__codex_apps__github"
+    # the same call as other Codex versions write it: one flat name (before namespaces), and a
+    # namespace keeping its trailing delimiter (Desktop) — the same span name
+    for changes in (
+        {"namespace": None, "name": "mcp__codex_apps__github_create_issue"},
+        {"namespace": "mcp__codex_apps__github", "name": "mcp__codex_apps__github_create_issue"},
+    ):
+        other = _import("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
+        (same,) = [s for s in other.path() if s.source_ref.line == 292]
+        assert (same.name, same.attributes["mcp_tool"]) == (span.name, "github_create_issue")
+
+
+def test_codex_mcp_server_call_is_named_alike_across_namespace_shapes(tmp_path):
+    """An MCP server's tool: flat (before namespaces), ``mcp__deepwiki__`` + tool (Desktop) and
+    ``mcp__deepwiki`` + tool (0.142) all read ``mcp__deepwiki__ask_question``."""
+    names = set()
+    for changes in (
+        {"namespace": None, "name": "mcp__deepwiki__ask_question"},
+        {"namespace": "mcp__deepwiki__", "name": "ask_question"},
+        {"namespace": "mcp__deepwiki", "name": "ask_question"},
+    ):
+        trace = _import("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
+        (span,) = [s for s in trace.path() if s.source_ref.line == 292]
+        names.add((span.name, span.attributes["mcp_server"], span.attributes["mcp_tool"]))
+    assert names == {("mcp__deepwiki__ask_question", "deepwiki", "ask_question")}
+
+
+def test_codex_a_poll_after_the_process_exited_is_a_failed_poll_of_its_command():
+    """Line 1707 polls session 33370 after its process exited 1 (line 1694): Codex answers
+    "write_stdin failed: Unknown process id 33370". It was a write_stdin error span of its own
+    while a failed poll of a live session folds into the command: one call counted twice."""
+    records = _records(CODEX_APPS)
+    assert json.loads(records[1706]["payload"]["arguments"])["session_id"] == 33370
+    assert records[1707]["payload"]["output"] == "write_stdin failed: Unknown process id 33370"
+    assert "Process exited with code 1" in records[1693]["payload"]["output"]
+    trace = _import("codex", CODEX_APPS)
+    assert [s for s in trace.spans if s.name == "write_stdin"] == []
+    (command,) = [s for s in trace.path() if s.source_ref.line == 1511]
+    assert (command.name, command.outcome, command.attributes["exit_code"]) == (
+        "exec_command",
+        "error",
+        1,
+    )
+    assert (command.attributes["polls"], command.attributes["poll_errors"]) == (29, 1)
+
+
+def test_codex_unknown_response_item_types_are_skipped_with_a_warning(tmp_path):
+    """A ``response_item`` of a type abw does not know was dropped without a word: a newer
+    Codex's tool item (``image_generation_call``, an inter-agent ``agent_message``) vanished
+    from the trace unseen. Known items that hold no behavior stay silent."""
+    assert _import_warnings(CODEX_APPS) == []
+    extra = [
+        {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": "iVBO"},
+        {"type": "agent_message", "author": "a", "recipient": "b", "content": []},
+        {"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}},
+        {"type": "compaction_trigger"},
+    ]
+    path = tmp_path / CODEX_APPS.name
+    lines = [json.dumps({"type": "response_item", "payload": item}) for item in extra]
+    path.write_text(CODEX_APPS.read_text().rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+    (warning,) = _import_warnings(path)
+    assert warning.endswith(
+        "skipped unknown response_item types: agent_message, image_generation_call"
+    )
+
+
+def _import_warnings(path: Path) -> list[str]:
+    options = ImportOptions()
+    get_importer("codex").import_file(path, options)
+    return options.warnings
+
+
+#: Gemini CLI chat recording (December 2025): 10 tool calls whose ids Gemini CLI made in its
+#: pre-0.29 form ``<name>-<epoch ms>-<hex>``.
+GEMINI_2025 = CORPUS / "gemini-cli" / "codemie__session-2025-12-01T21-45-5b959dae.json"
+
+#: How Gemini CLI's ``Turn.handlePendingFunctionCall`` (packages/core/src/core/turn.ts) makes a
+#: call id when the model gave none, by version: 0.29 (``${name}_${Date.now()}_${callCounter}``)
+#: and 0.42 (that, or ``synth_${prompt_id}_…`` with context management, prefixed ``${name}__``;
+#: the prompt id is ``${sessionId}########${promptCount}``).
+_GEMINI_CLI_IDS = {
+    "0.29": lambda name, ms, n, session: f"{name}_{ms}_{n}",
+    "0.42": lambda name, ms, n, session: f"{name}__{name}_{ms}_{n}",
+    "0.42 synth": lambda name, ms, n, session: f"{name}__synth_{session}########1_{ms}_{n}",
+}
+
+
+def test_gemini_call_ids_of_every_gemini_cli_version_give_the_call_its_start(tmp_path):
+    """From 0.29 Gemini CLI writes ``read_file_1774383200640_0`` (and from 0.42 prefixes the
+    tool's name again): the start time in it was read only from the older
+    ``read_file-1774383200640-<hex>``, so those calls got no duration. No licensed recording of
+    0.29+ with such ids was found: the real 2025 recording's ids are rewritten into each form
+    exactly as gemini-cli's source makes them, keeping their epoch-ms."""
+    calls = [s for s in _import("gemini", GEMINI_2025).spans if s.type != "llm"]
+    durations = [s.duration_ms for s in calls]
+    assert len(calls) == 10 and all(d is not None for d in durations)
+    text = GEMINI_2025.read_text()
+    session = json.loads(text)["sessionId"]
+    for version, make in _GEMINI_CLI_IDS.items():
+        rewritten, ids = text, []
+        for n, span in enumerate(calls):
+            name, ms, _ = span.span_id.split("-")
+            ids.append(make(name, ms, n, session))
+            rewritten = rewritten.replace(f'"{span.span_id}"', json.dumps(ids[-1]))
+        path = tmp_path / version.replace(" ", "-") / GEMINI_2025.name
+        path.parent.mkdir()
+        path.write_text(rewritten)
+        got = [s for s in _import("gemini", path).spans if s.type != "llm"]
+        assert [s.span_id for s in got] == ids
+        assert [(s.duration_ms, s.attributes.get("duration_source")) for s in got] == [
+            (d, "id_epoch_ms") for d in durations
+        ], version
+    # an id the model's API gave (a 0.39+ recording, April 2026) holds no time: no duration
+    api_ids = _import(
+        "gemini", CORPUS / "gemini-cli" / "vibecodingtracker__test_conversation_gemini.jsonl"
+    )
+    assert all(s.duration_ms is None for s in api_ids.spans if s.type != "llm")

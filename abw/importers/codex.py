@@ -11,6 +11,11 @@ span.
 One logical command: an ``exec_command`` whose output says ``Process running with session ID N``
 keeps running across the ``write_stdin`` calls that poll session N; they fold into its span
 (``attributes.polls``) and its exit code is the one the last poll or ``exec_command_end`` reports.
+A failed poll (stdin closed, or the process already exited: ``Unknown process id N``) is counted
+in ``attributes.poll_errors``; it is neither a call of its own nor the command's outcome.
+
+A ``response_item`` type abw does not know (a newer Codex's tool item) is skipped with a warning
+naming it; only the types :data:`_HARMLESS_ITEMS` lists are skipped silently.
 """
 
 from __future__ import annotations
@@ -83,6 +88,18 @@ _OUTPUTS = {
     "tool_search_output",
 }
 _MODEL_ITEMS = {"reasoning", "web_search_call", *_CALLS}
+#: A context compaction's item (``compaction_summary``: an older name Codex still reads as one).
+_COMPACTION_ITEMS = {"compaction", "compaction_summary", "compacted"}
+#: ``response_item`` types that hold no behavior: a ghost commit snapshot, request controls
+#: (``compaction_trigger``, ``configuration_update``), the tools declared to the model
+#: (``additional_tools``) and what Codex could not read itself (``other``).
+_HARMLESS_ITEMS = {
+    "ghost_snapshot",
+    "compaction_trigger",
+    "configuration_update",
+    "additional_tools",
+    "other",
+}
 _HANDOFF_TOOLS = {"spawn_agent", "wait_agent"}
 _MEMORY_TOOLS = {"update_plan"}  # the agent's own plan, like Claude's TodoWrite
 #: ``tool_search_call`` (0.140+): the model searching the deferred MCP/app tools for the ones to
@@ -257,6 +274,7 @@ class _State:
     calls: dict[str, _Call] = field(default_factory=dict)
     order: list[_Call] = field(default_factory=list)
     sessions: dict[str, _Call] = field(default_factory=dict)
+    exited: dict[str, _Call] = field(default_factory=dict)  # sessions whose process ended
     polls: dict[str, _Call] = field(default_factory=dict)
     llm: Draft | None = None
     llm_items: list[Any] = field(default_factory=list)
@@ -271,6 +289,7 @@ class _State:
     final_text: str | None = None
     recognised: int = 0
     unknown_types: set[str] = field(default_factory=set)
+    unknown_items: set[str] = field(default_factory=set)
 
 
 class CodexImporter(Importer):
@@ -502,11 +521,13 @@ def _item(state: _State, line: int, payload: dict[str, Any], when: datetime | No
         _close_llm(state)
         _output(state, line, payload, when)
         return
-    if kind in {"compaction", "compacted"}:
+    if kind in _COMPACTION_ITEMS:
         _close_llm(state)
         draft = Draft((line,), "memory", "compaction", "ok", payload, line=line)
         draft.started_at = when
         state.drafts.append(draft)
+    elif kind not in _HARMLESS_ITEMS:
+        state.unknown_items.add(str(kind))
 
 
 _INJECTED = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
@@ -530,20 +551,41 @@ def _message_text(content: Any) -> str | None:
 
 
 def _tool_name(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The call's span name and its ``namespace`` / ``mcp_server`` / ``mcp_tool`` attributes.
+
+    An MCP tool is named ``mcp__<server>__<tool>`` whichever way the Codex version wrote it, so a
+    baseline and a candidate recorded by different versions name the same tool alike:
+    :func:`_mcp_flat_name` rejoins a ``namespace`` + ``name`` pair into the flat name older
+    versions wrote. ``<server>`` is the name before the next ``__`` (``codex_apps`` for a ChatGPT
+    app connector, whose tool keeps the connector's name: ``github_fetch_pr``).
+    """
     name = _str(payload.get("name")) or "local_shell"
     attributes: dict[str, Any] = {}
     namespace = _str(payload.get("namespace"))
     if namespace:
         attributes["namespace"] = namespace
         if namespace.startswith("mcp__"):
-            server = namespace[len("mcp__") :].strip("_")
-            attributes["mcp_server"] = server
-            attributes["mcp_tool"] = name
-            name = f"mcp__{server}__{name}"
-    elif name.startswith("mcp__") and name.count("__") >= 2:
+            name = _mcp_flat_name(namespace, name)
+    if name.startswith("mcp__") and name.count("__") >= 2:
         _, server, tool = name.split("__", 2)
         attributes["mcp_server"], attributes["mcp_tool"] = server, tool
     return name, attributes
+
+
+def _mcp_flat_name(namespace: str, name: str) -> str:
+    """The flat ``mcp__<server>__<tool>`` name of a namespaced MCP call, as Codex wrote it before
+    it split calls into ``namespace`` + ``name`` (Codex's ``ToolName`` display joins the two).
+
+    The split has had three shapes: ``mcp__node_repl__`` + ``js`` (namespace keeping the
+    delimiter), ``mcp__deepwiki`` + ``ask_question`` (0.142: the delimiter dropped), and an app
+    connector's ``mcp__codex_apps__github`` + ``_fetch_pr`` (the tool ``github_fetch_pr`` with
+    the connector's name cut off). A name that is already flat is kept.
+    """
+    if name.startswith("mcp__"):
+        return name
+    if namespace.endswith("_") or name.startswith("_"):
+        return namespace + name
+    return f"{namespace}__{name}"
 
 
 def _call(
@@ -563,7 +605,10 @@ def _call(
         args = decode_json_string(args, state.path, line) if kind == "function_call" else args
         call_id = _str(payload.get("call_id"))
     if name == "write_stdin" and isinstance(args, dict):
-        target = state.sessions.get(str(args.get("session_id")))
+        session = str(args.get("session_id"))
+        # a poll of a session whose process already exited is still a poll of its command:
+        # Codex answers it "write_stdin failed: Unknown process id N" (a failed poll)
+        target = state.sessions.get(session) or state.exited.get(session)
         if target is not None and call_id:
             target.polls += 1
             state.polls[call_id] = target
@@ -625,6 +670,7 @@ def _output(state: _State, line: int, payload: dict[str, Any], when: datetime | 
         call.draft.outcome = verdict.outcome
     if call.session is not None and verdict.outcome is not None:
         state.sessions.pop(call.session, None)
+        state.exited[call.session] = call
 
 
 def _web_search(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
@@ -677,6 +723,9 @@ def _settle(state: _State) -> None:
     if state.unknown_types:
         kinds = ", ".join(sorted(state.unknown_types))
         state.options.warn(f"{state.path.name}: skipped unknown record types: {kinds}")
+    if state.unknown_items:
+        kinds = ", ".join(sorted(state.unknown_items))
+        state.options.warn(f"{state.path.name}: skipped unknown response_item types: {kinds}")
 
 
 def _aborted(state: _State, line: int, starts: list[int]) -> bool:

@@ -12,8 +12,9 @@ later one dropped). A subagent's own recording (``kind: subagent``, under
 Each ``gemini`` message is an llm span (named by its model),
 followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled`` -> ok/error/
 rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
-not in the file). A call's start is the epoch-ms in its id (``<name>-<ms>-<rand>``), its end the
-call's timestamp. ``logs.json`` (user prompts only) holds no behavior and is refused.
+not in the file). A call's start is the epoch-ms Gemini CLI writes into the id it makes
+(:data:`_ID_TIME`), its end the call's timestamp. ``logs.json`` (user prompts only) holds no
+behavior and is refused.
 
 A shell call the recording marks ``success`` only *ran*: the command's own exit code is the
 ``Exit Code: N`` line of its output, and a non-zero one makes the call an error (as the Codex
@@ -48,7 +49,10 @@ if TYPE_CHECKING:
     from abw.models.trace import Trace
 
 _STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled": "rejected"}
-_ID_TIME = re.compile(r"-(\d{12,14})-[0-9a-f]+$")
+#: The epoch-ms in a call id Gemini CLI made (``turn.ts``): ``<name>-<ms>-<hex>`` before 0.29,
+#: ``<name>_<ms>_<n>`` from 0.29, and from 0.42 that prefixed ``<name>__`` (or
+#: ``<name>__synth_<prompt id>_<ms>_<n>``). An id the model's API gave carries no time.
+_ID_TIME = re.compile(r"[-_](\d{12,14})[-_][0-9a-f]+$")
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 SHELL_TOOLS = {"run_shell_command", "shell"}
 #: Typed like the Claude importer types its equivalents (Read/Grep/WebFetch, TodoWrite).
@@ -96,6 +100,7 @@ def _is_prompt_log(document: Any) -> bool:
 _CANCELLED = "Request cancelled."
 #: The message types Gemini CLI records (a recording with none of them and no sessionId is not one).
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
+
 
 class GeminiImporter(Importer):
     name: ClassVar[str] = "gemini"
