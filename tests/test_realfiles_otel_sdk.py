@@ -10,6 +10,7 @@ from typing import Any
 from abw.hashing import content_hash
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
+from abw.importers.common import parse_argument_fields
 from tests.conftest import CORPUS
 
 #: Google ADK (Python) 2.10, a failing tool turned into an error response by its callback,
@@ -127,3 +128,240 @@ def test_a_tempo_trace_download_is_read_as_otlp():
     assert trace.spans[1].name == tool["name"].removeprefix("execute_tool ")
     assert trace.spans[1].parent_span_id == calls[0]["spanId"]
     assert {s.status for s in trace.spans} == {"success"} and trace.run.final_status == "success"
+
+
+#: OpenLLMetry, generated here with the real libraries against a loopback stub of the chat
+#: completions API (tests/corpus/PROVENANCE.md): a Traceloop ``@workflow`` > ``@agent`` making
+#: three ``openai.chat`` requests around two ``@tool`` calls (``issue_refund`` raises).
+TRACELOOP_OLD = (
+    CORPUS / "otel-frameworks" / "gen__otel-console__traceloop-sdk-0.47.5__openai-tools.json"
+)
+TRACELOOP_NEW = (
+    CORPUS / "otel-frameworks" / "gen__otlp-json__traceloop-sdk-0.62.4__openai-tools.jsonl"
+)
+
+
+def _console_spans(path: Path) -> list[dict[str, Any]]:
+    """The spans of a console-exporter file: ``to_json()`` objects one after another."""
+    text, decoder, spans, at = path.read_text(), json.JSONDecoder(), [], 0
+    while text[at:].strip():
+        at += len(text[at:]) - len(text[at:].lstrip())
+        span, at = decoder.raw_decode(text, at)
+        spans.append(span)
+    return sorted(spans, key=lambda s: s["start_time"])
+
+
+def _otlp_lines(path: Path) -> list[dict[str, Any]]:
+    """The spans of OTLP/JSON Lines in start order, attributes decoded to plain values."""
+    out = []
+    for line in path.read_text().splitlines():
+        for resource in json.loads(line)["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in scope["spans"]:
+                    attributes = {
+                        a["key"]: next(iter(a["value"].values()), None)
+                        for a in span.get("attributes", [])
+                    }
+                    out.append({**span, "attributes": attributes})
+    return sorted(out, key=lambda s: int(s["startTimeUnixNano"]))
+
+
+def test_openllmetry_model_calls_without_an_operation_name_are_llm_spans():
+    """OpenLLMetry before it wrote ``gen_ai.operation.name`` marks its ``openai.chat`` spans
+    only with ``llm.request.type``, and its tokens as ``gen_ai.usage.prompt_tokens`` /
+    ``completion_tokens``: they were infrastructure, so a run traced by it had no model call."""
+    raw = _console_spans(TRACELOOP_OLD)
+    chats = [s for s in raw if s["name"] == "openai.chat"]
+    assert len(chats) == 3
+    assert all(s["attributes"]["llm.request.type"] == "chat" for s in chats)
+    assert not any("gen_ai.operation.name" in s["attributes"] for s in raw)
+    tools = [s for s in raw if s["attributes"].get("traceloop.span.kind") == "tool"]
+
+    (trace,) = get_importer("otel").import_file(TRACELOOP_OLD, ImportOptions())
+    assert [(s.type, s.name) for s in trace.spans] == [
+        ("llm", "gpt-4o-mini"),
+        ("tool", "lookup_order"),
+        ("llm", "gpt-4o-mini"),
+        ("tool", "issue_refund"),
+        ("llm", "gpt-4o-mini"),
+    ]
+    llm = [s for s in trace.spans if s.type == "llm"]
+    assert [s.span_id for s in llm] == [s["context"]["span_id"][2:] for s in chats]
+    assert [(s.attributes["input_tokens"], s.attributes["output_tokens"]) for s in llm] == [
+        (
+            s["attributes"]["gen_ai.usage.prompt_tokens"],
+            s["attributes"]["gen_ai.usage.completion_tokens"],
+        )
+        for s in chats
+    ]
+    assert [(s.status, s.outcome) for s in trace.spans if s.type == "tool"] == [
+        ("success", "ok"),
+        ("error", "error"),
+    ]
+    assert tools[1]["status"]["status_code"] == "ERROR"
+    assert {s.attributes["agent"] for s in trace.spans} == {"support_agent"}
+
+
+def test_traceloop_tool_arguments_are_read_from_its_entity_input():
+    """A Traceloop ``@tool`` records its call as ``traceloop.entity.input``
+    (``{"args": [], "kwargs": {...}}``): ``--argument-fields`` kept nothing from it, silently."""
+    for path, spans in ((TRACELOOP_NEW, _otlp_lines), (TRACELOOP_OLD, _console_spans)):
+        raw = spans(path)
+        (lookup,) = [s for s in raw if s["name"] == "lookup_order.tool"]
+        wrapper = json.loads(lookup["attributes"]["traceloop.entity.input"])
+        assert wrapper["args"] == []
+
+        options = ImportOptions(argument_fields=parse_argument_fields("lookup_order:order_id"))
+        (trace,) = get_importer("otel").import_file(path, options)
+        (tool,) = [s for s in trace.spans if s.name == "lookup_order"]
+        assert tool.attributes["arguments"] == {"order_id": wrapper["kwargs"]["order_id"]}
+        assert trace.redaction.kept_fields == ["lookup_order:order_id"]
+
+
+#: The real Claude Code CLI 2.1.328 (``claude -p``, ``CLAUDE_CODE_ENHANCED_TELEMETRY_BETA``,
+#: OTLP http/json) against a loopback stub of the Messages API: a Bash call that succeeds, one
+#: that fails (``cat`` of a missing file), a Write refused by ``--allowedTools``, an answer.
+CLAUDE_NATIVE = (
+    CORPUS / "otel-frameworks" / "gen__otlp-json__claude-code-2.1.328__native-tracing.jsonl"
+)
+
+
+def test_claude_code_native_tracing_model_calls_and_tool_outcomes():
+    """Claude Code's ``claude_code.llm_request`` spans carry no operation name: the run had no
+    model call. Its tool spans record no failure themselves (their ``tool.execution`` child
+    failed, their ``tool.blocked_on_user`` child rejected the call): every call read ok."""
+    raw = _otlp_lines(CLAUDE_NATIVE)
+    requests = [s for s in raw if s["name"] == "claude_code.llm_request"]
+    tools = [s for s in raw if s["name"] == "claude_code.tool"]
+    assert len(requests) == 4 and len(tools) == 3
+    assert not any("gen_ai.operation.name" in s["attributes"] for s in requests)
+    assert {s.get("status", {}).get("code") for s in tools} <= {None, 0}
+    children = {s["parentSpanId"]: s for s in raw if s["name"] == "claude_code.tool.execution"}
+    assert children[tools[1]["spanId"]]["attributes"]["success"] is False
+    (refusal,) = [s for s in raw if s["attributes"].get("decision") == "reject"]
+    assert (refusal["parentSpanId"], refusal["attributes"]["source"]) == (
+        tools[2]["spanId"],
+        "config",
+    )
+
+    (trace,) = get_importer("otel").import_file(CLAUDE_NATIVE, ImportOptions())
+    llm = [s for s in trace.spans if s.type == "llm"]
+    assert [s.span_id for s in llm] == [s["spanId"] for s in requests]
+    assert {s.name for s in llm} == {requests[0]["attributes"]["gen_ai.request.model"]}
+    assert [s.attributes["input_tokens"] for s in llm] == [
+        int(s["attributes"]["input_tokens"]) for s in requests
+    ]
+    calls = [s for s in trace.spans if s.type == "tool"]
+    assert [(s.name, s.outcome, s.status) for s in calls] == [
+        ("Bash", "ok", "success"),
+        ("Bash", "error", "error"),
+        ("Write", "denied", "error"),
+    ]
+    assert calls[1].attributes["error_type"] == "tool_error"
+    assert [s.attributes["tool_call_id"] for s in calls] == [
+        t["attributes"]["tool_use_id"] for t in tools
+    ]
+    assert {s.attributes["agent"] for s in trace.spans} == {"claude_code"}
+
+
+def test_openllmetry_and_claude_code_content_never_reaches_the_trace():
+    """Prompts, commands, paths, tool outputs and answers in these exports are all marked
+    ``CANARY``: none may be written into a trace unless a field was named."""
+    for path in (TRACELOOP_OLD, TRACELOOP_NEW, CLAUDE_NATIVE, CLAUDE_SUBAGENTS, CLAUDE_API_ERROR):
+        assert b"CANARY" in path.read_bytes()
+        for trace in get_importer("otel").import_file(path, ImportOptions()):
+            assert "CANARY" not in trace.model_dump_json()
+
+
+#: The same CLI, the main agent calling the ``Agent`` tool, whose general-purpose subagent calls
+#: it again, twice down, the last one running Bash; a second interaction (the background
+#: task's notification) is a second trace.
+CLAUDE_SUBAGENTS = (
+    CORPUS
+    / "otel-frameworks"
+    / "gen__otlp-json__claude-code-2.1.328__native-tracing-subagents.jsonl"
+)
+
+
+def test_claude_code_subagent_calls_are_the_subagents():
+    """A subagent's spans hang below the ``Agent`` tool that started it (its ``subagent_type``
+    names it), with no interaction span of their own: they were all the main agent's."""
+    raw = _otlp_lines(CLAUDE_SUBAGENTS)
+    agents = [
+        s for s in raw if s["name"] == "claude_code.tool" and "subagent_type" in s["attributes"]
+    ]
+    assert len(agents) == 3
+    by_id = {s["spanId"]: s for s in raw}
+
+    def started_by(span: dict[str, Any]) -> str | None:
+        """The subagent_type of the nearest Agent tool above ``span``, as the spans say."""
+        while span.get("parentSpanId") in by_id:
+            span = by_id[span["parentSpanId"]]
+            if span in agents:
+                return span["attributes"]["subagent_type"]
+        return None
+
+    traces = get_importer("otel").import_file(CLAUDE_SUBAGENTS, ImportOptions())
+    assert len(traces) == len({s["traceId"] for s in raw}) == 2
+    spans = [s for trace in traces for s in trace.spans]
+    assert len(spans) == sum(
+        s["name"] in {"claude_code.llm_request", "claude_code.tool"} for s in raw
+    )
+    for span in spans:
+        assert span.attributes["agent"] == (started_by(by_id[span.span_id]) or "claude_code")
+    assert sum(s.attributes["agent"] == "general-purpose" for s in spans) == 9
+
+
+#: The same CLI against a stub that answers every request with an overloaded error: Claude
+#: Code retried 11 times over three minutes, gave up and ``claude -p`` exited 1.
+CLAUDE_API_ERROR = (
+    CORPUS
+    / "otel-frameworks"
+    / "gen__otlp-json__claude-code-2.1.328__native-tracing-api-error.jsonl"
+)
+
+
+def test_claude_code_turn_that_gave_up_on_the_model_failed():
+    """Its interaction span ends with no error status: the run read success although its only
+    model request failed and no answer came."""
+    raw = _otlp_lines(CLAUDE_API_ERROR)
+    (interaction,) = [s for s in raw if s["name"] == "claude_code.interaction"]
+    (request,) = [s for s in raw if s["name"] == "claude_code.llm_request"]
+    assert interaction.get("status", {}).get("code") in (None, 0)
+    assert request["attributes"]["success"] is False and request["attributes"]["attempt"] == 11
+
+    (trace,) = get_importer("otel").import_file(CLAUDE_API_ERROR, ImportOptions())
+    assert [(s.type, s.outcome) for s in trace.spans] == [("llm", "error")]
+    assert trace.run.final_status == "error"
+    for path in (CLAUDE_NATIVE, CLAUDE_SUBAGENTS):  # those turns ended on an answer
+        assert {
+            t.run.final_status for t in get_importer("otel").import_file(path, ImportOptions())
+        } == {"success"}
+
+
+#: A kagent helm agent (agentevals' sample, Jaeger UI JSON): Google ADK's ``call_llm`` recording its
+#: request as ADK's ``llm_request``, around OpenLLMetry's ``openai.chat`` recording the same
+#: request as flattened ``gen_ai.prompt.*`` (both with the same tokens).
+KAGENT_JAEGER = CORPUS / "otel-frameworks" / "agentevals-dev__agentevals__helm_2@bf9fe11b.json"
+
+
+def test_an_openllmetry_request_inside_an_adk_model_call_is_that_call():
+    """Read as an llm span, ``openai.chat`` is the only llm child of ``call_llm`` but records its
+    input in another shape: it must be the same request (one llm span, tokens once), not a
+    second model call."""
+    (jaeger,) = json.loads(KAGENT_JAEGER.read_text())["data"]
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for span in jaeger["spans"]:
+        by_name.setdefault(span["operationName"], []).append(span)
+    (outer,), (inner,) = by_name["call_llm"], by_name["openai.chat"]
+    assert inner["references"][0]["spanID"] == outer["spanID"]
+    tags = {t["key"]: t["value"] for t in inner["tags"]}
+    assert tags["llm.request.type"] == "chat" and "gen_ai.operation.name" not in tags
+
+    (trace,) = get_importer("otel").import_file(KAGENT_JAEGER, ImportOptions())
+    (llm,) = [s for s in trace.spans if s.type == "llm"]
+    assert llm.span_id == outer["spanID"]
+    assert (llm.attributes["input_tokens"], llm.attributes["output_tokens"]) == (
+        tags["gen_ai.usage.prompt_tokens"],
+        tags["gen_ai.usage.completion_tokens"],
+    )

@@ -10,14 +10,15 @@ Accepted encodings (detected from the content):
   another; a span written twice (start snapshot, then ended) is kept once, ended.
 
 A file that is not JSON Lines (its first line is no whole JSON value) is reported where the
-document breaks. Span types come from semantics, in this order: ``openinference.span.kind`` >
-``gen_ai.operation.name`` (standard and the non-standard ``agent_handoff``/``guardrail_check``)
-> framework keys (``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix > Google ADK's
-names (``call_llm``, ``agent_run [<agent>]``). Agent, chain and infrastructure spans are not
-emitted; they only order and scope their children; an llm span inside an llm span with the same
-input (one request traced twice) is not either. Every ``traceId`` becomes its own trace; its
-final output is any-agent's recorded ``final_output`` where the file has one. See
-docs/importers.md.
+document breaks. Span types come from semantics, in this order: Claude Code's own span names
+(``claude_code.*``) > ``openinference.span.kind`` > ``gen_ai.operation.name`` (standard and the
+non-standard ``agent_handoff``/``guardrail_check``) > framework keys (OpenLLMetry's
+``llm.request.type`` and ``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix >
+Google ADK's names (``call_llm``, ``agent_run [<agent>]``). Agent, chain and infrastructure
+spans are not emitted; they only order and scope their children; an llm span that is the only
+llm child of an llm span and records its input, none, or one in another instrumentation's shape
+(one request traced twice) is not either. Every ``traceId`` becomes its own trace; its final
+output is any-agent's recorded ``final_output`` where the file has one. See docs/importers.md.
 """
 
 from __future__ import annotations
@@ -50,6 +51,15 @@ _AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
 #: ADK's record of parallel tool calls merged into one event; each call has its own span.
 _MERGED_TOOLS = "(merged tools)"
 
+#: Claude Code's own tracing (``CLAUDE_CODE_ENHANCED_TELEMETRY_BETA``) names its spans
+#: ``claude_code.<span.type>``: ``interaction`` > ``llm_request`` and ``tool`` > the tool's
+#: ``tool.blocked_on_user`` (its permission check) and ``tool.execution`` (its run).
+CLAUDE_CODE = "claude_code."
+#: A ``claude_code.tool.blocked_on_user`` that refused the call (``decision`` reject), by its
+#: ``source``: a person declined, or aborted; any other source (config, classifier, hook) is
+#: a rule that denied it. ``decision`` cancelled: the wait was cut.
+_CLAUDE_REFUSED = {"user_reject": "rejected", "user_abort": "interrupted"}
+
 #: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
 LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
 TOOL_OPS = {"execute_tool"}
@@ -57,6 +67,14 @@ RETRIEVER_OPS = {"retrieval", "embeddings", "rerank"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
 HANDOFF_OPS = {"agent_handoff", "handoff"}
 GUARDRAIL_OPS = {"guardrail_check", "guardrail", "apply_guardrail"}
+#: OpenLLMetry's ``llm.request.type`` (its instrumentations before they wrote
+#: ``gen_ai.operation.name``, e.g. ``openai.chat``, ``anthropic.chat``): the span's type.
+LLM_REQUEST_TYPES = {
+    "chat": "llm",
+    "completion": "llm",
+    "embedding": "retriever",
+    "rerank": "retriever",
+}
 VERCEL_LLM = {
     "ai.generateText.doGenerate",
     "ai.streamText.doStream",
@@ -97,9 +115,10 @@ ARGUMENT_KEYS = (
     "gen_ai.tool.args",
     "input.value",
     "gcp.vertex.agent.tool_call_args",
+    "traceloop.entity.input",  # OpenLLMetry's @tool: {"args": [], "kwargs": {...}}
 )
-#: OpenInference's record of a Python call (smolagents, LlamaIndex tools): the arguments are
-#: ``kwargs``.
+#: OpenInference's record of a Python call (smolagents, LlamaIndex tools) and OpenLLMetry's
+#: (Traceloop's ``@tool``): the arguments are ``kwargs``.
 _CALL_WRAPPER = {"args", "kwargs", "sanitize_inputs_outputs"}
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
 _FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
@@ -550,6 +569,8 @@ def classify(span: OSpan) -> Kind:
         or _text(a.get("ai.toolCall.name"))
         or _after("execute_tool ", name)
     )
+    if name.startswith(CLAUDE_CODE):
+        return _claude_code_kind(a, name)
     oi = str(a.get("openinference.span.kind") or "").upper()
     if oi:
         if oi == "LLM":
@@ -581,6 +602,11 @@ def classify(span: OSpan) -> Kind:
         return Kind("agent", _text(a.get("gen_ai.agent.name")) or _after(f"{op} ", name) or op)
     if op:
         return Kind("container", name)
+    request_type = LLM_REQUEST_TYPES.get(str(a.get("llm.request.type") or ""))
+    if request_type == "llm":
+        return Kind("llm", _model(a, name))
+    if request_type == "retriever":
+        return Kind("retriever", name)
     framework = str(a.get("traceloop.span.kind") or "")
     if framework == "tool":
         return Kind("tool", tool_name or _text(a.get("traceloop.entity.name")) or name)
@@ -599,6 +625,65 @@ def classify(span: OSpan) -> Kind:
     if name.startswith("invoke_agent "):
         return Kind("agent", name[len("invoke_agent ") :].strip())
     return _by_name(a, name)
+
+
+def _claude_code_kind(a: dict[str, Any], name: str) -> Kind:
+    """A span of Claude Code's own tracing: its interaction is the agent scope, its
+    ``llm_request`` a model call (it carries no operation name; its tokens are
+    ``input_tokens``/``output_tokens``), its ``tool`` the call (``gen_ai.tool.name``, else
+    ``tool_name``); the permission wait and the run below a tool only decide the tool's
+    outcome (:func:`_claude_code_outcome`)."""
+    kind = name[len(CLAUDE_CODE) :]
+    if kind == "interaction":
+        return Kind("agent", _text(a.get("gen_ai.agent.name")) or "claude_code")
+    if kind == "llm_request":
+        return Kind("llm", _model(a, _text(a.get("model")) or name))
+    if kind == "tool":
+        return Kind("tool", _text(a.get("gen_ai.tool.name")) or _text(a.get("tool_name")) or name)
+    return Kind("container", name)
+
+
+def _agent_scope(span: OSpan, kind: Kind) -> str | None:
+    """The agent that a span's descendants run in: an agent span's name, or the
+    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds."""
+    if kind.type == "agent":
+        return kind.name
+    if span.name == f"{CLAUDE_CODE}tool":
+        return _text(span.attributes.get("subagent_type"))
+    return None
+
+
+def _claude_code_outcome(node: Node) -> tuple[str, str | None] | None:
+    """A ``claude_code.tool`` call's outcome and error type, which Claude Code records on the
+    tool span's children, not on it: a ``tool.blocked_on_user`` whose ``decision`` is reject
+    (denied by a rule, rejected by a person, :data:`_CLAUDE_REFUSED`) or cancelled, a
+    ``tool.execution`` with ``success`` false (``error.type`` tool_error: failed; without it:
+    interrupted). ``None`` where the children record no failure."""
+    for child in node.children:
+        child_span: OSpan = child.payload
+        a = child_span.attributes
+        if child_span.name == f"{CLAUDE_CODE}tool.blocked_on_user":
+            if a.get("decision") == "reject":
+                return _CLAUDE_REFUSED.get(str(a.get("source")), "denied"), None
+            if a.get("decision") == "cancelled":
+                return "interrupted", None
+        if child_span.name == f"{CLAUDE_CODE}tool.execution" and (
+            a.get("success") is False or child_span.status == "ERROR"
+        ):
+            error_type = _text(a.get("error.type"))
+            return ("error", error_type) if error_type else ("interrupted", None)
+    return None
+
+
+def _claude_code_gave_up(root: Node) -> bool:
+    """A Claude Code interaction whose last model request failed (``success`` false, after
+    its retries): the turn ended with no answer (``claude -p`` exits 1), though the
+    interaction span records no error of its own."""
+    if root.payload.name != f"{CLAUDE_CODE}interaction":
+        return False
+    requests = [c.payload for c in root.children if c.payload.name == f"{CLAUDE_CODE}llm_request"]
+    last: OSpan | None = max(requests, key=lambda s: s.start_ns or 0, default=None)
+    return last is not None and (last.status == "ERROR" or last.attributes.get("success") is False)
 
 
 def _by_name(a: dict[str, Any], name: str) -> Kind:
@@ -647,7 +732,7 @@ class OtelImporter(Importer):
         "OpenTelemetry agent traces: OTLP/JSON lines (GenAI semconv, OpenInference), Jaeger "
         "JSON, console-exporter spans. One trace per traceId. --argument-fields reads tool spans' "
         "gen_ai.tool.call.arguments / ai.toolCall.args / input.value (its kwargs) / "
-        "gcp.vertex.agent.tool_call_args."
+        "gcp.vertex.agent.tool_call_args / traceloop.entity.input (its kwargs)."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
@@ -737,6 +822,9 @@ def build_trace(
         if kind.type in {"agent", "container"} or _repeated_call(span, kind, ancestors, kinds):
             continue
         outcome, propagated = _outcome(span, kind, failing_messages, failing_below)
+        claude_tool = _claude_code_outcome(node) if span.name == f"{CLAUDE_CODE}tool" else None
+        if claude_tool and outcome == "ok":
+            outcome = claude_tool[0]
         draft = Draft(
             (position,),
             kind.type,
@@ -754,9 +842,12 @@ def build_trace(
         parent = next((a.key for a in reversed(ancestors) if a.key in emitted), None)
         draft.parent_span_id = parent
         agent = next(
-            (kinds[a.key].name for a in reversed(ancestors) if kinds[a.key].type == "agent"), None
+            filter(None, (_agent_scope(a.payload, kinds[a.key]) for a in reversed(ancestors))),
+            None,
         )
         _attributes(draft, span, agent, propagated)
+        if claude_tool and claude_tool[1] and draft.outcome == "error":
+            draft.attributes["error_type"] = claude_tool[1]
         if kind.type in {"tool", "retriever"} and not _keep_arguments(draft, span, options, path):
             unread.add(draft.name)
         drafts.append(draft)
@@ -771,7 +862,8 @@ def build_trace(
     root: OSpan | None = walk[0][0].payload if walk else None
     final_status = "unknown"
     if root is not None and (root.end_ns is not None or root.status == "OK"):
-        final_status = "error" if root.status == "ERROR" else "success"
+        failed = root.status == "ERROR" or _claude_code_gave_up(walk[0][0])
+        final_status = "error" if failed else "success"
     final_output, final_text = _final(root, llm_outputs, recorded_output)
     return make_trace(
         platform=platform,
@@ -804,24 +896,44 @@ def _final(root: OSpan | None, llm_outputs: list[Any], recorded: Any) -> tuple[A
 
 
 def _repeated_call(span: OSpan, kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
-    """An llm span that is its llm parent's only llm child and records the parent's input or
-    no input at all: one model request recorded at two levels (smolagents' nested
+    """An llm span that is its llm parent's only llm child recording the same request
+    (:func:`_same_request`): one model request traced at two levels (smolagents' nested
     ``LiteLLMModel.__call__``; Google ADK 2.x's ``call_llm`` around its own or google-genai's
-    ``generate_content <model>``, which repeats the tokens but holds no content); only the
-    outer one is kept. Two such children are attempts (retries), kept apart."""
+    ``generate_content <model>``, which repeats the tokens but holds no content; ADK's
+    ``call_llm`` around OpenLLMetry's ``openai.chat`` in kagent); only the outer one is kept.
+    Two such children are attempts (retries), kept apart."""
     if kind.type != "llm" or not ancestors or kinds[ancestors[-1].key].type != "llm":
         return False
     parent = ancestors[-1]
-    outer = _content(parent.payload.attributes, INPUT_KEYS, _FLAT_INPUT)
-    if _content(span.attributes, INPUT_KEYS, _FLAT_INPUT) not in (outer, ABSENT):
+    outer = parent.payload.attributes
+    if not _same_request(span.attributes, outer):
         return False
     same = [
         child
         for child in parent.children
-        if kinds[child.key].type == "llm"
-        and _content(child.payload.attributes, INPUT_KEYS, _FLAT_INPUT) in (outer, ABSENT)
+        if kinds[child.key].type == "llm" and _same_request(child.payload.attributes, outer)
     ]
     return len(same) == 1
+
+
+def _input_source(attributes: dict[str, Any]) -> str | None:
+    """Where a span records its input: the first of ``INPUT_KEYS`` it holds, or the prefix of
+    its flattened messages; ``None`` where it records none."""
+    for key in INPUT_KEYS:
+        if attributes.get(key) is not None:
+            return key
+    return next((p for p in _FLAT_INPUT if any(k.startswith(p) for k in attributes)), None)
+
+
+def _same_request(inner: dict[str, Any], outer: dict[str, Any]) -> bool:
+    """Whether an llm span inside an llm span may record the same request: it records no
+    input, or the same input, or its input in another instrumentation's shape (ADK's
+    ``llm_request`` outside, OpenLLMetry's ``gen_ai.prompt.*`` inside), which cannot be
+    compared. Only a different input in the same shape is another request."""
+    source = _input_source(inner)
+    if source is None or source != _input_source(outer):
+        return True
+    return _content(inner, INPUT_KEYS, _FLAT_INPUT) == _content(outer, INPUT_KEYS, _FLAT_INPUT)
 
 
 def _call_arguments(attributes: dict[str, Any], path: Path, line: int | None) -> Any:
@@ -897,10 +1009,16 @@ def _attributes(draft: Draft, span: OSpan, agent: str | None, propagated: bool) 
     )
     if call_id and draft.type == "tool":
         out["tool_call_id"] = call_id
+    tokens: tuple[tuple[str, str], ...] = ()
+    if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names
+        tokens = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"))
     for key, name in (
+        *tokens,
         ("pydantic_ai.tool.retry.attempt", "retry_attempt"),
         ("gen_ai.usage.input_tokens", "input_tokens"),
         ("gen_ai.usage.output_tokens", "output_tokens"),
+        ("gen_ai.usage.prompt_tokens", "input_tokens"),  # OpenLLMetry before the semconv names
+        ("gen_ai.usage.completion_tokens", "output_tokens"),
         ("llm.token_count.prompt", "input_tokens"),
         ("llm.token_count.completion", "output_tokens"),
     ):
