@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from abw.errors import AbwInputError
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields
@@ -234,3 +235,107 @@ def test_gemini_call_ids_of_every_gemini_cli_version_give_the_call_its_start(tmp
         "gemini", CORPUS / "gemini-cli" / "vibecodingtracker__test_conversation_gemini.jsonl"
     )
     assert all(s.duration_ms is None for s in api_ids.spans if s.type != "llm")
+
+
+#: ``codex exec --json`` output of Codex 0.46.0 (what a CI job running Codex headless saves): the
+#: ``thread.started`` / ``item.*`` / ``turn.completed`` events, one ``command_execution``.
+CODEX_EXEC_JSON = CODEX / "exec-json" / "jnarowski__agentcmd__codex-0.46-exec-json-ls-958c494.jsonl"
+
+
+def test_codex_exec_json_output_is_refused_naming_the_rollout_to_import(run_cli, tmp_path):
+    """It was refused as "no session_meta, response_item or event_msg records": true, but not
+    what the file is nor what to import. It is not read as a run (no timestamps, no model, every
+    command ``command_execution``, calls without an item left out): the one line names the
+    rollout Codex wrote for the same thread, whose file name ends with the thread id."""
+    (started, *_) = _records(CODEX_EXEC_JSON)
+    assert started["type"] == "thread.started"
+    code, out, err = run_cli("import", "codex", "--input", CODEX_EXEC_JSON, "--out", tmp_path / "o")
+    assert (code, out) == (2, "")
+    (line,) = err.strip().splitlines()
+    assert f"{CODEX_EXEC_JSON.name}:1: type: not a Codex rollout: " in line
+    assert "`codex exec --json` output" in line
+    assert f"~/.codex/sessions/YYYY/MM/DD/rollout-*-{started['thread_id']}.jsonl" in line
+    assert not (tmp_path / "o").exists()
+
+
+def test_codex_exec_json_of_older_versions_is_refused_not_an_empty_run(tmp_path):
+    """Before its ``thread.started`` events, ``codex exec --json`` printed each protocol event as
+    ``serde_json`` writes ``Event {id, msg}``, after a config summary and the prompt (0.39) or
+    from the first line (earlier: an empty summary). A first line with an ``id`` and no ``type``
+    was read as a legacy rollout's session line: an empty run, exit 0, trace id "0". No licensed
+    file of that output was found; these are written exactly as the CLI wrote it."""
+    events = [
+        {"id": "0", "msg": {"type": "session_configured", "session_id": "67e55044-10b1-426f-9247",
+                            "model": "codex-mini-latest", "history_log_id": 1,
+                            "history_entry_count": 0}},
+        {"id": "1", "msg": {"type": "task_started"}},
+        {"id": "1", "msg": {"type": "exec_command_begin", "call_id": "call_1",
+                            "command": ["bash", "-lc", "ls"], "cwd": "/work"}},
+        {"id": "1", "msg": {"type": "exec_command_end", "call_id": "call_1", "stdout": "a\n",
+                            "stderr": "", "exit_code": 0}},
+        {"id": "1", "msg": {"type": "task_complete", "last_agent_message": "done"}},
+    ]  # fmt: skip
+    summary = [
+        {"provider": "openai", "workdir": "/work", "approval": "never", "model": "gpt-5-codex",
+         "sandbox": "read-only"},
+        {"prompt": "Reply with exactly: PONG"},
+    ]  # fmt: skip
+    for name, lines, line, thread in (
+        ("first.jsonl", events, 1, "67e55044-10b1-426f-9247"),
+        ("summary.jsonl", summary + events[1:], 3, None),
+    ):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in lines))
+        try:
+            get_importer("codex").import_file(path, ImportOptions())
+        except AbwInputError as exc:
+            assert (exc.line, exc.field) == (line, "msg")
+            assert "`codex exec --json` output" in exc.message
+            rollout = f"rollout-*-{thread}.jsonl" if thread else "rollout-*.jsonl"
+            assert f"~/.codex/sessions/YYYY/MM/DD/{rollout} instead" in exc.message
+        else:
+            raise AssertionError(f"{name} was imported")
+
+
+#: What Gemini CLI 0.11.0 printed in headless mode (``gemini -p … --output-format stream-json``
+#: and ``--output-format json``), as quoted whole in the owner's notes.
+GEMINI_HEADLESS = CORPUS / "gemini-cli-headless"
+GEMINI_STREAM_JSON = GEMINI_HEADLESS / "jnarowski__agentcmd__stream-json-453aa339-958c494.jsonl"
+GEMINI_OUTPUT_JSON = GEMINI_HEADLESS / "jnarowski__agentcmd__output-json-958c494.json"
+
+
+def test_gemini_stream_json_output_is_refused_naming_the_recording_to_import(run_cli, tmp_path):
+    """It was refused as "no session line {sessionId, projectHash, ...}", and saved as ``.json``
+    as "line 2: invalid JSON: Extra data": neither says what it is. It is not read as a run (a
+    cancelled call reads ``success``; a shell call's output is its display text, with no exit
+    code): the line names the session's own recording, ``session-<time>-<8 of the id>.json``
+    (the agentcmd fixture ``session-2025-10-29T10-36-453aa339.json`` for this one)."""
+    (init, *events) = _records(GEMINI_STREAM_JSON)
+    assert init["type"] == "init" and [e["type"] for e in events].count("tool_use") == 3
+    copy = tmp_path / "stream.json"  # (as saved by `> out.json`)
+    copy.write_bytes(GEMINI_STREAM_JSON.read_bytes())
+    for path in (GEMINI_STREAM_JSON, copy):
+        code, out, err = run_cli("import", "gemini", "--input", path, "--out", tmp_path / "o")
+        assert (code, out) == (2, "")
+        (line,) = err.strip().splitlines()
+        assert f"{path.name}:1: type: not a Gemini CLI chat recording: " in line
+        assert "`gemini --output-format stream-json` output" in line
+        assert "~/.gemini/tmp/<project>/chats/session-*-453aa339.json" in line
+        assert init["session_id"].startswith("453aa339-")
+    assert not (tmp_path / "o").exists()
+
+
+def test_gemini_json_output_is_refused_naming_the_recording_to_import(run_cli, tmp_path):
+    """``{response, stats}`` holds no step at all; it was refused as "expected an object with
+    messages[]", without saying what it is or what to import. Saved as ``.jsonl`` too."""
+    document = json.loads(GEMINI_OUTPUT_JSON.read_text())
+    assert set(document) == {"response", "stats"}
+    copy = tmp_path / "answer.jsonl"
+    copy.write_bytes(GEMINI_OUTPUT_JSON.read_bytes())
+    for path in (GEMINI_OUTPUT_JSON, copy):
+        code, out, err = run_cli("import", "gemini", "--input", path, "--out", tmp_path / "o")
+        assert (code, out) == (2, "")
+        (line,) = err.strip().splitlines()
+        assert f"{path.name}: response: not a Gemini CLI chat recording: " in line
+        assert "`gemini --output-format json` output" in line
+        assert "~/.gemini/tmp/<project>/chats/session-*.json" in line

@@ -16,6 +16,12 @@ in ``attributes.poll_errors``; it is neither a call of its own nor the command's
 
 A ``response_item`` type abw does not know (a newer Codex's tool item) is skipped with a warning
 naming it; only the types :data:`_HARMLESS_ITEMS` lists are skipped silently.
+
+``codex exec --json`` output (what the CLI printed: ``thread.started`` / ``item.completed``
+events in newer versions, 0.46 among them; ``{"id", "msg"}`` event envelopes before) is refused,
+naming the rollout to import instead: it has no timestamps and no model, names every command
+``command_execution`` whichever tool ran it and leaves out the calls it has no item for, so read
+as a run it would not compare with a rollout of the same behavior.
 """
 
 from __future__ import annotations
@@ -57,6 +63,17 @@ _SANDBOX_EXIT = re.compile(r"exit code:\s*(-?\d+)")
 _TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
 
 _RECORD_TYPES = {"session_meta", "response_item", "event_msg", "turn_context", "compacted"}
+#: The ``type`` of each line newer ``codex exec --json`` prints (its ``ThreadEvent``s).
+_EXEC_EVENTS = {
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+}
+_THREAD_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_.-]{0,99}")
 _LEGACY_ITEMS = {
     "message",
     "reasoning",
@@ -288,6 +305,8 @@ class _State:
     cancelled_turn: bool = False
     final_text: str | None = None
     recognised: int = 0
+    exec_output: tuple[int, str] | None = None  # the first ``codex exec --json`` line, its field
+    exec_thread: str | None = None
     unknown_types: set[str] = field(default_factory=set)
     unknown_items: set[str] = field(default_factory=set)
 
@@ -314,6 +333,9 @@ class CodexImporter(Importer):
         for line, record in _records(raw, path, options):
             _step(state, line, record)
             _note_held(held, record)
+        if state.recognised == 0 and state.exec_output is not None:
+            line, key = state.exec_output
+            raise AbwInputError(_exec_refusal(state.exec_thread), file=path, line=line, field=key)
         if state.recognised == 0:
             raise AbwInputError(
                 "not a Codex rollout: no session_meta, response_item or event_msg records",
@@ -378,7 +400,7 @@ def _records(raw: bytes, path: Path, options: ImportOptions):
             continue
         elif _str(record.get("type")) in _LEGACY_ITEMS:
             yield line, {"type": "response_item", "payload": record}
-        elif line == 1 and "id" in record and "type" not in record:
+        elif line == 1 and "id" in record and "type" not in record and "msg" not in record:
             yield line, {"type": "session_meta", "payload": record}
         else:
             yield line, record
@@ -389,6 +411,7 @@ def _step(state: _State, line: int, record: dict[str, Any]) -> None:
     payload = record.get("payload")
     if kind not in _RECORD_TYPES or not isinstance(payload, dict):
         state.unknown_types.add(str(kind))
+        _note_exec_output(state, line, record)
         return
     state.recognised += 1
     when = parse_time(record.get("timestamp"))
@@ -413,6 +436,33 @@ def _step(state: _State, line: int, record: dict[str, Any]) -> None:
 
 def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def _note_exec_output(state: _State, line: int, record: dict[str, Any]) -> None:
+    """Note a line of ``codex exec --json`` output, and the thread it names: a ``ThreadEvent``
+    (newer versions; ``thread.started`` names it) or an ``{"id", "msg"}`` event envelope
+    (older ones; ``session_configured`` names it)."""
+    msg = record.get("msg")
+    if _str(record.get("type")) in _EXEC_EVENTS:
+        key, thread = "type", record.get("thread_id")
+    elif "id" in record and isinstance(msg, dict) and isinstance(msg.get("type"), str):
+        key, thread = "msg", msg.get("session_id")
+    else:
+        return
+    if state.exec_output is None:
+        state.exec_output = (line, key)
+    if state.exec_thread is None and isinstance(thread, str) and _THREAD_ID.fullmatch(thread):
+        state.exec_thread = thread
+
+
+def _exec_refusal(thread: str | None) -> str:
+    """Why ``codex exec --json`` output is refused, and the rollout of its thread to import."""
+    rollout = f"rollout-*-{thread}.jsonl" if thread else "rollout-*.jsonl"
+    return (
+        "not a Codex rollout: this is `codex exec --json` output (the events the CLI printed); "
+        f"import the session's rollout ~/.codex/sessions/YYYY/MM/DD/{rollout} instead "
+        "(`codex exec --ephemeral` writes none)"
+    )
 
 
 def _turn_start(state: _State, line: int) -> None:

@@ -20,10 +20,18 @@ A shell call the recording marks ``success`` only *ran*: the command's own exit 
 ``Exit Code: N`` line of its output, and a non-zero one makes the call an error (as the Codex
 and OpenHands importers read theirs). ``source_ref.line`` is the raw line each message and
 tool call starts on.
+
+What ``gemini -p`` prints in headless mode is refused, naming the recording to import instead:
+``--output-format json`` (``{session_id, response, stats, error}``: no steps at all) and
+``--output-format stream-json`` (``init`` / ``message`` / ``tool_use`` / ``tool_result`` /
+``result`` events: a cancelled call reads ``success``, and a shell call's output is its display
+text, which holds no exit code when the failed command printed anything). Gemini CLI records
+every headless session too.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -100,6 +108,13 @@ def _is_prompt_log(document: Any) -> bool:
 _CANCELLED = "Request cancelled."
 #: The message types Gemini CLI records (a recording with none of them and no sessionId is not one).
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
+#: The ``type`` of the events ``--output-format stream-json`` prints (``JsonStreamEventType``;
+#: its ``error`` left out: a recording's error message has that type too).
+_STREAM_EVENTS = frozenset({"init", "message", "tool_use", "tool_result", "result"})
+#: The members of what ``--output-format json`` prints (``JsonOutput``).
+_JSON_OUTPUT_KEYS = frozenset({"session_id", "response", "stats", "error", "warnings"})
+_SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,99}")
+_LEADING_SPACE = re.compile(rb"\s*")
 
 
 class GeminiImporter(Importer):
@@ -120,6 +135,7 @@ class GeminiImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
+        _refuse_stream_json(raw, path)
         records = _records(raw, path, options) if path.suffix == ".jsonl" else None
         line_of: Callable[[tuple[str | int, ...]], int | None]
         if records is not None:
@@ -139,6 +155,12 @@ class GeminiImporter(Importer):
                 "this is a Gemini CLI logs.json (user prompts only, no model or tool steps); "
                 "import the chat recording chats/session-*.json instead",
                 file=path,
+            )
+        if isinstance(document, dict) and document and set(document) <= _JSON_OUTPUT_KEYS:
+            raise AbwInputError(
+                _headless_refusal("json", document.get("session_id")),
+                file=path,
+                field=min(document),
             )
         if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
             raise AbwInputError(
@@ -273,6 +295,45 @@ class GeminiImporter(Importer):
             draft.duration_ms = ms_between(started, ended)
             draft.attributes["duration_source"] = "id_epoch_ms"
         return draft
+
+
+def _refuse_stream_json(raw: bytes, path: Path) -> None:
+    """Refuse ``--output-format stream-json`` output: its first record is one of the stream's
+    events (``init`` names the session), whatever the file is called. Only a line opening as
+    the CLI writes them (``{"type":"``) is parsed: a recording's first line never does."""
+    leading = _LEADING_SPACE.match(raw)
+    start = leading.end() if leading else 0
+    if not raw.startswith(b'{"type":"', start):
+        return
+    end = raw.find(b"\n", start)
+    try:
+        record = json.loads(raw[start : end if end >= 0 else len(raw)])
+    except ValueError:
+        return
+    if (
+        isinstance(record, dict)
+        and _text(record.get("type")) in _STREAM_EVENTS
+        and "timestamp" in record
+        and "id" not in record
+    ):
+        raise AbwInputError(
+            _headless_refusal("stream-json", record.get("session_id")),
+            file=path,
+            line=raw.count(b"\n", 0, start) + 1,
+            field="type",
+        )
+
+
+def _headless_refusal(output_format: str, session_id: Any) -> str:
+    """Why ``gemini --output-format <output_format>`` output is refused, and the recording of its
+    session to import (named ``session-<time>-<the session id's first 8 characters>``)."""
+    known = isinstance(session_id, str) and _SESSION_ID.fullmatch(session_id)
+    name = f"session-*-{session_id[:8]}" if known else "session-*"
+    return (
+        f"not a Gemini CLI chat recording: this is `gemini --output-format {output_format}` "
+        "output (what the CLI printed); import the session's recording "
+        f"~/.gemini/tmp/<project>/chats/{name}.json (.jsonl from 0.39) instead"
+    )
 
 
 def _records(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int, Any]] | None:
