@@ -53,6 +53,10 @@ def corpus_seeds(importer: str, limit: int = 8) -> list[tuple[str, bytes]]:
     for path in files:
         if len(seeds) >= limit or path.suffix not in (".json", ".jsonl", ".traj"):
             continue
+        if path.name in ("meta.json", "base_state.json") or (
+            path.name.startswith("event-") and sum(n.startswith("event-") for n, _ in seeds) >= 2
+        ):
+            continue  # (a conversation's folder: two of its event files are seeds enough)
         data = path.read_bytes()
         try:
             json.loads(data)

@@ -273,3 +273,71 @@ def test_v0_a_command_that_timed_out_is_a_timeout_too(tmp_path):
     copy.write_text(json.dumps(events, indent=2))
     (trace,) = _import(copy)
     assert [s.outcome for s in trace.path() if s.attributes.get("exit_code") == -1] == ["timeout"]
+
+
+def test_v1_condensation_is_a_compaction_not_an_agent_turn(tmp_path):
+    """A ``Condensation`` left no span (the context cut was invisible). As an SDK of late 2025
+    writes it after a ``CondensationRequest`` (a context-window error, a user's request), with
+    the ``llm_response_id`` of the condenser's own model call: a ``memory`` span
+    ``compaction``, trigger ``other``; that call is no agent turn, not an llm span (as the
+    summariser of a Claude Code compaction)."""
+    folder = tmp_path / "events"
+    shutil.copytree(V1_EVENTS, folder)
+    forgotten = [_events()[2]["id"], _events()[3]["id"]]
+    added = [
+        {"kind": "CondensationRequest", "id": "0c0ffee0-0000-4000-8000-000000000005"},
+        {
+            "kind": "Condensation",
+            "id": "0c0ffee0-0000-4000-8000-000000000006",
+            "source": "environment",
+            "forgotten_event_ids": forgotten,
+            "summary": "USER_CONTEXT: echo hello world",
+            "summary_offset": 1,
+            "llm_response_id": "chatcmpl-condenser-0001",
+        },
+    ]
+    for number, event in enumerate(added, 5):
+        (folder / f"event-{number:05d}-{event['id']}.json").write_text(json.dumps(event))
+    (trace,) = _import(folder)
+    assert [(s.type, s.name) for s in trace.spans] == [
+        ("llm", "llm"),
+        ("tool", _events()[2]["tool_name"]),
+        ("llm", "llm"),
+        ("memory", "compaction"),
+    ]
+    memory = trace.spans[-1]
+    assert memory.attributes == {"trigger": "other", "forgotten_events": 2}
+    assert memory.span_id == f"event-{added[1]['id']}" and memory.status == "success"
+    assert "chatcmpl-condenser-0001" not in render_trace(trace)
+    assert "echo hello world" not in render_trace(trace)
+
+
+def test_v0_condensation_is_a_compaction_too(tmp_path):
+    """V0 means the same: a ``condensation_request`` was a tool span, ``incomplete`` (nothing
+    answers it), and a ``condensation`` (its forgotten events a range of ids) no span."""
+    source = FOLDER / "openhands__basic_gui_mode.json"
+    events = json.loads(source.read_text())
+    last = max(e["id"] for e in events)
+    events += [
+        {"id": last + 1, "source": "agent", "action": "condensation_request", "args": {}},
+        {
+            "id": last + 2,
+            "source": "agent",
+            "action": "condensation",
+            "message": "Summary: ...",
+            "args": {
+                "forgotten_events_start_id": 2,
+                "forgotten_events_end_id": 9,
+                "summary": "USER_CONTEXT: ...",
+                "summary_offset": 1,
+            },
+        },
+    ]
+    copy = tmp_path / source.name
+    copy.write_text(json.dumps(events, indent=2))
+    (before,) = _import(source)
+    (trace,) = _import(copy)
+    assert [(s.type, s.name) for s in trace.spans][:-1] == [(s.type, s.name) for s in before.spans]
+    memory = trace.spans[-1]
+    assert (memory.type, memory.name) == ("memory", "compaction")
+    assert memory.attributes == {"trigger": "other", "forgotten_events": 8}

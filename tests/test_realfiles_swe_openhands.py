@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +314,133 @@ def test_mini_246_format_error_turn_is_its_recorded_answer():
     assert [s.status for s in llms] == ["success", "error", "success", "success"]
     assert llms[1].output_hash == content_hash(answer["content"])
     assert [s.outcome for s in trace.path()] == ["ok", "ok", "ok"]  # the bad call never ran
+
+
+ENIGMA = CORPUS / "swe-agent" / "enigma"
+#: SWE-agent 0.7 (EnIGMA) demonstrations, each with one command stopped at its time limit:
+#: ``katy`` appends ``EXECUTION TIMED OUT`` to an empty output, ``BabyTimeCapsule`` its
+#: ``… BECAUSE NO OUTPUT WAS PRODUCED FOR MORE THAN 60.0 SECONDS.`` after 2 KB of output.
+ENIGMA_TIMEOUTS = [
+    ENIGMA / "SWE-agent__enigma_demo_ctf_crypto_katy__3ea751c0.traj",
+    ENIGMA / "SWE-agent__enigma_demo_ctf_crypto_BabyTimeCapsule__3ea751c0.traj",
+]
+
+
+def _timed_out_steps(steps: list[dict[str, Any]]) -> list[int]:
+    return [
+        i
+        for i, step in enumerate(steps)
+        if re.search(r"^EXECUTION TIMED OUT", step["observation"], re.MULTILINE)
+    ]
+
+
+def test_swe_agent_command_stopped_at_its_time_limit_is_a_timeout():
+    """SWE-agent writes no exit code: a command it stopped at its time limit was read ok (the
+    gate saw a hung command succeed). 0.x says so with a line ``EXECUTION TIMED OUT``."""
+    for path in ENIGMA_TIMEOUTS:
+        steps = json.loads(path.read_text())["trajectory"]
+        expected = _timed_out_steps(steps)
+        assert len(expected) == 1, path.name
+        trace = _import(path)
+        tools = [s for s in trace.spans if s.type != "llm"]  # one a step
+        assert len(tools) == len(steps)
+        assert [i for i, s in enumerate(tools) if s.outcome == "timeout"] == expected
+        assert tools[expected[0]].status == "error"
+        assert trace.run.final_status == "success"  # the run went on and submitted
+
+
+def test_swe_agent_1x_cancelled_command_is_a_timeout(tmp_path):
+    """1.x answers such a command with its ``command_cancelled_timeout_template`` (the
+    katy step, its observation as 1.x writes it: the command quoted, over two lines)."""
+    document = json.loads(ENIGMA_TIMEOUTS[0].read_text())
+    (at,) = _timed_out_steps(document["trajectory"])
+    step = document["trajectory"][at]
+    step["action"] = "python recover_flag.py \\\n  --verbose"
+    step["observation"] = (
+        f"The command '{step['action']}' was cancelled because it took more than 30 "
+        "seconds. Please try a different command that completes more quickly. Note: A "
+        "common source of this error is if the command is interactive or requires user "
+        "input (it is impossible to receive user input in the current environment, so the "
+        "command will never complete)."
+    )
+    path = tmp_path / "cancelled.traj"
+    path.write_text(json.dumps(document))
+    tools = [s for s in _import(path).spans if s.type != "llm"]
+    assert [i for i, s in enumerate(tools) if s.outcome == "timeout"] == [at]
+
+
+#: An OpenHands V1 (software-agent-sdk, September 2025) conversation as its agent server
+#: persisted it (``<id>/event_service/{meta.json, base_state.json, events/}``): 93 events, one
+#: ``Condensation`` (the LLM-summarising condenser forgot 43 events).
+OH_SERVER = CORPUS / "openhands" / "OpenHands__benchmarks__agent-server-a27a4099"
+
+
+def test_openhands_agent_server_conversations_with_a_condensation(run_cli, tmp_path):
+    """A folder of the agent server's conversations was refused at its ``meta.json`` ("not an
+    OpenHands trajectory"), and each conversation named ``event_service`` (two would write one
+    file); a ``Condensation`` left no span: the context cut was invisible. Each is one
+    conversation named after its folder, the condensation a ``memory`` span ``compaction``
+    (as a Claude Code or Codex compaction) at its event; the condenser's call is no agent
+    turn (llm spans: one per response the agent acted on)."""
+    files = sorted((OH_SERVER / "event_service" / "events").glob("event-*.json"))
+    events = [json.loads(p.read_text()) for p in files]
+    (at,) = [i for i, e in enumerate(events) if e["kind"] == "Condensation"]
+    condensation = events[at]
+    conversations = tmp_path / "conversations"
+    for name in ("0c0ffee1", "0c0ffee2"):
+        shutil.copytree(OH_SERVER, conversations / name)
+    code, _, err = run_cli("import", "openhands", "--input", conversations, "--out", tmp_path / "o")
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "o").iterdir()) == ["0c0ffee1.json", "0c0ffee2.json"]
+
+    (trace,) = get_importer("openhands").import_file(OH_SERVER, ImportOptions())
+    (memory,) = [s for s in trace.spans if s.type == "memory"]
+    assert (memory.name, memory.status, memory.span_id) == (
+        "compaction",
+        "success",
+        f"event-{condensation['id']}",
+    )
+    forgotten = len(condensation["forgotten_event_ids"])
+    assert forgotten == 43
+    assert memory.attributes == {"trigger": "auto", "forgotten_events": forgotten}
+    assert memory.input_hash == content_hash(condensation["summary"])
+    assert memory.source_ref.file == files[at].name
+    before = {p.name for p in files[:at]}
+    assert all((s.source_ref.file in before) == (s.ordinal < memory.ordinal) for s in trace.spans)
+    responses = {e["llm_response_id"] for e in events if e.get("llm_response_id")}
+    assert len([s for s in trace.spans if s.type == "llm"]) == len(responses)
+    assert trace.run.final_status == "success"  # a FinishAction
+    rendered = render_trace(trace)
+    meta = json.loads((OH_SERVER / "event_service" / "meta.json").read_text())
+    for raw in (condensation["summary"][:40], meta["agent"]["llm"]["base_url"]):
+        assert raw not in rendered
+
+
+#: OpenDevin's evaluation output of May 2024 (logic_reasoning, ProntoQA, CodeActAgent): its
+#: ``history`` is a list of ``[action, observation]`` pairs; no model response is recorded.
+OH_PAIRS = CORPUS / "openhands" / "OpenHands__opendevin-v1.5__logic_reasoning_ProntoQA_output.jsonl"
+
+
+def test_opendevin_history_of_action_observation_pairs():
+    """It was refused ("expected a JSON array of events": it is one, of pairs), and its
+    actions had no llm span (there is no model response to count them by). Each instance is
+    a run; each agent action (a message, a cell, ``finish``) answered one model call."""
+    instances = [json.loads(line) for line in OH_PAIRS.read_text().splitlines()]
+    traces = get_importer("openhands").import_file(OH_PAIRS, ImportOptions())
+    assert len(traces) == len(instances) == 6
+    for line, (instance, trace) in enumerate(zip(instances, traces, strict=True), 1):
+        expected = []
+        for action, _ in instance["history"]:
+            if action["source"] == "agent":
+                expected.append(("llm", "llm"))
+                if action["action"] != "message":
+                    expected.append(("tool", action["action"]))
+        assert [(s.type, s.name) for s in trace.spans] == expected
+        answered = {o.get("cause") for _, o in instance["history"]}
+        cells = [a for a, _ in instance["history"] if a["action"] == "run_ipython"]
+        assert cells and all(a["id"] in answered for a in cells)
+        assert all(s.outcome == "ok" for s in trace.spans)
+        assert {s.source_ref.line for s in trace.spans} == {line}
+        assert trace.run.final_status == "success"  # each ends in finish
+        rendered = render_trace(trace)
+        assert all(a["args"]["code"] not in rendered for a in cells)

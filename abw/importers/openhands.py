@@ -7,25 +7,31 @@ a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...) is a tool span
 ``exit_code`` -> error; exit ``-1`` that "timed out" or has "no new output" -> timeout;
 ``user_rejected`` -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
 ``model_response.id`` (placed before its first action), plus agent messages, all named by the
-run's model (a message before the first ``model_response``: the model that one names). Event
-order is file order.
+run's model (a message before the first ``model_response``: the model that one names); a run
+that records no ``tool_call_metadata`` at all (CodeAct before function calling) has one llm span
+before each agent action, the model call it answered. Event order is file order; OpenDevin's
+history of ``[action, observation]`` pairs (mid-2024) is read as those events in order. A
+``condensation`` (and V1's ``Condensation``) is a ``memory`` span ``compaction``: ``trigger``
+``auto``, or ``other`` after a ``condensation_request`` (``CondensationRequest``), and
+``forgotten_events``, a count; the condenser's own model call is no llm span (no agent turn).
 
 **V1** (``{kind: "ActionEvent"|"ObservationEvent"|"MessageEvent"|..., ...}``, the
 software-agent-sdk's events) means the same: an ``ActionEvent`` is a tool span named by its
 ``tool_name`` (else its action's ``kind``), paired with the ``ObservationEvent`` (or
 ``AgentErrorEvent``, ``UserRejectObservation``) whose ``action_id`` is its id or whose
-``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0. One llm
-span per distinct ``llm_response_id``, plus agent messages without one, named by the model an
-evaluation's ``metadata.llm.model`` names (else ``llm``). ``FinishAction`` and an agent message
-(the conversation waits for the user) end it in success. Nothing of an action, an observation or
-a message is read but its kind and status fields: they are hashed whole. A folder of
+``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0. One llm span
+per distinct ``llm_response_id``, plus agent messages without one, named by the model an
+evaluation's ``metadata.llm.model`` names (else ``llm``). ``FinishAction`` and an agent message (the
+conversation waits for the user) end it in success. Nothing of an action, an observation or a
+message is read but its kind and status fields: they are hashed whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
-``<conversation>/events/``) is one conversation, and so is what ``openhands --headless --json``
-prints: the same events one a line (but the ``SystemPromptEvent``), among the console lines the
-CLI prints around them (its banner, ``Agent is working``, the conversation summary, the id to
-resume it with), which are not read. A file is read so when its first line that opens a JSON
-object is a V1 event; every such line must then be one (a cut-off last line is skipped, with a
-warning, as in any JSON Lines file).
+``<conversation>/events/``, or the agent server's ``<conversation>/event_service/events/`` of 2025;
+its ``base_state.json`` and ``meta.json`` are not read) is one conversation, and so is what
+``openhands --headless --json`` prints: the same events one a line (but the ``SystemPromptEvent``),
+among the console lines the CLI prints around them (its banner, ``Agent is working``, the
+conversation summary, the id to resume it with), which are not read. A file is read so when its
+first line that opens a JSON object is a V1 event; every such line must then be one (a cut-off last
+line is skipped, with a warning, as in any JSON Lines file).
 
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
@@ -110,6 +116,9 @@ _V1_SHELL_TOOLS = _SHELL | {"terminal"}
 _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
 #: A conversation's event file: ``event-00012-<event id>.json`` (the SDK's EVENT_NAME_RE).
 _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
+#: What a conversation's folder holds beside ``events/``: its state, the agent server's record
+#: of it (``meta.json``: the agent's config, its masked secrets); neither is read.
+_STATE_FILES = {"base_state.json", "meta.json"}
 #: A line that opens a JSON object (``openhands --headless --json`` prints an event a line).
 _OBJECT_LINE = re.compile(rb"^[ \t]*\{", re.MULTILINE)
 
@@ -126,11 +135,24 @@ def _is_v1(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and (kind.endswith("Event") or kind in _V1_KINDS)
 
 
+def _pairs(document: Any) -> bool:
+    """OpenDevin's history (0.x of mid-2024): ``[action, observation]`` pairs, not events."""
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(e, dict) for e in p)
+            for p in document
+        )
+    )
+
+
 def _events(
     document: Any, path: Path, line_of: Callable[[tuple[str | int, ...]], int | None]
-) -> tuple[list[dict[str, Any]], tuple[str, ...], bool]:
-    """The events, the key of the document they are under (``()`` for a bare array), and
-    whether they are V1 events; a trajectory in which no event is OpenHands' is refused."""
+) -> tuple[list[dict[str, Any]], tuple[str, ...], bool, bool]:
+    """The events, the key of the document they are under (``()`` for a bare array), whether
+    they are V1 events, and whether they came in ``[action, observation]`` pairs (event ``i``
+    is then in pair ``i // 2``); a trajectory in which no event is OpenHands' is refused."""
     prefix: tuple[str, ...] = ()
     if isinstance(document, dict):
         if _is_v1(document):
@@ -145,6 +167,9 @@ def _events(
             if isinstance(document.get(key), list):
                 document, prefix = document[key], (key,)
                 break
+    paired = _pairs(document)
+    if paired:
+        document = [event for pair in document for event in pair]
     if not isinstance(document, list) or not all(isinstance(e, dict) for e in document):
         raise AbwInputError(
             "not an OpenHands trajectory: expected a JSON array of events",
@@ -160,7 +185,7 @@ def _events(
             line=line_of(prefix),
             field=".".join(prefix) or None,
         )
-    return document, prefix, v1
+    return document, prefix, v1, paired
 
 
 def _event_stream(
@@ -211,9 +236,18 @@ def _event_stream(
     return events, numbers
 
 
+def _events_folder(folder: Path) -> Path:
+    """Where a conversation's event files are: ``events/`` (the CLI's, the agent server's),
+    ``event_service/events/`` (the agent server's of 2025), else ``folder`` itself."""
+    for events in (folder / "events", folder / "event_service" / "events"):
+        if events.is_dir():
+            return events
+    return folder
+
+
 def _event_files(folder: Path) -> list[Path]:
-    """A conversation's event files in order (``folder/events/`` or ``folder`` itself)."""
-    events = folder / "events" if (folder / "events").is_dir() else folder
+    """A conversation's event files in order (in :func:`_events_folder`)."""
+    events = _events_folder(folder)
     numbered = []
     for path in events.iterdir():
         match = _EVENT_FILE.fullmatch(path.name)
@@ -243,14 +277,18 @@ class OpenHandsImporter(Importer):
 
     def discover(self, folder: Path) -> list[Path]:
         """The exports in ``folder``; a V1 conversation's event files are one unit, their
-        conversation's folder (its ``base_state.json`` is no trajectory)."""
+        conversation's folder (``<id>/events/``, the agent server's ``<id>/event_service/
+        events/``); its ``base_state.json`` and the agent server's ``meta.json`` are no
+        trajectories."""
         units: set[Path] = set()
         files: list[Path] = []
         for path in super().discover(folder):
             if _EVENT_FILE.fullmatch(path.name):
                 unit = path.parent
-                units.add(unit.parent if unit.name == "events" and unit != folder else unit)
-            elif not (path.name == "base_state.json" and (path.parent / "events").is_dir()):
+                for holder in ("events", "event_service"):
+                    unit = unit.parent if unit.name == holder and unit != folder else unit
+                units.add(unit)
+            elif not (path.name in _STATE_FILES and (path.parent / "events").is_dir()):
                 files.append(path)
         return sorted([*files, *units])
 
@@ -322,7 +360,7 @@ class OpenHandsImporter(Importer):
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
         it; ``source_hash``: the file's; ``files``: each event's own file, if any)."""
-        events, prefix, v1 = _events(document, path, line_of)
+        events, prefix, v1, paired = _events(document, path, line_of)
         if isinstance(document, dict):
             options = instance_scenario(options, document.get("instance_id"))
         if v1:
@@ -334,7 +372,8 @@ class OpenHandsImporter(Importer):
             drafts, final_status, final_text = self._v0(events, options, path)
             removed = held_fields(events, REMOVED_FIELDS)
         for draft in drafts:
-            draft.line = line_of((*prefix, draft.sort_key[0]))  # the event it came from
+            at = draft.sort_key[0] // 2 if paired else draft.sort_key[0]
+            draft.line = line_of((*prefix, at))  # the event (or pair) it came from
             if draft.outcome is None:
                 draft.outcome = "incomplete"
         if isinstance(document, dict):
@@ -368,12 +407,22 @@ class OpenHandsImporter(Importer):
         responses: set[str] = set()
         final_status, final_text, model = "unknown", None, None
         unnamed: list[Draft] = []  # llm spans before the run's first model_response
-        first_model = None
+        first_model, requested = None, False
+        # a run before function calling (CodeAct's text actions, OpenDevin): no model response
+        # is recorded, and every agent action answered one model call
+        text_actions = not any("tool_call_metadata" in event for event in events)
         for index, event in enumerate(events):
             when = parse_time(event.get("timestamp"))
             meta = as_dict(event.get("tool_call_metadata"))
             response = as_dict(meta.get("model_response"))
             action = event.get("action")
+            if action == "condensation_request":  # (the agent's, on a context-window error)
+                requested = True
+                continue
+            if action == "condensation":
+                drafts.append(_compaction(index, event, when, requested))
+                requested = False
+                continue
             if isinstance(action, str) and event.get("source") == "agent":
                 response_id = response.get("id")
                 model = response.get("model") or model
@@ -404,6 +453,12 @@ class OpenHandsImporter(Importer):
                     continue
                 if action in _NOT_TOOLS:
                     continue
+                if text_actions:  # (each action of such a run is the answer of one model call)
+                    llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
+                    llm.output, llm.started_at = event.get("args", ABSENT), when
+                    drafts.append(llm)
+                    if model is None:
+                        unnamed.append(llm)
                 draft = self._action(event, index, action, meta, when, options, path)
                 drafts.append(draft)
                 calls[repr(event.get("id"))] = draft
@@ -479,6 +534,30 @@ def _function_arguments(meta: dict[str, Any]) -> Any:
             if as_dict(call).get("id") == meta.get("tool_call_id"):
                 return as_dict(call.get("function")).get("arguments")
     return None
+
+
+def _compaction(index: int, event: dict[str, Any], when: Any, requested: bool) -> Draft:
+    """A context condensation (V1 ``Condensation``, V0 ``condensation``) as the ``memory`` span
+    ``compaction`` that a Claude Code or Codex compaction is: ``trigger`` ``auto`` (the
+    condenser's own limit) or ``other`` (asked for: a context-window error, a user's request),
+    ``forgotten_events`` (how many events left the model's view; the ids are not kept), its
+    input the summary (hashed). The condenser's model call is part of it, not an llm span: an
+    agent turn is a call whose answer the agent acts on (as Claude's summariser is left out)."""
+    args = as_dict(event.get("args")) if "action" in event else event
+    draft = Draft((index, 1), "memory", "compaction", "ok", args.get("summary", ABSENT))
+    draft.span_id, draft.started_at = _id(event), when
+    draft.attributes["trigger"] = "other" if requested else "auto"
+    forgotten = args.get("forgotten_event_ids")
+    start, end = args.get("forgotten_events_start_id"), args.get("forgotten_events_end_id")
+    if isinstance(forgotten, list) and forgotten:
+        draft.attributes["forgotten_events"] = len(forgotten)
+    elif _plain_int(start) and _plain_int(end) and end >= start:
+        draft.attributes["forgotten_events"] = end - start + 1  # (V0: a range of event ids)
+    return draft
+
+
+def _plain_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _id(event: dict[str, Any]) -> str | None:
@@ -571,6 +650,7 @@ class _V1Run:
     responses: dict[str, Draft] = field(default_factory=dict)  # llm_response_id -> llm span
     final_status: str = "unknown"
     final_text: str | None = None
+    requested: bool = False  # a CondensationRequest waits for its Condensation
 
     def read(self, events: list[dict[str, Any]]) -> None:
         for index, event in enumerate(events):
@@ -588,6 +668,11 @@ class _V1Run:
                 self.final_status = "error"
             elif kind in {"PauseEvent", "InterruptEvent"}:
                 self.final_status = "cancelled"
+            elif kind == "CondensationRequest":
+                self.requested = True
+            elif kind == "Condensation":
+                self.drafts.append(_compaction(index, event, when, self.requested))
+                self.requested = False
 
     def _llm(self, index: int, event: dict[str, Any], output: Any, when: datetime | None) -> None:
         """The llm span of the model response that produced ``event`` (one per response id;

@@ -1,14 +1,16 @@
 """SWE-agent ``.traj`` files (0.x and 1.x), and mini-swe-agent ``*.traj.json``.
 
-Each trajectory step is an llm span (the response/thought) followed by one tool span. The tool
-is the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, ``submit``, ...);
-anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command
-text itself is never kept). There is no exit code: the status is read from fixed texts the tools
-print (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced
-new syntax error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes
-on). ``info.exit_status`` gives the run's outcome (``submitted``, and
-mini-swe-agent's ``Submitted``, are success). A file that holds only ``history`` (SWE-agent's
-demonstrations) is read from its assistant messages' ``action`` and the replies to them.
+Each trajectory step is an llm span (the response/thought) followed by one tool span. The tool is
+the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, ``submit``, ...);
+anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command text
+itself is never kept). There is no exit code: the status is read from fixed texts the tools print
+(``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced new syntax
+error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes on); a command
+SWE-agent stopped at its time limit (0.x: a line ``EXECUTION TIMED OUT``; 1.x: ``The command '…' was
+cancelled because it took more than N seconds.``) timed out. ``info.exit_status`` gives the run's
+outcome (``submitted``, and mini-swe-agent's ``Submitted``, are success). A file that holds only
+``history`` (SWE-agent's demonstrations) is read from its assistant messages' ``action`` and the
+replies to them.
 
 mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its own
 inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
@@ -105,6 +107,13 @@ _FAILURES = (
     re.compile(r"^Usage: ", re.MULTILINE),
     re.compile(r"^Wrong flag!", re.MULTILINE),  # EnIGMA (CTF mode) refused a ``submit``
 )
+#: What SWE-agent writes in the observation of a command it stopped at its time limit: 0.x
+#: appends a line ``EXECUTION TIMED OUT`` (EnIGMA's goes on ``BECAUSE NO OUTPUT WAS PRODUCED FOR
+#: MORE THAN N SECONDS.``, or ``AND INTERRUPT FAILED. …``); 1.x answers with its
+#: ``command_cancelled_timeout_template``, ``The command 'CMD' was cancelled because it took more
+#: than N seconds. …`` (the command, quoted, may span lines: only its end is matched).
+_TIMED_OUT_LINE = re.compile(r"^EXECUTION TIMED OUT\b", re.MULTILINE)
+_CANCELLED = re.compile(r"' was cancelled because it took more than \d+(?:\.\d+)? seconds\.")
 #: Commands that end the run: a run's ``history`` holds no observation of them.
 _TERMINAL = frozenset({"submit", "exit_forfeit", "skip", "forfeit"})
 _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
@@ -182,9 +191,16 @@ REMOVED_FIELDS = (
 
 
 def observation_outcome(text: Any) -> str:
-    """ok, or error when the observation holds one of the fixed failure texts."""
+    """timeout when SWE-agent stopped the command at its time limit (:data:`_TIMED_OUT_LINE`,
+    :data:`_CANCELLED`), else error when the observation holds one of the fixed failure texts,
+    else ok."""
     if not isinstance(text, str):
         return "ok"
+    if _TIMED_OUT_LINE.search(text):
+        return "timeout"
+    cancelled = _CANCELLED.search(text)
+    if cancelled and text.rfind("The command '", 0, cancelled.start()) >= 0:
+        return "timeout"
     head = text[:4000]
     return "error" if any(p.search(head) for p in _FAILURES) else "ok"
 
