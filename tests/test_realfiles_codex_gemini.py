@@ -239,7 +239,9 @@ def test_gemini_call_ids_of_every_gemini_cli_version_give_the_call_its_start(tmp
 
 #: ``codex exec --json`` output of Codex 0.46.0 (what a CI job running Codex headless saves): the
 #: ``thread.started`` / ``item.*`` / ``turn.completed`` events, one ``command_execution``.
-CODEX_EXEC_JSON = CODEX / "exec-json" / "jnarowski__agentcmd__codex-0.46-exec-json-ls-958c494.jsonl"
+CODEX_EXEC_JSON = (
+    CORPUS / "codex-headless" / "jnarowski__agentcmd__codex-0.46-exec-json-ls-958c494.jsonl"
+)
 
 
 def test_codex_exec_json_output_is_refused_naming_the_rollout_to_import(run_cli, tmp_path):
