@@ -7,6 +7,7 @@ its own (``expected_calls``), not with the importer's code.
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -54,15 +55,45 @@ def expected_status(block: dict, line: dict) -> str:
     return "error" if failed else "success"
 
 
+#: A background task's final status (task notification, TaskOutput, TaskStop) -> the span status
+#: of the call that launched it.
+BACKGROUND_STATUS = {"completed": "success", "failed": "error", "killed": "cancelled"}
+
+
+def _background_end(line: dict, background: dict[str, list]) -> None:
+    """Apply a background task's end (as the user line or the poll/stop result reports it)."""
+    content = line["message"]["content"]
+    texts = [content] if isinstance(content, str) else [b.get("text", "") for b in content]
+    for text in texts:
+        found = re.match(
+            r"<task-notification>\s*<task-id>(\w+)</task-id>.*?<status>(\w+)</status>",
+            text or "",
+            re.S,
+        )
+        if found and found[1] in background and found[2] in BACKGROUND_STATUS:
+            background[found[1]][1] = BACKGROUND_STATUS[found[2]]
+    result = line.get("toolUseResult")
+    if not isinstance(result, dict):
+        return
+    task = result.get("task")
+    if isinstance(task, dict) and task.get("task_id") in background:
+        if task.get("status") in BACKGROUND_STATUS:
+            background[task["task_id"]][1] = BACKGROUND_STATUS[task["status"]]
+    elif "task" not in result and result.get("task_id") in background and "message" in result:
+        background[result["task_id"]][1] = "cancelled"  # TaskStop
+
+
 def expected_calls(path: Path) -> dict[str, list[tuple[str, str, int]]]:
     """Tool calls per agent: ``main``, or the root uuid of an inline sidechain.
 
     Each call is (tool name, status, raw line); calls never answered are ``cancelled`` when an
-    interrupt marker follows in their agent, else ``unknown``.
+    interrupt marker follows in their agent, else ``unknown``. A call that launched a background
+    task takes the status its end reports.
     """
     calls: dict[str, list[list]] = defaultdict(list)
     by_id: dict[str, list] = {}
     root_of: dict[str, str] = {}
+    background: dict[str, list] = {}  # task id -> the call that launched it
     for number, line in raw_lines(path):
         if line.get("type") not in ("user", "assistant"):
             continue
@@ -82,10 +113,18 @@ def expected_calls(path: Path) -> dict[str, list[tuple[str, str, int]]]:
                 call = by_id.get(block["tool_use_id"])
                 if call is not None and call[1] == "unknown":
                     call[1] = expected_status(block, line)
+                    result = line.get("toolUseResult")
+                    if call[1] == "success" and isinstance(result, dict):
+                        task_id = result.get("backgroundTaskId") or (
+                            result.get("isAsync") is True and result.get("agentId")
+                        )
+                        if task_id:
+                            background[task_id] = call
             elif block.get("type") == "text" and block["text"].startswith("[Request interrupted"):
                 for call in calls[agent]:
                     if call[1] == "unknown":
                         call[1] = "cancelled"
+        _background_end(line, background)
     return {agent: [tuple(c[:3]) for c in agent_calls] for agent, agent_calls in calls.items()}
 
 
@@ -125,7 +164,8 @@ def test_tool_spans_match_raw_file(path: Path):
     if sidechain_file:
         assert all(s.attributes["agent"] == "subagent" for s in spans)
     assert [(s.attributes["tool"], s.status, s.source_ref.line) for s in own] == want_own
-    assert all(s.name == s.attributes["tool"] for s in spans)  # no labels given
+    # no labels given: the name is the tool's, the subagent tool's current one (Task -> Agent)
+    assert all(s.name == {"Task": "Agent"}.get(t, t) for s in spans if (t := s.attributes["tool"]))
 
     # inline sidechains (1.0.x): one group of spans per sidechain, under its Task handoff
     groups: dict[str, list] = defaultdict(list)
@@ -247,7 +287,7 @@ def test_one_llm_span_per_api_response():
 
 def test_span_types():
     trace, _ = import_one(CLAUDE / "spotter__subagent.jsonl")
-    types = {s.name: s.type for s in tool_spans(trace)}
+    types = {s.attributes["tool"]: s.type for s in tool_spans(trace)}
     assert types["Task"] == "handoff"
     assert types["WebSearch"] == "retriever" and types["WebFetch"] == "retriever"
     heavy, _ = import_one(CLAUDE / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl")

@@ -107,3 +107,78 @@ def test_a_microcompaction_is_a_memory_span_like_a_compaction():
     assert compaction.attributes == {"agent": "main", "pre_tokens": 155068, "trigger": "auto"}
     assert micro.started_at is not None and micro.parent_span_id is None
     assert "toolu_" not in json.dumps(micro.attributes)  # the cleared calls' ids are not kept
+
+
+# --------------------------------------------------------------- background tasks, tool renames
+#: Claude Code 2.1.219 (Claude desktop, an Entire checkpoint of a real session, lines 1581-1718):
+#: an ``Agent`` launched async at line 5 fails (line 110: ``<task-notification>`` ``failed``, the
+#: process it ran under exited) and is launched again at line 128; two ``PowerShell`` calls.
+ASYNC_AGENT = CLAUDE / "JanDeDobbeleer__oh-my-posh__async-agent-failed-2.1.219-8bc57db.jsonl"
+#: Claude Code 2.1.42 (lines 898-999): a ``git rebase`` moved to the background (line 67:
+#: ``backgroundTaskId``) fails with exit code 1: ``TaskOutput`` (line 71) and the notification
+#: (line 80) say ``failed``.
+BACKGROUND_FAILED = CLAUDE / "entireio__cli__background-bash-failed-2.1.42-e957bb7.jsonl"
+#: Claude Code 2.1.37 (lines 125-160): a background ``Bash`` stopped by ``TaskStop`` (line 22),
+#: a second one that ``TaskOutput`` (line 35) reports completed.
+BACKGROUND_STOPPED = CLAUDE / "entireio__cli__background-bash-taskstop-2.1.37-2106605.jsonl"
+
+
+def _trace(path: Path, **options):
+    (trace,) = ClaudeImporter().import_file(
+        path, ImportOptions(exported_at="2026-01-01T00:00:00Z", **options)
+    )
+    return trace
+
+
+def _background(trace) -> list[tuple[str, int, str, str, str | None]]:
+    return [
+        (s.name, s.source_ref.line, s.status, s.outcome, s.attributes.get("background_status"))
+        for s in trace.spans
+        if s.attributes.get("background")
+    ]
+
+
+def test_a_background_agent_that_failed_is_an_error():
+    """2.1.x launches agents in the background: the call returns ``async_launched`` at once and
+    the agent's end comes later as a ``<task-notification>``. The failed agent read ``ok``."""
+    assert _background(_trace(ASYNC_AGENT)) == [
+        ("Agent", 5, "error", "error", "failed"),
+        ("Agent", 128, "success", "ok", None),  # still running when the file ends
+    ]
+
+
+def test_a_background_command_takes_the_outcome_its_end_reports():
+    """A command moved to the background read ``ok`` whatever it exited with: the failed
+    rebase is an error, as it is in the foreground; a stopped one is interrupted."""
+    assert _background(_trace(BACKGROUND_FAILED)) == [("Bash", 8, "error", "error", "failed")]
+    assert _background(_trace(BACKGROUND_STOPPED)) == [
+        ("Bash", 3, "cancelled", "interrupted", "killed"),
+        ("Bash", 24, "success", "ok", "completed"),
+    ]
+    polls = [s for s in _trace(BACKGROUND_FAILED).spans if s.name == "TaskOutput"]
+    assert [(s.source_ref.line, s.outcome) for s in polls] == [(68, "ok")]  # the poll itself ran
+
+
+def test_the_subagent_tool_has_one_name_across_versions():
+    """``Task`` (to 2.1.62) and ``Agent`` (2.1.63 on) are one tool: a 2.0 baseline and a 2.1.219
+    candidate disagreed on every delegation. Both are ``Agent``; ``attributes.tool`` is raw."""
+    old = _trace(CLAUDE / "spotter__subagent.jsonl")
+    new = _trace(ASYNC_AGENT)
+    assert {(s.name, s.type, s.attributes["tool"]) for s in old.spans if s.type == "handoff"} == {
+        ("Agent", "handoff", "Task")
+    }
+    assert {(s.name, s.type, s.attributes["tool"]) for s in new.spans if s.type == "handoff"} == {
+        ("Agent", "handoff", "Agent")
+    }
+
+
+def test_powershell_is_a_shell_tool():
+    """Claude Code's Windows shell tool: its command is hashed as ``command_hash`` and
+    ``--bash-tool-labels`` apply to it, as to ``Bash``."""
+    from abw.importers.common import parse_labels
+
+    shells = [s for s in _trace(ASYNC_AGENT).spans if s.attributes.get("tool") == "PowerShell"]
+    assert len(shells) == 2 and all("command_hash" in s.attributes for s in shells)
+    labelled = _trace(ASYNC_AGENT, labels=parse_labels("ensure-artifacts:guardrail"))
+    named = [(s.name, s.type) for s in labelled.spans if s.attributes.get("tool") == "PowerShell"]
+    assert named == [("ensure-artifacts", "guardrail")] * 2

@@ -20,8 +20,25 @@ MEMORY_TOOLS = frozenset(
 )
 #: Tools that hand work to a subagent.
 HANDOFF_TOOLS = frozenset({"Task", "Agent"})
-#: Tools that run a shell command (``--bash-tool-labels`` applies to them).
-SHELL_TOOLS = frozenset({"Bash"})
+#: Tools that run a shell command (``--bash-tool-labels`` applies to them); ``PowerShell`` is
+#: Claude Code's shell tool on Windows.
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
+#: Tools Claude Code renamed, old name -> the name a span gets whichever version wrote the call
+#: (``attributes.tool`` keeps the raw one): the subagent tool ``Task`` is ``Agent`` since 2.1.63,
+#: as in Claude Code's own telemetry, so runs of two versions name the delegation alike.
+CANONICAL_TOOL_NAMES = {"Task": "Agent"}
+#: The final ``status`` of a background task (an ``Agent`` launched async, a ``Bash``/
+#: ``PowerShell`` call with ``run_in_background``) -> the outcome of the call that launched it.
+BACKGROUND_OUTCOMES = {"completed": "ok", "failed": "error", "killed": "interrupted"}
+#: The tool that stops a background task (its result names the ``task_id`` it stopped: killed).
+STOP_TOOL = "TaskStop"
+#: The user line Claude Code writes when a background task ends (its id and status come first).
+TASK_NOTIFICATION = "<task-notification>"
+_NOTIFIED = re.compile(
+    r"<task-notification>\s*<task-id>([A-Za-z0-9_-]{1,200})</task-id>\s*"
+    r"(?:<tool-use-id>[A-Za-z0-9_-]{1,200}</tool-use-id>\s*)?"
+    r"(?:<output-file>[^<]*</output-file>\s*)?<status>([a-z_]{1,30})</status>"
+)
 
 _REJECTED = (
     "The user doesn't want to proceed with this tool use",
@@ -51,6 +68,20 @@ def span_type(tool: str) -> str:
     if tool in MEMORY_TOOLS:
         return "memory"
     return "tool"
+
+
+def canonical_tool(tool: str) -> str:
+    """The span name of a tool call: the tool's current name (:data:`CANONICAL_TOOL_NAMES`)."""
+    return CANONICAL_TOOL_NAMES.get(tool, tool)
+
+
+def notified_task(text: str) -> tuple[str, str] | None:
+    """``(task id, status)`` of a ``<task-notification>`` whose status is final
+    (:data:`BACKGROUND_OUTCOMES`); only its head is read, never its summary or result."""
+    found = _NOTIFIED.match(text.lstrip()[:4000])
+    if found is None or found.group(2) not in BACKGROUND_OUTCOMES:
+        return None
+    return found.group(1), found.group(2)
 
 
 def mcp_parts(tool: str) -> tuple[str, str] | None:

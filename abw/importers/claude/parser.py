@@ -18,10 +18,15 @@ from abw.errors import AbwInputError
 from abw.hashing import content_hash
 from abw.importers.base import ImportOptions
 from abw.importers.claude.outcomes import (
+    BACKGROUND_OUTCOMES,
     INTERRUPT_MARKER,
     SHELL_TOOLS,
+    STOP_TOOL,
+    TASK_NOTIFICATION,
+    canonical_tool,
     classify_result,
     mcp_parts,
+    notified_task,
     reported_duration_ms,
     result_text,
     span_type,
@@ -180,6 +185,7 @@ class FileParser:
         self.inline_root: dict[str, str] = {}  # sidechain line uuid -> agent key
         self.task_prompts: list[tuple[str, Draft]] = []  # unclaimed Task calls (inline linking)
         self.agent_links: dict[str, str] = {}  # subagent agentId -> Task tool_use_id
+        self.background: dict[str, Draft] = {}  # background task id -> the call that launched it
         self.excluded_inline: set[str] = set()
         self.unlinked_inline: list[str] = []
         self.removed: set[str] = set()
@@ -418,7 +424,7 @@ class FileParser:
             index,
             agent,
             span_type(tool),
-            tool,
+            canonical_tool(tool),
             outcome="incomplete",
             input_hash=input_hash,
             attributes={"tool": tool},
@@ -495,6 +501,10 @@ class FileParser:
                 self.removed.add("user_content")
 
     def _user_text(self, text: str, record: dict[str, Any], state: AgentState) -> None:
+        if text.lstrip().startswith(TASK_NOTIFICATION):
+            notified = notified_task(text)
+            if notified is not None:
+                self._background_done(*notified)
         if text.startswith(INTERRUPT_MARKER):
             self._interrupt(state, record)
             return
@@ -554,6 +564,34 @@ class FileParser:
             agent_id = tool_use_result.get("agentId")
             if isinstance(agent_id, str) and agent_id:
                 self.agent_links.setdefault(agent_id, tool_id)
+        if isinstance(tool_use_result, dict) and draft.outcome == "ok":
+            self._background(draft, tool_use_result)
+
+    def _background(self, draft: Draft, result: dict[str, Any]) -> None:
+        """Note a call that launched a background task (``backgroundTaskId`` of a shell call, an
+        ``Agent`` launched ``isAsync``), or read the final ``task.status`` a poll
+        (``TaskOutput``) reports for one, or the ``task_id`` a ``TaskStop`` stopped (killed)."""
+        task_id = result.get("backgroundTaskId")
+        if draft.type == "handoff" and result.get("isAsync") is True:
+            task_id = result.get("agentId")
+        if isinstance(task_id, str) and task_id:
+            draft.attributes["background"] = True
+            self.background[task_id] = draft
+            return
+        task = result.get("task")
+        if isinstance(task, dict) and isinstance(task.get("task_id"), str):
+            self._background_done(task["task_id"], task.get("status"))
+        elif draft.attributes.get("tool") == STOP_TOOL and isinstance(result.get("task_id"), str):
+            self._background_done(result["task_id"], "killed")
+
+    def _background_done(self, task_id: str, status: Any) -> None:
+        """A background task ended: the call that launched it takes its final outcome
+        (:data:`BACKGROUND_OUTCOMES`; a status that is not final changes nothing)."""
+        draft = self.background.get(task_id)
+        if draft is None or not isinstance(status, str) or status not in BACKGROUND_OUTCOMES:
+            return
+        draft.outcome = BACKGROUND_OUTCOMES[status]
+        draft.attributes["background_status"] = status
 
     def _new_inline_root(self, agent: str, text: str) -> None:
         """Link an inline sidechain to the first unclaimed Task call with the same prompt."""
