@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from action_env import HEAD_SHA, Runner, make_report, write_gate_workspace
+from action_env import GOOD_PATH, HEAD_SHA, Runner, make_report, write_gate_workspace, write_run
 from fake_github import FakeGitHub
 
 from abw.github.comment import format_marker, report_digest
@@ -211,3 +211,101 @@ def test_the_sticky_comment_is_found_on_a_later_page(fake, runner):
     assert "**PASS**" in mine["body"]
     pages = [r.query for r in fake.calls("GET", r"/issues/7/comments$")]
     assert any("page=2" in q for q in pages)  # the list was read to its end
+
+
+# --- 14. another workflow's comment as the same bot: the chain can only make the gate stricter --
+BOT = "github-actions[bot]"
+
+
+def chain_token(candidate: str, rows: list[list]) -> str:
+    """A marker's ``chain`` as anyone can write it offline (abw.gating.sequence.encode_marker)."""
+    import base64
+
+    text = json.dumps({"c": candidate, "s": rows}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def sequence_state(runner: Runner, result) -> dict:
+    report = json.loads((runner.workspace / result.outputs["report-json"]).read_text())
+    return report["statistics"][0]["sequence"]
+
+
+def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner):
+    """Another workflow of the repository comments as the same bot with text a PR controls:
+    its first line copies abw's marker with the run chain of the current runs and no restart.
+    Taken as the sticky comment, it made 8 runs PASS at the fresh level alpha/2 although the
+    sequence had already restarted (alpha/4, INCONCLUSIVE); the restart count now is the
+    largest any marker claims, so a forged one can only make the test stricter."""
+    from abw.gating.sequence import decode_marker
+    from abw.github.comment import parse_marker
+
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    assert runner.run(inputs).code == 0
+    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
+    restarted = runner.run(inputs)
+    assert restarted.code == 3 and sequence_state(runner, restarted)["restarts"] == 1
+    (genuine,) = ours(fake)
+    fields = parse_marker(genuine["body"])
+    _, sequences = decode_marker(fields["chain"])
+    previous = sequences["refund"]
+    token = chain_token(HEAD_SHA, [["refund", previous.n, previous.chain, 0]])
+    forged = format_marker({**fields, "chain": token}) + "\n## ✅ abw gate: **PASS**\n"
+    fake.add_comment(7, forged, login=BOT)
+    later = runner.workspace / "traces" / "candidate" / "c008.json"
+    write_run(later, "cand-008", GOOD_PATH)  # one more run, appended: 8 in all
+    result = runner.run(inputs)
+    state = sequence_state(runner, result)
+    assert state["restarts"] == 1 and state["continuity"] == "extends", state
+    assert result.code == 3, result.stdout  # 8 runs cannot PASS at alpha / 4
+    assert "2 comments by github-actions[bot] carry this gate's marker" in result.stdout
+
+
+def test_a_forged_chain_that_disagrees_restarts_the_sequence(fake, runner):
+    """A forged chain with the genuine restart count but other runs: the sequence restarts one
+    count higher (stricter), it is not taken as the whole truth."""
+    inputs = write_gate_workspace(runner.workspace, "PASS", extra_runs=4)
+    assert runner.run(inputs).code == 0
+    (genuine,) = ours(fake)
+    from abw.github.comment import parse_marker
+
+    fields = parse_marker(genuine["body"])
+    token = chain_token(HEAD_SHA, [["refund", 3, "f" * 64, 0]])
+    fake.add_comment(7, format_marker({**fields, "chain": token}) + "\nhello", login=BOT)
+    result = runner.run(inputs)
+    state = sequence_state(runner, result)
+    assert state["continuity"] == "restarted" and state["restarts"] == 1, state
+    assert "earlier gates disagree" in state["continuity_message"]
+
+
+@pytest.mark.parametrize("restarts, code", [(-1, 0), (5000, 3), ("1", 0)])
+def test_a_forged_restart_count_never_crashes_the_gate(fake, runner, restarts, code):
+    """A count below zero failed the gate's own report model and one of 5000 overflowed the
+    level's float: the step ended as an internal error (exit 2, no outputs) on a comment
+    anyone's text can reach. A count that is no count is ignored; a huge one is capped."""
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    token = chain_token(HEAD_SHA, [["refund", 0, "0" * 64, restarts]])
+    marker = format_marker({"key": "abw gate", "digest": "0" * 64, "chain": token})
+    fake.add_comment(7, marker + "\nhello", login=BOT)
+    result = runner.run(inputs)
+    assert "internal error" not in result.stdout + result.stderr
+    assert result.code == code and result.outputs["exit-code"] == str(code), result.stderr
+    if code == 3:
+        assert sequence_state(runner, result)["restarts"] == 30
+
+
+def test_on_change_never_leaves_a_look_alike_body_under_a_copied_marker(fake, runner):
+    """on-change compared only the marker's digest, which anyone can copy above any text: a
+    bot comment saying PASS under the FAIL report's marker stayed as the sticky comment. It is
+    now edited unless it shows this very body; a rerun of the same report (another run's link)
+    is still unchanged."""
+    report = make_report("FAIL")
+    first = publish(runner, report)
+    assert "comment created" in first.stdout
+    (genuine,) = ours(fake)
+    marker = genuine["body"].split("\n", 1)[0]
+    forged = fake.add_comment(7, marker + "\n## ✅ abw gate: **PASS**\n", login=BOT)
+    again = publish(runner, report)
+    assert "comment updated" in again.stdout, again.stdout
+    assert fake.comments[forged]["body"] == genuine["body"]  # shows the real verdict now
+    rerun = publish(runner, report, GITHUB_RUN_ID="4243")  # type: ignore[arg-type]
+    assert "comment unchanged" in rerun.stdout, rerun.stdout

@@ -376,3 +376,159 @@ def test_an_odd_pull_request_answer_keeps_the_verdicts_exit_code(fake, tmp_path,
     ignored = "the event-file input is ignored: pull request #7's head is unknown"
     assert ignored in result.stdout or "pull request lookup failed" in result.stdout
     assert not fake.comments
+
+
+# --- one cut for every GitHub text: the step summary closes what it opened ------------------
+LATER = "LATER-STEP-SUMMARY"
+
+
+def enclosed(markdown: str) -> dict[str, int]:
+    """How many ``<details>`` and code blocks are still open where a later step's summary
+    starts, once GitHub has rendered ``markdown`` followed by it."""
+    page = github_html(markdown + f"\n\n{LATER}\n")
+    before = page[: page.index(LATER)]
+    return {
+        "details": len(re.findall(r"<details[\s>]", before)) - before.count("</details>"),
+        "pre": before.count("<pre") - before.count("</pre>"),
+    }
+
+
+def test_a_step_summary_after_a_nearly_full_one_closes_what_it_opened(tmp_path, fake):
+    """An earlier step left little of the 1 MiB: abw's summary is cut there, and the cut
+    closes every ``<details>`` it opened, or the summary after it would be folded inside."""
+    from action_env import Runner
+
+    from abw.github.outputs import SUMMARY_LIMIT_BYTES
+
+    line = "- line of an earlier step's summary é ✓\n"
+    earlier = line * ((SUMMARY_LIMIT_BYTES - 10_000) // len(line.encode()))
+    runner = Runner(tmp_path, fake.url, summary_prefix=earlier)
+    assert SUMMARY_LIMIT_BYTES - len(earlier.encode()) < 10_100  # half the report's room
+    report = make_report("FAIL", violations=50)
+    (check,) = report.checks
+    words = "the agent called refund_commit before policy_check é ✓ " * 20
+    violations = [v.model_copy(update={"message": words}) for v in check.violations]
+    report = report.model_copy(
+        update={"checks": [check.model_copy(update={"violations": violations})]}
+    )
+    (runner.workspace / "r.json").write_text(report.model_dump_json())
+    result = runner.run({"report": "r.json"})
+    assert result.code == 1, result.stdout + result.stderr
+    assert len(result.summary.encode()) <= SUMMARY_LIMIT_BYTES
+    ours = result.summary[len(earlier) :]
+    assert "abw gate" in ours and ("cut to fit" in ours or "Truncated" in ours)  # it was cut
+    assert enclosed(ours) == {"details": 0, "pre": 0}, ours[-600:]
+
+
+@pytest.mark.parametrize("unit", ["chars", "bytes"])
+def test_the_last_resort_cut_closes_fences_and_details_in_either_unit(unit):
+    from abw.github.checks import clip_markdown
+    from abw.github.clip import size
+    from abw.github.outputs import fit_summary
+
+    text = "<details><summary>é ✓</summary>\n\n" + "| é ✓ |\n" * 5_000 + "\n</details>\n\n"
+    text += "<details><summary>x</summary>\n\n```\n" + "<details> é\n" * 5_000 + "```\n</details>\n"
+    for limit in (1_000, 40_000, 60_000, 80_000, 100_000):
+        clipped = fit_summary(text, limit) if unit == "bytes" else clip_markdown(text, limit, None)
+        assert 0 < size(clipped, unit) <= limit
+        assert enclosed(clipped) == {"details": 0, "pre": 0}, (limit, clipped[-300:])
+    assert fit_summary(text, 20) == ""  # not even the note fits: nothing, never a broken cut
+
+
+# --- an uploaded report's fields within GitHub's limits: SARIF driver, rules, size; external_id --
+def test_an_uploaded_reports_tool_and_digest_reach_github_only_as_abw_vouches(fake, runner):
+    """Workflow B publishes the report workflow A uploaded: its ``tool.name`` became the
+    code-scanning tool (``CodeQL``, with markup), its ``tool.version`` the semanticVersion (any
+    text, 100 kB), and its inputs digest the check run's ``external_id`` (no bound at all)."""
+    report = json.loads(make_report("FAIL").model_dump_json())
+    report["tool"] = {"name": "CodeQL <img src=x>", "version": "<b>1</b>" + "9" * 100_000}
+    report["inputs"]["digest"] = "<img src=https://evil.example/x>" * 5_000
+    (runner.workspace / "r.json").write_text(json.dumps(report))
+    result = runner.run({"report": "r.json"})
+    assert result.code == 1, result.stdout + result.stderr
+    (run,) = fake.check_runs.values()
+    assert run["external_id"] is None
+    sarif = json.loads((runner.workspace / result.outputs["sarif"]).read_text())
+    driver = sarif["runs"][0]["tool"]["driver"]
+    assert driver["name"] == "abw" and "version" not in driver and "semanticVersion" not in driver
+    for warning in (
+        "the check run carries no external_id",
+        "the report names its tool 'CodeQL <img src=x>': the SARIF names abw",
+        "the report's tool version is not a version",
+    ):
+        assert warning in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(
+    "version, kept", [("0.4.2", 2), ("1.0.0-rc.1+build.5", 2), ("2024.1", 1), ("1 <b>", 0)]
+)
+def test_the_sarif_driver_version_is_a_version_or_nothing(version, kept):
+    from abw.render.sarif import sarif_document
+
+    report = make_report("FAIL")
+    forged = report.model_copy(update={"tool": report.tool.model_copy(update={"version": version})})
+    driver = sarif_document(forged)["runs"][0]["tool"]["driver"]
+    assert len({"version", "semanticVersion"} & set(driver)) == kept
+    assert driver.get("version", version) == version
+
+
+def test_sarif_rules_past_the_limit_share_one_rule(monkeypatch):
+    """Code scanning rejects a run with more rules than its limit; an edited report can hold
+    any number of check kinds (the limit is lowered here to keep the report small)."""
+    import abw.render.sarif as sarif
+
+    monkeypatch.setattr(sarif, "MAX_RULES", 5, raising=False)
+    report = make_report("FAIL", extra_checks=8)
+    checks = [c.model_copy(update={"rule": f"kind_{i}"}) for i, c in enumerate(report.checks)]
+    report = report.model_copy(update={"checks": checks})
+    doc = sarif.sarif_document(report)
+    (run,) = doc["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert len(rules) == 5 and rules[-1]["id"] == "abw-other-check-kinds"
+    assert {r["ruleId"] for r in run["results"]} == {r["id"] for r in rules}
+    assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in run["results"])
+    text = sarif.render_sarif(report)
+    assert any("share the rule" in n for n in sarif.limit_notes(report, text))
+
+
+def test_the_sarif_is_never_over_its_gzip_limit_whatever_the_report_holds():
+    """Halving the results could not shrink one huge text: past one result per check the file
+    went out over the limit, and code scanning rejects it whole."""
+    import gzip
+    import os
+
+    from abw.render import sarif
+
+    report = make_report("FAIL", violations=3)
+    (check,) = report.checks
+    noise = [os.urandom(150_000).hex() for _ in check.violations]
+    violations = [
+        v.model_copy(update={"message": n, "trace_file": n[:9_000] + ".json"})
+        for v, n in zip(check.violations, noise, strict=True)
+    ]
+    report = report.model_copy(
+        update={
+            "checks": [check.model_copy(update={"violations": violations})],
+            "spec_id": os.urandom(150_000).hex(),  # in every result's category: never folded
+        }
+    )
+    for limit in (60_000, 8_000):
+        try:
+            text = sarif.render_sarif(report, max_gzip_bytes=limit)
+        except ValueError as exc:
+            assert "gzipped" in str(exc) and limit == 8_000
+            continue
+        assert len(gzip.compress(text.encode(), mtime=0)) <= limit
+        notes = sarif.limit_notes(report, text)
+        assert any("shortened" in n or "folded" in n for n in notes)
+
+
+def test_more_failing_checks_than_results_still_fit_the_result_limit():
+    """Every check kept one summary result, so a report with more non-passing checks than
+    code scanning's result limit went over it (the limit is lowered here)."""
+    from abw.render.sarif import sarif_document
+
+    report = make_report("FAIL", extra_checks=8)
+    (run,) = sarif_document(report, max_results=5)["runs"]
+    assert len(run["results"]) == 5
+    assert "5 more non-passing checks" in run["results"][-1]["message"]["text"]

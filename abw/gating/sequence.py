@@ -15,8 +15,9 @@ current sequence extends it exactly when its own H at position n equals it.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -25,6 +26,11 @@ from abw.traceio import TraceFile
 
 GENESIS = "0" * 64
 Order = Literal["recording", "trace_id"]
+#: Restarts are counted up to here: the 30th restart is tested at 2^-31 of the level, where no
+#: sequence can decide any more. A count read from elsewhere (a comment's marker) is capped
+#: too, so a forged one can neither overflow the level's arithmetic nor go below zero.
+MAX_RESTARTS = 30
+_HEAD = re.compile(r"[0-9a-f]{64}")
 
 
 def started_at(trace_file: TraceFile) -> datetime | None:
@@ -75,6 +81,9 @@ class Previous:
     chain: str
     restarts: int = 0
     digests: tuple[str, ...] | None = None  # the earlier run digests, when its report is at hand
+    #: further (n, H_n) claimed for the same restart count (several sticky-comment markers,
+    #: not all of them abw's): the sequence extends the earlier one only if it extends each
+    claims: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -89,15 +98,21 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
     heads = chain(current)
-    if previous.n == 0 or (previous.n <= len(heads) and heads[previous.n - 1] == previous.chain):
+
+    def extended(n: int, head: str) -> bool:
+        return n == 0 or (0 < n <= len(heads) and heads[n - 1] == head)
+
+    if all(extended(n, head) for n, head in ((previous.n, previous.chain), *previous.claims)):
         added = len(current) - previous.n
         return Continuity(
             "extends",
-            previous.restarts,
+            min(max(previous.restarts, 0), MAX_RESTARTS),
             f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
         )
     why = "runs were removed, replaced or reordered"
-    if previous.digests is not None:
+    if previous.claims and extended(previous.n, previous.chain):
+        why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
+    elif previous.digests is not None:
         now = set(current)
         gone = [d for d in previous.digests if d not in now]
         if gone:
@@ -106,7 +121,7 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
             why = "the earlier runs are all present but in a different order (reordered)"
     elif len(current) < previous.n:
         why = f"it has {len(current)} run(s), fewer than the earlier {previous.n} (removed)"
-    restarts = previous.restarts + 1
+    restarts = min(max(previous.restarts, 0) + 1, MAX_RESTARTS)
     return Continuity(
         "restarted",
         restarts,
@@ -151,8 +166,10 @@ def encode_marker(statistics: list[Any], candidate: str = "") -> str:
 
 
 def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
-    """The inverse of :func:`encode_marker`: (candidate, sequences); an unreadable token gives
-    ("", {}) (no earlier gate)."""
+    """The inverse of :func:`encode_marker`: (candidate, sequences); a token that is not
+    exactly what :func:`encode_marker` writes (unreadable, a negative or non-integer count, a
+    chain that is no SHA-256, a scenario twice) gives ("", {}): no earlier gate. A count above
+    :data:`MAX_RESTARTS` reads as that many."""
     import base64
     import binascii
     import json
@@ -160,9 +177,53 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         document = json.loads(raw.decode("ascii"))
-        return str(document["c"]), {
-            (None if sid is None else str(sid)): Previous(int(n), str(head), int(k))
-            for sid, n, head, k in document["s"]
-        }
+        candidate, rows = document["c"], document["s"]
+        if not isinstance(candidate, str) or not isinstance(rows, list):
+            return "", {}
+        sequences: dict[str | None, Previous] = {}
+        for row in rows:
+            sid, n, head, restarts = row
+            if not (
+                (sid is None or isinstance(sid, str))
+                and _count(n)
+                and _count(restarts)
+                and isinstance(head, str)
+                and _HEAD.fullmatch(head)
+                and sid not in sequences
+            ):
+                return "", {}
+            sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS))
+        return candidate, sequences
     except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
         return "", {}
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def merge_previous(
+    markers: list[dict[str | None, Previous]],
+) -> dict[str | None, Previous]:
+    """What several markers for the same candidate say together, per scenario, read so that
+    a marker someone else wrote can only make the gate stricter.
+
+    A marker is not authenticated: every workflow of a repository comments as the same bot, so
+    another one may carry this gate's marker with any chain. The restart count is the largest
+    any marker claims (a sequence's level is spent by every restart that ever happened, and the
+    genuine marker is among them), and the sequence extends the earlier one only if it extends
+    every marker with that count (:attr:`Previous.claims`); otherwise it restarts, one count
+    higher. A forged marker can therefore restart a sequence at a spent-down level, never give
+    it back a level an earlier restart spent."""
+    merged: dict[str | None, Previous] = {}
+    for marker in markers:
+        for sid, previous in marker.items():
+            held = merged.get(sid)
+            if held is None or previous.restarts > held.restarts:
+                merged[sid] = previous
+            elif previous.restarts == held.restarts and (previous.n, previous.chain) not in (
+                (held.n, held.chain),
+                *held.claims,
+            ):
+                merged[sid] = replace(held, claims=(*held.claims, (previous.n, previous.chain)))
+    return merged

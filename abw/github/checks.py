@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from abw.github.clip import clip_markdown as clip
 from abw.github.findings import Finding
 
 ANNOTATIONS_PER_REQUEST = 50
@@ -17,52 +18,17 @@ ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATIONS = 1000
 OUTPUT_LIMIT = 65_535
 TITLE_LIMIT = 255
-
-
-#: A line that opens or closes a fenced code block (CommonMark: up to three spaces of indent).
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_DETAILS_OPEN = re.compile(r"<details[\s>]")
-
-
-def open_fence(text: str) -> str | None:
-    """The fence a code block still open at the end of ``text`` needs to close, or None.
-
-    Only fence *lines* count: backticks inside a line (a tool name in a ``<summary>``) open
-    nothing, so a cut never adds a fence that would swallow the rest as code."""
-    fence: str | None = None
-    for line in text.split("\n"):
-        found = _FENCE.match(line)
-        if not found:
-            continue
-        mark = found.group(1)
-        if fence is None:
-            fence = mark
-        elif mark[0] == fence[0] and len(mark) >= len(fence) and not line[found.end() :].strip():
-            fence = None
-    return fence
+#: ``external_id`` is the report's inputs digest, a SHA-256: the Checks API documents no bound
+#: on it, so abw sends nothing else (an uploaded report's digest is only a claim).
+_EXTERNAL_ID = re.compile(r"[0-9a-f]{64}")
 
 
 def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None) -> str:
-    """Cut ``text`` to ``limit`` characters at a line boundary, saying so (with a link)."""
-    if len(text) <= limit:
-        return text
+    """Cut ``text`` to ``limit`` characters at a line, closing what it left open and saying so
+    (with a link): :func:`abw.github.clip.clip_markdown`, the one cut of every GitHub text."""
     where = f" Full report: {link}" if link else " The full report is in the job's files."
     note = f"\n\n> **Truncated** to fit GitHub's size limit here.{where}\n"
-    room = max(limit - len(note), 0)
-    while True:
-        head = text[:room]
-        cut = head.rfind("\n")
-        if cut > 0:
-            head = head[:cut]
-        fence = open_fence(head)
-        closers = f"\n{fence}" if fence else ""
-        opened = len(_DETAILS_OPEN.findall(head))
-        closers += "\n</details>" * max(opened - head.count("</details>"), 0)
-        if len(head) + len(closers) + len(note) <= limit or room == 0:
-            break
-        room = max(room - len(closers) - 1, 0)
-    head += closers
-    return (head + note)[:limit]
+    return clip(text, limit, note, "chars")
 
 
 def run_title(report: Any) -> str:
@@ -72,6 +38,11 @@ def run_title(report: Any) -> str:
     from abw.text import clean
 
     return shorten(clean(f"{report.verdict}: {summary_text(report)}"), TITLE_LIMIT)
+
+
+def safe_external_id(value: str | None) -> str | None:
+    """``value`` when it is a SHA-256 in hex, as the gate writes its inputs digest; else None."""
+    return value if isinstance(value, str) and _EXTERNAL_ID.fullmatch(value) else None
 
 
 @dataclass(frozen=True)
@@ -109,6 +80,7 @@ def publish_check_run(
     kwargs: dict[str, Any] = {}
     if details_url:
         kwargs["details_url"] = details_url
+    external_id = safe_external_id(external_id)
     if external_id:
         kwargs["external_id"] = external_id
     check_run = repo.create_check_run(

@@ -126,10 +126,29 @@ def find_sticky(issue: Any, check_name: str, author: str) -> tuple[list[Any], in
     return ours, strangers
 
 
+def same_body(old: str, new: str, run_url: str | None = None) -> bool:
+    """``old`` shows what ``new`` shows: the same text, or the same text but for a link to
+    another run of this repository (the one that wrote it). A marker alone proves nothing:
+    another workflow commenting as the same bot can copy it (and the digest) above any text."""
+    if old == new:
+        return True
+    if not run_url or "/actions/runs/" not in run_url:
+        return False
+    runs = re.escape(run_url.rsplit("/", 1)[0]) + r"/[0-9]+(?![0-9])"
+    return re.sub(runs, lambda _: run_url, old) == new
+
+
 def upsert_comment(
-    repo: Any, pr_number: int, check_name: str, body: str, mode: str, author: str
+    repo: Any,
+    pr_number: int,
+    check_name: str,
+    body: str,
+    mode: str,
+    author: str,
+    run_url: str | None = None,
 ) -> CommentResult:
-    """Create the sticky comment once, then edit it; ``on-change`` skips an identical report.
+    """Create the sticky comment once, then edit it; ``on-change`` skips the edit only when the
+    comment already shows this body (:func:`same_body`), not merely its marker's digest.
 
     ``author`` is the login the token acts as; only its comments are candidates.
     """
@@ -141,7 +160,7 @@ def upsert_comment(
         created = issue.create_comment(body)
         return CommentResult("created", created.id, strangers)
     latest = existing[-1]
-    if mode == "on-change" and digest_of(latest.body or "") == digest_of(body):
+    if mode == "on-change" and same_body(latest.body or "", body, run_url):
         return CommentResult("unchanged", latest.id, strangers)
     latest.edit(body)
     return CommentResult("updated", latest.id, strangers)

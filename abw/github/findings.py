@@ -29,7 +29,7 @@ def clip_bytes(text: str, limit: int = MESSAGE_LIMIT_BYTES) -> str:
     """At most ``limit`` bytes of UTF-8, cut at a character boundary with an ellipsis."""
     if len(text.encode("utf-8")) <= limit:
         return text
-    from abw.github.outputs import cut_utf8
+    from abw.github.clip import cut_utf8
 
     return cut_utf8(text, limit - len("\u2026".encode())) + "\u2026"
 

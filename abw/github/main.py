@@ -20,7 +20,12 @@ from abw.github.commands import Console, annotation
 from abw.github.context import RunContext
 from abw.github.findings import Finding, findings, top_for_commands
 from abw.github.inputs import ActionInputs
-from abw.github.outputs import SUMMARY_LIMIT_BYTES, write_outputs, write_summary
+from abw.github.outputs import (
+    SUMMARY_LIMIT_BYTES,
+    summary_room,
+    write_outputs,
+    write_summary,
+)
 from abw.github.paths import relative_posix, resolve_in_workspace, workspace_root
 from abw.verdicts import exit_code
 
@@ -133,6 +138,11 @@ def _write_report_files(
                 raise
             console.warning(f"could not write the {fmt} report: {exc}", title="abw")
     _hand_to_workspace_owner([out_dir, *written.values()], workspace)
+    if "sarif" in written:
+        from abw.render.sarif import limit_notes
+
+        for note in limit_notes(report, written["sarif"].read_text(encoding="utf-8")):
+            console.warning(f"SARIF for code scanning: {note}.", title="abw: SARIF limits")
     return written
 
 
@@ -265,7 +275,7 @@ class Publisher:
         return True
 
     def check_run(self, report: Any, summary: str, items: list[Finding]) -> None:
-        from abw.github.checks import publish_check_run, run_title
+        from abw.github.checks import publish_check_run, run_title, safe_external_id
 
         if not self.inputs.check_run or not self.can_publish("check run"):
             return
@@ -274,6 +284,13 @@ class Publisher:
             self.console.notice("check run skipped: no commit SHA in the event or GITHUB_SHA")
             return
         conclusion = self.inputs.conclusions[report.verdict]
+        external_id = safe_external_id(report.inputs.digest)
+        if external_id is None:
+            self.console.warning(
+                "the report's inputs digest is not a SHA-256 (an edited report?): the check "
+                "run carries no external_id",
+                title="abw: check run",
+            )
         result = self.attempt(
             "check run",
             lambda: publish_check_run(
@@ -285,7 +302,7 @@ class Publisher:
                 summary=summary,
                 findings=items,
                 details_url=self.ctx.run_url,
-                external_id=report.inputs.digest,
+                external_id=external_id,
             ),
         )
         if result is not None:
@@ -326,8 +343,13 @@ class Publisher:
         return claimed
 
     def previous_sequences(self) -> Any:
-        """The run sequences this check's earlier sticky comment on the PR recorded for the same
-        commit, if any (a new commit is a new candidate: its runs start a new sequence)."""
+        """The run sequences this check's earlier sticky comments on the PR recorded for the
+        same commit, if any (a new commit is a new candidate: its runs start a new sequence).
+
+        Every workflow of the repository comments as the same bot, so a comment with this
+        check's marker need not be abw's: all of them are read and merged so that one written
+        by someone else can only restart a sequence at a spent-down level
+        (:func:`abw.gating.sequence.merge_previous`)."""
         if self.inputs.report or self.inputs.comment == "off":
             return None
         if not self.inputs.github_token or not self.ctx.repository:
@@ -335,18 +357,28 @@ class Publisher:
         number = self.pull_request()
         if number is None:
             return None
-        from abw.gating.sequence import decode_marker
+        from abw.gating.sequence import decode_marker, merge_previous
         from abw.github.comment import find_sticky, parse_marker
 
         def read() -> Any:
             found, _ = find_sticky(
                 self.repo().get_issue(number), self.inputs.check_name, self.login()
             )
-            token = (parse_marker(found[-1].body or "") or {}).get("chain") if found else None
-            if not token:
-                return None
-            candidate, sequences = decode_marker(token)
-            return sequences if candidate and candidate == self.ctx.head_sha else None
+            markers = []
+            for comment in found:
+                token = (parse_marker(comment.body or "") or {}).get("chain")
+                candidate, sequences = decode_marker(token) if token else ("", {})
+                if candidate and candidate == self.ctx.head_sha:
+                    markers.append(sequences)
+            if len(found) > 1:
+                self.console.warning(
+                    f"{len(found)} comments by {self.login()} carry this gate's marker on PR "
+                    f"#{number} (another workflow may have written one): their run chains are "
+                    "merged so that none can loosen the sequential test; a disagreement "
+                    "restarts the sequence at a spent-down level",
+                    title="abw: several sticky comments",
+                )
+            return merge_previous(markers) or None
 
         return self.attempt(_READ_PREVIOUS, read)
 
@@ -372,6 +404,7 @@ class Publisher:
                 body,
                 self.inputs.comment,
                 self.login(),
+                self.ctx.run_url,
             ),
         )
         if result is not None:
@@ -460,13 +493,7 @@ def run(env: Mapping[str, str], console: Console) -> int:
         console, "$GITHUB_OUTPUT", lambda: write_outputs(env.get("GITHUB_OUTPUT"), outputs)
     )
     _file_command(
-        console,
-        "$GITHUB_STEP_SUMMARY",
-        lambda: write_summary(
-            env.get("GITHUB_STEP_SUMMARY"),
-            _markdown(report, SUMMARY_LIMIT_BYTES - 4096, ctx.run_url, console, inputs.check_name),
-            ctx.run_url,
-        ),
+        console, "$GITHUB_STEP_SUMMARY", lambda: _write_summary(report, env, ctx, console, inputs)
     )
 
     items = findings(report, workspace)
@@ -490,6 +517,21 @@ def run(env: Mapping[str, str], console: Console) -> int:
         console.warning(f"publishing failed: {reason}. The verdict is unaffected.", title="abw")
     console.info(f"abw: exit code {code} (verdict {report.verdict}, fail-on {inputs.fail_on})")
     return code
+
+
+def _write_summary(
+    report: Any, env: Mapping[str, str], ctx: RunContext, console: Console, inputs: ActionInputs
+) -> None:
+    """The Markdown report for the room the step summary has left (what earlier writes of this
+    step used counts), so the renderer cuts it between its blocks; the last-resort cut of
+    :func:`write_summary` closes whatever a fallback text leaves open."""
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    room = min(summary_room(path), SUMMARY_LIMIT_BYTES - 4096)
+    write_summary(
+        path, _markdown(report, room, ctx.run_url, console, inputs.check_name), ctx.run_url
+    )
 
 
 def _file_command(console: Console, name: str, write: Any) -> None:

@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
+from abw.github.clip import clip_markdown
+
 #: GitHub fails a step summary upload above 1 MiB (bytes).
 SUMMARY_LIMIT_BYTES = 1024 * 1024
 
@@ -52,41 +54,31 @@ def write_outputs(path: str | Path | None, outputs: Mapping[str, str]) -> bool:
     return True
 
 
-def cut_utf8(text: str, limit_bytes: int) -> str:
-    """The longest prefix of ``text`` whose UTF-8 encoding fits ``limit_bytes``."""
-    data = text.encode("utf-8")
-    if len(data) <= limit_bytes:
-        return text
-    return data[:limit_bytes].decode("utf-8", errors="ignore")
-
-
 def fit_summary(
     markdown: str, limit_bytes: int = SUMMARY_LIMIT_BYTES, link: str | None = None
 ) -> str:
-    """The summary, cut at a line boundary with a note when it is over ``limit_bytes``; never
-    more than ``limit_bytes`` (nothing at all when not even the note fits)."""
-    if len(markdown.encode("utf-8")) <= limit_bytes:
-        return markdown
+    """The summary within ``limit_bytes``: cut at a line, closing the fence and the
+    ``<details>`` it left open (the next step's summary follows it), with a note;
+    :func:`abw.github.clip.clip_markdown` in bytes. Nothing at all when not even the note fits."""
     where = f" The full report: {link}" if link else " The full report is in the output folder."
     note = f"\n\n> **Truncated** to fit GitHub's 1 MiB step-summary limit.{where}\n"
-    room = limit_bytes - len(note.encode("utf-8"))
-    if room <= 0:
-        return ""
-    head = cut_utf8(markdown, room)
-    cut = head.rfind("\n")
-    if cut > 0:
-        head = head[:cut]
-    return head + note
+    return clip_markdown(markdown, limit_bytes, note, "bytes")
+
+
+def summary_room(path: str | Path | None) -> int:
+    """The bytes of the 1 MiB step summary that the earlier writes of this step left."""
+    if not path:
+        return SUMMARY_LIMIT_BYTES
+    target = Path(path)
+    used = target.stat().st_size if target.exists() else 0
+    return max(SUMMARY_LIMIT_BYTES - used, 0)
 
 
 def write_summary(path: str | Path | None, markdown: str, link: str | None = None) -> bool:
     """Append the Markdown report to ``$GITHUB_STEP_SUMMARY`` (≤ 1 MiB); False if unset."""
     if not path:
         return False
-    target = Path(path)
-    used = target.stat().st_size if target.exists() else 0
-    budget = max(SUMMARY_LIMIT_BYTES - used, 0)
-    text = fit_summary(markdown, budget, link=link)
+    text = fit_summary(markdown, summary_room(path), link=link)
     if text:
-        append_whole(target, text)
+        append_whole(path, text)
     return True

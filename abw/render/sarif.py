@@ -18,14 +18,31 @@ from urllib.parse import quote
 
 from abw.hashing import sha256_hex
 from abw.models.report import Check, GateReport, Violation
-from abw.render.common import VERDICT_RANK, category_title, clean_all, md, safe_url
-from abw.render.rules import rule_text
+from abw.render.common import VERDICT_RANK, category_title, clean_all, md, safe_url, shorten
+from abw.render.rules import RuleText, rule_text
 from abw.text import clean
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+#: Code scanning's limits (docs.github.com, "SARIF support for code scanning"): a file over
+#: 10 MB gzipped, a run with more than 25,000 results or 25,000 rules is rejected whole.
 MAX_RESULTS = 25_000
+MAX_RULES = 25_000
 MAX_GZIP_BYTES = 10_000_000
 MAX_RELATED = 10
+#: Any one string of the SARIF at most (a rule id, a path, a message): what a report holds
+#: past it is not shown by code scanning and only spends the 10 MB.
+MAX_STRING = 8_192
+#: The tool is abw whatever an uploaded report claims: code scanning files and filters the
+#: alerts under ``tool.driver.name``.
+TOOL_NAME = "abw"
+OTHER_RULE = "abw-other-check-kinds"
+#: SemVer 2.0 (semver.org), as ``semanticVersion`` must be; a version is also kept as plain
+#: ``version`` when it is at least made of version characters.
+_SEMVER = re.compile(
+    r"(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?"
+)
+_VERSION = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}")
 _LEVEL = {"FAIL": "error", "WARN": "warning", "INCONCLUSIVE": "warning", "PASS": "none"}
 _DRIVE_RE = re.compile(r"^[A-Za-z]:/")
 _URI_SAFE = "/-._~!$&'()*+,;=:@"
@@ -90,7 +107,7 @@ def _physical(uri: str, line: int) -> dict[str, Any]:
 
 def _result(
     check: Check,
-    rule_index: int,
+    rule: tuple[str, int],
     message: str,
     uri: str,
     line: int,
@@ -98,8 +115,8 @@ def _result(
     properties: dict[str, Any],
 ) -> dict[str, Any]:
     return {
-        "ruleId": clean(check.rule),
-        "ruleIndex": rule_index,
+        "ruleId": rule[0],
+        "ruleIndex": rule[1],
         "level": _LEVEL[check.verdict],
         "message": _message(message),
         "locations": [_physical(uri, line)],
@@ -112,14 +129,14 @@ def _result(
 
 
 def _violation_result(
-    check: Check, rule_index: int, violation: Violation, base_dir: str | None
+    check: Check, rule: tuple[str, int], violation: Violation, base_dir: str | None
 ) -> dict[str, Any]:
     uri = artifact_uri(violation.trace_file, base_dir)
     lines = violation.span_lines
     message = _sentence(f"Run {violation.trace_id} breaks {check.id}: {violation.message}")
     result = _result(
         check,
-        rule_index,
+        rule,
         message,
         uri,
         lines[0] if lines else 1,
@@ -142,12 +159,14 @@ def _violation_result(
     return result
 
 
-def _check_result(check: Check, rule_index: int, spec_uri: str, note: str = "") -> dict[str, Any]:
+def _check_result(
+    check: Check, rule: tuple[str, int], spec_uri: str, note: str = ""
+) -> dict[str, Any]:
     """A finding with no trace location: it is anchored on the spec file, line 1."""
     message = _sentence(f"{check.id}: {note or check.message}")
     return _result(
         check,
-        rule_index,
+        rule,
         message,
         spec_uri,
         1,
@@ -156,17 +175,46 @@ def _check_result(check: Check, rule_index: int, spec_uri: str, note: str = "") 
     )
 
 
+def rule_id(rule: str) -> str:
+    """The SARIF rule id of a check kind: the kind itself, at most :data:`MAX_STRING` long."""
+    return shorten(clean(rule), MAX_STRING)
+
+
+def _rule_ids(report: GateReport) -> dict[str, str]:
+    """Check kind -> SARIF rule id; past :data:`MAX_RULES` kinds (only an edited report has
+    more than a few dozen) the rest share one rule, so code scanning does not reject the run."""
+    ids: dict[str, str] = {}
+    own: set[str] = set()
+    for check in report.checks:
+        if check.rule not in ids:
+            rule = rule_id(check.rule)
+            if rule in own or len(own) < MAX_RULES - 1:
+                own.add(rule)
+            else:
+                rule = OTHER_RULE
+            ids[check.rule] = rule
+    return ids
+
+
 def _rules(report: GateReport) -> tuple[list[dict[str, Any]], dict[str, int]]:
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
+    ids = _rule_ids(report)
     for check in report.checks:
-        rule_id = clean(check.rule)
+        rule_id = ids[check.rule]
         if rule_id in index:
             rule = rules[index[rule_id]]
             if check.hard and rule["defaultConfiguration"]["level"] != "error":
                 rule["defaultConfiguration"]["level"] = "error"
             continue
         text = rule_text(rule_id, check.category)
+        if rule_id == OTHER_RULE:
+            text = RuleText(
+                f"More than {MAX_RULES - 1} kinds of check.",
+                "The report holds more kinds of check than code scanning takes rules; the "
+                "rest are listed under this one rule.",
+                "See the check's id in the result and the full gate report.",
+            )
         index[rule_id] = len(rules)
         rules.append(
             {
@@ -203,6 +251,12 @@ def _results(
     max_results: int,
 ) -> list[dict[str, Any]]:
     flagged = [c for c in report.checks if c.verdict != "PASS"]
+    dropped: list[Check] = []
+    if len(flagged) > max_results:  # more checks than results: the most severe keep theirs
+        ranked = sorted(flagged, key=lambda c: VERDICT_RANK[c.verdict])
+        kept = {id(c) for c in ranked[: max(max_results - 1, 0)]}
+        dropped = [c for c in flagged if id(c) not in kept]
+        flagged = [c for c in flagged if id(c) in kept]
     wanted = {id(c): max(len(c.violations), 1) for c in flagged}
     allowed = dict(wanted)
     if sum(wanted.values()) > max_results:
@@ -213,22 +267,30 @@ def _results(
             allowed[id(check)] = take
             budget -= take
     results: list[dict[str, Any]] = []
+    ids = _rule_ids(report)
     for check in flagged:
-        rule_index = index[clean(check.rule)]
+        rule = (ids[check.rule], index[ids[check.rule]])
         if not check.violations:
-            results.append(_check_result(check, rule_index, spec_uri))
+            results.append(_check_result(check, rule, spec_uri))
             continue
         keep = allowed[id(check)]
-        results += [
-            _violation_result(check, rule_index, v, base_dir) for v in check.violations[:keep]
-        ]
+        results += [_violation_result(check, rule, v, base_dir) for v in check.violations[:keep]]
         omitted = len(check.violations) - keep
         if omitted:
             note = (
                 f"{omitted} more violations ({len(check.violations)} in all) are not listed "
                 "here to stay within code scanning limits; see the full gate report"
             )
-            results.append(_check_result(check, rule_index, spec_uri, note))
+            results.append(_check_result(check, rule, spec_uri, note))
+    if dropped:
+        first = dropped[0]
+        rule = (ids[first.rule], index[ids[first.rule]])
+        note = (
+            f"{len(dropped)} more non-passing checks ({len(dropped) - 1} after this one, with "
+            f"{sum(len(c.violations) for c in dropped)} violations) are not listed here to "
+            "stay within code scanning limits; see the full gate report"
+        )
+        results.append(_check_result(first, rule, spec_uri, note))
     return results
 
 
@@ -254,14 +316,14 @@ def sarif_document(
     rules, index = _rules(report)
     spec_uri = artifact_uri(report.inputs.spec_file, base_dir)
     automation = (category or f"abw/{report.spec_id}").strip()
-    automation = re.sub(r"\s+", "-", clean(automation)).rstrip("/") + "/"
+    automation = re.sub(r"\s+", "-", clean(automation)).rstrip("/")
+    automation = shorten(automation, MAX_STRING - 1) + "/"  # the category ends at its "/"
     information = safe_url(report.tool.information_uri, relative=False)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
-                "name": report.tool.name,
-                "version": report.tool.version,
-                "semanticVersion": report.tool.version,
+                "name": TOOL_NAME,
+                **driver_version(report.tool.version),
                 **({"informationUri": information} if information else {}),
                 "rules": rules,
             }
@@ -278,7 +340,73 @@ def sarif_document(
             "inputsDigest": report.inputs.digest,
         },
     }
-    return clean_all({"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]})
+    return _bounded(clean_all({"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}))
+
+
+def driver_version(version: str) -> dict[str, str]:
+    """``version`` and ``semanticVersion`` of the driver from the report's tool version: kept
+    only when it is a version (SemVer 2.0 for ``semanticVersion``), never an uploaded
+    report's arbitrary text."""
+    if _SEMVER.fullmatch(version) and len(version) <= 64:
+        return {"version": version, "semanticVersion": version}
+    return {"version": version} if _VERSION.fullmatch(version) else {}
+
+
+def _bounded(value: Any) -> Any:
+    """Every string of the document at most :data:`MAX_STRING` characters."""
+    if isinstance(value, str):
+        return shorten(value, MAX_STRING)
+    if isinstance(value, dict):
+        return {k: _bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    return value
+
+
+def limit_notes(report: GateReport, text: str) -> list[str]:
+    """What the SARIF ``text`` rendered from ``report`` left out or changed to stay within
+    code scanning's limits and to name abw as the tool, one sentence each (the Action prints
+    them as warnings)."""
+    notes: list[str] = []
+    if report.tool.name != TOOL_NAME:
+        notes.append(
+            f"the report names its tool {shorten(clean(report.tool.name), 60)!r}: the SARIF "
+            f"names {TOOL_NAME}, whose gate reports these results"
+        )
+    if not driver_version(report.tool.version):
+        notes.append("the report's tool version is not a version: the SARIF leaves it out")
+    elif "semanticVersion" not in driver_version(report.tool.version):
+        notes.append("the report's tool version is not SemVer 2.0: no semanticVersion")
+    kinds = len({c.rule for c in report.checks})
+    if kinds >= MAX_RULES:
+        notes.append(
+            f"{kinds} kinds of check: past {MAX_RULES - 1} they share the rule {OTHER_RULE} "
+            f"(code scanning rejects a run with more than {MAX_RULES:,} rules)"
+        )
+    document = json.loads(text)
+    flagged = [c for c in report.checks if c.verdict != "PASS"]
+    wanted = sum(max(len(c.violations), 1) for c in flagged)
+    results = [r for run in document["runs"] for r in run.get("results", [])]
+    listed = sum(not r.get("properties", {}).get("summary") for r in results)
+    if listed < wanted:
+        notes.append(
+            f"{wanted - listed} of {wanted} results are folded into summary results, to stay "
+            f"within code scanning's {MAX_RESULTS:,} results and "
+            f"{MAX_GZIP_BYTES // 1_000_000} MB gzipped per upload"
+        )
+    if any(len(v) >= MAX_STRING for v in _strings(document)):
+        notes.append(f"texts longer than {MAX_STRING:,} characters are shortened")
+    return notes
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def render_sarif(
@@ -299,6 +427,12 @@ def render_sarif(
     while True:
         doc = sarif_document(report, category=category, base_dir=base_dir, max_results=limit)
         text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-        if limit <= 1 or len(gzip.compress(text.encode("utf-8"), mtime=0)) <= max_gzip_bytes:
+        size = len(gzip.compress(text.encode("utf-8"), mtime=0))
+        if size <= max_gzip_bytes:
             return text
+        if limit <= 1:  # never a file code scanning rejects, nor one that drops results
+            raise ValueError(
+                f"the SARIF is {size:,} bytes gzipped with a single result, over code "
+                f"scanning's {max_gzip_bytes:,}: the report holds too much text to upload"
+            )
         limit //= 2
