@@ -9,7 +9,8 @@ gate, so it is cheap enough to run in any pipeline that consumes a report.
 
 :func:`consistency_problems` checks a report against itself: the top-level ``verdict`` must be
 the worst of its checks' verdicts, the ``summary`` must lead with that verdict, and a hard check
-that lists violating runs cannot PASS. The Action refuses to publish a report that fails this,
+that lists violating runs cannot PASS, and the inputs digest must be the one its listed hashes
+give (an edited report hides a file so). The Action refuses to publish a report that fails this,
 and ``abw verify-report`` reports it, each problem naming the field that disagrees.
 """
 
@@ -81,7 +82,28 @@ def consistency_problems(document: dict[str, Any]) -> list[str]:
         problems.append(
             f"summary: it leads with {_shown(lead)!r}, but the verdict of the checks is {worst}"
         )
+    if not _digest_agrees(document.get("inputs")):
+        problems.append(
+            "inputs.digest: does not match the spec and trace hashes the report lists "
+            "(edited report)"
+        )
     return problems
+
+
+def _digest_agrees(inputs: Any) -> bool:
+    """Whether an ``inputs`` block's digest is the one its listed hashes give (a block too
+    malformed to tell is left to the report's schema and :func:`_report_inputs`)."""
+    from abw.gating.ledger import inputs_digest
+
+    if not isinstance(inputs, dict):
+        return True
+    traces, spec_hash = inputs.get("traces"), inputs.get("spec_sha256")
+    hashes = (
+        [t.get("sha256") for t in traces if isinstance(t, dict)] if isinstance(traces, list) else []
+    )
+    if not isinstance(spec_hash, str) or not all(isinstance(h, str) for h in hashes):
+        return True
+    return inputs_digest(spec_hash, hashes) == inputs.get("digest")
 
 
 def _report_document(report_path: Path) -> dict[str, Any]:
@@ -170,11 +192,8 @@ def verify_report(
                     f"{role}: the report judged {entry.get('file')} "
                     f"(sha256 {entry['sha256'][:12]}), which is not in {folder}"
                 )
-    listed_digest = inputs_digest(inputs["spec_sha256"], [t["sha256"] for t in listed])
-    if listed_digest != inputs["digest"]:
-        problems.append("the report's digest does not match the hashes it lists (edited report)")
     actual_digest = inputs_digest(spec_hash, actual_hashes)
-    if actual_digest != inputs["digest"] and not problems:
+    if actual_digest != inputs["digest"] and not problems and _digest_agrees(inputs):
         problems.append("the inputs digest differs from the one recomputed from these files")
     consistency = consistency_problems(document)
     if not problems and not consistency:

@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from abw.gating.ledger import inputs_digest
 from abw.models.report import (
     Check,
     EvidenceItem,
@@ -123,7 +124,7 @@ def make_report(
                     trace_id="run-0000",
                 )
             ],
-            digest="e" * 64,
+            digest=inputs_digest("c" * 64, ["d" * 64]),
         ),
     )
 

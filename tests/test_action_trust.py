@@ -164,6 +164,18 @@ def test_a_forged_verdict_is_refused_naming_the_field(fake, runner):
     assert not fake.check_runs and not fake.comments
 
 
+def test_a_report_whose_digest_hides_a_file_is_refused(fake, runner):
+    """An uploaded report whose listed hashes no longer give its inputs digest was edited (a
+    trace swapped out, the digest kept): the check run's external_id and the comment's
+    digest would vouch for inputs the report no longer lists."""
+    report = json.loads(make_report("PASS").model_dump_json())
+    report["inputs"]["traces"][0]["sha256"] = "0" * 64
+    result = publish(runner, json.dumps(report))
+    assert result.code == 2
+    assert "reports/in.json: inputs.digest: refused: the report contradicts itself" in result.stderr
+    assert not fake.check_runs and not fake.comments
+
+
 def test_a_forged_summary_or_check_verdict_is_refused(fake, runner):
     report = json.loads(make_report("FAIL").model_dump_json())
     report["summary"] = "PASS: all checks passed."

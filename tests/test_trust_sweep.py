@@ -439,20 +439,19 @@ def test_the_last_resort_cut_closes_fences_and_details_in_either_unit(unit):
 def test_an_uploaded_reports_tool_and_digest_reach_github_only_as_abw_vouches(fake, runner):
     """Workflow B publishes the report workflow A uploaded: its ``tool.name`` became the
     code-scanning tool (``CodeQL``, with markup), its ``tool.version`` the semanticVersion (any
-    text, 100 kB), and its inputs digest the check run's ``external_id`` (no bound at all)."""
+    text, 100 kB). (Its inputs digest, the check run's ``external_id``, must be the one its
+    listed hashes give, or the report is refused: tests/test_action_trust.py.)"""
     report = json.loads(make_report("FAIL").model_dump_json())
     report["tool"] = {"name": "CodeQL <img src=x>", "version": "<b>1</b>" + "9" * 100_000}
-    report["inputs"]["digest"] = "<img src=https://evil.example/x>" * 5_000
     (runner.workspace / "r.json").write_text(json.dumps(report))
     result = runner.run({"report": "r.json"})
     assert result.code == 1, result.stdout + result.stderr
     (run,) = fake.check_runs.values()
-    assert run["external_id"] is None
+    assert run["external_id"] == report["inputs"]["digest"]
     sarif = json.loads((runner.workspace / result.outputs["sarif"]).read_text())
     driver = sarif["runs"][0]["tool"]["driver"]
     assert driver["name"] == "abw" and "version" not in driver and "semanticVersion" not in driver
     for warning in (
-        "the check run carries no external_id",
         "the report names its tool 'CodeQL <img src=x>': the SARIF names abw",
         "the report's tool version is not a version",
     ):
