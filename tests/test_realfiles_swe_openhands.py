@@ -444,3 +444,132 @@ def test_opendevin_history_of_action_observation_pairs():
         assert trace.run.final_status == "success"  # each ends in finish
         rendered = render_trace(trace)
         assert all(a["args"]["code"] not in rendered for a in cells)
+
+
+#: OpenDevin's gorilla (APIBench, torch hub) evaluation output of May 2024, its first 5 lines:
+#: ``{question_id: 1, text, correct, hallucination, metadata, history, error}`` (no instance_id).
+OH_GORILLA = (
+    CORPUS / "openhands" / "OpenHands__opendevin-v1.5__gorilla_torch_output_head5__fc7b6bba.jsonl"
+)
+
+
+def test_opendevin_outputs_name_their_task_by_id_and_question_id():
+    """OpenDevin's benchmarks of mid-2024 wrote records of their own, naming the task by ``id``
+    (logic_reasoning) or ``question_id`` (gorilla, a number), not ``instance_id``: their runs
+    had no scenario, so a baseline and a candidate evaluation were not paired by task. The key
+    is the scenario (``--scenario-id`` does not override it), as an instance id is."""
+    for path, key in ((OH_PAIRS, "id"), (OH_GORILLA, "question_id")):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        assert all("instance_id" not in r for r in records)
+        options = ImportOptions(scenario_id="mine")
+        traces = get_importer("openhands").import_file(path, options)
+        scenarios = [t.run.scenario_id for t in traces]
+        assert scenarios == [str(r[key]) for r in records]
+        assert len(set(scenarios)) == len(records)
+        assert options.warnings == [
+            f"{path.name}: an evaluation's instance id is the scenario of its run; "
+            "--scenario-id does not override it"
+        ]
+
+
+#: Leaves of an evaluation output's events that name a model, not content.
+_OH_NOT_CONTENT = {"llm_metrics.accumulated_token_usage.model"}
+
+
+def _oh_content_leaves(value: Any, path: list[str]):
+    """Dotted paths of the strings in ``value`` that look like content (12+ characters, with a
+    space or a slash); lists are looked through."""
+    if isinstance(value, str):
+        if len(value) >= 12 and (" " in value or "/" in value):
+            yield ".".join(path)
+    elif isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _oh_content_leaves(inner, [*path, key])
+    elif isinstance(value, list):
+        for inner in value:
+            yield from _oh_content_leaves(inner, path)
+
+
+def test_openhands_removed_fields_name_every_content_kind_an_evaluation_held():
+    """An evaluation output's ``redaction.removed_fields`` named its events' content and
+    EvalOutput's fields, but not what OpenDevin's records held besides: the model's answer
+    (``final_message``, ``messages``: logic_reasoning; ``text``: gorilla), nor the run's
+    ``error`` (a stack trace, a limit). Every content-like string of every evaluation output
+    in the corpus falls under a field it names."""
+    outputs = sorted((CORPUS / "openhands").glob("*output*.jsonl"))
+    assert {OH_PAIRS, OH_GORILLA} <= set(outputs)
+    for path in outputs:
+        traces = get_importer("openhands").import_file(path, ImportOptions())
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        for trace, record in zip(traces, records, strict=True):
+            removed = set(trace.redaction.removed_fields)
+            history = record.get("history") or []
+            events = [e for pair in history for e in pair] if path == OH_PAIRS else history
+            leaves = {
+                *_oh_content_leaves({k: v for k, v in record.items() if k != "history"}, []),
+                *(leaf for event in events for leaf in _oh_content_leaves(event, [])),
+            }
+            unnamed = {
+                leaf
+                for leaf in leaves - _OH_NOT_CONTENT
+                if not any(leaf == name or leaf.startswith(name + ".") for name in removed)
+            }
+            assert unnamed == set(), (path.name, unnamed)
+            held = {k for k in ("final_message", "messages", "text", "error") if record.get(k)}
+            assert held <= removed, (path.name, held - removed)
+    (first, *_) = get_importer("openhands").import_file(OH_PAIRS, ImportOptions())
+    assert {"final_message", "messages"} <= set(first.redaction.removed_fields)
+
+
+def test_openhands_conversation_with_no_event_yet_is_skipped(run_cli, tmp_path):
+    """A conversation just created holds its ``base_state.json`` (the agent server's
+    ``meta.json`` too) and no event file yet: a folder import failed on it ("not an OpenHands
+    trajectory"), its other conversations with it; with an ``events/`` that holds only the
+    event log's lock it was dropped without a word. It is skipped, with a warning naming it;
+    its ``base_state.json`` given alone is refused, naming the folder to import."""
+    conversations = tmp_path / "conversations"
+    shutil.copytree(OH_SERVER, conversations / "done")
+    state = OH_SERVER / "event_service"
+    new = conversations / "new" / "event_service"
+    new.mkdir(parents=True)
+    for name in ("base_state.json", "meta.json"):
+        shutil.copy(state / name, new / name)
+    locked = conversations / "locked"
+    (locked / "events").mkdir(parents=True)
+    (locked / "events" / ".eventlog.lock").write_bytes(b"")
+    shutil.copy(state / "base_state.json", locked / "base_state.json")
+    code, _, err = run_cli("import", "openhands", "--input", conversations, "--out", tmp_path / "o")
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "o").iterdir()] == ["done.json"]
+    skipped = [line for line in err.splitlines() if "no event yet" in line]
+    assert [line.split(": ")[2] for line in skipped] == ["locked", "new"]
+
+    code, _, err = run_cli(
+        "import", "openhands", "--input", new / "base_state.json", "--out", tmp_path / "one"
+    )
+    assert code == 2
+    assert "base_state.json" in err and "folder" in err and len(err.strip().splitlines()) == 1
+
+
+#: SWE-agent 1.1.0 (3ea751c087f3) run by its ``human`` model on a dummy deployment: ``ls``,
+#: ``cat README.md``, then ``exit``; ``info.exit_status: exit_command``, nothing submitted.
+SWE_EXIT = (
+    CORPUS
+    / "swe-agent"
+    / "exits"
+    / "gen__sweagent-1.1.0__human-exit-command__counter-off-by-one.traj"
+)
+
+
+def test_swe_agent_exit_command_is_a_run_stopped_on_purpose():
+    """An agent that types ``exit`` (SWE-agent 1.x's ``exit_command``; a human's ^D in
+    ``human`` mode) stops the run without submitting, as ``exit_forfeit`` gives up: the run
+    read ``error`` (as a cost limit or a crash does), it is ``cancelled``."""
+    document = json.loads(SWE_EXIT.read_text())
+    assert document["info"]["exit_status"] == "exit_command"
+    assert document["info"]["submission"] is None
+    assert document["trajectory"][-1]["action"].strip() == "exit"
+    trace = _import(SWE_EXIT)
+    assert trace.run.final_status == "cancelled"
+    assert [(s.name, s.outcome) for s in trace.path()] == [("bash", "ok")] * 3
+    assert trace.run.model_extra["replayed"] is True  # (no tokens: a human's actions)

@@ -32,6 +32,16 @@ def identifier(value: Any) -> str | None:
     return value if isinstance(value, str) and IDENTIFIER.fullmatch(value) else None
 
 
+def task_id(document: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The task an evaluation's record names: the value of the first of ``keys`` it holds
+    (not null) when that is a plain identifier, or a whole number (OpenDevin's gorilla
+    ``question_id``: ``1``) written in decimal; else None (a text names no task)."""
+    value = next((document[key] for key in keys if document.get(key) is not None), None)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
+    return identifier(value)
+
+
 def instance_scenario(options: ImportOptions, instance: Any) -> ImportOptions:
     """``options`` with an evaluation's own ``instance_id`` (the benchmark task the run solved,
     a plain identifier) as the run's scenario; ``--scenario-id`` does not override it

@@ -26,7 +26,8 @@ conversation waits for the user) end it in success. Nothing of an action, an obs
 message is read but its kind and status fields: they are hashed whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
 ``<conversation>/events/``, or the agent server's ``<conversation>/event_service/events/`` of 2025;
-its ``base_state.json`` and ``meta.json`` are not read) is one conversation, and so is what
+its ``base_state.json`` and ``meta.json`` are not read; one with no event file yet, just
+created, is skipped with a warning) is one conversation, and so is what
 ``openhands --headless --json`` prints: the same events one a line (but the ``SystemPromptEvent``),
 among the console lines the CLI prints around them (its banner, ``Agent is working``, the
 conversation summary, the id to resume it with), which are not read. A file is read so when its
@@ -35,8 +36,9 @@ line is skipped, with a warning, as in any JSON Lines file).
 
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
-the ``instance_id`` (the task; ``--scenario-id`` does not override it), and a run that ended in
-an ``error`` (a runtime error, the iteration limit) is ``final_status: error``.
+the ``instance_id`` (the task; ``--scenario-id`` does not override it; OpenDevin's benchmarks of
+mid-2024 named it ``task_id``, ``question_id``, ``qid``, ``test_case_id`` or ``id``), and a run
+that ended in an ``error`` (a runtime error, the iteration limit) is ``final_status: error``.
 """
 
 from __future__ import annotations
@@ -50,7 +52,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.common import identifier, instance_scenario, warn_instance_scenario
+from abw.importers.common import (
+    identifier,
+    instance_scenario,
+    task_id,
+    warn_instance_scenario,
+)
 from abw.importers.rawio import (
     as_dict,
     held_fields,
@@ -86,8 +93,37 @@ REMOVED_FIELDS = (
     "extras",
     "tool_call_metadata.model_response",
 )
-#: What an evaluation's EvalOutput holds around the events (the task's text, the patch, ...)
-INSTANCE_FIELDS = ("instruction", "instance", "test_result", "metadata", "metrics")
+#: What an evaluation's output holds around the events, never read (the task's text, the patch,
+#: the error, the model's answer ...): EvalOutput's fields (``llm_completions``, the raw model
+#: calls, in late 2024), then those of OpenDevin's benchmarks of mid-2024, which wrote their own
+#: records (``final_message``, ``messages``: logic_reasoning; ``text``: gorilla, toolqa; ...).
+INSTANCE_FIELDS = (
+    "instruction",
+    "instance",
+    "test_result",
+    "metadata",
+    "metrics",
+    "error",
+    "llm_completions",
+    "final_message",
+    "messages",
+    "text",
+    "generated",
+    "biocoder_instance",
+    "swe_instance",
+    "git_patch",
+    "agent_answer",
+    "final_answer",
+    "ground_truth",
+    "eval_output",
+    "eval_script",
+)
+#: What an evaluation's output names its task by (the first it holds): EvalOutput's
+#: ``instance_id``; in a record with a ``history``, also what OpenDevin's benchmarks of mid-2024
+#: wrote instead: ``task_id`` (bird, humanevalfix), ``question_id`` (gorilla), ``qid`` (toolqa),
+#: ``test_case_id`` (biocoder), ``id`` (logic_reasoning, mint).
+_TASK_KEYS = ("instance_id",)
+_OPENDEVIN_TASK_KEYS = ("task_id", "question_id", "qid", "test_case_id", "id")
 
 #: V1 event kinds that do not end in ``Event``.
 _V1_KINDS = {"UserRejectObservation", "Condensation", "CondensationRequest"}
@@ -119,6 +155,10 @@ _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
 #: What a conversation's folder holds beside ``events/``: its state, the agent server's record
 #: of it (``meta.json``: the agent's config, its masked secrets); neither is read.
 _STATE_FILES = {"base_state.json", "meta.json"}
+#: The key of a document that holds its events.
+_HISTORY_KEYS = ("events", "history", "trajectory")
+#: A conversation's state, written when it is created (its first event comes later).
+_BASE_STATE = "base_state.json"
 #: A line that opens a JSON object (``openhands --headless --json`` prints an event a line).
 _OBJECT_LINE = re.compile(rb"^[ \t]*\{", re.MULTILINE)
 
@@ -155,6 +195,13 @@ def _events(
     is then in pair ``i // 2``); a trajectory in which no event is OpenHands' is refused."""
     prefix: tuple[str, ...] = ()
     if isinstance(document, dict):
+        if path.name == _BASE_STATE and not any(k in document for k in _HISTORY_KEYS):
+            raise AbwInputError(
+                "an OpenHands conversation's state, not its events: import the conversation's "
+                "folder (its events/event-*.json)",
+                file=path,
+                line=line_of(()),
+            )
         if _is_v1(document):
             raise AbwInputError(
                 "one event of an OpenHands conversation: import the folder that holds its "
@@ -163,7 +210,7 @@ def _events(
                 line=line_of(()),
                 field="kind",
             )
-        for key in ("events", "history", "trajectory"):
+        for key in _HISTORY_KEYS:
             if isinstance(document.get(key), list):
                 document, prefix = document[key], (key,)
                 break
@@ -256,6 +303,20 @@ def _event_files(folder: Path) -> list[Path]:
     return [path for *_, path in sorted(numbered)]
 
 
+def _holds_state(folder: Path) -> bool:
+    """Whether ``folder`` holds a conversation's state: its ``events/``, or its
+    ``base_state.json`` (written when the conversation is created, before any event)."""
+    return (folder / "events").is_dir() or (folder / _BASE_STATE).is_file()
+
+
+def _conversation_of(holder: Path, root: Path) -> Path:
+    """The conversation folder a file in ``holder`` belongs to: above its ``events/`` and the
+    agent server's ``event_service/``, never above ``root`` (the folder imported)."""
+    for name in ("events", "event_service"):
+        holder = holder.parent if holder.name == name and holder != root else holder
+    return holder
+
+
 def _model(document: Any) -> str | None:
     """The model an evaluation's ``metadata.llm.model`` names (V1 events name none)."""
     llm = as_dict(as_dict(as_dict(document).get("metadata")).get("llm"))
@@ -283,18 +344,18 @@ class OpenHandsImporter(Importer):
         units: set[Path] = set()
         files: list[Path] = []
         for path in super().discover(folder):
-            if _EVENT_FILE.fullmatch(path.name):
-                unit = path.parent
-                for holder in ("events", "event_service"):
-                    unit = unit.parent if unit.name == holder and unit != folder else unit
-                units.add(unit)
-            elif not (path.name in _STATE_FILES and (path.parent / "events").is_dir()):
+            if _EVENT_FILE.fullmatch(path.name) or (
+                path.name in _STATE_FILES and _holds_state(path.parent)
+            ):  # (a conversation with no event yet is one too: it is skipped, with a warning)
+                units.add(_conversation_of(path.parent, folder))
+            else:
                 files.append(path)
         return sorted([*files, *units])
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         if path.is_dir():  # a V1 conversation: one event a file
-            return [self._conversation(path, options)]
+            trace = self._conversation(path, options)
+            return [] if trace is None else [trace]
         raw = read_raw(path)
         source_hash = sha256_hex(raw)  # (the format has no id: a trace's id is made from it)
         trace_id = f"openhands-{source_hash[:16]}"
@@ -326,10 +387,17 @@ class OpenHandsImporter(Importer):
         warn_instance_scenario(options, traces, path.name)
         return traces
 
-    def _conversation(self, folder: Path, options: ImportOptions) -> Trace:
+    def _conversation(self, folder: Path, options: ImportOptions) -> Trace | None:
         """The trace of a V1 conversation persisted as a folder of event files; each span
-        points at its event's file."""
+        points at its event's file. A conversation just created (its ``base_state.json``, no
+        event file yet) is no run yet: None, with a warning."""
         files = _event_files(folder)
+        if not files and any(_holds_state(f) for f in (folder, folder / "event_service")):
+            options.warn(
+                f"{folder.name}: an OpenHands conversation with no event yet (its "
+                f"{_BASE_STATE}, no events/event-*.json): skipped"
+            )
+            return None
         if not files:
             raise AbwInputError("no OpenHands event files (event-NNNNN-<id>.json)", file=folder)
         raws = [read_raw(path) for path in files]
@@ -362,7 +430,8 @@ class OpenHandsImporter(Importer):
         it; ``source_hash``: the file's; ``files``: each event's own file, if any)."""
         events, prefix, v1, paired = _events(document, path, line_of)
         if isinstance(document, dict):
-            options = instance_scenario(options, document.get("instance_id"))
+            keys = _TASK_KEYS + (_OPENDEVIN_TASK_KEYS if "history" in document else ())
+            options = instance_scenario(options, task_id(document, keys))
         if v1:
             run = _V1Run(options, path, _model(document))
             run.read(events)

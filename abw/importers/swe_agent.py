@@ -8,9 +8,10 @@ itself is never kept). There is no exit code: the status is read from fixed text
 error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes on); a command
 SWE-agent stopped at its time limit (0.x: a line ``EXECUTION TIMED OUT``; 1.x: ``The command '…' was
 cancelled because it took more than N seconds.``) timed out. ``info.exit_status`` gives the run's
-outcome (``submitted``, and mini-swe-agent's ``Submitted``, are success). A file that holds only
-``history`` (SWE-agent's demonstrations) is read from its assistant messages' ``action`` and the
-replies to them.
+outcome (``submitted``, and mini-swe-agent's ``Submitted``, are success; ``skipped``,
+``exit_forfeit`` and ``exit_command``, a run stopped on purpose, cancelled; any other exit an
+error). A file that holds only ``history`` (SWE-agent's demonstrations) is read from its assistant
+messages' ``action`` and the replies to them.
 
 mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its own
 inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
@@ -205,12 +206,20 @@ def observation_outcome(text: Any) -> str:
     return "error" if any(p.search(head) for p in _FAILURES) else "ok"
 
 
+#: ``info.exit_status`` of a run stopped on purpose, with nothing submitted: skipped, given up
+#: (``exit_forfeit``), or ended by the ``exit`` its agent typed (1.x's ``exit_command``: the
+#: model's, or a human's ^D in ``human`` mode).
+_STOPPED = frozenset({"skipped", "exit_forfeit", "exit_command"})
+
+
 def _final_status(exit_status: Any) -> str:
+    """The run's status from ``info.exit_status``: submitted -> success, stopped on purpose
+    (:data:`_STOPPED`) -> cancelled, any other exit (a limit, an error) -> error."""
     if not isinstance(exit_status, str) or not exit_status:
         return "unknown"
     if exit_status in _SUBMITTED:
         return "success"
-    if exit_status in {"skipped", "exit_forfeit"}:
+    if exit_status in _STOPPED:
         return "cancelled"
     return "error"
 
