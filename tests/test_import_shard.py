@@ -69,7 +69,9 @@ def test_workers_start_their_own_local_cluster(run_cli, tmp_path):
 def test_a_bad_file_on_a_worker_is_the_same_one_line_error(run_cli, tmp_path, cluster):
     source = tmp_path / "sessions"
     shutil.copytree(CORPUS / "claude-code", source)
-    bad = sorted(source.glob("*.jsonl"))[BATCH_FILES + 1]
+    bad = [p for p in sorted(source.glob("*.jsonl")) if p.read_bytes().count(b"\n") > 1][
+        BATCH_FILES + 1
+    ]  # past the first batch, with a second line to break
     lines = bad.read_bytes().splitlines(keepends=True)
     lines[1] = b'{"type": "user", "message": {oops\n'
     bad.write_bytes(b"".join(lines))

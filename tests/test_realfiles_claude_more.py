@@ -182,3 +182,43 @@ def test_powershell_is_a_shell_tool():
     labelled = _trace(ASYNC_AGENT, labels=parse_labels("ensure-artifacts:guardrail"))
     named = [(s.name, s.type) for s in labelled.spans if s.attributes.get("tool") == "PowerShell"]
     assert named == [("ensure-artifacts", "guardrail")] * 2
+
+
+#: Claude Code 2.1.217, a whole checkpoint (28 lines): the first request (line 13) was refused
+#: by claude-fable-5's safeguards and answered by claude-opus-4-8 (its ``fallback`` block, and
+#: the ``system``/``model_refusal_fallback`` of the same ``requestId`` at line 19).
+REFUSAL_FALLBACK = CLAUDE / "JanDeDobbeleer__oh-my-posh__refusal-fallback-2.1.217-402ffe3.jsonl"
+
+
+def test_a_refused_request_answered_by_a_fallback_model_is_marked():
+    """A safeguards refusal that switched models left no trace: the llm span of the request
+    carries the model that refused, as API retries are carried (no span of their own)."""
+    trace = _trace(REFUSAL_FALLBACK)
+    marked = [
+        (s.source_ref.line, s.name, s.status, s.attributes.get("model_fallback_from"))
+        for s in trace.spans
+        if s.type == "llm"
+    ]
+    assert marked == [
+        (13, "claude-opus-4-8", "success", "claude-fable-5"),
+        (20, "claude-opus-4-8", "success", None),  # later requests go to the fallback model
+        (26, "claude-opus-4-8", "success", None),
+    ]
+    assert trace.spans[0].attributes["model_fallback_reason"] == "refusal"
+    assert [s.name for s in trace.spans if s.type != "llm"] == ["Skill", "Read"]
+
+
+def test_a_run_cut_off_after_a_task_notification_is_undecided(tmp_path: Path):
+    """A ``<task-notification>`` (``origin.kind: task-notification``) is Claude Code's, not the
+    user's, yet the model owes it a reply (of 107 distinct real ones, 106 were answered at once,
+    one with the person's next prompt): a file that ends on one, before the agent
+    reacted to the failed agent it launched, is ``unknown``, as after a tool result with no reply.
+    The excerpt cut after the notification (line 110) and its attachments (to line 118)."""
+    cut = tmp_path / "notified.jsonl"
+    cut.write_bytes(b"".join(ASYNC_AGENT.read_bytes().splitlines(keepends=True)[:118]))
+    trace = _trace(cut)
+    assert _background(trace)[0] == ("Agent", 5, "error", "error", "failed")  # it was read
+    assert trace.run.final_status == "unknown"
+    answered = tmp_path / "answered.jsonl"  # up to the answer just before it: a success
+    answered.write_bytes(b"".join(ASYNC_AGENT.read_bytes().splitlines(keepends=True)[:109]))
+    assert _trace(answered).run.final_status == "success"

@@ -32,7 +32,7 @@ from abw.importers.claude.outcomes import (
     span_type,
 )
 from abw.importers.claude.reader import PROMPT_LOG, JsonlReader, is_warmup_prompt
-from abw.importers.common import extract_arguments, match_label
+from abw.importers.common import extract_arguments, identifier, match_label
 from abw.importers.spans import parse_time
 
 #: Claude Code's ``version`` (``2.1.39``, ``1.0.98-beta.1``) is kept raw as ``run.agent_version``,
@@ -124,6 +124,8 @@ class AgentState:
     #: ``system``/``api_error`` retry records not yet followed by the request's outcome:
     #: (line, attempt, max retries, HTTP status)
     retries: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
+    #: a ``model_refusal_fallback`` whose request has no llm span yet: its attributes
+    fallback: dict[str, str] = field(default_factory=dict)
 
 
 #: The model name Claude Code gives the assistant messages it writes itself.
@@ -149,6 +151,17 @@ def _record_retries(llm: Draft, state: AgentState) -> None:
     if statuses:
         llm.attributes["api_error_statuses"] = statuses
     state.retries.clear()
+
+
+def fallback_attributes(refused_model: Any, reason: Any = None) -> dict[str, str]:
+    """The attributes of a model call whose first model refused (its safeguards) and that
+    another model answered: ``model_fallback_from`` (the model that refused) and
+    ``model_fallback_reason`` (``refusal``), each kept only when it is a plain identifier."""
+    found = {
+        "model_fallback_from": identifier(refused_model),
+        "model_fallback_reason": identifier(reason),
+    }
+    return {key: value for key, value in found.items() if value is not None}
 
 
 def is_stream_json(record: dict[str, Any]) -> bool:
@@ -182,6 +195,7 @@ class FileParser:
         self.agents: dict[str, AgentState] = {}
         self.tools: dict[str, Draft] = {}
         self.messages: dict[tuple[str, str], Draft] = {}
+        self.requests: dict[tuple[str, str], Draft] = {}  # (agent, API requestId) -> llm span
         self.inline_root: dict[str, str] = {}  # sidechain line uuid -> agent key
         self.task_prompts: list[tuple[str, Draft]] = []  # unclaimed Task calls (inline linking)
         self.agent_links: dict[str, str] = {}  # subagent agentId -> Task tool_use_id
@@ -356,6 +370,11 @@ class FileParser:
             self.messages[(agent, message_id)] = llm
             self.drafts.setdefault(agent, []).append(llm)
             _record_retries(llm, state)
+            llm.attributes.update(state.fallback)
+            state.fallback.clear()
+        request_id = record.get("requestId")
+        if isinstance(request_id, str) and request_id:
+            self.requests.setdefault((agent, request_id), llm)
         usage = message.get("usage")
         if isinstance(usage, dict):
             for key in _USAGE_KEYS:
@@ -386,6 +405,10 @@ class FileParser:
                     texts.append(block["text"])
             elif block_type in ("thinking", "redacted_thinking"):
                 self.removed.add("thinking")
+            elif block_type == "fallback":  # the model switched mid-request: {from, to}
+                refused = block.get("from")
+                refused = refused.get("model") if isinstance(refused, dict) else None
+                llm.attributes.update(fallback_attributes(refused))
             else:
                 self.removed.add("assistant_content")
         if texts and record.get("isApiErrorMessage") is not True:  # an API error is no answer
@@ -519,6 +542,15 @@ class FileParser:
         parent = record.get("parentUuid")
         if isinstance(parent, str) and parent in self.caveats:
             return  # a local command's own output after its caveat ("Unknown skill: ...")
+        origin = record.get("origin")
+        if text.lstrip().startswith(TASK_NOTIFICATION) or (
+            isinstance(origin, dict) and origin.get("kind") == "task-notification"
+        ):
+            # Claude Code's, not the user's: a background task's end handed to the model, which
+            # answers it in a new turn; with no reply the run ends undecided, as after a tool
+            # result with no reply
+            state.last_event = "task_notification"
+            return
         state.last_event = "prompt"
 
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
@@ -612,6 +644,8 @@ class FileParser:
         if subtype in _COMPACTIONS:
             self._compaction(line, record, agent, subtype)
             return
+        if subtype == "model_refusal_fallback":
+            self._refusal_fallback(record, agent)
         if subtype == "api_error":
             state = self._state(agent)
             state.last_event = "api_retry"  # a retry announced: not yet the request's outcome
@@ -621,6 +655,19 @@ class FileParser:
             )
         if any(key in record for key in ("content", "hookInfos", "hookErrors", "error")):
             self.removed.add("system_message")
+
+    def _refusal_fallback(self, record: dict[str, Any], agent: str) -> None:
+        """``system``/``model_refusal_fallback`` (2.1.2xx): the model's safeguards refused a
+        request and another model answered it. Like an API retry, it is no span of its own:
+        the llm span of that request (its ``requestId``; else the agent's next one) carries
+        :func:`fallback_attributes`."""
+        found = fallback_attributes(record.get("originalModel"), record.get("trigger"))
+        request_id = record.get("requestId")
+        llm = self.requests.get((agent, request_id)) if isinstance(request_id, str) else None
+        if llm is not None:
+            llm.attributes.update(found)
+        else:
+            self._state(agent).fallback.update(found)
 
     def _compaction(self, line: int, record: dict[str, Any], agent: str, subtype: str) -> None:
         """A ``memory`` span for a context compaction: ``compact_boundary`` (the conversation
