@@ -618,3 +618,29 @@ def test_traces_without_agent_spans_are_skipped_with_a_warning(run_cli, tmp_path
         "retriever, handoff, guardrail or agent): nothing to import"
     )
     assert not (tmp_path / "p").exists()
+
+
+def test_a_nan_or_infinite_double_value_is_no_internal_error(tmp_path, run_cli):
+    """OTLP/JSON writes a double's NaN and Infinity as strings ("NaN", "Infinity"): read as
+    floats, a tool result of NaN could not be hashed, and the import stopped with an internal
+    error."""
+    tool = _span(
+        "ab" * 16,
+        "cd" * 8,
+        None,
+        "execute_tool measure",
+        100,
+        attributes=[
+            _attr("gen_ai.operation.name", "execute_tool"),
+            _attr("gen_ai.tool.name", "measure"),
+            {"key": "gen_ai.tool.call.result", "value": {"doubleValue": "NaN"}},
+            {"key": "gen_ai.tool.call.arguments", "value": {"doubleValue": "-Infinity"}},
+        ],
+    )
+    path = tmp_path / "nan.jsonl"
+    path.write_text(_request(tool) + "\n")
+    code, _, err = run_cli("import", "otel", "--input", path, "--out", tmp_path / "out")
+    assert code == 0, err
+    (trace,) = get_importer("otel").import_file(path, ImportOptions())
+    (span,) = trace.spans
+    assert span.input_hash and span.output_hash

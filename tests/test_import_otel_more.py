@@ -259,3 +259,37 @@ def test_a_model_call_recorded_inside_itself_counts_once():
         s["attributes"]["llm.token_count.prompt"] for s in outer
     ]
     assert [s.span_id for s in calls] == [format(s["context"]["span_id"], "016x") for s in outer]
+
+
+def test_a_model_call_recorded_inside_itself_keeps_the_tokens_of_either(tmp_path):
+    """One request traced at two levels with the same input, its tokens only on the inner span
+    (a wrapper that does not see the response's usage): folded into the outer span, the call
+    lost its tokens."""
+
+    def span(span_id: str, parent: str | None, tokens: bool) -> dict[str, Any]:
+        attributes = [
+            {"key": "openinference.span.kind", "value": {"stringValue": "LLM"}},
+            {"key": "llm.model_name", "value": {"stringValue": "m"}},
+            {"key": "input.value", "value": {"stringValue": "same request"}},
+        ]
+        if tokens:
+            attributes += [
+                {"key": "llm.token_count.prompt", "value": {"intValue": "12"}},
+                {"key": "llm.token_count.completion", "value": {"intValue": "3"}},
+            ]
+        return {
+            "traceId": "ab" * 16,
+            "spanId": span_id,
+            **({"parentSpanId": parent} if parent else {}),
+            "name": "call",
+            "startTimeUnixNano": "1000",
+            "endTimeUnixNano": "2000",
+            "attributes": attributes,
+        }
+
+    path = tmp_path / "wrapped.jsonl"
+    spans = [span("01" * 8, None, False), span("02" * 8, "01" * 8, True)]
+    path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}) + "\n")
+    (trace,), _ = _import(path)
+    (call,) = trace.spans
+    assert (call.attributes["input_tokens"], call.attributes["output_tokens"]) == (12, 3)

@@ -365,3 +365,263 @@ def test_an_openllmetry_request_inside_an_adk_model_call_is_that_call():
         tags["gen_ai.usage.prompt_tokens"],
         tags["gen_ai.usage.completion_tokens"],
     )
+
+
+#: Strands Agents 1.62.0's own tracing (OpenAIModel against a loopback stub; a tool that
+#: succeeds, one that raises, an answer), exported with the OTLP JSON file exporter: by default
+#: it writes content only as span events (``gen_ai.user.message``, ``gen_ai.tool.message``,
+#: ``gen_ai.choice``); with ``OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental`` as
+#: ``gen_ai.client.inference.operation.details`` events (``gen_ai.input/output.messages``).
+STRANDS = CORPUS / "otel-frameworks" / "gen__otlp-json__strands-agents-1.62.0__openai-tools.jsonl"
+STRANDS_LATEST = (
+    CORPUS / "otel-frameworks" / "gen__otlp-json__strands-agents-1.62.0__latest-semconv.jsonl"
+)
+
+
+def _events(span: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    """A raw OTLP span's events by name, their attributes decoded to plain values."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event in span.get("events", []):
+        attributes = {a["key"]: next(iter(a["value"].values())) for a in event["attributes"]}
+        out.setdefault(event["name"], []).append(attributes)
+    return out
+
+
+def test_strands_content_recorded_in_span_events_is_read():
+    """Strands writes a call's arguments, its result and the run's answer only in span events:
+    every span had no input or output hash, the run no final output, and ``--argument-fields``
+    kept nothing (silently). Both of its event shapes now give the same hashes."""
+    raw = _otlp_lines(STRANDS)
+    (root,) = [s for s in raw if "parentSpanId" not in s or not s["parentSpanId"]]
+    (answer,) = _events(root)["gen_ai.choice"]
+    tools = [s for s in raw if s["attributes"].get("gen_ai.operation.name") == "execute_tool"]
+    sent = [json.loads(_events(s)["gen_ai.tool.message"][0]["content"]) for s in tools]
+    assert not any(k in s["attributes"] for s in tools for k in ("gen_ai.tool.call.arguments",))
+
+    fields = parse_argument_fields("lookup_order:order_id,issue_refund:amount")
+    traces = {}
+    for path in (STRANDS, STRANDS_LATEST):
+        (traces[path],) = get_importer("otel").import_file(
+            path, ImportOptions(argument_fields=fields)
+        )
+    trace = traces[STRANDS]
+    assert trace.run.final_output_hash == content_hash(answer["message"])
+    called = [s for s in trace.spans if s.type == "tool"]
+    assert [(s.name, s.status) for s in called] == [
+        ("lookup_order", "success"),
+        ("issue_refund", "error"),
+    ]
+    assert [s.attributes["arguments"] for s in called] == [
+        {"order_id": sent[0]["order_id"]},
+        {"amount": sent[1]["amount"]},
+    ]
+    assert all(s.input_hash and s.output_hash for s in trace.spans)
+    latest = traces[STRANDS_LATEST]
+    assert latest.run.final_output_hash == trace.run.final_output_hash
+    assert [s.input_hash for s in latest.spans if s.type == "tool"] == [
+        s.input_hash for s in called
+    ]
+
+
+#: LangGraph 1.2.24 ``create_react_agent`` (ChatOpenAI against a loopback stub; a tool that
+#: succeeds, one that raises, handled by its ToolNode) traced by
+#: openinference-instrumentation-langchain 0.1.80, OTLP JSON file exporter.
+LANGGRAPH = (
+    CORPUS
+    / "otel-frameworks"
+    / "gen__otlp-json__langgraph-1.2.24__openinference-langchain-0.1.80.jsonl"
+)
+
+
+def test_langgraph_final_output_is_the_answer_not_the_graph_state():
+    """OpenInference records a LangGraph run's output as the graph's state, ``{"messages":
+    [...]}`` in LangChain's serialised shape: the run's final output was that whole state (every
+    message, with per-run ids, so no two runs with the same answer agreed) and it had no text
+    for ``--output-fields``."""
+    raw = _otlp_lines(LANGGRAPH)
+    (root,) = [s for s in raw if not s.get("parentSpanId")]
+    state = json.loads(root["attributes"]["output.value"])
+    last = state["messages"][-1]
+    assert last["type"] == "ai" and isinstance(last["data"]["content"], str)
+
+    (trace,) = get_importer("otel").import_file(LANGGRAPH, ImportOptions())
+    assert trace.run.final_output_hash == content_hash(last["data"]["content"])
+    assert [(s.type, s.name, s.status) for s in trace.spans if s.type == "tool"] == [
+        ("tool", "lookup_order", "success"),
+        ("tool", "issue_refund", "error"),
+    ]
+    llm = [s for s in raw if s["attributes"].get("openinference.span.kind") == "LLM"]
+    assert [s.attributes["input_tokens"] for s in trace.spans if s.type == "llm"] == [
+        int(s["attributes"]["llm.token_count.prompt"]) for s in llm
+    ]
+
+
+#: The same LangGraph agent traced by OpenLLMetry's opentelemetry-instrumentation-langchain
+#: 0.62.4; its first tool searches through a LangChain retriever.
+LANGGRAPH_OPENLLMETRY = (
+    CORPUS
+    / "otel-frameworks"
+    / "gen__otlp-json__langgraph-1.2.24__openllmetry-langchain-0.62.4.jsonl"
+)
+
+
+def test_openllmetry_langgraph_retriever_and_agent_creation():
+    """OpenLLMetry names a LangChain retriever's operation ``vector_db_retrieve`` (the search
+    was infrastructure, dropped), and traces the graph's compilation, ``create_agent``, as a
+    trace of its own (imported as a second run: no span, success, passing every check)."""
+    raw = _otlp_lines(LANGGRAPH_OPENLLMETRY)
+    (created,) = [s for s in raw if s["attributes"].get("gen_ai.operation.name") == "create_agent"]
+    assert [s for s in raw if s["traceId"] == created["traceId"]] == [created]
+    (search,) = [
+        s for s in raw if s["attributes"].get("gen_ai.operation.name") == "vector_db_retrieve"
+    ]
+
+    options = ImportOptions()
+    (trace,) = get_importer("otel").import_file(LANGGRAPH_OPENLLMETRY, options)
+    assert trace.run.trace_id != created["traceId"]
+    assert len(options.warnings) == 1 and "skipped 1 trace" in options.warnings[0]
+    assert [(s.type, s.name, s.status) for s in trace.spans if s.type != "llm"] == [
+        ("tool", "search_policy", "success"),
+        ("retriever", search["attributes"]["traceloop.entity.name"], "success"),
+        ("tool", "issue_refund", "error"),
+    ]
+    (retriever,) = [s for s in trace.spans if s.type == "retriever"]
+    assert retriever.span_id == search["spanId"]
+    assert retriever.parent_span_id == search["parentSpanId"]
+
+
+#: LlamaIndex 0.14.25 ``FunctionAgent`` (llama-index-llms-openai 0.8.3 against a loopback stub; a
+#: tool that succeeds, one that raises) traced by openinference-instrumentation-llama-index 4.6.1.
+LLAMA_INDEX = (
+    CORPUS
+    / "otel-frameworks"
+    / "gen__otlp-json__llama-index-0.14.25__openinference-llama-index-4.6.1.jsonl"
+)
+
+
+def test_llama_index_request_preparation_is_no_model_call_and_the_answer_is_the_output():
+    """OpenInference marks every traced method of a LlamaIndex LLM ``LLM``, so each request's
+    ``OpenAI._prepare_chat_with_tools`` (no request, no tokens) was a model call of its own:
+    twice the run's calls. The run's output was the workflow's ``StopEvent`` repr, cut short by
+    OpenInference (two answers alike in their first words had one hash)."""
+    raw = _otlp_lines(LLAMA_INDEX)
+    kinds = [s for s in raw if s["attributes"].get("openinference.span.kind") == "LLM"]
+    prepare = [s for s in kinds if s["name"] == "OpenAI._prepare_chat_with_tools"]
+    requests = [s for s in kinds if s["name"] == "OpenAI.astream_chat"]
+    assert len(prepare) == len(requests) == 3 and len(kinds) == 6
+    assert not any("llm.token_count.prompt" in s["attributes"] for s in prepare)
+    (root,) = [s for s in raw if not s.get("parentSpanId")]
+    assert root["attributes"]["output.value"].startswith("StopEvent(")
+    answer = requests[-1]["attributes"]["llm.output_messages.0.message.content"]
+
+    (trace,) = get_importer("otel").import_file(LLAMA_INDEX, ImportOptions())
+    llm = [s for s in trace.spans if s.type == "llm"]
+    assert [s.span_id for s in llm] == [s["spanId"] for s in requests]
+    assert [s.attributes["input_tokens"] for s in llm] == [
+        int(s["attributes"]["llm.token_count.prompt"]) for s in requests
+    ]
+    assert trace.run.final_output_hash == content_hash(answer)
+    assert [(s.name, s.status) for s in trace.spans if s.type == "tool"] == [
+        ("lookup_order", "success"),
+        ("issue_refund", "error"),
+    ]
+
+
+#: LlamaIndex 0.14.25 ``OpenAI.structured_predict`` (a JSON-schema answer from a loopback stub)
+#: traced by openinference-instrumentation-llama-index 4.6.1.
+LLAMA_INDEX_STRUCTURED = (
+    CORPUS / "otel-frameworks" / "gen__otlp-json__llama-index-0.14.25__structured-predict.jsonl"
+)
+
+
+def test_an_llm_span_without_tokens_around_the_request_is_no_model_call():
+    """``structured_predict`` is an ``LLM`` span around the ``OpenAI.chat`` request; it records
+    no tokens, the request does: the run had two model calls for one, the first without
+    tokens (and, folded as one request, the outer span lost the request's tokens)."""
+    raw = _otlp_lines(LLAMA_INDEX_STRUCTURED)
+    outer, inner = raw
+    assert (outer["name"], inner["name"]) == ("OpenAI.structured_predict", "OpenAI.chat")
+    assert inner["parentSpanId"] == outer["spanId"]
+    assert {s["attributes"]["openinference.span.kind"] for s in raw} == {"LLM"}
+    assert "llm.token_count.prompt" not in outer["attributes"]
+
+    (trace,) = get_importer("otel").import_file(LLAMA_INDEX_STRUCTURED, ImportOptions())
+    (llm,) = trace.spans
+    assert (llm.type, llm.span_id, llm.parent_span_id) == ("llm", inner["spanId"], None)
+    assert (llm.attributes["input_tokens"], llm.attributes["output_tokens"]) == (
+        int(inner["attributes"]["llm.token_count.prompt"]),
+        int(inner["attributes"]["llm.token_count.completion"]),
+    )
+
+
+#: OpenAI Agents SDK 0.24.0 runs that raised (chat-completions model at a loopback stub): a
+#: tool with ``failure_error_function=None`` that raises (``UserError``), and a run past
+#: ``max_turns`` (``MaxTurnsExceeded``); each exported natively (``Trace/Span.export()``) and
+#: through openinference-instrumentation-openai-agents 2.6.0 at once.
+AGENTS_RAISED = ("tool-error-raised", "max-turns-exceeded")
+
+
+def _agents_raised(variant: str) -> tuple[Path, Path]:
+    return (
+        CORPUS / "openai-agents" / f"gen__openai-agents-sdk-0.24.0__{variant}.json",
+        CORPUS
+        / "otel-frameworks"
+        / f"gen__otlp-json__openai-agents-0.24.0__openinference-2.6.0__{variant}.jsonl",
+    )
+
+
+def test_an_agents_sdk_run_that_raised_failed():
+    """Only the agent span records the error of a run that raised: the native export's root (the
+    ``task`` span) and OpenInference's ``Agent workflow`` root end without one, so the run read
+    ``success``."""
+    for variant in AGENTS_RAISED:
+        native, otlp = _agents_raised(variant)
+        objects = json.loads(native.read_text())["data"]
+        (root,) = [o for o in objects if o["object"] == "trace.span" and not o["parent_id"]]
+        (agent,) = [o for o in objects if o.get("span_data", {}).get("type") == "agent"]
+        assert root["error"] is None and agent["error"] and agent["parent_id"] == root["id"]
+        raw = _otlp_lines(otlp)
+        roots = [s for s in raw if not s.get("parentSpanId")]
+        assert [s["status"].get("code") for s in roots] == [1]
+        (agent_span,) = [s for s in raw if s["attributes"].get("agent.name") == "support_agent"]
+        assert agent_span["status"]["code"] == 2
+
+        (by_sdk,) = get_importer("openai-agents").import_file(native, ImportOptions())
+        (by_otel,) = get_importer("otel").import_file(otlp, ImportOptions())
+        assert by_sdk.run.final_status == by_otel.run.final_status == "error", variant
+        assert [(s.name, s.status) for s in by_sdk.spans if s.type == "tool"] == [
+            (s.name, s.status) for s in by_otel.spans if s.type == "tool"
+        ]
+
+
+#: The Vercel AI SDK 6.0.333 (``generateText`` with ``experimental_telemetry``, @ai-sdk/openai
+#: 3.0.141 against a loopback stub; a tool that succeeds, one that throws) in node, its spans
+#: sent by @opentelemetry/exporter-trace-otlp-http 0.223.1 to a loopback receiver (each POST
+#: body one line).
+VERCEL = CORPUS / "otel-frameworks" / "gen__otlp-json__vercel-ai-sdk-6.0.333__openai-tools.jsonl"
+
+
+def test_vercel_ai_sdk_model_calls_tools_and_answer():
+    """``ai.generateText.doGenerate`` spans are the model calls (tokens as
+    ``gen_ai.usage.*``), ``ai.toolCall`` the tools (the throwing one ERROR with an exception
+    event), the answer ``ai.response.text`` of the last call."""
+    raw = _otlp_lines(VERCEL)
+    calls = [s for s in raw if s["name"] == "ai.generateText.doGenerate"]
+    tools = [s for s in raw if s["name"] == "ai.toolCall"]
+    (top,) = [s for s in raw if s["name"] == "ai.generateText"]
+
+    fields = parse_argument_fields("lookup_order:order_id")
+    (trace,) = get_importer("otel").import_file(VERCEL, ImportOptions(argument_fields=fields))
+    assert [s.type for s in trace.spans] == ["llm", "tool", "llm", "tool", "llm"]
+    assert [s.attributes["input_tokens"] for s in trace.spans if s.type == "llm"] == [
+        int(s["attributes"]["gen_ai.usage.input_tokens"]) for s in calls
+    ]
+    assert [(s.name, s.status, s.attributes["tool_call_id"]) for s in trace.spans[1::2]] == [
+        (t["attributes"]["ai.toolCall.name"], status, t["attributes"]["ai.toolCall.id"])
+        for t, status in zip(tools, ("success", "error"), strict=True)
+    ]
+    assert trace.spans[1].attributes["arguments"] == {
+        "order_id": json.loads(tools[0]["attributes"]["ai.toolCall.args"])["order_id"]
+    }
+    assert trace.run.final_status == "success"
+    assert trace.run.final_output_hash == content_hash(top["attributes"]["ai.response.text"])

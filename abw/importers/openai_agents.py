@@ -5,7 +5,8 @@ or JSON Lines with one exported object per line. ``function`` spans are tools (a
 makes them errors), ``generation``/``response`` are llm spans, ``handoff`` is a handoff to
 ``to_agent``, ``guardrail`` is a guardrail (``triggered`` -> denied); ``agent``, ``custom``
 (turn/task) and ``mcp_tools`` spans only scope and order their children. Spans are ordered
-pre-order by start time, like the same run exported over OpenTelemetry.
+pre-order by start time, like the same run exported over OpenTelemetry. The run failed when its
+root span, or an agent span of the run itself (not a sub-agent a tool called), has an error.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ class OpenAIAgentsImporter(Importer):
             data = span["span_data"]
             kind = data.get("type")
             failed = span.get("error") is not None
-            if not ancestors and failed:
+            if failed and (not ancestors or _runs_the_agent(kind, ancestors)):
                 root_error = True
             emitted_type, name = _kind(data)
             if emitted_type is None:
@@ -213,6 +214,15 @@ class OpenAIAgentsImporter(Importer):
             ),
             extra_run=extra,
         )
+
+
+def _runs_the_agent(kind: Any, ancestors: list[Node]) -> bool:
+    """Whether a span is an agent of the run itself, not a sub-agent a tool called: an ``agent``
+    span below no ``agent`` or ``function`` span. Its error is the run's (a tool error the SDK
+    lets through, max turns exceeded): the trace's root, the ``task`` span, records none."""
+    return kind == "agent" and not any(
+        a.payload["span_data"].get("type") in ("agent", "function") for a in ancestors
+    )
 
 
 def _kind(data: dict[str, Any]) -> tuple[str | None, str]:

@@ -17,8 +17,12 @@ non-standard ``agent_handoff``/``guardrail_check``) > framework keys (OpenLLMetr
 Google ADK's names (``call_llm``, ``agent_run [<agent>]``). Agent, chain and infrastructure
 spans are not emitted; they only order and scope their children; an llm span that is the only
 llm child of an llm span and records its input, none, or one in another instrumentation's shape
-(one request traced twice) is not either. Every ``traceId`` becomes its own trace; its final
-output is any-agent's recorded ``final_output`` where the file has one. See docs/importers.md.
+(one request traced twice) is not either, nor is an llm span without tokens around llm spans
+with them (a wrapper: LlamaIndex's ``structured_predict``). Content comes from attributes, else
+from the GenAI content events (Strands Agents). Every ``traceId`` becomes its own trace (not one
+of only a ``create_agent`` span); its final output is any-agent's recorded ``final_output``
+where the file has one; a run whose root ended well but whose top agent span failed (the OpenAI
+Agents SDK over OpenInference) failed. See docs/importers.md.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -50,6 +55,13 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 _AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
 #: ADK's record of parallel tool calls merged into one event; each call has its own span.
 _MERGED_TOOLS = "(merged tools)"
+#: LlamaIndex's ``<LLM class>._prepare_chat_with_tools``: it builds a request and sends none, but
+#: OpenInference marks every traced method of an LLM object ``LLM``.
+_PREPARES_REQUEST = "._prepare_chat_with_tools"
+#: A LlamaIndex workflow's result as OpenInference records it: the ``StopEvent`` repr, cut short.
+_WORKFLOW_RESULT = "StopEvent("
+#: OpenInference's flattened output message text: ``llm.output_messages.<i>.message.content``.
+_OI_OUTPUT_TEXT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content")
 
 #: Claude Code's own tracing (``CLAUDE_CODE_ENHANCED_TELEMETRY_BETA``) names its spans
 #: ``claude_code.<span.type>``: ``interaction`` > ``llm_request`` and ``tool`` > the tool's
@@ -63,7 +75,8 @@ _CLAUDE_REFUSED = {"user_reject": "rejected", "user_abort": "interrupted"}
 #: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
 LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
 TOOL_OPS = {"execute_tool"}
-RETRIEVER_OPS = {"retrieval", "embeddings", "rerank"}
+#: ``vector_db_retrieve``: OpenLLMetry's LangChain retriever (its own operation name).
+RETRIEVER_OPS = {"retrieval", "embeddings", "rerank", "vector_db_retrieve"}
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
 HANDOFF_OPS = {"agent_handoff", "handoff"}
 GUARDRAIL_OPS = {"guardrail_check", "guardrail", "apply_guardrail"}
@@ -138,6 +151,17 @@ _HANDOFF_TARGET_KEYS = (
     "to_agent",
 )
 
+#: The GenAI conventions' content events: ``gen_ai.client.inference.operation.details``
+#: (semconv 1.37+: the messages as its attributes) and, before it, one event a message.
+_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+}
+_CHOICE_EVENT = "gen_ai.choice"
+
 REMOVED_FIELDS = (
     "span.attributes",
     "span.events",
@@ -182,11 +206,12 @@ def any_value(value: Any) -> Any:
                 return int(inner)
             except (TypeError, ValueError):
                 return inner
-        if key == "doubleValue":
+        if key == "doubleValue":  # proto3 JSON: NaN and Infinity as strings, kept as they are
             try:
-                return float(inner)
+                number = float(inner)
             except (TypeError, ValueError, OverflowError):
                 return inner
+            return number if math.isfinite(number) else str(inner)
         if key == "arrayValue":
             values = inner.get("values", []) if isinstance(inner, dict) else []
             return [any_value(v) for v in values] if isinstance(values, list) else []
@@ -573,6 +598,8 @@ def classify(span: OSpan) -> Kind:
         return _claude_code_kind(a, name)
     oi = str(a.get("openinference.span.kind") or "").upper()
     if oi:
+        if oi == "LLM" and name.endswith(_PREPARES_REQUEST):
+            return Kind("container", name)
         if oi == "LLM":
             return Kind("llm", _model(a, name or "llm"))
         if oi == "TOOL":
@@ -675,6 +702,31 @@ def _claude_code_outcome(node: Node) -> tuple[str, str | None] | None:
     return None
 
 
+def _agent_failed(
+    walk: list[tuple[Node, list[Node]]],
+    kinds: dict[str, Kind],
+    failing_messages: set[str | None],
+    failing_below: dict[str, bool],
+) -> bool:
+    """Whether the run's agent failed though its root span did not: the last agent span that
+    the root holds through agent and infrastructure spans only (not a sub-agent a tool called)
+    has an error of its own (:func:`_outcome`). The OpenAI Agents SDK traced by OpenInference
+    ends its ``Agent workflow`` root OK when the run raised (a tool error it lets through, max
+    turns exceeded): only the agent span records it."""
+    scope = {"agent", "container"}
+    top = [
+        node
+        for node, ancestors in walk[1:]
+        if kinds[node.key].type == "agent" and all(kinds[a.key].type in scope for a in ancestors)
+    ]
+    if not top:
+        return False
+    last: OSpan = top[-1].payload
+    if last.status != "ERROR":
+        return False
+    return _outcome(last, kinds[top[-1].key], failing_messages, failing_below)[0] == "error"
+
+
 def _claude_code_gave_up(root: Node) -> bool:
     """A Claude Code interaction whose last model request failed (``success`` false, after
     its retries): the turn ended with no answer (``claude -p`` exits 1), though the
@@ -708,6 +760,40 @@ def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str,
             return attributes[key]
     flattened = {k: v for k, v in attributes.items() if k.startswith(flat)}
     return dict(sorted(flattened.items())) if flattened else ABSENT
+
+
+def _span_content(span: OSpan, output: bool) -> Any:
+    """A span's input (``output``: its output): its content attributes, else the content the
+    GenAI conventions put in span events (:func:`_event_content`)."""
+    keys, flat = (OUTPUT_KEYS, _FLAT_OUTPUT) if output else (INPUT_KEYS, _FLAT_INPUT)
+    found = _content(span.attributes, keys, flat)
+    return _event_content(span, output) if found is ABSENT else found
+
+
+def _event_content(span: OSpan, output: bool) -> Any:
+    """The content a span records in events: the ``gen_ai.input.messages`` (``output``:
+    ``gen_ai.output.messages``) of its ``gen_ai.client.inference.operation.details`` events,
+    else its older per-message events (Strands Agents' default): the ``content`` of its
+    ``gen_ai.<role>.message`` events (one: as it is, a tool call's arguments; several: as
+    ``{role, content}`` messages), the ``message`` of its ``gen_ai.choice`` events."""
+    details: dict[str, Any] = {}
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT:
+            details.update(attributes)
+    found = _content(details, OUTPUT_KEYS if output else INPUT_KEYS, ())
+    if found is not ABSENT:
+        return found
+    if output:
+        bodies = [a["message"] for n, a in span.events if n == _CHOICE_EVENT and a.get("message")]
+        return ABSENT if not bodies else bodies[0] if len(bodies) == 1 else bodies
+    messages = [
+        {"role": n.split(".")[1], "content": a["content"]}
+        for n, a in span.events
+        if n in _MESSAGE_EVENTS and a.get("content") is not None
+    ]
+    if not messages:
+        return ABSENT
+    return messages[0]["content"] if len(messages) == 1 else messages
 
 
 def _error_type(span: OSpan) -> str | None:
@@ -780,9 +866,15 @@ class AnyAgentImporter(OtelImporter):
 def _agent_run(members: list[OSpan]) -> bool:
     """Whether the spans of one trace id are an agent's run: some span is more than
     infrastructure (:func:`classify`: an llm, tool, retriever, handoff, guardrail or agent
-    span). An application's other traces (an HTTP request, a workflow build) are not runs: as
-    traces of no span that ended well they would count as runs that pass every check."""
-    return any(classify(span).type != "container" for span in members)
+    span). An application's other traces (an HTTP request, a workflow build, an agent's
+    ``create_agent``: OpenLLMetry's LangGraph instrumentation traces the graph's compilation
+    apart from its runs) are not runs: as traces of no span that ended well they would count
+    as runs that pass every check."""
+    return any(
+        classify(span).type != "container"
+        and span.attributes.get("gen_ai.operation.name") != "create_agent"
+        for span in members
+    )
 
 
 def build_trace(
@@ -804,6 +896,7 @@ def build_trace(
     nodes = [Node(s.span_id, s.parent_id, s.start_ns, s.end_ns, s) for s in unique.values()]
     walk = preorder(nodes)
     kinds = {node.key: classify(node.payload) for node, _ in walk}
+    _unwrap_requests(walk, kinds)
     failing_messages = {
         s.status_message for s in unique.values() if s.status == "ERROR" and _own_failure(s)
     }
@@ -830,8 +923,8 @@ def build_trace(
             kind.type,
             kind.name,
             outcome,
-            _content(span.attributes, INPUT_KEYS, _FLAT_INPUT),
-            _content(span.attributes, OUTPUT_KEYS, _FLAT_OUTPUT),
+            _span_content(span, output=False),
+            _span_content(span, output=True),
             span_id=span.span_id,
             line=span.line,
         )
@@ -853,7 +946,7 @@ def build_trace(
         drafts.append(draft)
         emitted.add(node.key)
         if kind.type == "llm":
-            llm_outputs.append(draft.output)
+            llm_outputs.append(_flat_answer(span.attributes) or draft.output)
     if unread:
         options.warn(
             f"{path.name}: no argument fields extracted from {', '.join(sorted(unread))}: the "
@@ -863,6 +956,7 @@ def build_trace(
     final_status = "unknown"
     if root is not None and (root.end_ns is not None or root.status == "OK"):
         failed = root.status == "ERROR" or _claude_code_gave_up(walk[0][0])
+        failed = failed or _agent_failed(walk, kinds, failing_messages, failing_below)
         final_status = "error" if failed else "success"
     final_output, final_text = _final(root, llm_outputs, recorded_output)
     return make_trace(
@@ -886,13 +980,104 @@ def _final(root: OSpan | None, llm_outputs: list[Any], recorded: Any) -> tuple[A
     has one."""
     if recorded is not ABSENT:
         return recorded, recorded if isinstance(recorded, str) else json.dumps(recorded)
-    output = _content(root.attributes, OUTPUT_KEYS, _FLAT_OUTPUT) if root else ABSENT
+    output = _span_content(root, output=True) if root else ABSENT
+    if isinstance(output, str) and output.startswith(_WORKFLOW_RESULT):
+        output = ABSENT  # a repr, cut short: the answer is the last model output's
     if output is ABSENT and llm_outputs:
         output = llm_outputs[-1]
     if output is ABSENT or output is None:
         return None, None
     text = assistant_text(output)
+    if text is None:
+        text = _langchain_text(output)
     return (output if text is None else text), text
+
+
+def _flat_answer(attributes: dict[str, Any]) -> str | None:
+    """The text of the last assistant message among OpenInference's flattened output messages,
+    where an llm span has them: its ``output.value`` is a client's whole response (OpenAI's
+    JSON, with per-request ids) or LlamaIndex's ``assistant: <text>``, not the answer."""
+    texts: list[tuple[int, str]] = []
+    for key, value in attributes.items():
+        match = _OI_OUTPUT_TEXT.fullmatch(key)
+        role = attributes.get(f"llm.output_messages.{match[1]}.message.role") if match else None
+        if match and _text(value) and role in (None, "assistant"):
+            texts.append((int(match[1]), value))
+    return max(texts)[1] if texts else None
+
+
+#: The class names LangChain serialises an AI message under (``dumpd``'s constructor ``id``).
+_AI_MESSAGES = {"AIMessage", "AIMessageChunk"}
+
+
+def _langchain_text(value: Any) -> str | None:
+    """The answer in LangChain's serialised shapes, which OpenInference records as a LangGraph
+    run's output and a chat model's: the content of the last message of ``{"messages": [...]}``
+    when it is an AI message (``message_to_dict``'s ``{"type": "ai", "data": {...}}`` or
+    ``dumpd``'s ``{"id": [..., "AIMessage"], "kwargs": {...}}``), or the last non-empty
+    ``text`` of ``{"generations": [[...]]}``. ``None`` where it holds no answer text."""
+    from abw.importers.rawio import decode_json_string
+
+    value = decode_json_string(value)
+    if not isinstance(value, dict):
+        return None
+    if "generations" in value:
+        texts = [
+            generation.get("text")
+            for batch in _list(value["generations"])
+            for generation in _list(batch)
+            if isinstance(generation, dict)
+        ]
+        return next((t for t in reversed(texts) if _text(t)), None)
+    messages = [m for m in _list(value.get("messages")) if isinstance(m, dict)]
+    if not messages:
+        return None
+    last = messages[-1]
+    constructor = [part for part in _list(last.get("id")) if isinstance(part, str)]
+    if last.get("type") != "ai" and not (constructor and constructor[-1] in _AI_MESSAGES):
+        return None
+    content = as_dict(last.get("data") or last.get("kwargs")).get("content")
+    if isinstance(content, list):  # content blocks
+        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = "".join(p for p in parts if isinstance(p, str))
+    return content if _text(content) else None
+
+
+#: Where an llm span records its token counts (``gen_ai.usage.prompt_tokens``: OpenLLMetry
+#: before the semconv names; ``llm.token_count.*``: OpenInference).
+_TOKEN_KEYS = (
+    ("gen_ai.usage.input_tokens", "input_tokens"),
+    ("gen_ai.usage.output_tokens", "output_tokens"),
+    ("gen_ai.usage.prompt_tokens", "input_tokens"),
+    ("gen_ai.usage.completion_tokens", "output_tokens"),
+    ("llm.token_count.prompt", "input_tokens"),
+    ("llm.token_count.completion", "output_tokens"),
+)
+
+
+def _has_tokens(span: OSpan) -> bool:
+    """Whether the span records a token count (Claude Code's plain ``input_tokens`` too)."""
+    keys = [k for k, _ in _TOKEN_KEYS]
+    if span.name == f"{CLAUDE_CODE}llm_request":
+        keys += ["input_tokens", "output_tokens"]
+    values = [span.attributes.get(k) for k in keys]
+    return any(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+def _unwrap_requests(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> None:
+    """Make an llm span that records no tokens while an llm span below it does a container:
+    it wraps the model requests below it (LlamaIndex's ``structured_predict`` around its
+    ``chat``), and they are the calls, with their tokens. Kept, it was a second model call, or
+    it absorbed the request below it as the same call (:func:`_repeated_call`) and its tokens
+    were lost."""
+    counted: set[str] = set()
+    for node, ancestors in walk:
+        if kinds[node.key].type == "llm" and _has_tokens(node.payload):
+            counted.update(a.key for a in ancestors)
+    for node, _ in walk:
+        kind = kinds[node.key]
+        if kind.type == "llm" and node.key in counted and not _has_tokens(node.payload):
+            kinds[node.key] = Kind("container", kind.name)
 
 
 def _repeated_call(span: OSpan, kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
@@ -936,14 +1121,19 @@ def _same_request(inner: dict[str, Any], outer: dict[str, Any]) -> bool:
     return _content(inner, INPUT_KEYS, _FLAT_INPUT) == _content(outer, INPUT_KEYS, _FLAT_INPUT)
 
 
-def _call_arguments(attributes: dict[str, Any], path: Path, line: int | None) -> Any:
-    """A tool span's record of the call's arguments (the first of ``ARGUMENT_KEYS``), with
-    the ``{"args": [], "kwargs": {...}}`` wrapper OpenInference writes for smolagents and
+def _call_arguments(span: OSpan, path: Path) -> Any:
+    """A tool span's record of the call's arguments (the first of ``ARGUMENT_KEYS``, else the
+    content of its one ``gen_ai.tool.message`` event: Strands Agents), with the
+    ``{"args": [], "kwargs": {...}}`` wrapper OpenInference writes for smolagents and
     LlamaIndex tools taken off."""
     from abw.importers.rawio import decode_json_string
 
+    attributes = span.attributes
     value = next((attributes[k] for k in ARGUMENT_KEYS if k in attributes), None)
-    decoded = decode_json_string(value, path, line)
+    if value is None:
+        sent = [a.get("content") for n, a in span.events if n == "gen_ai.tool.message"]
+        value = sent[0] if len(sent) == 1 else None
+    decoded = decode_json_string(value, path, span.line)
     if (
         isinstance(decoded, dict)
         and isinstance(decoded.get("kwargs"), dict)
@@ -957,7 +1147,7 @@ def _call_arguments(attributes: dict[str, Any], path: Path, line: int | None) ->
 def _keep_arguments(draft: Draft, span: OSpan, options: ImportOptions, path: Path) -> bool:
     """Keep the ``--argument-fields`` of a tool or retriever span; False when a field is named
     for it but its recorded input is not a JSON object (LangChain writes a Python repr)."""
-    arguments = _call_arguments(span.attributes, path, span.line)
+    arguments = _call_arguments(span, path)
     draft.keep_arguments(options.argument_fields, arguments, path)
     named = any(fnmatchcase(draft.name, f.tool) for f in options.argument_fields)
     return not named or arguments is None or "arguments" in draft.attributes
@@ -1012,16 +1202,7 @@ def _attributes(draft: Draft, span: OSpan, agent: str | None, propagated: bool) 
     tokens: tuple[tuple[str, str], ...] = ()
     if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names
         tokens = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"))
-    for key, name in (
-        *tokens,
-        ("pydantic_ai.tool.retry.attempt", "retry_attempt"),
-        ("gen_ai.usage.input_tokens", "input_tokens"),
-        ("gen_ai.usage.output_tokens", "output_tokens"),
-        ("gen_ai.usage.prompt_tokens", "input_tokens"),  # OpenLLMetry before the semconv names
-        ("gen_ai.usage.completion_tokens", "output_tokens"),
-        ("llm.token_count.prompt", "input_tokens"),
-        ("llm.token_count.completion", "output_tokens"),
-    ):
+    for key, name in (*tokens, ("pydantic_ai.tool.retry.attempt", "retry_attempt"), *_TOKEN_KEYS):
         value = a.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
             out.setdefault(name, value)
