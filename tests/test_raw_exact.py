@@ -295,7 +295,7 @@ def test_an_integer_beyond_a_double_where_a_number_of_seconds_goes_is_no_duratio
     swe-agent's execution_time; the same float() in Codex, OTel and Claude Code durations)."""
     from abw.importers.claude.outcomes import reported_duration_ms
     from abw.importers.codex import classify_output
-    from abw.importers.otel import any_value
+    from abw.importers.otel.encodings import any_value
 
     source = FOUND / "import-swe-agent-execution-time-beyond-a-double.traj"
     code, _, err = run_cli("import", "swe-agent", "--input", source, "--out", tmp_path / "t.json")

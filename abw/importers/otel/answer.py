@@ -1,0 +1,89 @@
+"""The run's final output and its text (for ``--output-fields``): the output the file records,
+else the root span's, else the last model answer (OpenInference's flattened output messages,
+LangChain's serialised messages and generations)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from abw.importers.otel.content import span_content
+from abw.importers.otel.span import OSpan, as_list, nonblank
+from abw.importers.rawio import as_dict, decode_json_string
+from abw.importers.spans import ABSENT, assistant_text
+
+#: A LlamaIndex workflow's result as OpenInference records it: the ``StopEvent`` repr, cut short.
+_WORKFLOW_RESULT = "StopEvent("
+
+#: OpenInference's flattened output message text: ``llm.output_messages.<i>.message.content``.
+_OI_OUTPUT_TEXT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content")
+
+#: The class names LangChain serialises an AI message under (``dumpd``'s constructor ``id``).
+_AI_MESSAGES = {"AIMessage", "AIMessageChunk"}
+
+
+def final_answer(
+    root: OSpan | None, llm_outputs: list[Any], recorded: Any
+) -> tuple[Any, str | None]:
+    """The run's final output and its text (for ``--output-fields``): the output the file
+    records for the run (any-agent's ``final_output``: a text, or a structured answer as it
+    is), else the root span's output, else the last llm output; as its assistant text when it
+    has one."""
+    if recorded is not ABSENT:
+        return recorded, recorded if isinstance(recorded, str) else json.dumps(recorded)
+    output = span_content(root, output=True) if root else ABSENT
+    if isinstance(output, str) and output.startswith(_WORKFLOW_RESULT):
+        output = ABSENT  # a repr, cut short: the answer is the last model output's
+    if output is ABSENT and llm_outputs:
+        output = llm_outputs[-1]
+    if output is ABSENT or output is None:
+        return None, None
+    text = assistant_text(output)
+    if text is None:
+        text = _langchain_text(output)
+    return (output if text is None else text), text
+
+
+def flat_answer(attributes: dict[str, Any]) -> str | None:
+    """The text of the last assistant message among OpenInference's flattened output messages,
+    where an llm span has them: its ``output.value`` is a client's whole response (OpenAI's
+    JSON, with per-request ids) or LlamaIndex's ``assistant: <text>``, not the answer."""
+    texts: list[tuple[int, str]] = []
+    for key, value in attributes.items():
+        match = _OI_OUTPUT_TEXT.fullmatch(key)
+        role = attributes.get(f"llm.output_messages.{match[1]}.message.role") if match else None
+        if match and nonblank(value) and role in (None, "assistant"):
+            texts.append((int(match[1]), value))
+    return max(texts)[1] if texts else None
+
+
+def _langchain_text(value: Any) -> str | None:
+    """The answer in LangChain's serialised shapes, which OpenInference records as a LangGraph
+    run's output and a chat model's: the content of the last message of ``{"messages": [...]}``
+    when it is an AI message (``message_to_dict``'s ``{"type": "ai", "data": {...}}`` or
+    ``dumpd``'s ``{"id": [..., "AIMessage"], "kwargs": {...}}``), or the last non-empty
+    ``text`` of ``{"generations": [[...]]}``. ``None`` where it holds no answer text."""
+    value = decode_json_string(value)
+    if not isinstance(value, dict):
+        return None
+    if "generations" in value:
+        texts = [
+            generation.get("text")
+            for batch in as_list(value["generations"])
+            for generation in as_list(batch)
+            if isinstance(generation, dict)
+        ]
+        return next((t for t in reversed(texts) if nonblank(t)), None)
+    messages = [m for m in as_list(value.get("messages")) if isinstance(m, dict)]
+    if not messages:
+        return None
+    last = messages[-1]
+    constructor = [part for part in as_list(last.get("id")) if isinstance(part, str)]
+    if last.get("type") != "ai" and not (constructor and constructor[-1] in _AI_MESSAGES):
+        return None
+    content = as_dict(last.get("data") or last.get("kwargs")).get("content")
+    if isinstance(content, list):  # content blocks
+        parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = "".join(p for p in parts if isinstance(p, str))
+    return content if nonblank(content) else None

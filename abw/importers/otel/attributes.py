@@ -1,0 +1,69 @@
+"""What an emitted span records besides its content: its agent, tool call id, token counts,
+retry attempt, error type, a propagated error and the OpenTelemetry status."""
+
+from __future__ import annotations
+
+from abw.importers.otel.classify import CLAUDE_CODE
+from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.spans import Draft
+
+#: Where an llm span records its token counts (``gen_ai.usage.prompt_tokens``: OpenLLMetry
+#: before the semconv names; ``llm.token_count.*``: OpenInference).
+TOKEN_KEYS = (
+    ("gen_ai.usage.input_tokens", "input_tokens"),
+    ("gen_ai.usage.output_tokens", "output_tokens"),
+    ("gen_ai.usage.prompt_tokens", "input_tokens"),
+    ("gen_ai.usage.completion_tokens", "output_tokens"),
+    ("llm.token_count.prompt", "input_tokens"),
+    ("llm.token_count.completion", "output_tokens"),
+)
+
+
+def has_tokens(span: OSpan) -> bool:
+    """Whether the span records a token count (Claude Code's plain ``input_tokens`` too)."""
+    keys = [k for k, _ in TOKEN_KEYS]
+    if span.name == f"{CLAUDE_CODE}llm_request":
+        keys += ["input_tokens", "output_tokens"]
+    values = [span.attributes.get(k) for k in keys]
+    return any(isinstance(v, int) and not isinstance(v, bool) for v in values)
+
+
+def _error_type(span: OSpan) -> str | None:
+    value = nonblank(span.attributes.get("error.type"))
+    if value:
+        return value
+    for name, attributes in span.events:
+        if name == "exception" and nonblank(attributes.get("exception.type")):
+            return attributes["exception.type"]
+    return None
+
+
+def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: bool) -> None:
+    """Fill ``draft.attributes`` from the span: its ``agent``, a tool's ``tool_call_id``, token
+    counts, ``retry_attempt``, an error's ``error_type``, ``error_propagated`` and
+    ``otel_status``."""
+    a = span.attributes
+    out = draft.attributes
+    if agent:
+        out["agent"] = agent
+    call_id = (
+        nonblank(a.get("gen_ai.tool.call.id"))
+        or nonblank(a.get("tool.id"))
+        or nonblank(a.get("ai.toolCall.id"))
+    )
+    if call_id and draft.type == "tool":
+        out["tool_call_id"] = call_id
+    tokens: tuple[tuple[str, str], ...] = ()
+    if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names
+        tokens = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"))
+    for key, name in (*tokens, ("pydantic_ai.tool.retry.attempt", "retry_attempt"), *TOKEN_KEYS):
+        value = a.get(key)
+        if isinstance(value, int) and not isinstance(value, bool):
+            out.setdefault(name, value)
+    error_type = _error_type(span)
+    if error_type and draft.outcome == "error":
+        out["error_type"] = error_type
+    if propagated:
+        out["error_propagated"] = True
+    if span.status != "UNSET":
+        out["otel_status"] = span.status

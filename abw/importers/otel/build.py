@@ -1,0 +1,146 @@
+"""One abw trace from the spans of one trace id: the span tree in pre-order, a draft for each
+emitted span (its kind, outcome, content, attributes and arguments), the run's final status and
+final output, and the raw fields the export held."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from abw.importers.base import ImportOptions
+from abw.importers.otel.answer import final_answer, flat_answer
+from abw.importers.otel.arguments import keep_arguments
+from abw.importers.otel.attributes import record_attributes
+from abw.importers.otel.classify import CLAUDE_CODE, agent_scope, classify
+from abw.importers.otel.content import span_content
+from abw.importers.otel.fold import repeated_call, unwrap_requests
+from abw.importers.otel.outcomes import (
+    agent_failed,
+    claude_code_gave_up,
+    claude_code_tool_outcome,
+    own_failure,
+    span_outcome,
+)
+from abw.importers.otel.span import OSpan
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
+from abw.importers.tree import Node, preorder
+
+if TYPE_CHECKING:
+    from abw.models.trace import Trace
+
+
+REMOVED_FIELDS = (
+    "span.attributes",
+    "span.events",
+    "span.status.message",
+    "span.name",
+    "resource.attributes",
+)
+
+
+def build_trace(
+    trace_id: str,
+    members: list[OSpan],
+    source_hash: str,
+    path: Path,
+    options: ImportOptions,
+    platform: str,
+    encoding: str,
+    recorded_output: Any = ABSENT,
+) -> Trace:
+    """One trace from the spans sharing a trace id (``source_hash``: the export's;
+    ``recorded_output``: the run's final output where the file records one)."""
+    unique: dict[str, OSpan] = {}
+    for span in members:
+        if span.span_id not in unique or span.end_ns is not None:
+            unique[span.span_id] = span
+    nodes = [Node(s.span_id, s.parent_id, s.start_ns, s.end_ns, s) for s in unique.values()]
+    walk = preorder(nodes)
+    kinds = {node.key: classify(node.payload) for node, _ in walk}
+    unwrap_requests(walk, kinds)
+    failing_messages = {
+        s.status_message for s in unique.values() if s.status == "ERROR" and own_failure(s)
+    }
+    failing_below: dict[str, bool] = {}
+    for node, ancestors in walk:
+        if node.payload.status == "ERROR":
+            for ancestor in ancestors:
+                failing_below[ancestor.key] = True
+    drafts: list[Draft] = []
+    llm_outputs: list[Any] = []
+    unread: set[str] = set()
+    emitted: set[str] = set()
+    for position, (node, ancestors) in enumerate(walk):
+        span: OSpan = node.payload
+        kind = kinds[node.key]
+        if kind.type in {"agent", "container"} or repeated_call(span, kind, ancestors, kinds):
+            continue
+        outcome, propagated = span_outcome(span, kind, failing_messages, failing_below)
+        claude_tool = claude_code_tool_outcome(node) if span.name == f"{CLAUDE_CODE}tool" else None
+        if claude_tool and outcome == "ok":
+            outcome = claude_tool[0]
+        draft = Draft(
+            (position,),
+            kind.type,
+            kind.name,
+            outcome,
+            span_content(span, output=False),
+            span_content(span, output=True),
+            span_id=span.span_id,
+            line=span.line,
+        )
+        if span.start_ns is not None:
+            draft.started_at = parse_time(span.start_ns / 1e9)
+        if span.start_ns is not None and span.end_ns is not None and span.end_ns >= span.start_ns:
+            draft.duration_ms = round((span.end_ns - span.start_ns) / 1e6, 3)
+        parent = next((a.key for a in reversed(ancestors) if a.key in emitted), None)
+        draft.parent_span_id = parent
+        agent = next(
+            filter(None, (agent_scope(a.payload, kinds[a.key]) for a in reversed(ancestors))),
+            None,
+        )
+        record_attributes(draft, span, agent, propagated)
+        if claude_tool and claude_tool[1] and draft.outcome == "error":
+            draft.attributes["error_type"] = claude_tool[1]
+        if kind.type in {"tool", "retriever"} and not keep_arguments(draft, span, options, path):
+            unread.add(draft.name)
+        drafts.append(draft)
+        emitted.add(node.key)
+        if kind.type == "llm":
+            llm_outputs.append(flat_answer(span.attributes) or draft.output)
+    if unread:
+        options.warn(
+            f"{path.name}: no argument fields extracted from {', '.join(sorted(unread))}: the "
+            "call's input is not a JSON object"
+        )
+    root: OSpan | None = walk[0][0].payload if walk else None
+    final_status = "unknown"
+    if root is not None and (root.end_ns is not None or root.status == "OK"):
+        failed = root.status == "ERROR" or claude_code_gave_up(walk[0][0])
+        failed = failed or agent_failed(walk, kinds, failing_messages, failing_below)
+        final_status = "error" if failed else "success"
+    final_output, final_text = final_answer(root, llm_outputs, recorded_output)
+    return make_trace(
+        platform=platform,
+        export_format=encoding,
+        source_hash=source_hash,
+        trace_id=trace_id,
+        spans=finish(drafts, path),
+        options=options,
+        final_status=final_status,
+        final_output=final_output,
+        final_text=final_text,
+        removed_fields=_held(list(unique.values())),
+    )
+
+
+def _held(spans: list[OSpan]) -> list[str]:
+    """The ``REMOVED_FIELDS`` these spans held (names are always; the rest when non-empty)."""
+    held = {
+        "span.name": any(s.name for s in spans),
+        "span.attributes": any(s.attributes for s in spans),
+        "span.events": any(s.events for s in spans),
+        "span.status.message": any(s.status_message for s in spans),
+        "resource.attributes": any(s.resource_attributes for s in spans),
+    }
+    return [name for name in REMOVED_FIELDS if held.get(name)]

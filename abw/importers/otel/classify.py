@@ -1,0 +1,232 @@
+"""What a span is, per framework (GenAI semconv, OpenInference, OpenLLMetry, the Vercel AI SDK,
+Google ADK, Claude Code's own spans): its :class:`Kind`, the agent its descendants run in, and
+whether a trace's spans are an agent's run at all."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from abw.importers.otel.span import OSpan, nonblank
+
+#: Google ADK's agent span before it wrote ``invoke_agent``: ``agent_run [weather_agent]``.
+_AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
+
+#: ADK's record of parallel tool calls merged into one event; each call has its own span.
+_MERGED_TOOLS = "(merged tools)"
+
+#: LlamaIndex's ``<LLM class>._prepare_chat_with_tools``: it builds a request and sends none, but
+#: OpenInference marks every traced method of an LLM object ``LLM``.
+_PREPARES_REQUEST = "._prepare_chat_with_tools"
+
+#: Claude Code's own tracing (``CLAUDE_CODE_ENHANCED_TELEMETRY_BETA``) names its spans
+#: ``claude_code.<span.type>``: ``interaction`` > ``llm_request`` and ``tool`` > the tool's
+#: ``tool.blocked_on_user`` (its permission check) and ``tool.execution`` (its run).
+CLAUDE_CODE = "claude_code."
+
+#: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
+LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
+
+TOOL_OPS = {"execute_tool"}
+
+#: ``vector_db_retrieve``: OpenLLMetry's LangChain retriever (its own operation name).
+RETRIEVER_OPS = {"retrieval", "embeddings", "rerank", "vector_db_retrieve"}
+
+AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
+
+HANDOFF_OPS = {"agent_handoff", "handoff"}
+
+GUARDRAIL_OPS = {"guardrail_check", "guardrail", "apply_guardrail"}
+
+#: OpenLLMetry's ``llm.request.type`` (its instrumentations before they wrote
+#: ``gen_ai.operation.name``, e.g. ``openai.chat``, ``anthropic.chat``): the span's type.
+LLM_REQUEST_TYPES = {
+    "chat": "llm",
+    "completion": "llm",
+    "embedding": "retriever",
+    "rerank": "retriever",
+}
+
+VERCEL_LLM = {
+    "ai.generateText.doGenerate",
+    "ai.streamText.doStream",
+    "ai.generateObject.doGenerate",
+    "ai.streamObject.doStream",
+}
+
+_MODEL_KEYS = (
+    "gen_ai.request.model",
+    "gen_ai.response.model",
+    "llm.model_name",
+    "ai.model.id",
+    "traceloop.association.properties.ls_model_name",
+    "ioa_observe.association.properties.ls_model_name",
+)
+
+_HANDOFF_TARGET_KEYS = (
+    "gen_ai.handoff.to_agent",
+    "gen_ai.handoff.target_agent",
+    "gen_ai.agent.to",
+    "handoff.to_agent",
+    "to_agent",
+)
+
+
+@dataclass
+class Kind:
+    """What a span is: an emitted span type and name, or a scope (agent) / container."""
+
+    type: str  # llm|tool|retriever|guardrail|handoff|memory|agent|container
+    name: str
+
+
+def _model(attributes: dict[str, Any], fallback: str) -> str:
+    for key in _MODEL_KEYS:
+        value = nonblank(attributes.get(key))
+        if value and value.lower() not in {"unknown", "none", "null"}:
+            return value
+    return fallback
+
+
+def _after(prefix: str, name: str) -> str | None:
+    return name[len(prefix) :].strip() or None if name.startswith(prefix) else None
+
+
+def _handoff_target(span: OSpan) -> str:
+    for key in _HANDOFF_TARGET_KEYS:
+        value = nonblank(span.attributes.get(key))
+        if value:
+            return value
+    for prefix in ("handoff to ", "agent_handoff ", "handoff ", "transfer_to_"):
+        target = _after(prefix, span.name)
+        if target:
+            return target.split(" -> ")[-1]
+    return span.name or "handoff"
+
+
+def classify(span: OSpan) -> Kind:
+    """The span's type and name, from its semantic attributes first and its name last."""
+    a = span.attributes
+    name = span.name
+    tool_name = (
+        nonblank(a.get("gen_ai.tool.name"))
+        or nonblank(a.get("tool.name"))
+        or nonblank(a.get("ai.toolCall.name"))
+        or _after("execute_tool ", name)
+    )
+    if name.startswith(CLAUDE_CODE):
+        return _claude_code_kind(a, name)
+    oi = str(a.get("openinference.span.kind") or "").upper()
+    if oi:
+        if oi == "LLM" and name.endswith(_PREPARES_REQUEST):
+            return Kind("container", name)
+        if oi == "LLM":
+            return Kind("llm", _model(a, name or "llm"))
+        if oi == "TOOL":
+            if name.startswith("handoff to ") or name.startswith("transfer_to_"):
+                return Kind("handoff", _handoff_target(span))
+            return Kind("tool", tool_name or name)
+        if oi in {"RETRIEVER", "RERANKER", "EMBEDDING"}:
+            return Kind("retriever", tool_name or name)
+        if oi == "GUARDRAIL":
+            return Kind("guardrail", name or "guardrail")
+        if oi == "AGENT":
+            return Kind("agent", nonblank(a.get("agent.name")) or name)
+        return Kind("container", name)
+    op = str(a.get("gen_ai.operation.name") or "")
+    if op in LLM_OPS:
+        return Kind("llm", _model(a, name or op))
+    if op in TOOL_OPS:
+        return Kind("container" if tool_name == _MERGED_TOOLS else "tool", tool_name or name)
+    if op in RETRIEVER_OPS:
+        return Kind("retriever", tool_name or _after(f"{op} ", name) or op)
+    if op in HANDOFF_OPS:
+        return Kind("handoff", _handoff_target(span))
+    if op in GUARDRAIL_OPS:
+        guard = nonblank(a.get("gen_ai.guardrail.name")) or _after(f"{op} ", name) or name
+        return Kind("guardrail", guard or "guardrail")
+    if op in AGENT_OPS:
+        return Kind("agent", nonblank(a.get("gen_ai.agent.name")) or _after(f"{op} ", name) or op)
+    if op:
+        return Kind("container", name)
+    request_type = LLM_REQUEST_TYPES.get(str(a.get("llm.request.type") or ""))
+    if request_type == "llm":
+        return Kind("llm", _model(a, name))
+    if request_type == "retriever":
+        return Kind("retriever", name)
+    framework = str(a.get("traceloop.span.kind") or "")
+    if framework == "tool":
+        return Kind("tool", tool_name or nonblank(a.get("traceloop.entity.name")) or name)
+    if framework == "llm":
+        return Kind("llm", _model(a, name))
+    if framework in {"agent", "workflow"}:
+        return Kind("agent", nonblank(a.get("traceloop.entity.name")) or name)
+    if name == "ai.toolCall" or "ai.toolCall.name" in a:
+        return Kind("tool", tool_name or name)
+    if name in VERCEL_LLM:
+        return Kind("llm", _model(a, name))
+    if tool_name:
+        return Kind("tool", tool_name)
+    if name.startswith("chat "):
+        return Kind("llm", _model(a, name[5:].strip() or name))
+    if name.startswith("invoke_agent "):
+        return Kind("agent", name[len("invoke_agent ") :].strip())
+    return _by_name(a, name)
+
+
+def _claude_code_kind(a: dict[str, Any], name: str) -> Kind:
+    """A span of Claude Code's own tracing: its interaction is the agent scope, its
+    ``llm_request`` a model call (it carries no operation name; its tokens are
+    ``input_tokens``/``output_tokens``), its ``tool`` the call (``gen_ai.tool.name``, else
+    ``tool_name``); the permission wait and the run below a tool only decide the tool's
+    outcome (:func:`.outcomes.claude_code_tool_outcome`)."""
+    kind = name[len(CLAUDE_CODE) :]
+    if kind == "interaction":
+        return Kind("agent", nonblank(a.get("gen_ai.agent.name")) or "claude_code")
+    if kind == "llm_request":
+        return Kind("llm", _model(a, nonblank(a.get("model")) or name))
+    if kind == "tool":
+        return Kind(
+            "tool", nonblank(a.get("gen_ai.tool.name")) or nonblank(a.get("tool_name")) or name
+        )
+    return Kind("container", name)
+
+
+def _by_name(a: dict[str, Any], name: str) -> Kind:
+    """Google ADK's spans without an operation name: ``call_llm`` (a model call that only
+    says ``gen_ai.system`` and ``gen_ai.request.model``) and ``agent_run [<agent>]``."""
+    if (
+        name in LLM_OPS
+        and nonblank(a.get("gen_ai.system"))
+        and nonblank(a.get("gen_ai.request.model"))
+    ):
+        return Kind("llm", _model(a, name))
+    agent = _AGENT_RUN.fullmatch(name)
+    if agent:
+        return Kind("agent", agent.group(1))
+    return Kind("container", name)
+
+
+def agent_scope(span: OSpan, kind: Kind) -> str | None:
+    """The agent that a span's descendants run in: an agent span's name, or the
+    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds."""
+    if kind.type == "agent":
+        return kind.name
+    if span.name == f"{CLAUDE_CODE}tool":
+        return nonblank(span.attributes.get("subagent_type"))
+    return None
+
+
+def is_agent_run(members: list[OSpan]) -> bool:
+    """Whether the spans of one trace id are an agent's run: some span is more than
+    infrastructure (:func:`classify`: an llm, tool, retriever, handoff, guardrail or agent
+    span). An application's other traces (an HTTP request, a workflow build, an agent's
+    ``create_agent``: OpenLLMetry's LangGraph instrumentation traces the graph's compilation
+    apart from its runs) are not runs: as traces of no span that ended well they would count
+    as runs that pass every check."""
+    return any(
+        classify(span).type != "container"
+        and span.attributes.get("gen_ai.operation.name") != "create_agent"
+        for span in members
+    )

@@ -1,0 +1,117 @@
+"""A span's recorded input and output: its content attributes (each framework's keys, or its
+flattened messages), else the GenAI conventions' content events; and whether an llm span inside
+another records the same request."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from abw.importers.otel.span import OSpan
+from abw.importers.spans import ABSENT
+
+INPUT_KEYS = (
+    "gen_ai.tool.call.arguments",
+    "ai.toolCall.args",
+    "gen_ai.tool.args",
+    "input.value",
+    "gen_ai.input.messages",
+    "traceloop.entity.input",
+    "ai.prompt.messages",
+    "ai.prompt",
+    "gen_ai.prompt",
+    "gcp.vertex.agent.tool_call_args",  # Google ADK
+    "gcp.vertex.agent.llm_request",
+)
+
+OUTPUT_KEYS = (
+    "gen_ai.tool.call.result",
+    "ai.toolCall.result",
+    "output.value",
+    "gen_ai.output.messages",
+    "traceloop.entity.output",
+    "ai.response.text",
+    "ai.response.toolCalls",
+    "gen_ai.completion",
+    "gen_ai.output",
+    "gcp.vertex.agent.tool_response",  # Google ADK
+    "gcp.vertex.agent.llm_response",
+)
+
+_FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
+
+_FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
+
+#: The GenAI conventions' content events: ``gen_ai.client.inference.operation.details``
+#: (semconv 1.37+: the messages as its attributes) and, before it, one event a message.
+_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+
+_MESSAGE_EVENTS = {
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+}
+
+_CHOICE_EVENT = "gen_ai.choice"
+
+
+def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str, ...]) -> Any:
+    for key in keys:
+        if key in attributes and attributes[key] is not None:
+            return attributes[key]
+    flattened = {k: v for k, v in attributes.items() if k.startswith(flat)}
+    return dict(sorted(flattened.items())) if flattened else ABSENT
+
+
+def span_content(span: OSpan, output: bool) -> Any:
+    """A span's input (``output``: its output): its content attributes, else the content the
+    GenAI conventions put in span events (:func:`_event_content`)."""
+    keys, flat = (OUTPUT_KEYS, _FLAT_OUTPUT) if output else (INPUT_KEYS, _FLAT_INPUT)
+    found = _content(span.attributes, keys, flat)
+    return _event_content(span, output) if found is ABSENT else found
+
+
+def _event_content(span: OSpan, output: bool) -> Any:
+    """The content a span records in events: the ``gen_ai.input.messages`` (``output``:
+    ``gen_ai.output.messages``) of its ``gen_ai.client.inference.operation.details`` events,
+    else its older per-message events (Strands Agents' default): the ``content`` of its
+    ``gen_ai.<role>.message`` events (one: as it is, a tool call's arguments; several: as
+    ``{role, content}`` messages), the ``message`` of its ``gen_ai.choice`` events."""
+    details: dict[str, Any] = {}
+    for name, attributes in span.events:
+        if name == _DETAILS_EVENT:
+            details.update(attributes)
+    found = _content(details, OUTPUT_KEYS if output else INPUT_KEYS, ())
+    if found is not ABSENT:
+        return found
+    if output:
+        bodies = [a["message"] for n, a in span.events if n == _CHOICE_EVENT and a.get("message")]
+        return ABSENT if not bodies else bodies[0] if len(bodies) == 1 else bodies
+    messages = [
+        {"role": n.split(".")[1], "content": a["content"]}
+        for n, a in span.events
+        if n in _MESSAGE_EVENTS and a.get("content") is not None
+    ]
+    if not messages:
+        return ABSENT
+    return messages[0]["content"] if len(messages) == 1 else messages
+
+
+def _input_source(attributes: dict[str, Any]) -> str | None:
+    """Where a span records its input: the first of ``INPUT_KEYS`` it holds, or the prefix of
+    its flattened messages; ``None`` where it records none."""
+    for key in INPUT_KEYS:
+        if attributes.get(key) is not None:
+            return key
+    return next((p for p in _FLAT_INPUT if any(k.startswith(p) for k in attributes)), None)
+
+
+def same_request(inner: dict[str, Any], outer: dict[str, Any]) -> bool:
+    """Whether an llm span inside an llm span may record the same request: it records no
+    input, or the same input, or its input in another instrumentation's shape (ADK's
+    ``llm_request`` outside, OpenLLMetry's ``gen_ai.prompt.*`` inside), which cannot be
+    compared. Only a different input in the same shape is another request."""
+    source = _input_source(inner)
+    if source is None or source != _input_source(outer):
+        return True
+    return _content(inner, INPUT_KEYS, _FLAT_INPUT) == _content(outer, INPUT_KEYS, _FLAT_INPUT)

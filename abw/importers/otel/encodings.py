@@ -1,0 +1,364 @@
+"""The three encodings of an export read into :class:`~abw.importers.otel.span.OSpan`: OTLP/JSON
+(a document or JSON Lines; Tempo's ``batches``), Jaeger JSON, and console-exporter objects
+(any-agent's ``AgentTrace`` among them). Anything else is refused; broken JSON is reported
+where it breaks."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from abw.errors import AbwInputError
+from abw.importers.otel.span import OSpan, as_list
+from abw.importers.rawio import as_dict, json_body
+from abw.importers.spans import ABSENT, parse_time
+from abw.reader import MalformedJson, parse_json, parse_json_sequence
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+#: Where a document keeps its ResourceSpans: OTLP's ``resourceSpans``, or ``batches`` in the
+#: answer of Grafana Tempo's trace-by-id API (v1), as Tempo exports a trace.
+_RESOURCE_SPANS = ("resourceSpans", "batches")
+
+
+def any_value(value: Any) -> Any:
+    """Decode an OTLP ``AnyValue`` (``{}`` -> ``None``; ``intValue`` string or number -> int)."""
+    if not isinstance(value, dict):
+        return value
+    for key, inner in value.items():
+        if key == "stringValue":
+            return inner
+        if key == "boolValue":
+            return bool(inner)
+        if key == "intValue":
+            try:
+                return int(inner)
+            except (TypeError, ValueError):
+                return inner
+        if key == "doubleValue":  # proto3 JSON: NaN and Infinity as strings, kept as they are
+            try:
+                number = float(inner)
+            except (TypeError, ValueError, OverflowError):
+                return inner
+            return number if math.isfinite(number) else str(inner)
+        if key == "arrayValue":
+            values = inner.get("values", []) if isinstance(inner, dict) else []
+            return [any_value(v) for v in values] if isinstance(values, list) else []
+        if key == "kvlistValue":
+            values = inner.get("values", []) if isinstance(inner, dict) else []
+            return key_values(values)
+        if key == "bytesValue":
+            return inner
+    return None
+
+
+def key_values(items: Any) -> dict[str, Any]:
+    """``[{"key", "value": AnyValue}]`` -> a flat dict."""
+    if isinstance(items, dict):
+        return dict(items)
+    out: dict[str, Any] = {}
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("key"), str):
+            out[item["key"]] = any_value(item.get("value"))
+    return out
+
+
+def norm_id(value: Any, size: int) -> str | None:
+    """A trace id (16 bytes) or span id (8 bytes) as lower-case hex, from hex or base64."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, int):  # any-agent writes ids as integers
+        return format(value, f"0{size * 2}x") if value > 0 else None
+    text = str(value)
+    if text.startswith("0x"):
+        text = text[2:]
+    if len(text) == size * 2 and _HEX.fullmatch(text):
+        return text.lower()
+    if len(text) == (size + 2) // 3 * 4:  # base64 of ``size`` bytes
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raw = b""
+        if len(raw) == size:
+            return raw.hex()
+    if _HEX.fullmatch(text):
+        return text.lower().rjust(size * 2, "0")
+    return text
+
+
+def _ns(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if 0 < number < 2**64 else None  # OTLP's fixed64; past it no time at all
+
+
+def _status(value: Any) -> tuple[str, str | None]:
+    if not isinstance(value, dict):
+        return "UNSET", None
+    code = value.get("code", value.get("status_code"))
+    message = value.get("message", value.get("description"))
+    text = str(code).upper() if code is not None else ""
+    if text in {"2", "STATUS_CODE_ERROR", "ERROR"}:
+        status = "ERROR"
+    elif text in {"1", "STATUS_CODE_OK", "OK"}:
+        status = "OK"
+    else:
+        status = "UNSET"
+    return status, message if isinstance(message, str) and message else None
+
+
+def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) -> None:
+    key = next((k for k in _RESOURCE_SPANS if k in document), _RESOURCE_SPANS[0])
+    for resource_spans in as_list(document.get(key)):
+        if not isinstance(resource_spans, dict):
+            continue
+        scopes = resource_spans.get("scopeSpans") or resource_spans.get(
+            "instrumentationLibrarySpans"
+        )
+        resource = bool(as_dict(resource_spans.get("resource")).get("attributes"))
+        for scope in as_list(scopes):
+            for span in as_list(scope.get("spans") if isinstance(scope, dict) else None):
+                if not isinstance(span, dict):
+                    continue
+                trace_id = norm_id(span.get("traceId"), 16)
+                span_id = norm_id(span.get("spanId"), 8)
+                if not trace_id or not span_id:
+                    raise AbwInputError(
+                        "a span has no traceId/spanId", line=line, field="spans.spanId"
+                    )
+                status, message = _status(span.get("status"))
+                out.append(
+                    OSpan(
+                        trace_id=trace_id,
+                        span_id=span_id,
+                        parent_id=norm_id(span.get("parentSpanId"), 8),
+                        name=str(span.get("name") or ""),
+                        start_ns=_ns(span.get("startTimeUnixNano")),
+                        end_ns=_ns(span.get("endTimeUnixNano")),
+                        status=status,
+                        status_message=message,
+                        attributes=key_values(span.get("attributes")),
+                        events=[
+                            (str(e.get("name")), key_values(e.get("attributes")))
+                            for e in as_list(span.get("events"))
+                            if isinstance(e, dict)
+                        ],
+                        line=line,
+                        resource_attributes=resource,
+                    )
+                )
+
+
+def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
+    for trace in as_list(document.get("data")):
+        trace = as_dict(trace)
+        for span in as_list(trace.get("spans")):
+            if not isinstance(span, dict):
+                continue
+            tags = {
+                t["key"]: t.get("value")
+                for t in as_list(span.get("tags"))
+                if isinstance(t, dict) and isinstance(t.get("key"), str)
+            }
+            parent = next(
+                (
+                    r.get("spanID")
+                    for r in as_list(span.get("references"))
+                    if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
+                ),
+                None,
+            ) or span.get("parentSpanID")
+            start_us = _ns(span.get("startTime"))
+            duration_us = _ns(span.get("duration"))
+            end_us = start_us + duration_us if start_us is not None and duration_us else start_us
+            code = str(tags.get("otel.status_code", "")).upper()
+            status = "ERROR" if code == "ERROR" or tags.get("error") in (True, "true") else "UNSET"
+            status = "OK" if code == "OK" and status != "ERROR" else status
+            events = []
+            for log in as_list(span.get("logs")):
+                fields = {
+                    f["key"]: f.get("value")
+                    for f in as_list(as_dict(log).get("fields"))
+                    if isinstance(f, dict) and isinstance(f.get("key"), str)
+                }
+                events.append((str(fields.get("event", "log")), fields))
+            message = tags.get("otel.status_description")
+            out.append(
+                OSpan(
+                    trace_id=norm_id(span.get("traceID") or trace.get("traceID"), 16) or "",
+                    span_id=norm_id(span.get("spanID"), 8) or "",
+                    parent_id=norm_id(parent, 8),
+                    name=str(span.get("operationName") or ""),
+                    start_ns=start_us * 1000 if start_us is not None else None,
+                    end_ns=end_us * 1000 if end_us is not None else None,
+                    status=status,
+                    status_message=message if isinstance(message, str) else None,
+                    attributes=tags,
+                    events=events,
+                    resource_attributes=bool(
+                        as_dict(as_dict(trace.get("processes")).get(span.get("processID"))).get(
+                            "tags"
+                        )
+                    ),
+                )
+            )
+
+
+def _iso_ns(value: Any) -> int | None:
+    moment = parse_time(value)
+    if moment is None:
+        return None
+    delta = moment - datetime(1970, 1, 1, tzinfo=UTC)
+    return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+
+
+def _time_ns(value: Any) -> int | None:
+    """An ISO time (console exporter) or integer nanoseconds since the epoch (any-agent)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _ns(value)
+    return _iso_ns(value)
+
+
+def _parent_id(document: dict[str, Any]) -> str | None:
+    """``parent_id`` (console exporter), or the span id of the ``parent`` context (any-agent)."""
+    if "parent_id" in document:
+        return norm_id(document.get("parent_id"), 8)
+    return norm_id(as_dict(document.get("parent")).get("span_id"), 8)
+
+
+def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
+    """A span written twice (started, then ended) is kept twice here; build_trace keeps the
+    ended copy, as for the other encodings. any-agent's ``AgentTrace.spans`` have this shape
+    too, with integer ids and times and a ``parent`` context."""
+    for document in documents:
+        context = document["context"]  # an object: _is_console checked it
+        status = as_dict(document.get("status"))
+        code, message = _status(
+            {"code": status.get("status_code"), "message": status.get("description")}
+        )
+        out.append(
+            OSpan(
+                trace_id=norm_id(context.get("trace_id"), 16) or "",
+                span_id=norm_id(context.get("span_id"), 8) or "",
+                parent_id=_parent_id(document),
+                name=str(document.get("name") or ""),
+                start_ns=_time_ns(document.get("start_time")),
+                end_ns=_time_ns(document.get("end_time")),
+                status=code,
+                status_message=message,
+                attributes=dict(as_dict(document.get("attributes"))),
+                events=[
+                    (str(e.get("name")), dict(as_dict(e.get("attributes"))))
+                    for e in as_list(document.get("events"))
+                    if isinstance(e, dict)
+                ],
+            )
+        )
+
+
+def _is_console(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("context"), dict) and "name" in value
+
+
+class Export(NamedTuple):
+    """What a file holds: its spans, the encoding they used (otlp-json, jaeger-json,
+    otel-console, any-agent-json) and the run's final output when the file records one
+    (any-agent's ``AgentTrace.final_output``; else :data:`ABSENT`)."""
+
+    spans: list[OSpan]
+    encoding: str
+    final_output: Any = ABSENT
+
+
+def read_spans(raw: bytes, path: Path) -> Export:
+    """Every span of the file, read as one JSON document or else as JSON Lines."""
+    raw = json_body(raw, path)
+    try:
+        whole: Any = parse_json(raw, path)
+    except MalformedJson as broken:  # JSON Lines, or a console exporter's objects one after another
+        return _json_lines(raw, path, broken)
+    return _document(whole, path)
+
+
+def _document(whole: Any, path: Path) -> Export:
+    """The spans of a file that is one JSON document."""
+    spans: list[OSpan] = []
+    documents = whole if isinstance(whole, list) else [whole]
+    if documents and all(isinstance(d, dict) and d.keys() & _RESOURCE_SPANS for d in documents):
+        for document in documents:
+            _wrap(lambda d=document: _otlp_request(d, None, spans), path)
+        return Export(spans, "otlp-json")
+    if isinstance(whole, dict) and isinstance(whole.get("data"), list):
+        first = whole["data"][0] if whole["data"] else {}
+        if isinstance(first, dict) and "spans" in first:
+            _jaeger(whole, spans)
+            return Export(spans, "jaeger-json")
+    if all(_is_console(d) for d in documents) and documents:
+        _console(documents, spans)
+        return Export(spans, "otel-console")
+    agent_spans = whole.get("spans") if isinstance(whole, dict) else None
+    if isinstance(agent_spans, list) and agent_spans and all(map(_is_console, agent_spans)):
+        # any-agent's AgentTrace: {"spans", "final_output"}; its trace ids are 128-bit
+        # integers, read exactly.
+        _console(agent_spans, spans)
+        final = whole.get("final_output")
+        return Export(spans, "any-agent-json", ABSENT if final is None else final)
+    raise AbwInputError(
+        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON; Tempo: batches), "
+        "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
+        file=path,
+    )
+
+
+def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
+    """The spans of OTLP/JSON Lines or of console-exporter objects one after another.
+
+    ``broken``: the error of reading the file as one document. A file whose first line is not
+    a whole JSON value is no JSON Lines file (a pretty-printed document): its error is where
+    the document breaks, not its first line."""
+    spans: list[OSpan] = []
+    first = True
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            document = parse_json(line, path, first_line=number)
+        except MalformedJson as line_error:
+            try:
+                values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
+            except MalformedJson as sequence_error:
+                if not first:  # JSON Lines: the line that breaks
+                    raise line_error from None
+                # one document, or documents one after another: where it breaks (the whole
+                # document's error, unless that only says a second value follows the first)
+                extra = broken.message.endswith("Extra data")
+                raise (sequence_error if extra else broken) from None
+            if values and all(_is_console(v) for v in values):
+                _console(values, spans)
+                return Export(spans, "otel-console")
+            raise (broken if first else line_error) from None
+        first = False
+        if not isinstance(document, dict) or "resourceSpans" not in document:
+            raise AbwInputError(
+                "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",
+                file=path,
+                line=number,
+            )
+        _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
+    return Export(spans, "otlp-json")
+
+
+def _wrap(action: Any, path: Path) -> None:
+    try:
+        action()
+    except AbwInputError as exc:
+        raise AbwInputError(exc.message, file=path, line=exc.line, field=exc.field) from None

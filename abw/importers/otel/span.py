@@ -1,0 +1,35 @@
+"""The format-neutral span that every encoding is read into, and the value guards its readers
+share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class OSpan:
+    """One span in a format-neutral shape."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start_ns: int | None
+    end_ns: int | None
+    status: str  # UNSET | OK | ERROR
+    status_message: str | None
+    attributes: dict[str, Any]
+    events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    line: int | None = None
+    resource_attributes: bool = False  # its resource carried attributes (OTLP)
+
+
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else empty: wrong-typed containers are skipped."""
+    return value if isinstance(value, list) else []
+
+
+def nonblank(value: Any) -> str | None:
+    """``value`` when it is a string holding more than whitespace, else ``None``."""
+    return value if isinstance(value, str) and value.strip() else None
