@@ -341,3 +341,19 @@ def test_v0_condensation_is_a_compaction_too(tmp_path):
     memory = trace.spans[-1]
     assert (memory.type, memory.name) == ("memory", "compaction")
     assert memory.attributes == {"trigger": "other", "forgotten_events": 8}
+
+
+def test_an_evaluation_model_that_is_no_plain_identifier_is_not_copied(tmp_path):
+    """The model an evaluation's record names becomes the llm spans' name only when it is a
+    plain identifier: free text there (a note, a path with spaces) stays out of the trace."""
+    record = json.loads(
+        (FOLDER / "OpenHands__opendevin-v1.5__gorilla_torch_output_head5__fc7b6bba.jsonl")
+        .read_text()
+        .splitlines()[0]
+    )
+    record["metadata"]["model_name"] = record["model_id"] = "my model, tuned on our tickets"
+    path = tmp_path / "output.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    (trace,) = _import(path)
+    assert {s.name for s in trace.spans if s.type == "llm"} == {"llm"}
+    assert "tuned on our tickets" not in render_trace(trace)

@@ -430,9 +430,10 @@ def test_opendevin_history_of_action_observation_pairs():
     assert len(traces) == len(instances) == 6
     for line, (instance, trace) in enumerate(zip(instances, traces, strict=True), 1):
         expected = []
+        model = (instance.get("metadata") or {}).get("model_name", "llm")  # (3 lines: none)
         for action, _ in instance["history"]:
             if action["source"] == "agent":
-                expected.append(("llm", "llm"))
+                expected.append(("llm", model))
                 if action["action"] != "message":
                     expected.append(("tool", action["action"]))
         assert [(s.type, s.name) for s in trace.spans] == expected
@@ -573,3 +574,68 @@ def test_swe_agent_exit_command_is_a_run_stopped_on_purpose():
     assert trace.run.final_status == "cancelled"
     assert [(s.name, s.outcome) for s in trace.path()] == [("bash", "ok")] * 3
     assert trace.run.model_extra["replayed"] is True  # (no tokens: a human's actions)
+
+
+#: OpenHands' Multi-SWE-bench output (V0 EvalMetadata: ``metadata.llm_config.model``).
+OH_MULTI = CORPUS / "openhands" / "openhands__multi_swe_bench_output.jsonl"
+
+
+def _llm_names(trace: Any) -> set[str]:
+    return {s.name for s in trace.spans if s.type == "llm"}
+
+
+def test_openhands_v0_evaluations_name_the_model_their_record_names(tmp_path):
+    """V0 events before function calling record no model response, so OpenDevin's evaluations
+    named every llm span ``llm``: a candidate evaluation run with another model than its
+    baseline showed no change. The model is the one the record names (``metadata.model_name``,
+    gorilla's ``model_id`` too; EvalMetadata's ``metadata.llm_config.model``); a model response's
+    own ``model`` still wins, and a record that names none stays ``llm``. ``metadata`` is still
+    a removed field: all of it but the model (the output folder, the commit, the API's address)
+    is dropped."""
+    importer = get_importer("openhands")
+    for path in (OH_PAIRS, OH_GORILLA):
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        traces = importer.import_file(path, ImportOptions())
+        named = [(r.get("metadata") or {}).get("model_name", "llm") for r in records]
+        assert [_llm_names(t) for t in traces] == [{n} for n in named]
+        assert "gpt-4o-2024-05-13" in named
+        for record, trace in zip(records, traces, strict=True):
+            assert record.get("model_id", named[0]) == named[0]
+            if record.get("metadata"):
+                assert "metadata" in trace.redaction.removed_fields
+                rendered = render_trace(trace)
+                assert record["metadata"]["start_time"] not in rendered
+
+    # Multi-SWE-bench: the responses name the model that answered, the config its route
+    records = [json.loads(line) for line in OH_MULTI.read_text().splitlines()]
+    configured = {r["metadata"]["llm_config"]["model"] for r in records}
+    assert configured == {"openai/openrouter-llama-4-maverick"}
+    traces = importer.import_file(OH_MULTI, ImportOptions())
+    assert all(_llm_names(t) == {"meta-llama/llama-4-maverick"} for t in traces)
+    # the same record without the responses' model: the model its EvalMetadata names
+    record = records[0]
+    for event in record["history"]:
+        response = (event.get("tool_call_metadata") or {}).get("model_response") or {}
+        response.pop("model", None)
+    bare = tmp_path / "output.jsonl"
+    bare.write_text(json.dumps(record) + "\n")
+    (trace,) = importer.import_file(bare, ImportOptions())
+    assert _llm_names(trace) == configured
+    rendered = render_trace(trace)
+    assert record["metadata"]["llm_config"]["base_url"] not in rendered
+    assert "metadata" in trace.redaction.removed_fields
+
+
+def test_swe_agent_1x_llm_spans_are_named_by_its_replay_config_model():
+    """SWE-agent 1.x writes ``replay_config`` as a JSON string (the config to replay the run
+    with), not an object: its model went unread and every llm span was named ``model``. It is
+    read; the rest of the config stays out of the trace (``replay_config`` a removed field)."""
+    document = json.loads(SWE_EXIT.read_text())
+    assert isinstance(document["replay_config"], str)
+    config = json.loads(document["replay_config"])
+    assert config["agent"]["model"]["name"] == "human"
+    trace = _import(SWE_EXIT)
+    assert _llm_names(trace) == {"human"}
+    assert "replay_config" in trace.redaction.removed_fields
+    rendered = render_trace(trace)
+    assert config["problem_statement"]["text"] not in rendered

@@ -7,9 +7,10 @@ a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...) is a tool span
 ``exit_code`` -> error; exit ``-1`` that "timed out" or has "no new output" -> timeout;
 ``user_rejected`` -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
 ``model_response.id`` (placed before its first action), plus agent messages, all named by the
-run's model (a message before the first ``model_response``: the model that one names); a run
-that records no ``tool_call_metadata`` at all (CodeAct before function calling) has one llm span
-before each agent action, the model call it answered. Event order is file order; OpenDevin's
+run's model (a message before the first ``model_response``: the model that one names; a run
+with none: the model its evaluation's record names, as below, else ``llm``); a run that records no
+``tool_call_metadata`` at all (CodeAct before function calling) has one llm span before each agent
+action, the model call it answered. Event order is file order; OpenDevin's
 history of ``[action, observation]`` pairs (mid-2024) is read as those events in order. A
 ``condensation`` (and V1's ``Condensation``) is a ``memory`` span ``compaction``: ``trigger``
 ``auto``, or ``other`` after a ``condensation_request`` (``CondensationRequest``), and
@@ -21,9 +22,11 @@ software-agent-sdk's events) means the same: an ``ActionEvent`` is a tool span n
 ``AgentErrorEvent``, ``UserRejectObservation``) whose ``action_id`` is its id or whose
 ``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0. One llm span
 per distinct ``llm_response_id``, plus agent messages without one, named by the model an
-evaluation's ``metadata.llm.model`` names (else ``llm``). ``FinishAction`` and an agent message (the
-conversation waits for the user) end it in success. Nothing of an action, an observation or a
-message is read but its kind and status fields: they are hashed whole. A folder of
+evaluation's record names (else ``llm``): ``metadata.llm.model`` (V1), ``metadata.llm_config.model``
+(V0), ``metadata.model_name`` or gorilla's ``model_id`` (OpenDevin, mid-2024). ``FinishAction``
+and an agent message (the conversation waits for the user) end it in success. Nothing of an
+action, an observation or a message is read but its kind and status fields: they are hashed
+whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
 ``<conversation>/events/``, or the agent server's ``<conversation>/event_service/events/`` of 2025;
 its ``base_state.json`` and ``meta.json`` are not read; one with no event file yet, just
@@ -124,6 +127,16 @@ INSTANCE_FIELDS = (
 #: ``test_case_id`` (biocoder), ``id`` (logic_reasoning, mint).
 _TASK_KEYS = ("instance_id",)
 _OPENDEVIN_TASK_KEYS = ("task_id", "question_id", "qid", "test_case_id", "id")
+
+#: Where an evaluation's record names its model: V1 benchmarks' ``metadata.llm.model``, V0's
+#: EvalMetadata ``metadata.llm_config.model``, OpenDevin's of mid-2024 ``metadata.model_name``,
+#: and gorilla's ``model_id``.
+_MODEL_PATHS = (
+    ("metadata", "llm", "model"),
+    ("metadata", "llm_config", "model"),
+    ("metadata", "model_name"),
+    ("model_id",),
+)
 
 #: V1 event kinds that do not end in ``Event``.
 _V1_KINDS = {"UserRejectObservation", "Condensation", "CondensationRequest"}
@@ -318,9 +331,15 @@ def _conversation_of(holder: Path, root: Path) -> Path:
 
 
 def _model(document: Any) -> str | None:
-    """The model an evaluation's ``metadata.llm.model`` names (V1 events name none)."""
-    llm = as_dict(as_dict(as_dict(document).get("metadata")).get("llm"))
-    return identifier(llm.get("model"))
+    """The model an evaluation's record names, a plain identifier (the first of
+    :data:`_MODEL_PATHS` that holds one), else None (V1 events, V0 text actions name none)."""
+    for path in _MODEL_PATHS:
+        value = document
+        for key in path:
+            value = as_dict(value).get(key)
+        if name := identifier(value):
+            return name
+    return None
 
 
 class OpenHandsImporter(Importer):
@@ -438,7 +457,7 @@ class OpenHandsImporter(Importer):
             drafts, final_status, final_text = run.drafts, run.final_status, run.final_text
             removed = held_fields(events, V1_REMOVED_FIELDS)
         else:
-            drafts, final_status, final_text = self._v0(events, options, path)
+            drafts, final_status, final_text = self._v0(events, options, path, _model(document))
             removed = held_fields(events, REMOVED_FIELDS)
         for draft in drafts:
             at = draft.sort_key[0] // 2 if paired else draft.sort_key[0]
@@ -467,9 +486,15 @@ class OpenHandsImporter(Importer):
         )
 
     def _v0(
-        self, events: list[dict[str, Any]], options: ImportOptions, path: Path
+        self,
+        events: list[dict[str, Any]],
+        options: ImportOptions,
+        path: Path,
+        configured: str | None,
     ) -> tuple[list[Draft], str, str | None]:
-        """The drafts, final status and final text of a V0 trajectory."""
+        """The drafts, final status and final text of a V0 trajectory; an llm span is named by
+        its model response's ``model``, else the run's first, else ``configured`` (the model its
+        evaluation names), else ``llm``."""
         drafts: list[Draft] = []
         calls: dict[Any, Draft] = {}
         by_tool_call: dict[str, Draft] = {}
@@ -494,11 +519,13 @@ class OpenHandsImporter(Importer):
                 continue
             if isinstance(action, str) and event.get("source") == "agent":
                 response_id = response.get("id")
-                model = response.get("model") or model
+                model = identifier(response.get("model")) or model
                 first_model = first_model or model
                 if isinstance(response_id, str) and response_id not in responses:
                     responses.add(response_id)
                     llm = Draft((index, 0), "llm", str(model or "llm"), "ok", span_id=response_id)
+                    if model is None:
+                        unnamed.append(llm)
                     llm.output = response.get("choices", ABSENT)
                     llm.started_at = when
                     usage = as_dict(response.get("usage"))
@@ -553,7 +580,7 @@ class OpenHandsImporter(Importer):
                     continue
                 _observe(draft, event, observation, when)
         for llm in unnamed:  # one run, one model: its first model_response names it
-            llm.name = str(first_model or llm.name)
+            llm.name = str(first_model or configured or llm.name)
         return drafts, final_status, final_text
 
     def _action(

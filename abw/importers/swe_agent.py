@@ -32,10 +32,12 @@ named by ``info.config.model.model_name`` (else the response's ``model``). A ``m
 with nothing of mini-swe-agent in it (no command, no tool call, no ``trajectory_format`` or
 ``info``, roles other than system/user/assistant/tool/exit: a Gemini CLI session) is refused.
 
-``source_ref.line`` is the raw line each step (or message) starts on. ``run.replayed`` says the
-actions were not a model's: the run's ``model_stats`` record no tokens at all (a replay or a
-human demonstration). SWE-agent 1.x writes ``replay_config`` on *every* run — it is the config
-to replay it with — so that key alone says nothing.
+SWE-agent's llm spans are named by the ``agent.model.name`` of its ``replay_config`` (1.x writes
+that config as a JSON string), else ``model``. ``source_ref.line`` is the raw line each step (or
+message) starts on. ``run.replayed`` says the actions were not a model's: the run's
+``model_stats`` record no tokens at all (a replay or a human demonstration). SWE-agent 1.x writes
+``replay_config`` on *every* run — it is the config to replay it with — so that key alone says
+nothing.
 
 ``--argument-fields`` needs structured arguments: only function-calling trajectories have them
 (``history`` assistant messages with ``tool_calls``, paired with steps by their ``action``, and
@@ -54,6 +56,7 @@ from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import (
     fenced_blocks,
     fenced_spans,
+    identifier,
     instance_scenario,
     warn_instance_scenario,
 )
@@ -344,10 +347,14 @@ def _tool(command: str) -> str:
     return first if first in SWE_COMMANDS else "bash"
 
 
-def _model(document: dict[str, Any]) -> str:
-    config = as_dict(document.get("replay_config") or document.get("config"))
-    name = as_dict(as_dict(config.get("agent")).get("model")).get("name")
-    return name if isinstance(name, str) and name else "model"
+def _model(document: dict[str, Any], path: Path, lines: dict[tuple, int]) -> str:
+    """The model a SWE-agent run was configured with, a plain identifier: ``agent.model.name``
+    of its ``replay_config`` (an object before 1.0; from 1.0 on, that object as a JSON string)
+    or ``config``; else ``model``."""
+    key = "replay_config" if document.get("replay_config") else "config"
+    config = decode_json_string(document.get(key), path, lines.get((key,)))
+    name = as_dict(as_dict(as_dict(config).get("agent")).get("model")).get("name")
+    return identifier(name) or "model"
 
 
 def _function_calls(
@@ -384,7 +391,7 @@ def _steps(
     document: dict[str, Any], options: ImportOptions, path: Path, lines: dict[tuple, int]
 ) -> tuple[list[Draft], str | None]:
     drafts: list[Draft] = []
-    model = _model(document)
+    model = _model(document, path, lines)
     calls = _function_calls(document, path, lines) if options.argument_fields else []
     next_call = 0
     for index, step in enumerate(document["trajectory"]):
@@ -440,7 +447,7 @@ def _history(
     run: ``submit`` and the like are never answered). Messages marked ``is_demo`` (the
     in-context demonstration a run's history starts with) are not the run's own steps."""
     drafts: list[Draft] = []
-    model = _model(document)
+    model = _model(document, path, lines)
     pending: Draft | None = None
     for index, message in enumerate(document["history"]):
         if not isinstance(message, dict):
