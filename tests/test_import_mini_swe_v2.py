@@ -294,3 +294,21 @@ def test_text_based_commands_are_the_blocks_of_one_kind(text, commands):
 
     assert bash_commands(text) == commands
     assert bash_command(text) == (commands[0] if commands else None)
+
+
+def test_a_model_name_that_is_free_text_never_names_a_span(tmp_path: Path) -> None:
+    """Span names are plain identifiers: a configured or recorded model "name" holding free
+    text (here a sentence) is not copied into the trace; the spans fall back to ``model``."""
+    real = MINI / "miniswe2__django__django-11039.traj.json"
+    document = json.loads(real.read_text())
+    secret = "summarise the customer's private ticket text"
+    document["info"]["config"]["model"]["model_name"] = secret
+    for message in document["messages"]:
+        response = message.get("extra", {}).get("response")
+        if isinstance(response, dict):
+            response["model"] = secret
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps(document))
+    (trace,) = get_importer("swe-agent").import_file(path, ImportOptions())
+    assert {s.name for s in trace.spans if s.type == "llm"} == {"model"}
+    assert secret not in render_trace(trace)

@@ -559,16 +559,16 @@ def _unparsed_turn(
 
 
 def _config_model(document: dict[str, Any]) -> str | None:
-    """The model a mini-swe-agent run was configured with (``info.config.model.model_name``)."""
+    """The model a mini-swe-agent run was configured with (``info.config.model.model_name``),
+    when it is a plain identifier (a span name is never free text)."""
     config = as_dict(as_dict(document.get("info")).get("config"))
-    name = as_dict(config.get("model")).get("model_name")
-    return name if isinstance(name, str) and name else None
+    return identifier(as_dict(config.get("model")).get("model_name"))
 
 
 def _response_model(message: dict[str, Any]) -> str | None:
-    """The model that wrote an assistant message, by its recorded response."""
-    name = as_dict(as_dict(message.get("extra")).get("response")).get("model")
-    return name if isinstance(name, str) and name else None
+    """The model that wrote an assistant message, by its recorded response (a plain
+    identifier)."""
+    return identifier(as_dict(as_dict(message.get("extra")).get("response")).get("model"))
 
 
 def _mini_calls(
