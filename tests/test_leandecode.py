@@ -8,7 +8,9 @@ whitespace), targeted and generated."""
 
 from __future__ import annotations
 
+import copy
 import json
+import math
 import random
 import sys
 
@@ -281,21 +283,25 @@ _ODD_VALUES = [
 ]  # fmt: skip
 
 
+def _odd(rng: random.Random) -> object:
+    """One of :data:`_ODD_VALUES`, a fresh copy: a shared list or dict that later mutations
+    changed in place could come to hold itself (a cycle no JSON encoder writes)."""
+    return copy.deepcopy(rng.choice(_ODD_VALUES))
+
+
 def _mutate_doc(doc: object, rng: random.Random, depth: int = 0) -> object:
     """One JSON-aware change at a random node: retype, drop, rename, add, repeat a key."""
     if isinstance(doc, dict) and doc and (depth == 0 or rng.random() < 0.7):
         key = rng.choice(list(doc))
         roll = rng.random()
         if roll < 0.2:
-            doc[key] = rng.choice(_ODD_VALUES)
+            doc[key] = _odd(rng)
         elif roll < 0.3:
             del doc[key]
         elif roll < 0.4:
             doc[key + rng.choice(["_", "s", ""])] = doc.pop(key)
         elif roll < 0.5:
-            doc[rng.choice(["extra", "input_hash", "outcome", "arguments"])] = rng.choice(
-                _ODD_VALUES
-            )
+            doc[rng.choice(["extra", "input_hash", "outcome", "arguments"])] = _odd(rng)
         else:
             doc[key] = _mutate_doc(doc[key], rng, depth + 1)
         return doc
@@ -303,19 +309,19 @@ def _mutate_doc(doc: object, rng: random.Random, depth: int = 0) -> object:
         index = rng.randrange(len(doc))
         roll = rng.random()
         if roll < 0.15:
-            doc.append(doc[index])
+            doc.append(copy.deepcopy(doc[index]))
         elif roll < 0.25:
             del doc[index]
         elif roll < 0.35:
-            doc[index] = rng.choice(_ODD_VALUES)
+            doc[index] = _odd(rng)
         else:
             doc[index] = _mutate_doc(doc[index], rng, depth + 1)
         return doc
     if isinstance(doc, int) and not isinstance(doc, bool) and rng.random() < 0.5:
         return rng.choice([float(doc), -doc, doc + 2**64, str(doc)])
-    if isinstance(doc, float) and rng.random() < 0.5:
+    if isinstance(doc, float) and math.isfinite(doc) and rng.random() < 0.5:
         return rng.choice([int(doc), -doc, doc * 1e300, repr(doc)])
-    return rng.choice(_ODD_VALUES) if rng.random() < 0.5 else doc
+    return _odd(rng) if rng.random() < 0.5 else doc
 
 
 def _render(doc: object, rng: random.Random) -> bytes:
