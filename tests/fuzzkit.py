@@ -6,6 +6,7 @@ The contract every target obeys: an input either loads/imports, or ends with one
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -183,8 +184,9 @@ HUGE_VALUES: list[object] = [
 
 
 def _swap_value(value: object, rng: random.Random) -> object:
-    """Replace a JSON value by one of another type (or a huge/odd one)."""
-    return rng.choice(HUGE_VALUES)
+    """Replace a JSON value by one of another type (or a huge/odd one): a fresh copy, so a
+    shared list or dict changed in place later never comes to hold itself."""
+    return copy.deepcopy(rng.choice(HUGE_VALUES))
 
 
 def _walk(doc: object, rng: random.Random, depth: int = 0) -> object:

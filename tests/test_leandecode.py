@@ -309,7 +309,7 @@ def _mutate_doc(doc: object, rng: random.Random, depth: int = 0) -> object:
         index = rng.randrange(len(doc))
         roll = rng.random()
         if roll < 0.15:
-            doc.append(copy.deepcopy(doc[index]))
+            doc.append(doc[index])
         elif roll < 0.25:
             del doc[index]
         elif roll < 0.35:
