@@ -15,26 +15,41 @@ from abw.errors import AbwInputError
 
 
 def files_within(
-    root: Path, where: Path, pattern: str, what: str, *, skip_hidden: bool = False
+    root: Path,
+    where: Path,
+    pattern: str | tuple[str, ...],
+    what: str,
+    *,
+    skip_hidden: bool = False,
+    contained: bool = True,
 ) -> list[Path]:
     """:func:`walk_files`, as paths."""
-    return [Path(text) for text in walk_files(root, where, pattern, what, skip_hidden=skip_hidden)]
+    texts = walk_files(root, where, pattern, what, skip_hidden=skip_hidden, contained=contained)
+    return [Path(text) for text in texts]
 
 
 def walk_files(
-    root: Path, where: Path, pattern: str, what: str, *, skip_hidden: bool = False
+    root: Path,
+    where: Path,
+    pattern: str | tuple[str, ...],
+    what: str,
+    *,
+    skip_hidden: bool = False,
+    contained: bool = True,
 ) -> list[str]:
-    """The files matching ``pattern`` (a glob on the name) under ``where`` (recursively, as
-    ``where.rglob(pattern)`` finds them: never into a linked folder), sorted as their paths
-    sort and named as ``str(path)`` names them, each inside ``root`` once symlinks are
-    resolved, else the first that leaks is refused. ``skip_hidden``: no file or folder whose
+    """The files matching ``pattern`` (a glob on the name, or any of several) under ``where``
+    (recursively, as ``where.rglob(pattern)`` finds them: never into a linked folder), sorted as
+    their paths sort and named as ``str(path)`` names them, each inside ``root`` once symlinks
+    are resolved, else the first that leaks is refused (``contained=False``: a user's own export
+    folder, whose file links may lead anywhere). ``skip_hidden``: no file or folder whose
     name starts with ``.`` below ``where``. A matching name that is a symlink to nothing, or a
     folder below ``where`` that cannot be listed, is refused: either would drop a file unseen.
 
     One directory walk (``os.scandir`` entries know their type): only a path that passes
     through a symlink is resolved (resolving and stat-ing every file took 5 % of a large gate).
     """
-    match = re.compile(translate(pattern)).match
+    patterns = (pattern,) if isinstance(pattern, str) else pattern
+    match = re.compile("|".join(translate(p) for p in patterns)).match
     found: list[tuple[tuple[str, ...], bool]] = []
     broken: list[tuple[str, ...]] = []
     stack: list[tuple[str, tuple[str, ...]]] = [(str(where), ())]
@@ -70,6 +85,8 @@ def walk_files(
             file=prefix + os.sep.join(min(broken)),
         )
     texts = [prefix + os.sep.join(parts) for parts, _ in found]
+    if not contained:
+        return texts
     where_linked = _through_link(where, root)
     real_root = root.resolve()
     for text, (_, linked) in zip(texts, found, strict=True):

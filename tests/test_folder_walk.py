@@ -147,3 +147,31 @@ def test_a_folder_that_cannot_be_listed_is_refused_not_skipped(
     with pytest.raises(AbwInputError, match="Permission denied") as caught:
         trace_paths(folder)
     assert caught.value.file == str(folder / "locked")
+
+
+@pytest.mark.parametrize(
+    ("importer", "name", "corpus_file"),
+    [
+        ("claude", "session.jsonl", "claude-code/spotter__short.jsonl"),
+        ("codex", "rollout.jsonl", "codex/simonw-cct__sample_codex_session.jsonl"),
+        ("swe-agent", "run.traj", "mini-swe-agent/miniswe__github_issue.traj.json"),
+    ],
+)
+def test_an_import_folder_refuses_a_dangling_export_link(
+    tmp_path: Path, run_cli, importer: str, name: str, corpus_file: str
+) -> None:
+    """``abw import … --input FOLDER`` skipped an export that is a symlink to nothing (as
+    ``rglob`` + ``is_file`` do): one run fewer, unseen. It is refused, naming it; a link to a
+    real file outside the folder (a user's own sessions elsewhere) still imports."""
+    from tests.conftest import CORPUS
+
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    real = CORPUS / corpus_file
+    os.symlink(real, folder / real.name)
+    code, _, err = run_cli("import", importer, "--input", folder, "--out", tmp_path / "ok")
+    assert code == 0, err
+    os.symlink(tmp_path / "gone", folder / name)
+    code, _, err = run_cli("import", importer, "--input", folder, "--out", tmp_path / "out")
+    assert code == 2
+    assert f"{folder / name}: a symlink in the import folder leads to no file" in err

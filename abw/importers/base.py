@@ -47,9 +47,19 @@ class Importer(ABC):
     supports_argument_fields: ClassVar[bool] = False
 
     def discover(self, folder: Path) -> list[Path]:
-        """The files in ``folder`` to import, sorted."""
-        return sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in self.suffixes)
+        """The files in ``folder`` to import, sorted (:func:`export_files`)."""
+        return export_files(folder, tuple(f"*{suffix}" for suffix in self.suffixes))
 
     @abstractmethod
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         """Read one raw file and return its traces; raise AbwInputError on bad input."""
+
+
+def export_files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """The files under ``folder`` whose name matches one of ``patterns``, in path order, as
+    ``rglob`` finds them (never into a linked folder); a matching name that is a symlink to
+    nothing, or a subfolder that cannot be listed, is refused rather than skipped: an export
+    left out unseen is a run missing from the count."""
+    from abw.folders import files_within
+
+    return files_within(folder, folder, patterns, "import folder", contained=False)

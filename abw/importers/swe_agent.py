@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
-from abw.importers.base import Importer, ImportOptions
+from abw.importers.base import Importer, ImportOptions, export_files
 from abw.importers.common import (
     fenced_blocks,
     fenced_spans,
@@ -241,11 +241,7 @@ class SweAgentImporter(Importer):
     def discover(self, folder: Path) -> list[Path]:
         """``*.traj`` and ``*.traj.json`` files; a run folder's other JSON (preds, results,
         configs) is not a trajectory."""
-        return sorted(
-            p
-            for p in folder.rglob("*")
-            if p.is_file() and (p.name.endswith(".traj") or p.name.endswith(".traj.json"))
-        )
+        return export_files(folder, ("*.traj", "*.traj.json"))
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from abw.errors import AbwInputError
-from abw.importers.base import Importer, ImportOptions
+from abw.importers.base import Importer, ImportOptions, export_files
 from abw.importers.claude.reader import is_warmup_prompt
 from abw.limits import MAX_LINE_BYTES
 from abw.reader import parse_json
@@ -129,7 +129,7 @@ class ClaudeImporter(Importer):
         whose session is not there (imported on their own, with a warning, never dropped)."""
         from abw.importers.claude.reader import PROMPT_LOG
 
-        files = sorted(p for p in folder.rglob("*.jsonl") if p.is_file() and p.name != PROMPT_LOG)
+        files = [p for p in export_files(folder, ("*.jsonl",)) if p.name != PROMPT_LOG]
         # (a session resumed and left at once is an empty file: nothing to import)
         sessions = [p for p in files if not self.is_subagent_file(p) and p.stat().st_size > 0]
         return sorted([*sessions, *self._orphans(files, sessions)])
