@@ -6,7 +6,6 @@ each further 50 are appended by editing it. Summary and text are capped at 65,53
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +17,6 @@ ANNOTATIONS_PER_REQUEST = 50
 MAX_ANNOTATIONS = 1000
 OUTPUT_LIMIT = 65_535
 TITLE_LIMIT = 255
-#: ``external_id`` is the report's inputs digest, a SHA-256: the Checks API documents no bound
-#: on it, so abw sends nothing else (an uploaded report's digest is only a claim).
-_EXTERNAL_ID = re.compile(r"[0-9a-f]{64}")
 
 
 def clip_markdown(text: str, limit: int = OUTPUT_LIMIT, link: str | None = None) -> str:
@@ -38,11 +34,6 @@ def run_title(report: Any) -> str:
     from abw.text import clean
 
     return shorten(clean(f"{report.verdict}: {summary_text(report)}"), TITLE_LIMIT)
-
-
-def safe_external_id(value: str | None) -> str | None:
-    """``value`` when it is a SHA-256 in hex, as the gate writes its inputs digest; else None."""
-    return value if isinstance(value, str) and _EXTERNAL_ID.fullmatch(value) else None
 
 
 @dataclass(frozen=True)
@@ -80,7 +71,6 @@ def publish_check_run(
     kwargs: dict[str, Any] = {}
     if details_url:
         kwargs["details_url"] = details_url
-    external_id = safe_external_id(external_id)
     if external_id:
         kwargs["external_id"] = external_id
     check_run = repo.create_check_run(
