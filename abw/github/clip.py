@@ -38,17 +38,10 @@ def prefix(text: str, room: int, unit: Unit = "chars") -> str:
     return cut_utf8(text, room) if unit == "bytes" else text[: max(room, 0)]
 
 
-def open_fence(text: str) -> str | None:
-    """The fence a code block still open at the end of ``text`` needs to close, or None.
-
-    Only fence *lines* count: backticks inside a line (a tool name in a ``<summary>``) open
-    nothing, so a cut never adds a fence that would swallow the rest as code."""
-    return _open_blocks(text)[0]
-
-
 def _open_blocks(text: str) -> tuple[str | None, int]:
-    """(the open fence, the number of ``<details>`` still open) at the end of ``text``;
-    ``<details>`` tags inside a code block are code, not markup."""
+    """(the fence a code block still open at the end of ``text`` needs, the number of
+    ``<details>`` still open). Only fence *lines* count: backticks inside a line (a tool name
+    in a ``<summary>``) open nothing; ``<details>`` tags inside a code block are code."""
     fence: str | None = None
     details = 0
     for line in text.split("\n"):
