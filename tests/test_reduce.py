@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pickle
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 from conftest import REPO
+from pydantic import BaseModel
 
 from abw.gating import gate, merged_report, report_json
 from abw.gating.summary import Context, Partial, RunSummary, summarize, summarize_all
@@ -163,3 +165,89 @@ def test_a_batch_of_leaf_models_dumps_as_each_model_does(make):
     for batch in (report.runs, violations, [*report.runs[:2], *violations[:2], report.runs[0]]):
         assert batch
         assert _dumped(batch) == [model.model_dump(mode="json") for model in batch]
+
+
+def _models_in(value: object) -> Iterator[BaseModel]:
+    """Every pydantic model inside ``value`` (fields, lists, mappings), depth first."""
+    if isinstance(value, BaseModel):
+        yield value
+        value = dict(value)
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list | tuple):
+        for item in value:
+            yield from _models_in(item)
+
+
+@pytest.mark.parametrize(
+    "make", ["pass_report", "warn_report", "fail_report", "inconclusive_report", "malicious_report"]
+)
+def test_a_models_own_fields_are_its_dump_where_the_writer_takes_them(make):
+    """The report writer takes a model's ``__dict__`` for its JSON-mode dump where its type's
+    fields are plain JSON values (abw.gating._dict_is_dump): on every model of the report
+    fixtures (run rows, input files, violations, divergences, ...), the same JSON text."""
+    import json
+
+    import render_fixtures
+
+    from abw.gating import _dict_is_dump
+
+    taken = Counter()
+    for model in _models_in(getattr(render_fixtures, make)()):
+        if _dict_is_dump(type(model)):
+            taken[type(model).__name__] += 1
+            dumped = model.model_dump(mode="json")
+            assert json.dumps(vars(model), sort_keys=True) == json.dumps(dumped, sort_keys=True)
+    assert {"RunStatus", "InputFile", "ToolInfo"} <= set(taken)
+
+
+def test_a_model_whose_dump_may_differ_from_its_fields_is_dumped_by_pydantic():
+    """An alias, a serializer, a validator, extra fields, a computed field, a nested model or
+    a non-JSON type (a datetime, a tuple) each keep pydantic's own dump."""
+    from datetime import datetime
+
+    from pydantic import ConfigDict, Field, computed_field, field_serializer, field_validator
+
+    from abw.gating import _dict_is_dump
+
+    class Plain(BaseModel):
+        name: str
+        count: int = Field(ge=0)
+        share: float | None = None
+        tags: list[str] = []
+
+    class Aliased(Plain):
+        other: str = Field(serialization_alias="Other")
+
+    class Serialized(Plain):
+        @field_serializer("name")
+        def _name(self, name: str) -> str:
+            return name.upper()
+
+    class Validated(Plain):
+        @field_validator("name")
+        @classmethod
+        def _name(cls, name: str) -> str:
+            return name
+
+    class Extra(Plain):
+        model_config = ConfigDict(extra="allow")
+
+    class Computed(Plain):
+        @computed_field
+        @property
+        def double(self) -> int:
+            return 2 * self.count
+
+    class Nested(Plain):
+        inner: Plain
+
+    class Dated(Plain):
+        at: datetime
+
+    class Pair(Plain):
+        pair: tuple[int, int]
+
+    assert _dict_is_dump(Plain)
+    for kind in (Aliased, Serialized, Validated, Extra, Computed, Nested, Dated, Pair):
+        assert not _dict_is_dump(kind), kind.__name__

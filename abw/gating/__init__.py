@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Union, get_args
 
 from abw.errors import AbwInputError, naming_field
 from abw.gating.ledger import inputs_digest
@@ -110,7 +111,7 @@ def merged_report(
     from abw.diffing import diff_result, scenario_key
     from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
     from abw.gating.input_warnings import input_warnings
-    from abw.gating.summary import head, output_field_names
+    from abw.gating.summary import RUN_ORDER, head, output_field_names
     from abw.gating.vacuity import Observed
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
     from abw.sharedfields import shared
@@ -118,7 +119,7 @@ def merged_report(
     spec = context.spec
     baseline = context.baseline
     _check_unique(baseline, "baseline")
-    candidate = sorted(partial.summaries, key=lambda s: s.key)
+    candidate = sorted(partial.summaries, key=RUN_ORDER)
     _check_unique(candidate, "candidate")
     base_heads = [head(t) for t in baseline]
     names = {span.name for t in baseline for span in t.trace.spans} | partial.span_names
@@ -154,9 +155,7 @@ def merged_report(
             checks.append(diff_shape.coverage_check(sid, len(runs)))
         elif runs:
             checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
-        ordered, order = sequence.in_recording_order(
-            runs, [t.started_at for t in runs], lambda t: t.key
-        )
+        ordered, order = sequence.in_recording_order(runs, [t.started_at for t in runs], RUN_ORDER)
         digests = [t.sha256 for t in ordered]
         heads = sequence.chain(digests)
         link = sequence.continuity(digests, (previous or {}).get(sid) if previous else None)
@@ -207,7 +206,7 @@ def merged_report(
     runs_out = [
         status_of(role, t)
         for role, group in (("baseline", base_heads), ("candidate", candidate))
-        for t in sorted(group, key=lambda t: (scenario_key(t.scenario_id), t.key))
+        for t in sorted(group, key=lambda t: scenario_key(t.scenario_id))  # (each in run order)
     ]
     return GateReport(
         tool=ToolInfo(version=__version__),
@@ -471,7 +470,7 @@ def _chunks(model: Any, depth: int) -> Iterator[bytes]:
     inner = b"\n" + b"  " * (depth + 1)
     if not _holds_lists(model):
         float_free = _float_free(type(model)) and not model.__pydantic_extra__
-        text = indented_json_bytes(model.model_dump(mode="json"), float_free=float_free)
+        text = indented_json_bytes(_dumped([model])[0], float_free=float_free)
         yield text[:-1].replace(b"\n", inner[:-2])
         return
     names = sorted(type(model).model_fields)
@@ -497,9 +496,12 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
     """The items of a list of models at ``depth`` (between its brackets): a model holding
     models piece by piece; consecutive others in batches, each the middle of the indented
     text of the batch as a list (the same bytes as item by item)."""
-    from abw.jsontext import indented_json_bytes
-
-    inner = b"\n" + b"  " * depth
+    kinds = set(map(type, items))
+    if len(kinds) == 1 and _leaf_type(kind := kinds.pop()):  # (a list of run rows): no walk
+        float_free = _float_free(kind)
+        for start in range(0, len(items), _LIST_BATCH):
+            yield _batch_text(items[start : start + _LIST_BATCH], depth, float_free, start == 0)
+        return
     batch: list[Any] = []
     float_free = True  # every model of the batch is (_float_free)
     first = True
@@ -511,23 +513,79 @@ def _list_items(items: list[Any], depth: int) -> Iterator[bytes]:
             if len(batch) < _LIST_BATCH and position < len(items) - 1:
                 continue
         if batch:
-            data = _dumped(batch)
-            text = indented_json_bytes(data, float_free=float_free)  # "[\n  {...},\n  {...}\n]\n"
-            yield (b"" if first else b",") + text[1:-3].replace(b"\n", inner)
+            yield _batch_text(batch, depth, float_free, first)
             first, batch, float_free = False, [], True
         if holds:
-            yield (b"" if first else b",") + inner + b"  "
+            yield (b"" if first else b",") + b"\n" + b"  " * depth + b"  "
             yield from _chunks(item, depth + 1)
             first = False
 
 
+def _batch_text(batch: list[Any], depth: int, float_free: bool, first: bool) -> bytes:
+    """A batch of leaf models as list items at ``depth``: the middle of the indented text of
+    the batch as a list, after a comma unless ``first``."""
+    from abw.jsontext import indented_json_bytes
+
+    text = indented_json_bytes(_dumped(batch), float_free=float_free)  # "[\n  {...},\n  {...}\n]\n"
+    return (b"" if first else b",") + text[1:-3].replace(b"\n", b"\n" + b"  " * depth)
+
+
+@cache
+def _leaf_type(model_type: type) -> bool:
+    """Whether every instance of ``model_type`` is written whole (:func:`_holds_lists` is
+    false for it): no field may hold a model and it allows no extra fields."""
+    return not _may_hold_models(model_type) and model_type.model_config.get("extra") != "allow"
+
+
 def _dumped(models: list[Any]) -> list[Any]:
-    """The JSON-mode dumps of ``models`` (each its own ``model_dump(mode="json")``): in one
+    """The JSON-mode dumps of ``models`` (each its own ``model_dump(mode="json")``): their own
+    field mappings when that is what the dump would give (:func:`_dict_is_dump`), else in one
     call of pydantic's serializer when they are all of one type, as a batch of run rows is."""
     kind = type(models[0])
     if all(type(model) is kind for model in models):
+        if _dict_is_dump(kind):
+            return list(map(vars, models))
         return _list_adapter(kind).dump_python(models, mode="json")
     return [model.model_dump(mode="json") for model in models]
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@cache
+def _dict_is_dump(model_type: type) -> bool:
+    """Whether an instance's ``__dict__`` is its JSON-mode dump, value for value: a model
+    whose fields are all plain JSON values (strings, integers, floats, booleans, None,
+    literals of those, lists of those, one of those or None), with no alias, serializer,
+    validator, metadata but bounds, computed field or extra field; pydantic keeps every
+    field, defaults included, in ``__dict__`` and dumps these values as they are."""
+    from typing import Literal, get_origin
+
+    from annotated_types import BaseMetadata
+
+    def plain(annotation: Any) -> bool:
+        origin = get_origin(annotation)
+        if origin is Literal:
+            return all(type(arg) in _PLAIN for arg in get_args(annotation))
+        if origin is list or origin is UnionType or origin is Union:
+            return all(plain(arg) for arg in get_args(annotation))
+        return annotation in _PLAIN
+
+    decorators = model_type.__pydantic_decorators__
+    return (
+        model_type.model_config.get("extra") != "allow"
+        and not model_type.model_computed_fields
+        and not (decorators.field_serializers or decorators.model_serializers)
+        and not (decorators.field_validators or decorators.model_validators)
+        and all(
+            plain(info.annotation)
+            and info.alias is None
+            and info.serialization_alias is None
+            and not info.exclude
+            and all(isinstance(item, BaseMetadata) for item in info.metadata)  # ge=0 ...
+            for info in model_type.model_fields.values()
+        )
+    )
 
 
 @cache

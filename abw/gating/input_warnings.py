@@ -23,6 +23,7 @@ from typing import Any
 
 from abw.diffing import Symbols, group_by_scenario, path_names, scenario_key
 from abw.gating.common import scenario_text
+from abw.gating.summary import RUN_ORDER
 from abw.models.report import InputWarning
 from abw.models.spec import Thresholds
 from abw.text import plural
@@ -44,7 +45,7 @@ def _by_scenario(runs: list[Any]) -> dict[str | None, list[Any]]:
     for run in runs:
         groups.setdefault(run.scenario_id, []).append(run)
     return {
-        key: sorted(groups[key], key=lambda r: r.key) for key in sorted(groups, key=scenario_key)
+        key: sorted(groups[key], key=RUN_ORDER) for key in sorted(groups, key=scenario_key)
     }
 
 

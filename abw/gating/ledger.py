@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from statistics import NormalDist
 from typing import Any
 
@@ -98,7 +99,7 @@ def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[Any]]]
         for role, traces in roles
         for t in traces
     ]
-    files.sort(key=lambda f: (f.role, f.file, f.sha256))
+    files.sort(key=attrgetter("role", "file", "sha256"))
     return Inputs(
         spec_file=spec_file,
         spec_sha256=spec_sha256,
