@@ -248,32 +248,31 @@ def _first_problem(
     A linear pass over the tokens, run only after the fast decoder refused something, to name
     the lines (``shift``: the lines before ``text`` in its file); ``text`` is JSON the decoder
     accepted up to that point."""
-    # one frame per open container: [keys -> line, expecting a key, path to it]
-    stack: list[tuple[dict[str, int] | None, list[bool], str]] = []
-    line, offset, last_key = 1 + shift, 0, ""
+    # one frame per open container: (keys -> line, or None in an array; [expecting a key and
+    # the current key, or the current index]; path to the container)
+    stack: list[tuple[dict[str, int] | None, list[Any], str]] = []
+    line, offset = 1 + shift, 0
     for match in _TOKEN.finditer(text):
         line += text.count("\n", offset, match.start(match.lastindex or 0))
         offset = match.start(match.lastindex or 0)
         string, punct, word = match.groups()
         top = stack[-1] if stack else None
         if punct in ("{", "["):
-            path = ".".join(p for p in (top[2] if top else "", last_key) if p)
-            stack.append(({} if punct == "{" else None, [punct == "{"], path))
-            last_key = ""
+            stack.append(({}, [True, ""], _slot(top)) if punct == "{" else (None, [0], _slot(top)))
         elif punct in ("}", "]"):
             if stack:
                 stack.pop()
         elif punct == ",":
-            if top is not None and top[0] is not None:
-                top[1][0] = True
-        elif punct == ":":
             if top is not None:
+                top[1][0] = True if top[0] is not None else top[1][0] + 1
+        elif punct == ":":
+            if top is not None and top[0] is not None:
                 top[1][0] = False
         elif string is not None and _CONTROL.search(string):
             raise ValueError("a raw control character: the tokens lost step with the decoder")
         elif surrogates and string is not None and _SURROGATE.search(json.loads(string)):
             key = top is not None and top[0] is not None and top[1][0]
-            where = top[2] if key or top is None else ".".join(p for p in (top[2], last_key) if p)
+            where = top[2] if key and top is not None else _slot(top)
             return LONE_SURROGATE, line, where or None
         elif string is not None and top is not None and top[0] is not None and top[1][0]:
             key = json.loads(string)
@@ -282,9 +281,9 @@ def _first_problem(
                 message = f"duplicate key {string} (lines {top[0][key]} and {line})"
                 return message, line, field
             top[0][key] = line
-            last_key = _shown(key)
+            top[1][1] = _shown(key)
         elif word is not None:
-            field = ".".join(p for p in (top[2] if top else "", last_key) if p) or None
+            field = _slot(top) or None
             for constant in ("NaN", "Infinity", "-Infinity"):
                 if word.startswith(constant):
                     return f"{constant} is not a JSON number", line, field
@@ -309,6 +308,16 @@ def _locate(
         return _first_problem(text, shift, surrogates)
     except (ValueError, RecursionError, IndexError):
         return None
+
+
+def _slot(frame: tuple[dict[str, int] | None, list[Any], str] | None) -> str:
+    """The field of the value read next in ``frame``'s container: its path, then the current
+    key of an object or the current index of an array (``spans.1.name``)."""
+    if frame is None:
+        return ""
+    keys, state, path = frame
+    name = state[1] if keys is not None else str(state[0])
+    return ".".join(p for p in (path, name) if p)
 
 
 def _shown(key: str) -> str:

@@ -712,3 +712,24 @@ def test_a_wrong_earlier_report_is_one_line_naming_its_field_and_line(
         error = _one_error(err)
         assert code == 2 and re.search(rf"earlier\.json:\d+: {re.escape(field)}: ", error), error
         assert "not a gate-report/v0" in error
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('{"spans": [{"a": 1, "b": {"c": 2}}, {"name": "x\\ud800"}]}', "spans.1.name"),
+        ('{"spans": [{"s": 1}, {"s": 1, "s": 2}]}', "spans.1.s"),
+        ('{"a": [[1, NaN]]}', "a.0.1"),
+        ('{"a": [1, 2, 1e999]}', "a.2"),
+        ('["ok", "x\\ud800"]', "1"),
+        ('"\\ud800"', None),  # one bare string: was an internal error
+    ],
+)
+def test_a_refused_value_is_named_by_its_path_and_index(text, field):
+    """The field of a refused value is its path with array indexes (``spans.1.name``), never
+    the last key of the object before it (``spans.line.name``)."""
+    from abw.reader import parse_json
+
+    with pytest.raises(AbwInputError) as refused:
+        parse_json(text, "t.json", unicode_text=True)
+    assert refused.value.field == field and refused.value.line == 1
