@@ -18,7 +18,7 @@ from rapidfuzz.distance import Levenshtein
 
 from abw.limits import MAX_TRACE_SPANS
 from abw.models.report import DiffResult, Divergence, RunDistance
-from abw.sharedfields import shared
+from abw.sharedfields import built, shared
 from abw.traceio import TraceFile
 
 END = "<end>"
@@ -262,13 +262,14 @@ def diff_result(
     tools_b, tools_c = set(shape.tools), {name for name, count in totals.items() if count}
     tools = sorted(tools_b | tools_c)
     per_run = [
-        shared(
-            RunDistance(
-                trace_id=r.trace_id,
-                trace_file=r.path,
-                nearest_baseline_trace_id=r.nearest,
-                path_edit_distance=r.distance,
-            )
+        built(
+            RunDistance,
+            {
+                "trace_id": r.trace_id,
+                "trace_file": r.path,
+                "nearest_baseline_trace_id": r.nearest,
+                "path_edit_distance": r.distance,
+            },
         )
         for r in runs
     ]

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from functools import cache
+from types import UnionType
+from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 M = TypeVar("M")
 V = TypeVar("V")
+_object_setattr = object.__setattr__
 
 
 class SharedFieldsSet(set[str]):
@@ -68,6 +71,71 @@ def shared(model: M) -> M:
     names = model.__pydantic_fields_set__  # type: ignore[attr-defined]
     object.__setattr__(model, "__pydantic_fields_set__", shared_set(names))
     return model
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+@cache
+def plain_model(model_type: type) -> bool:
+    """Whether ``model_type``'s state is its ``__dict__`` of plain JSON values alone, which is
+    also its JSON-mode dump, value for value: every field a string, integer, float, boolean,
+    None, a literal of those, a list of those or one of those or None, with no alias,
+    serializer, validator, metadata but bounds (``ge=0``), computed, private or extra field and
+    no post-init (pydantic keeps every field, defaults included, in ``__dict__``)."""
+    from annotated_types import BaseMetadata
+
+    def plain(annotation: Any) -> bool:
+        origin = get_origin(annotation)
+        if origin is Literal:
+            return all(type(arg) in _PLAIN for arg in get_args(annotation))
+        if origin is list or origin is UnionType or origin is Union:
+            return all(plain(arg) for arg in get_args(annotation))
+        return annotation in _PLAIN
+
+    decorators = model_type.__pydantic_decorators__  # type: ignore[attr-defined]
+    return (
+        model_type.model_config.get("extra") != "allow"  # type: ignore[attr-defined]
+        and not model_type.model_computed_fields  # type: ignore[attr-defined]
+        and not model_type.__private_attributes__  # type: ignore[attr-defined]
+        and not model_type.__pydantic_post_init__  # type: ignore[attr-defined]
+        and not model_type.__pydantic_root_model__  # type: ignore[attr-defined]
+        and not (decorators.field_serializers or decorators.model_serializers)
+        and not (decorators.field_validators or decorators.model_validators)
+        and all(
+            plain(info.annotation)
+            and info.alias is None
+            and info.serialization_alias is None
+            and not info.exclude
+            and all(isinstance(item, BaseMetadata) for item in info.metadata)
+            for info in model_type.model_fields.values()  # type: ignore[attr-defined]
+        )
+    )
+
+
+def built(model_type: type[M], values: dict[str, Any]) -> M:
+    """A :func:`plain_model` of ``model_type`` holding ``values`` — every one of its fields,
+    abw's own values of the field's type (a run row of the report: counts, flags and the
+    validated runs' ids and paths) — with the shared ``fields_set``, without validating them
+    again: what pydantic's ``model_construct`` does, in a microsecond instead of three (a gate
+    report of 10,000 runs builds 32,000 rows)."""
+    fields_set = _all_fields(model_type)
+    if values.keys() != fields_set:
+        raise TypeError(f"{model_type.__name__} is not built from {sorted(values)}")
+    model = model_type.__new__(model_type)  # type: ignore[call-overload]
+    _object_setattr(model, "__dict__", values)
+    _object_setattr(model, "__pydantic_fields_set__", fields_set)
+    _object_setattr(model, "__pydantic_extra__", None)
+    _object_setattr(model, "__pydantic_private__", None)
+    return model  # type: ignore[no-any-return]
+
+
+@cache
+def _all_fields(model_type: type) -> SharedFieldsSet:
+    """The shared set of every field of a :func:`plain_model` type (TypeError for another)."""
+    if not plain_model(model_type):
+        raise TypeError(f"{model_type.__name__} is not a plain model: it is validated")
+    return shared_set(model_type.model_fields)  # type: ignore[attr-defined]
 
 
 class ValuePool:

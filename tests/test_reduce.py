@@ -190,7 +190,7 @@ def test_a_models_own_fields_are_its_dump_where_the_writer_takes_them(make):
 
     import render_fixtures
 
-    from abw.gating import _dict_is_dump
+    from abw.sharedfields import plain_model as _dict_is_dump
 
     taken = Counter()
     for model in _models_in(getattr(render_fixtures, make)()):
@@ -208,7 +208,7 @@ def test_a_model_whose_dump_may_differ_from_its_fields_is_dumped_by_pydantic():
 
     from pydantic import ConfigDict, Field, computed_field, field_serializer, field_validator
 
-    from abw.gating import _dict_is_dump
+    from abw.sharedfields import plain_model as _dict_is_dump
 
     class Plain(BaseModel):
         name: str
@@ -251,3 +251,37 @@ def test_a_model_whose_dump_may_differ_from_its_fields_is_dumped_by_pydantic():
     assert _dict_is_dump(Plain)
     for kind in (Aliased, Serialized, Validated, Extra, Computed, Nested, Dated, Pair):
         assert not _dict_is_dump(kind), kind.__name__
+
+
+@pytest.mark.parametrize("kind", ["pass", "warn", "fail", "inconclusive"])
+def test_the_rows_the_gate_builds_unvalidated_are_what_validation_gives(kind):
+    """The report's run rows (run statuses, input files, distances) are built from abw's own
+    values without validating them again (abw.sharedfields.built): on reports of the real
+    gate, every such row validates to a row with the same JSON text."""
+    import render_fixtures
+
+    from abw.models.report import InputFile, RunDistance, RunStatus
+
+    rows = Counter()
+    for model in _models_in(render_fixtures.gated(kind)):
+        if type(model) in (RunStatus, InputFile, RunDistance):
+            rows[type(model).__name__] += 1
+            again = type(model).model_validate(vars(model), strict=True)
+            assert again.model_dump_json() == model.model_dump_json()
+    assert set(rows) == {"RunStatus", "InputFile", "RunDistance"}
+
+
+def test_built_refuses_what_it_cannot_build_as_pydantic_would():
+    """``built`` takes every field of a plain model and nothing else."""
+    from abw.models.report import Check, InputFile
+    from abw.sharedfields import built
+
+    values = {"role": "baseline", "file": "a.json", "sha256": "ab" * 32, "trace_id": "a"}
+    with pytest.raises(TypeError):
+        built(InputFile, values)  # scenario_id missing
+    with pytest.raises(TypeError):
+        built(InputFile, {**values, "scenario_id": None, "extra": 1})
+    with pytest.raises(TypeError):
+        built(Check, {})  # a model holding models is validated
+    row = built(InputFile, {**values, "scenario_id": None})
+    assert row == InputFile(**values) and row.model_dump() == InputFile(**values).model_dump()

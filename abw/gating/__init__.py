@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from types import UnionType
-from typing import TYPE_CHECKING, Any, Union, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from abw.errors import AbwInputError, naming_field
 from abw.gating.ledger import inputs_digest
@@ -114,7 +113,7 @@ def merged_report(
     from abw.gating.summary import RUN_ORDER, head, output_field_names
     from abw.gating.vacuity import Observed
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
-    from abw.sharedfields import shared
+    from abw.sharedfields import built
 
     spec = context.spec
     baseline = context.baseline
@@ -187,20 +186,21 @@ def merged_report(
 
     def status_of(role: str, run: RunHead) -> RunStatus:
         candidate_run = role == "candidate"
-        return shared(
-            RunStatus(
-                role=role,  # type: ignore[arg-type]
-                trace_id=run.trace_id,
-                trace_file=run.path,
-                scenario_id=run.scenario_id,
-                passed=not failed[run.path] and run.final_status == "success"
+        return built(
+            RunStatus,
+            {
+                "role": role,
+                "trace_id": run.trace_id,
+                "trace_file": run.path,
+                "scenario_id": run.scenario_id,
+                "passed": not failed[run.path] and run.final_status == "success"
                 if candidate_run
                 else None,
-                path_length=run.path_length,
-                errors=run.errors,
-                retries=run.retries,
-                failed_checks=failed[run.path] if candidate_run else [],
-            )
+                "path_length": run.path_length,
+                "errors": run.errors,
+                "retries": run.retries,
+                "failed_checks": list(failed[run.path]) if candidate_run else [],
+            },
         )
 
     runs_out = [
@@ -539,53 +539,17 @@ def _leaf_type(model_type: type) -> bool:
 
 def _dumped(models: list[Any]) -> list[Any]:
     """The JSON-mode dumps of ``models`` (each its own ``model_dump(mode="json")``): their own
-    field mappings when that is what the dump would give (:func:`_dict_is_dump`), else in one
-    call of pydantic's serializer when they are all of one type, as a batch of run rows is."""
+    field mappings when that is what the dump would give (abw.sharedfields.plain_model), else
+    in one call of pydantic's serializer when they are all of one type, as a batch of run rows
+    is."""
+    from abw.sharedfields import plain_model
+
     kind = type(models[0])
     if all(type(model) is kind for model in models):
-        if _dict_is_dump(kind):
+        if plain_model(kind):
             return list(map(vars, models))
         return _list_adapter(kind).dump_python(models, mode="json")
     return [model.model_dump(mode="json") for model in models]
-
-
-_PLAIN = (str, int, float, bool, type(None))
-
-
-@cache
-def _dict_is_dump(model_type: type) -> bool:
-    """Whether an instance's ``__dict__`` is its JSON-mode dump, value for value: a model
-    whose fields are all plain JSON values (strings, integers, floats, booleans, None,
-    literals of those, lists of those, one of those or None), with no alias, serializer,
-    validator, metadata but bounds, computed field or extra field; pydantic keeps every
-    field, defaults included, in ``__dict__`` and dumps these values as they are."""
-    from typing import Literal, get_origin
-
-    from annotated_types import BaseMetadata
-
-    def plain(annotation: Any) -> bool:
-        origin = get_origin(annotation)
-        if origin is Literal:
-            return all(type(arg) in _PLAIN for arg in get_args(annotation))
-        if origin is list or origin is UnionType or origin is Union:
-            return all(plain(arg) for arg in get_args(annotation))
-        return annotation in _PLAIN
-
-    decorators = model_type.__pydantic_decorators__
-    return (
-        model_type.model_config.get("extra") != "allow"
-        and not model_type.model_computed_fields
-        and not (decorators.field_serializers or decorators.model_serializers)
-        and not (decorators.field_validators or decorators.model_validators)
-        and all(
-            plain(info.annotation)
-            and info.alias is None
-            and info.serialization_alias is None
-            and not info.exclude
-            and all(isinstance(item, BaseMetadata) for item in info.metadata)  # ge=0 ...
-            for info in model_type.model_fields.values()
-        )
-    )
 
 
 @cache

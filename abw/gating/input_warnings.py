@@ -44,9 +44,7 @@ def _by_scenario(runs: list[Any]) -> dict[str | None, list[Any]]:
     groups: dict[str | None, list[Any]] = {}
     for run in runs:
         groups.setdefault(run.scenario_id, []).append(run)
-    return {
-        key: sorted(groups[key], key=RUN_ORDER) for key in sorted(groups, key=scenario_key)
-    }
+    return {key: sorted(groups[key], key=RUN_ORDER) for key in sorted(groups, key=scenario_key)}
 
 
 def _upper_first(text: str) -> str:

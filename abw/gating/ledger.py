@@ -19,7 +19,7 @@ from abw.models.report import (
     Verdict,
 )
 from abw.models.spec import Thresholds
-from abw.sharedfields import shared
+from abw.sharedfields import built
 from abw.text import plural
 
 
@@ -87,14 +87,15 @@ def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[Any]]]
     """Every file the gate read with its SHA-256, in (role, file) order (the runs: their
     summaries, abw.gating.summary.RunHead)."""
     files = [
-        shared(
-            InputFile(
-                role=role,
-                file=t.path,
-                sha256=t.sha256,
-                trace_id=t.trace_id,
-                scenario_id=t.scenario_id,
-            )
+        built(
+            InputFile,
+            {
+                "role": role,
+                "file": t.path,
+                "sha256": t.sha256,
+                "trace_id": t.trace_id,
+                "scenario_id": t.scenario_id,
+            },
         )
         for role, traces in roles
         for t in traces
