@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,12 @@ BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
 
 def load_contract(path: str | Path) -> tuple[Any, str]:
     """Read and validate a contract file (JSON, or YAML for .yaml/.yml) -> (Contract, sha256)."""
+    contract, source = _read_contract(path)
+    return contract, sha256_hex(source.raw)  # the digest of the bytes validated, read once
+
+
+def _read_contract(path: str | Path) -> tuple[Any, Any]:
+    """A validated contract and its :class:`~abw.documents.Source` (for the lines errors name)."""
     from pydantic import ValidationError
 
     from abw.documents import read_source
@@ -61,19 +68,28 @@ def load_contract(path: str | Path) -> tuple[Any, str]:
         raise from_validation_error(
             exc, file=contract_path, unknown_key="unknown key", line_of=source.line_of
         ) from None
-    return contract, sha256_hex(source.raw)  # the digest of the bytes validated, read once
+    return contract, source
 
 
-def _params(clause: Any, where: str, required: tuple[str, ...]) -> dict[str, Any]:
-    missing = [name for name in required if name not in clause.params]
-    if missing:
-        raise AbwInputError(f"clause {clause.id} needs {', '.join(missing)}", field=where)
-    return dict(clause.params)
+Location = tuple[str | int, ...]  # member names and item indexes, as pydantic names a field
+LineOf = Callable[[Location], int | None]
+
+
+def _dotted(location: Location) -> str:
+    """``("invariants", "hard", 0, "params", "tool")`` -> ``invariants.hard[0].params.tool``."""
+    text = ""
+    for part in location:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else part
+    return text
 
 
 class _Compiler:
-    def __init__(self, contract: Any) -> None:
+    """Compiles one contract; every spec value it writes remembers the clause it came from
+    (``origins``), so an error in the compiled spec names the contract's field and line."""
+
+    def __init__(self, contract: Any, line_of: LineOf | None = None) -> None:
         self.contract = contract
+        self.line_of = line_of
         self.invariants: dict[str, Any] = {
             "required_tools": [],
             "forbidden_tools": [],
@@ -83,11 +99,41 @@ class _Compiler:
         self.rules: list[dict[str, Any]] = []
         self.assertions: list[dict[str, Any]] = []
         self.soft_rules: list[str] = []
-        self.origins: dict[tuple[str, int], str] = {}  # (rules|assertions, index) -> clause
-        self.where = ""
+        # a spec location -> (the contract location it came from, whether what lies below it
+        # comes from the clause's params); thresholds are the contract's own
+        thresholds = ("thresholds",)
+        self.origins: dict[Location, tuple[Location, bool]] = {thresholds: (thresholds, False)}
+        self.where: Location = ()
+
+    def error(self, message: str, *below: str | int) -> AbwInputError:
+        """An error at ``below`` in the current clause, with its line when known."""
+        location = (*self.where, *below)
+        line = self.line_of(location) if self.line_of is not None else None
+        return AbwInputError(message, line=line, field=_dotted(location))
+
+    def params(self, clause: Any, required: tuple[str, ...]) -> dict[str, Any]:
+        missing = [name for name in required if name not in clause.params]
+        if missing:
+            raise self.error(f"clause {clause.id} needs {', '.join(missing)}")
+        return dict(clause.params)
+
+    def came_from(self, spec_location: Location, *below: str | int, nested: bool = False) -> None:
+        """Record that the spec value at ``spec_location`` is the current clause's ``below``."""
+        self.origins[spec_location] = ((*self.where, *below), nested)
+
+    def origin(self, location: Location) -> Location | None:
+        """The contract location of the compiled spec's ``location`` (pydantic's union tags,
+        such as ``count`` in ``rules.3.count.min``, dropped), or None."""
+        for size in range(len(location), 0, -1):
+            found = self.origins.get(location[:size])
+            if found is not None:
+                origin, nested = found
+                rest = tuple(p for p in location[size:] if p not in RULE_KINDS)
+                return (*origin, "params", *rest) if nested and rest else (*origin, *rest)
+        return None
 
     def rule(self, clause: Any, enforcement: str, kind: str, params: dict[str, Any]) -> None:
-        self.origins[("rules", len(self.rules))] = self.where
+        self.came_from(("rules", len(self.rules)), nested=True)
         self.rules.append(
             {
                 "id": clause.id,
@@ -100,38 +146,48 @@ class _Compiler:
         if enforcement == "soft":
             self.soft_rules.append(clause.id)
 
-    def clause(self, clause: Any, enforcement: str, where: str) -> None:
+    def clause(self, clause: Any, enforcement: str, where: Location) -> None:
         self.where = where
         kind = clause.rule
         hard = enforcement == "hard"
         if kind == "required_tool":
-            params = _params(clause, where, ("tool",))
+            params = self.params(clause, ("tool",))
             if hard and set(params) == {"tool"}:
-                self.invariants["required_tools"].append(params["tool"])
+                tools = self.invariants["required_tools"]
+                self.came_from(("invariants", "required_tools", len(tools)), "params", "tool")
+                tools.append(params["tool"])
             else:
                 count = {"tool": params.pop("tool"), "min": 1, "count_status": "success"}
                 self.rule(clause, enforcement, "count", {**count, **params})
         elif kind == "forbidden_tool":
-            params = _params(clause, where, ("tool",))
+            params = self.params(clause, ("tool",))
             if hard and set(params) == {"tool"}:
-                self.invariants["forbidden_tools"].append(params["tool"])
+                tools = self.invariants["forbidden_tools"]
+                self.came_from(("invariants", "forbidden_tools", len(tools)), "params", "tool")
+                tools.append(params["tool"])
             else:
                 self.rule(
                     clause, enforcement, "count", {"tool": params.pop("tool"), "max": 0, **params}
                 )
         elif kind == "precedence" and hard and set(clause.params) == {"before", "after"}:
-            self.invariants["required_order"].append(dict(clause.params))
+            order = self.invariants["required_order"]
+            self.came_from(("invariants", "required_order", len(order)), nested=True)
+            order.append(dict(clause.params))
         elif kind in BUILTIN_LIMITS:
-            value = _params(clause, where, ("value",))["value"]
+            value = self.params(clause, ("value",))["value"]
+            if not isinstance(value, int | float):  # min() below compares it
+                raise self.error("Input should be a valid integer", "params", "value")
             if hard:
                 current = self.invariants.get(kind)
-                self.invariants[kind] = value if current is None else min(current, value)
+                if current is None or value < current:
+                    self.invariants[kind] = value
+                    self.came_from(("invariants", kind), "params", "value")
             elif kind == "max_path_length":
                 self.rule(clause, enforcement, "count", {"tool": "*", "max": value})
             else:
-                raise AbwInputError(f"{kind} can only be a hard clause", field=where)
+                raise self.error(f"{kind} can only be a hard clause")
         elif kind in ("required_output_fields", "expected_output"):
-            self.output_clause(clause, enforcement, where)
+            self.output_clause(clause, enforcement)
         elif kind in CLAUSE_RULE_KINDS:
             params = dict(clause.params)
             if kind == "precedence":  # a clause means what the hard invariant means
@@ -139,9 +195,9 @@ class _Compiler:
             self.rule(clause, enforcement, kind, params)
         elif kind == "assertion":
             if enforcement == "precondition":
-                raise AbwInputError("an assertion cannot be a precondition", field=where)
+                raise self.error("an assertion cannot be a precondition")
             severity = "error" if hard else "warn"
-            self.origins[("assertions", len(self.assertions))] = where
+            self.came_from(("assertions", len(self.assertions)), nested=True)
             self.assertions.append(
                 {
                     "id": clause.id,
@@ -151,19 +207,19 @@ class _Compiler:
                 }
             )
         else:  # pragma: no cover - the model's Literal rejects anything else
-            raise AbwInputError(f"unknown clause kind {kind}", field=where)
+            raise self.error(f"unknown clause kind {kind}")
 
-    def output_clause(self, clause: Any, enforcement: str, where: str) -> None:
+    def output_clause(self, clause: Any, enforcement: str) -> None:
         """Hard: the spec's ``output`` block; soft: one ``warn`` assertion per field."""
         kind = clause.rule
         name = "fields" if kind == "required_output_fields" else "values"
-        value = _params(clause, where, (name,))[name]
+        value = self.params(clause, (name,))[name]
         if kind == "required_output_fields" and not (
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         ):
-            raise AbwInputError("fields must be a list of field names", field=f"{where}.params")
+            raise self.error("fields must be a list of field names", "params", name)
         if kind == "expected_output" and not isinstance(value, dict):
-            raise AbwInputError("values must be an object", field=f"{where}.params")
+            raise self.error("values must be an object", "params", name)
         if enforcement == "hard":
             if kind == "required_output_fields":
                 self.output["required_fields"] += [
@@ -173,7 +229,7 @@ class _Compiler:
                 self.output["expected"].update(value)
             return
         if enforcement == "precondition":
-            raise AbwInputError(f"{kind} cannot be a precondition", field=where)
+            raise self.error(f"{kind} cannot be a precondition")
         items = value if kind == "required_output_fields" else sorted(value)
         for field in items:
             pointer = "/output/" + field.replace("~", "~0").replace("/", "~1")
@@ -182,7 +238,7 @@ class _Compiler:
                 if kind == "required_output_fields"
                 else {"op": "equals", "value": value[field]}
             )
-            self.origins[("assertions", len(self.assertions))] = where
+            self.came_from(("assertions", len(self.assertions)), nested=True)
             self.assertions.append(
                 {
                     "id": f"{clause.id}.{field}",
@@ -196,22 +252,21 @@ class _Compiler:
     def compile(self) -> dict[str, Any]:
         contract = self.contract
         for i, clause in enumerate(contract.preconditions):
-            self.clause(clause, "precondition", f"preconditions[{i}]")
+            self.clause(clause, "precondition", ("preconditions", i))
         for section in ("invariants", "governance"):
             group = getattr(contract, section)
             for strength in ("hard", "soft"):
                 for i, clause in enumerate(getattr(group, strength)):
-                    self.clause(clause, strength, f"{section}.{strength}[{i}]")
+                    self.clause(clause, strength, (section, strength, i))
         soft_assertions = {a["id"] for a in self.assertions if a["severity"] == "warn"}
         satisfaction = contract.satisfaction
         for i, recovery in enumerate(contract.recovery):
+            self.where = ("recovery", i)
             if recovery.violation not in self.soft_rules:
                 why = "an assertion" if recovery.violation in soft_assertions else "not a soft rule"
-                raise AbwInputError(
-                    f"recovery {recovery.id} names {recovery.violation}: {why}",
-                    field=f"recovery[{i}].violation",
-                )
-            self.origins[("rules", len(self.rules))] = f"recovery[{i}]"
+                message = f"recovery {recovery.id} names {recovery.violation}: {why}"
+                raise self.error(message, "violation")
+            self.came_from(("rules", len(self.rules)))
             self.rules.append(
                 {
                     "id": recovery.id,
@@ -261,28 +316,32 @@ class _Compiler:
         return document
 
 
-def compile_contract(contract: Any) -> Any:
-    """The :class:`~abw.models.spec.Spec` a contract compiles to (validated)."""
+def compile_contract(
+    contract: Any, *, file: str | Path | None = None, line_of: LineOf | None = None
+) -> Any:
+    """The :class:`~abw.models.spec.Spec` a contract compiles to (validated). An error names
+    the contract's own field (``invariants.soft[0].params.min``, not the compiled spec's
+    ``rules.3.count.min``), and its line in ``file`` through ``line_of``
+    (:meth:`abw.documents.Source.line_of`)."""
     from pydantic import ValidationError
 
     from abw.models.spec import Spec
 
-    compiler = _Compiler(contract)
-    document = compiler.compile()
+    compiler = _Compiler(contract, line_of)
     try:
+        document = compiler.compile()
         return Spec.model_validate(document)
+    except AbwInputError as exc:
+        exc.file = None if file is None else str(file)
+        raise
     except ValidationError as exc:
         first = exc.errors()[0]
-        loc = list(first["loc"])
-        field = ".".join(str(p) for p in loc)
-        origin = compiler.origins.get((str(loc[0]), loc[1])) if len(loc) > 1 else None
-        if origin is not None:
-            # rules.3.count.min -> invariants.soft[0].params.min (the tag after the index
-            # is the union member pydantic tried; drop it)
-            rest = [str(p) for p in loc[2:] if str(p) not in RULE_KINDS]
-            field = ".".join([origin, "params", *rest]) if rest else origin
+        loc = tuple(first["loc"])
+        origin = compiler.origin(loc)
+        field = ".".join(str(p) for p in loc) if origin is None else _dotted(origin)
+        line = line_of(origin) if origin is not None and line_of is not None else None
         message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
-        raise AbwInputError(message, field=field) from None
+        raise AbwInputError(message, file=file, line=line, field=field) from None
 
 
 def spec_yaml(spec: Any, *, source: str | None = None, source_sha256: str | None = None) -> str:
@@ -342,11 +401,9 @@ def _tidy(item: dict[str, Any], lead: tuple[str, ...]) -> dict[str, Any]:
 
 def load_contract_as_spec(path: str | Path) -> tuple[Any, str]:
     """Load a contract and compile it -> (Spec, sha256 of the contract file)."""
-    contract, digest = load_contract(path)
-    try:
-        return compile_contract(contract), digest
-    except AbwInputError as exc:
-        raise AbwInputError(exc.message, file=path, field=exc.field) from None
+    contract, source = _read_contract(path)
+    spec = compile_contract(contract, file=path, line_of=source.line_of)
+    return spec, sha256_hex(source.raw)
 
 
 def run_contract_gate(

@@ -11,6 +11,7 @@ stdout, publishing — is reported but the exit code stays the verdict's.
 from __future__ import annotations
 
 import errno
+import io
 import os
 import sys
 from typing import TextIO
@@ -76,6 +77,37 @@ def report(exc: BaseException, prog_name: str = "abw", stream: TextIO | None = N
         prefix = "" if line.startswith("internal error") else "error: "
         print(log_line(f"{prog_name}: {prefix}{line}"), file=stream or sys.stderr, flush=True)
     return exit_code(exc)
+
+
+class _ClosedOutput(io.TextIOBase):
+    """``sys.stdout`` of a process started without one (``abw gate ... >&-``): a write fails as
+    on a closed descriptor, so it is one line and the verdict's exit code stays (a full disk's
+    handling)."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def open_standard_streams() -> None:
+    """Give each standard stream the process started without (``<&-``, ``>&-``, ``2>&-``)
+    /dev/null as its descriptor, so that no file abw opens takes that number (where a child
+    process or a late write would land); then stdin reads nothing, stderr swallows its lines
+    and stdout refuses writes (:class:`_ClosedOutput`). Python leaves such a stream None, on
+    which printing an error or flushing at exit raised (exit 1, read as FAIL)."""
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        stream = (
+            _ClosedOutput() if fd == 1 else os.fdopen(fd, "r" if fd == 0 else "w", closefd=False)
+        )
+        setattr(sys, name, stream)
 
 
 def silence_stdout() -> None:

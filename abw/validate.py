@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 from abw.documents import read_source
 from abw.errors import AbwInputError
 from abw.limits import MAX_TRACE_BYTES
-from abw.models import SPEC_SCHEMA, TRACE_SCHEMA
+from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
 
 
@@ -35,11 +36,15 @@ def json_path(parts: Any) -> str:
     return text
 
 
-def read_report(path: Path, limit: int = MAX_TRACE_BYTES, shown: str | None = None) -> Any:
+def read_report(
+    path: Path, limit: int = MAX_TRACE_BYTES, shown: str | None = None, *, consistent: bool = True
+) -> Any:
     """A ``gate-report/v0`` file, validated by the report model: every reader of an earlier
     report (``abw report``, ``explain``, ``verify-report``, ``gate --previous``, the Action's
     ``report`` input) takes it from here, so a wrong value is always one line naming the file
-    (as ``shown``, else ``path``), the line and the field, exit 2."""
+    (as ``shown``, else ``path``), the line and the field, exit 2. A report that contradicts
+    itself (an edited verdict: :func:`abw.verify_report.consistency_problems`) is refused the
+    same way unless ``consistent`` is False (``verify-report``, which lists every problem)."""
     from pydantic import ValidationError
 
     from abw.errors import from_validation_error, require_schema_version
@@ -53,11 +58,23 @@ def read_report(path: Path, limit: int = MAX_TRACE_BYTES, shown: str | None = No
         raise AbwInputError("not a gate-report/v0: a gate report is a JSON object", file=name)
     require_schema_version(document, REPORT_SCHEMA, file=name, line_of=source.line_of)
     try:
-        return GateReport.model_validate(document)
+        report = GateReport.model_validate(document)
     except ValidationError as exc:
         error = from_validation_error(exc, file=name, line_of=source.line_of)
         error.message = f"not a gate-report/v0: {error.message}"
         raise error from None
+    if consistent:
+        from abw.verify_report import consistency_problems
+
+        parts = {"verdict", "summary", "checks", "inputs"}  # what it compares, nothing more
+        problems = consistency_problems(report.model_dump(mode="json", include=parts))
+        if problems:
+            where, _, why = problems[0].partition(": ")
+            more = f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+            raise AbwInputError(
+                f"refused: the report contradicts itself: {why}{more}", file=name, field=where
+            )
+    return report
 
 
 def load_document(path: Path) -> Any:
@@ -117,11 +134,17 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
             spec_from_document(document, file)
         else:
             try:
-                KINDS[schema_id].model().model_validate(document)
+                loaded = KINDS[schema_id].model().model_validate(document)
             except ValidationError as exc:
                 raise from_validation_error(exc, file=file) from None
+            if schema_id == CONTRACT_SCHEMA:  # ok only when it compiles, as for the gate
+                from abw.contract import compile_contract
+
+                compile_contract(loaded, file=file)
     except AbwInputError as exc:
-        parts = [int(p) if p.isdigit() else p for p in (exc.field or "").split(".") if p]
+        # spans.4.status, or a contract clause's governance.hard[0].params.within
+        names = re.findall(r"[^.\[\]]+", exc.field or "")
+        parts = [int(p) if p.isdigit() else p for p in names]
         return [Problem(file, json_path(parts), exc.message, tuple(parts))]
     return []
 

@@ -21,7 +21,7 @@ class _RefusedValue(yaml.constructor.ConstructorError):
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases, duplicate keys and non-finite floats."""
+    """SafeLoader that refuses aliases, merge keys, duplicate keys and non-finite floats."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
         if self.check_event(yaml.AliasEvent):
@@ -37,6 +37,9 @@ class _Loader(yaml.SafeLoader):
             for key_node, _ in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     continue
+                if key_node.tag == "tag:yaml.org,2002:merge":  # ``<<:`` copies another mapping
+                    message = "YAML merge keys (<<) are not allowed in abw documents"
+                    raise _RefusedValue(None, None, message, key_node.start_mark)
                 key = self.construct_object(key_node)
                 line = key_node.start_mark.line + 1
                 if key in seen:

@@ -156,12 +156,18 @@ def _exit(code: int, prog_name: str) -> None:
 
 
 def main() -> None:
+    from abw.faults import open_standard_streams
+
+    open_standard_streams()
     signal.signal(signal.SIGTERM, _terminate)
     _exit(run(cli), "abw")
 
 
 def latent_main() -> None:
     """``abw-latent``: the same as ``abw latent``."""
+    from abw.faults import open_standard_streams
+
+    open_standard_streams()
     module, attribute, _ = COMMANDS["latent"]
     signal.signal(signal.SIGTERM, _terminate)
     command = getattr(importlib.import_module(module), attribute)

@@ -20,14 +20,9 @@ def contract() -> None:
 def compile_command(contract_path: Path, out: Path | None) -> int:
     """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""
     from abw.atomic import write_atomic
-    from abw.contract import compile_contract, load_contract, spec_yaml, yaml_for_log
-    from abw.errors import AbwInputError
+    from abw.contract import load_contract_as_spec, spec_yaml, yaml_for_log
 
-    loaded, digest = load_contract(contract_path)
-    try:
-        spec = compile_contract(loaded)
-    except AbwInputError as exc:
-        raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
+    spec, digest = load_contract_as_spec(contract_path)
     text = spec_yaml(spec, source=contract_path.name, source_sha256=digest)
     if out is None:
         click.echo(yaml_for_log(text), nl=False)

@@ -18,6 +18,61 @@ from abw.cli.options import (
 from abw.text import log_line, plural
 
 
+def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
+    """Refuse each output path (option, path, whether a folder goes there) of the wrong kind —
+    a folder as a file, a file as a folder, a file on the way — before any work is done: a
+    usage error, nothing written."""
+    from abw.atomic import check_target
+    from abw.errors import naming_field
+
+    for option, path, folder in targets:
+        if path is not None:
+            with naming_field(option):
+                check_target(path, folder=folder)
+
+
+def deliver(
+    report,  # GateReport
+    code: int,
+    out: Path | None,
+    report_dir: Path | None,
+    *,
+    quiet: bool = False,
+    out_option: str = "--out",
+    preface: str = "",
+) -> int:
+    """Settle ``code`` as the verdict's exit code, then write the report files and print
+    ``preface`` and the summary: a failure from here on (a full disk, a read-only file, a
+    closed stdout) is one line and the exit code stays ``code`` (abw.faults). ``abw gate`` and
+    ``abw sample`` end here."""
+    from abw.atomic import write_atomic
+    from abw.errors import AbwInputError, naming_field
+    from abw.faults import verdict_reached
+    from abw.gating import report_chunks
+
+    verdict_reached(code)
+    if out is not None:
+        with naming_field(out_option):
+            write_atomic(out, report_chunks(report))  # never the whole text at once
+    written = {}
+    if report_dir is not None:
+        if importlib.util.find_spec("abw.render") is None:
+            raise AbwInputError("report rendering is not available", field="--report-dir")
+        from abw.render import write_reports
+
+        with naming_field("--report-dir"):
+            written = write_reports(report, report_dir)
+    if preface:
+        click.echo(preface, nl=False)
+    click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
+    if not quiet:
+        if out is not None:
+            click.echo(f"report: {out}")
+        for fmt, path in sorted(written.items()):
+            click.echo(f"{fmt}: {path}")
+    return code
+
+
 def format_summary(report) -> str:  # GateReport
     """What a person reads in a terminal: the verdict, then each check that is not PASS."""
     lines = [report.summary]
@@ -85,9 +140,7 @@ def gate_command(
     Exit codes: 0 PASS or WARN, 1 FAIL (or WARN with --fail-on warn), 3 INCONCLUSIVE
     (0 with --allow-inconclusive), 2 invalid input.
     """
-    from abw.atomic import check_target, write_atomic
-    from abw.errors import AbwInputError, naming_field
-    from abw.faults import verdict_reached
+    from abw.errors import AbwInputError
     from abw.gcpause import gc_paused
 
     if quiet:  # no progress bar while loading many traces (abw.progress)
@@ -97,14 +150,12 @@ def gate_command(
         raise AbwInputError("give exactly one of --spec and --contract", field="--spec")
     if workers is not None and scheduler is not None:
         raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
-    for option, path, folder in (("--out", out, False), ("--report-dir", report_dir, True)):
-        if path is not None:  # a path of the wrong kind is a usage error, found before the gate
-            with naming_field(option):
-                check_target(path, folder=folder)
+    # a path of the wrong kind is a usage error, found before the gate
+    check_outputs(("--out", out, False), ("--report-dir", report_dir, True))
     # building the models at import, load, gate and report writing allocate millions of
     # acyclic objects (docs/performance.md)
     with gc_paused():
-        from abw.gating import report_chunks, run_gate
+        from abw.gating import run_gate
         from abw.verdicts import exit_code
 
         if workers is not None or scheduler is not None:
@@ -138,28 +189,9 @@ def gate_command(
             report = report.model_copy(update={"generated_at": stamp})
         # the verdict is settled: from here on a failure (a full disk, a read-only folder, a closed
         # stdout) is reported in one line and the exit code stays the verdict's (abw.faults)
-        code = verdict_reached(
-            exit_code(
-                report.verdict,
-                fail_on_warn=fail_on_warn or fail_on == "warn",
-                allow_inconclusive=allow_inconclusive,
-            )
+        code = exit_code(
+            report.verdict,
+            fail_on_warn=fail_on_warn or fail_on == "warn",
+            allow_inconclusive=allow_inconclusive,
         )
-        if out is not None:
-            with naming_field("--out"):
-                write_atomic(out, report_chunks(report))  # never the whole text at once
-        written = {}
-        if report_dir is not None:
-            if importlib.util.find_spec("abw.render") is None:
-                raise AbwInputError("report rendering is not available", field="--report-dir")
-            from abw.render import write_reports
-
-            with naming_field("--report-dir"):
-                written = write_reports(report, report_dir)
-    click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
-    if not quiet:
-        if out is not None:
-            click.echo(f"report: {out}")
-        for fmt, path in sorted(written.items()):
-            click.echo(f"{fmt}: {path}")
-    return code
+        return deliver(report, code, out, report_dir, quiet=quiet)

@@ -70,9 +70,9 @@ def sample_command(
     writes. Exit codes as for abw gate: 0 PASS or WARN, 1 FAIL, 3 INCONCLUSIVE, 2 invalid input
     or interrupted (the runs recorded so far stay in OUT; the same command continues).
     """
-    from abw.atomic import write_atomic
-    from abw.cli.gate_cmd import format_summary
-    from abw.gating import report_json, run_gate
+    from abw.cli.gate_cmd import check_outputs, deliver
+    from abw.faults import verdict_reached
+    from abw.gating import run_gate
     from abw.progress import Progress
     from abw.sample.loop import Limits, SampleInterrupted, Sampler
     from abw.sample.text import run_line, sample_summary
@@ -80,6 +80,9 @@ def sample_command(
 
     if quiet:
         os.environ["ABW_NO_PROGRESS"] = "1"
+    check_outputs(  # before any agent run is paid for
+        ("--out", out, True), ("--report", report_path, False), ("--report-dir", report_dir, True)
+    )
     limits = Limits(max_runs, budget_runs, timeout, parallel)
     sampler = Sampler(scenarios_path, baseline, spec_path, out, limits)
     bar = Progress(sampler.most_new_runs(), "abw sample runs", quiet=quiet)
@@ -100,23 +103,13 @@ def sample_command(
         return 2
     finally:
         bar.close()
-    click.echo(sample_summary(result), nl=False)
+    summary = sample_summary(result)
     if not out.is_dir() or not any(out.rglob("*.json")):
-        click.echo("abw sample: no runs recorded; nothing to gate.")
-        return exit_code("INCONCLUSIVE", allow_inconclusive=allow_inconclusive)
+        code = verdict_reached(exit_code("INCONCLUSIVE", allow_inconclusive=allow_inconclusive))
+        click.echo(summary + "abw sample: no runs recorded; nothing to gate.")
+        return code
     report = run_gate(baseline, out, spec_path)  # what `abw gate` gives on these traces
-    if report_path is not None:
-        write_atomic(report_path, report_json(report))
-    written = {}
-    if report_dir is not None:
-        from abw.render import write_reports
-
-        written = write_reports(report, report_dir)
-    click.echo(format_summary(report), nl=False)
-    if report_path is not None:
-        click.echo(f"report: {report_path}")
-    for fmt, path in sorted(written.items()):
-        click.echo(f"{fmt}: {path}")
-    return exit_code(
+    code = exit_code(
         report.verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=allow_inconclusive
     )
+    return deliver(report, code, report_path, report_dir, out_option="--report", preface=summary)

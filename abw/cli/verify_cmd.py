@@ -44,10 +44,12 @@ def verify_report(
 
     Exit codes: 0 the report judges exactly these inputs, 1 it does not, 2 invalid input.
     """
+    from abw.faults import verdict_reached
     from abw.text import log_line
     from abw.verify_report import verify_report as verify
 
     result = verify(report, baseline, candidate, spec_path, strict=strict, previous=previous)
+    code = verdict_reached(0 if result.ok else 1)  # kept if printing fails (abw.faults)
     if not quiet:
         if result.ok:
             click.echo(
@@ -59,4 +61,4 @@ def verify_report(
         else:
             for problem in result.problems:
                 click.echo(log_line(f"mismatch: {problem}"))
-    return 0 if result.ok else 1
+    return code
