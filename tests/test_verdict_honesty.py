@@ -124,6 +124,38 @@ def test_validate_with_a_baseline_and_spec_init_report_vacuous_names(tmp_path, r
     assert code == 0 and "warning" not in err  # spec init names only real tools
 
 
+_SCOPED = (
+    "\nrules:\n  - {kind: precedence, before: policy_check, after: refund_commit, "
+    "scenarios: [%s]}\nassertions:\n  - {id: answer, statement: The answer is there., "
+    "selector: /output, matcher: {op: exists}, severity: info, scenarios: [%s]}\n"
+)
+
+
+@pytest.mark.parametrize("section", ["rules", "assertions"])
+def test_a_scenario_glob_that_matches_no_run_is_vacuous_never_pass(tmp_path, run_cli, section):
+    """A rule or assertion whose ``scenarios`` match no run's scenario covers no run: the
+    gate makes it INCONCLUSIVE with the nearest scenario (it used to PASS every gate, "All 0
+    candidate runs satisfy"), and ``abw validate --baseline`` names it before any gate."""
+    scopes = ("refund-polcy", "refund-policy")[:: 1 if section == "rules" else -1]
+    spec = tmp_path / "scoped.yaml"
+    spec.write_text((EXAMPLE / "behavior.yaml").read_text() + _SCOPED % scopes)
+    traces = EXAMPLE / "traces"
+    report = run_gate(traces / "baseline", traces / "good", spec)
+    scoped = [c for c in report.checks if f".{section}." in c.id]
+    vacuous = [c for c in scoped if c.verdict == "INCONCLUSIVE"]
+    assert len(scoped) == 1 and len(vacuous) == 1, [(c.id, c.verdict) for c in scoped]
+    expected = "scenarios refund-polcy match no run's scenario (44 runs); did you mean "
+    assert vacuous[0].message.startswith(f"Vacuous: {expected}refund-policy?")
+    assert vacuous[0].measured["unmatched_scenarios"] == ["refund-polcy"]
+    assert report.verdict == "INCONCLUSIVE"
+    code, _, err = run_cli("validate", "--baseline", traces / "baseline", spec)
+    assert code == 2 and f"{section}[0] " in err and "did you mean refund-policy?" in err
+    right = tmp_path / "right.yaml"
+    right.write_text(spec.read_text().replace("refund-polcy", "refund-policy"))
+    assert run_gate(traces / "baseline", traces / "good", right).verdict == "PASS"
+    assert run_cli("validate", "--baseline", traces / "baseline", right)[0] == 0
+
+
 def test_validate_with_a_baseline_reports_output_fields_no_baseline_run_holds(tmp_path, run_cli):
     """As for tool names, before any candidate exists: a spec field that no baseline run's
     output holds is a line naming it and the nearest field, exit code 2."""

@@ -123,7 +123,9 @@ def merged_report(
     base_heads = [head(t) for t in baseline]
     names = {span.name for t in baseline for span in t.trace.spans} | partial.span_names
     fields = partial.output_fields.union(*map(output_field_names, baseline))
-    seen = Observed(frozenset(names), len(baseline) + len(candidate), frozenset(fields))
+    scenarios = {t.scenario_id for t in [*base_heads, *candidate] if t.scenario_id is not None}
+    run_count = len(baseline) + len(candidate)
+    seen = Observed(frozenset(names), run_count, frozenset(fields), frozenset(scenarios))
 
     checks, failed = per_run_checks(context, candidate, seen)
     tolerate = spec.thresholds.failing_runs == "tolerate"
@@ -250,8 +252,9 @@ def per_run_checks(
     it failed.
 
     A check whose tool names match no span of any run (``seen``: the span names of every
-    baseline and candidate run), or whose output fields no run's output holds, is
-    INCONCLUSIVE where it would not FAIL (abw.gating.vacuity).
+    baseline and candidate run), whose output fields no run's output holds, or whose
+    ``scenarios`` match no run's scenario, is INCONCLUSIVE where it would not FAIL
+    (abw.gating.vacuity).
     """
     from abw.gating import vacuity
     from abw.gating.common import mark_against_baseline, rule_check
@@ -260,6 +263,7 @@ def per_run_checks(
     checks = []
     references: dict[str, tuple[Any, ...]] = {}
     fields: dict[str, tuple[str, ...]] = {}
+    scopes: dict[str, list[str]] = {}
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
     found: list[list[tuple[str, Any]]] = [[] for _ in context.run_rules]
     for summary in candidate:
@@ -281,9 +285,10 @@ def per_run_checks(
     for extra in _rule_checks(context, candidate):
         checks += extra.checks
         references.update(extra.references)
+        scopes.update(extra.scopes)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    return vacuity.apply(checks, references, fields, seen), failed
+    return vacuity.apply(checks, references, fields, seen, scopes), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

@@ -8,6 +8,8 @@ nearest real names; a check that FAILs keeps its counterexamples and gains the s
 a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
 outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
 gate runs. Output fields are references too: a field no run's output holds (:func:`apply`).
+So are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
+the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every gate).
 """
 
 from __future__ import annotations
@@ -25,11 +27,12 @@ from abw.text import plural
 @dataclass(frozen=True)
 class Observed:
     """Every span name seen, over how many runs; and every output field (the keys of the runs'
-    ``canonical_output``), when known."""
+    ``canonical_output``) and scenario id, when known."""
 
     names: frozenset[str]
     runs: int
     output_fields: frozenset[str] = frozenset()
+    scenarios: frozenset[str] = frozenset()
 
 
 def observed(runs: Iterable[Any]) -> Observed:
@@ -37,13 +40,16 @@ def observed(runs: Iterable[Any]) -> Observed:
     ``Trace``)."""
     names: set[str] = set()
     fields: set[str] = set()
+    scenarios: set[str] = set()
     count = 0
     for run in runs:
         trace = getattr(run, "trace", run)
         names.update(span.name for span in trace.spans)
         fields.update(trace.run.canonical_output or ())
+        if trace.run.scenario_id is not None:
+            scenarios.add(trace.run.scenario_id)
         count += 1
-    return Observed(frozenset(names), count, frozenset(fields))
+    return Observed(frozenset(names), count, frozenset(fields), frozenset(scenarios))
 
 
 Reference = str | tuple[str, ...]  # a name or glob, or alternatives (any of them)
@@ -82,6 +88,22 @@ def sentence(missing: list[str], seen: Observed) -> str:
     return "; ".join(parts)
 
 
+def scope_sentence(globs: Iterable[str], seen: Observed) -> str | None:
+    """``scenarios refund-polcy match no run's scenario (44 runs); did you mean
+    refund-policy?`` when none of a rule's ``scenarios`` globs (alternatives: any of them)
+    matches the scenario of a run seen, so the rule covers no run; else None (an empty list
+    covers every run)."""
+    globs = list(globs)
+    known = sorted(seen.scenarios)
+    if not globs or any(name_matches(g, s, glob=True) for g in globs for s in known):
+        return None
+    close = [n for g in globs for n in difflib.get_close_matches(g, known, n=3, cutoff=0.6)]
+    hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
+    return (
+        f"scenarios {', '.join(globs)} match no run's scenario ({plural(seen.runs, 'run')}){hint}"
+    )
+
+
 def spec_references(spec: Any) -> list[tuple[str, tuple[Reference, ...]]]:
     """(where in the spec, names) for every part of ``spec`` that refers to tools."""
     found: list[tuple[str, tuple[Reference, ...]]] = []
@@ -113,6 +135,12 @@ def spec_findings(spec: Any, seen: Observed) -> list[str]:
         missing = [name for name in rule.output_fields if name not in seen.output_fields]
         if missing:
             lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
+    for section in ("rules", "assertions"):
+        for i, item in enumerate(getattr(spec, section)):
+            scope = scope_sentence(item.scenarios, seen)
+            if scope is not None:
+                label = getattr(item, "id", None) or getattr(item, "kind", None) or section
+                lines.append(f"{section}[{i}] ({label}): {scope}")
     return lines
 
 
@@ -137,10 +165,12 @@ def apply(
     references: Mapping[str, tuple[Reference, ...]],
     output_fields: Mapping[str, tuple[str, ...]],
     seen: Observed,
+    scopes: Mapping[str, list[str]] | None = None,
 ) -> list[Check]:
-    """Checks whose referenced tool names match no span, or whose output fields no run's
-    output holds: one that FAILs keeps its counterexamples (a refund with no approval at all is
-    a counterexample whatever the approval is called; a field no run returned is missing from
+    """Checks whose referenced tool names match no span, whose output fields no run's output
+    holds, or whose ``scopes`` (check id -> a rule's ``scenarios`` globs) match no run's
+    scenario: one that FAILs keeps its counterexamples (a refund with no approval at all is a
+    counterexample whatever the approval is called; a field no run returned is missing from
     every run) and gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a
     typo'd field under ``baseline_violations: warn`` only WARNed, its runs counted as
     passing)."""
@@ -148,7 +178,8 @@ def apply(
     for check in checks:
         tools = unmatched(references.get(check.id, ()), seen)
         fields = [f for f in output_fields.get(check.id, ()) if f not in seen.output_fields]
-        if not tools and not fields:
+        scope = scope_sentence((scopes or {}).get(check.id, ()), seen)
+        if not tools and not fields and scope is None:
             out.append(check)
             continue
         measured = dict(check.measured)
@@ -165,6 +196,10 @@ def apply(
             texts.append(field_sentence(fields, seen))
             real.append("output field")
             measured["unseen_output_fields"] = fields
+        if scope is not None:
+            texts.append(scope)
+            real.append("scenario")
+            measured["unmatched_scenarios"] = list((scopes or {})[check.id])
         text = "; ".join(texts)
         text += "" if text.endswith("?") else "."
         if check.verdict == "FAIL":

@@ -52,6 +52,7 @@ class RuleChecks:
     checks: list[Check] = field(default_factory=list)
     run_failed: dict[str, list[str]] = field(default_factory=dict)
     references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # check id -> tools
+    scopes: dict[str, list[str]] = field(default_factory=dict)  # check id -> scenario globs
 
 
 #: What one rule (or assertion) found on one run: None where it does not cover the run,
@@ -166,6 +167,7 @@ def merge_rule_checks(
         category = CATEGORY.get(rule.kind, "behavior_contract")
         check_id = f"{category}.rules.{rid}"
         result.references[check_id] = rule.tool_references()
+        result.scopes[check_id] = rule.scenarios
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
         split = {"new": 0, "known": 0}
@@ -362,6 +364,7 @@ def merge_assertion_checks(
     anything with ``path``, ``scenario_id`` and those ``results``, in run order)."""
     result = RuleChecks()
     tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
+    result.scopes = {t.check_id: a.scenarios for t, a in zip(tallies, assertions, strict=True)}
     for run in runs:
         scenario = run.scenario_id
         for index, assertion in enumerate(assertions):
