@@ -127,3 +127,11 @@ def example_gate(candidate: str | Path) -> list[str]:
     folder = candidate if isinstance(candidate, Path) else example / "traces" / candidate
     baseline, spec = example / "traces" / "baseline", example / "behavior.yaml"
     return ["gate", "--baseline", str(baseline), "--candidate", str(folder), "--spec", str(spec)]
+
+
+def one_line(stderr: str) -> str:
+    """``stderr`` when it is one line and no traceback or internal error (abw's promise for a
+    refusal or a fault)."""
+    assert stderr.count("\n") == 1, stderr
+    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
+    return stderr

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, one_line
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 TRACES = EXAMPLE / "traces"
@@ -30,12 +30,6 @@ def _gate(candidate: str, *extra: str | Path) -> list[str]:
         ABW, "gate", "--baseline", str(TRACES / "baseline"),
         "--candidate", str(TRACES / candidate), "--spec", str(SPEC), *map(str, extra),
     ]  # fmt: skip
-
-
-def _one_line(stderr: str) -> str:
-    assert stderr.count("\n") == 1, stderr
-    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
-    return stderr
 
 
 # ---------------------------------------------------------------- 5. closed stdout
@@ -73,7 +67,7 @@ def test_stdout_on_a_full_disk_is_one_line_and_keeps_the_exit_code(candidate):
             _gate(candidate), stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, timeout=120
         )
     assert result.returncode == VERDICTS[candidate], result.stderr
-    assert "no space left" in _one_line(result.stderr)
+    assert "no space left" in one_line(result.stderr)
 
 
 def test_out_in_a_read_only_folder_is_one_line_and_keeps_the_exit_code(tmp_path):
@@ -89,20 +83,20 @@ def test_out_in_a_read_only_folder_is_one_line_and_keeps_the_exit_code(tmp_path)
                 capture_output=True, text=True, env=ENV, timeout=120,
             )  # fmt: skip
             assert result.returncode == code, result.stderr
-            line = _one_line(result.stderr)
+            line = one_line(result.stderr)
             assert "gate-report.json: --out: cannot write: permission denied" in line
     finally:
         folder.chmod(0o755)
 
 
-def test_out_on_a_read_only_file_system_path_is_one_line(tmp_path, run_cli):
+def test_out_on_a_read_only_file_system_path_isone_line(tmp_path, run_cli):
     """/proc is read-only for everyone, root included."""
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "regressed",
         "--spec", SPEC, "--out", "/proc/abw-gate-report.json",
     )  # fmt: skip
     assert code == 1
-    assert "/proc/abw-gate-report.json: --out: cannot write" in _one_line(err)
+    assert "/proc/abw-gate-report.json: --out: cannot write" in one_line(err)
 
 
 @pytest.mark.parametrize("candidate", sorted(VERDICTS))
@@ -115,7 +109,7 @@ def test_out_naming_a_folder_is_a_usage_error_before_the_gate(candidate, tmp_pat
         "--spec", SPEC, "--out", f"{reports}/",
     )  # fmt: skip
     assert code == 2 and out == ""
-    assert "reports: --out: expected a file, found a folder" in _one_line(err)
+    assert "reports: --out: expected a file, found a folder" in one_line(err)
     assert list(reports.iterdir()) == []
 
 
@@ -129,7 +123,7 @@ def test_report_dir_naming_a_file_is_a_usage_error_before_the_gate(tmp_path, run
     )  # fmt: skip
     assert code == 2
     reason = "a part of the path is a file" if sub else "exists and is not a folder"
-    assert f"--report-dir: cannot write: {reason}" in _one_line(err)
+    assert f"--report-dir: cannot write: {reason}" in one_line(err)
     assert existing.read_text() == "keep me\n"
 
 
@@ -142,11 +136,11 @@ def test_reports_onto_a_full_disk_keep_the_verdicts_exit_code(candidate, tmp_pat
         "--spec", SPEC, "--out", "/dev/full",
     )  # fmt: skip
     assert code == VERDICTS[candidate]
-    assert "/dev/full: --out: cannot write: no space left" in _one_line(err)
+    assert "/dev/full: --out: cannot write: no space left" in one_line(err)
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # written into, never replaced
 
 
-def test_abw_report_out_naming_a_folder_is_one_line(tmp_path, run_cli):
+def test_abw_report_out_naming_a_folder_isone_line(tmp_path, run_cli):
     out = tmp_path / "gate-report.json"
     run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good",
@@ -154,10 +148,10 @@ def test_abw_report_out_naming_a_folder_is_one_line(tmp_path, run_cli):
     )  # fmt: skip
     (tmp_path / "r.html").mkdir()
     code, _, err = run_cli("report", "--input", out, "--out", tmp_path / "r.html")
-    assert code == 2 and "expected a file, found a folder" in _one_line(err)
+    assert code == 2 and "expected a file, found a folder" in one_line(err)
 
 
-def test_an_unreadable_trace_is_one_line(tmp_path, run_cli):
+def test_an_unreadable_trace_isone_line(tmp_path, run_cli):
     if os.geteuid() == 0:
         pytest.skip("root reads files whatever their mode")
     cand = tmp_path / "cand"
@@ -169,14 +163,14 @@ def test_an_unreadable_trace_is_one_line(tmp_path, run_cli):
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC
     )
-    assert code == 2 and f"{locked.name}: cannot read: permission denied" in _one_line(err)
+    assert code == 2 and f"{locked.name}: cannot read: permission denied" in one_line(err)
 
 
-def test_a_trace_that_is_a_folder_is_one_line(tmp_path, run_cli):
+def test_a_trace_that_is_a_folder_isone_line(tmp_path, run_cli):
     cand = tmp_path / "cand"
     (cand / "odd.json").mkdir(parents=True)
     code, _, err = run_cli("validate", cand / "odd.json")
-    assert code == 2 and "odd.json: expected a file, found a folder" in _one_line(err)
+    assert code == 2 and "odd.json: expected a file, found a folder" in one_line(err)
 
 
 # ---------------------------------------------------------------- 2. file modes
@@ -222,7 +216,7 @@ def test_a_staging_folder_is_never_read_as_traces(tmp_path, run_cli):
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", cand, "--spec", SPEC
     )
-    assert code == 2 and "no trace files" in _one_line(err)
+    assert code == 2 and "no trace files" in one_line(err)
     (cand / "run.json").write_bytes(next((TRACES / "regressed").glob("*.json")).read_bytes())
     from abw.traceio import trace_paths
 
@@ -431,7 +425,7 @@ def test_action_failing_to_write_outputs_keeps_the_verdicts_exit_code(tmp_path, 
     ],
     ids=["superscript-annotations", "event-file-folder", "report-folder", "report-nan", "dup"],
 )
-def test_action_bad_inputs_are_one_line(tmp_path, fake, inputs, needle):
+def test_action_bad_inputs_areone_line(tmp_path, fake, inputs, needle):
     from action_env import Runner, make_report
 
     runner = Runner(tmp_path, fake.url)

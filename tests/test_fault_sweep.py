@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, one_line
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 TRACES = EXAMPLE / "traces"
@@ -39,12 +39,6 @@ def _closing(fd: int):
     return lambda: os.close(fd)  # runs in the child, after its streams are set up
 
 
-def _one_line(stderr: str) -> str:
-    assert stderr.count("\n") == 1, stderr
-    assert "internal error" not in stderr and "Traceback" not in stderr, stderr
-    return stderr
-
-
 # ---------------------------------------------------------------- standard streams closed
 
 
@@ -57,7 +51,7 @@ def test_a_closed_stdout_keeps_the_verdicts_exit_code(candidate, tmp_path):
         stderr=subprocess.PIPE, text=True, env=ENV, timeout=120, preexec_fn=_closing(1),
     )  # fmt: skip
     assert result.returncode == VERDICTS[candidate], result.stderr
-    assert "standard output is closed" in _one_line(result.stderr)
+    assert "standard output is closed" in one_line(result.stderr)
     assert json.loads((tmp_path / "r.json").read_text())["schema_version"] == "gate-report/v0"
 
 
@@ -153,14 +147,14 @@ def test_sample_keeps_the_verdicts_exit_code_when_writing_fails(tmp_path):
             env=ENV, timeout=120,
         )  # fmt: skip
     assert first.returncode == 3, first.stderr  # one passing run: INCONCLUSIVE
-    assert "no space left" in _one_line(first.stderr)
+    assert "no space left" in one_line(first.stderr)
     unwritable = "/proc/abw-sample-report.json"  # read-only for root too
     second = subprocess.run(
         [ABW, *_sample(scenarios, out, "--report", unwritable)], capture_output=True, text=True,
         env=ENV, timeout=120,
     )  # fmt: skip
     assert second.returncode == 3, second.stderr
-    assert "abw-sample-report.json: --report: cannot write" in _one_line(second.stderr)
+    assert "abw-sample-report.json: --report: cannot write" in one_line(second.stderr)
 
 
 # ---------------------------------------------------------------- verify-report, edited reports
@@ -184,7 +178,7 @@ def test_verify_report_keeps_its_verdict_on_a_full_stdout(regressed_report, cand
             command, stdout=full, stderr=subprocess.PIPE, text=True, env=ENV, timeout=120
         )
     assert result.returncode == code, result.stderr
-    assert "no space left" in _one_line(result.stderr)
+    assert "no space left" in one_line(result.stderr)
 
 
 @pytest.mark.parametrize("command", ["report", "explain", "gate --previous"])
@@ -270,7 +264,7 @@ def test_a_merge_key_is_refused_by_name(tmp_path, run_cli):
     )
     code, _, err = run_cli("validate", spec)
     assert code == 2
-    assert f"{spec}:4: YAML merge keys (<<) are not allowed" in _one_line(err)
+    assert f"{spec}:4: YAML merge keys (<<) are not allowed" in one_line(err)
 
 
 def test_validate_refuses_a_contract_the_gate_refuses(tmp_path):
