@@ -177,6 +177,8 @@ def test_missing_model_is_one_line(run_cli, tmp_path, monkeypatch) -> None:
     code, out, err = run_cli("latent", "demo", "--step", "x", "--out", tmp_path / "x.json")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "Qwen/Qwen2.5-0.5B-Instruct" in err and "cache" in err
+    # offline, the hub was never asked: the line says so, not that it "could not be reached"
+    assert "offline" in err and "could not be reached" not in err
     code, _, err = run_cli("latent", "demo", "--model", "./no-such-model", "--step", "x")
     assert code == 2 and err.count("\n") == 1 and "not a model folder" in err
     assert not (tmp_path / "x.json").exists()

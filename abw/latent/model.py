@@ -142,7 +142,13 @@ def load_model(
     except (OSError, ValueError) as exc:
         where = "folder" if Path(source).is_dir() else "hub id"
         reason = " ".join(str(exc).split())[:200]
-        if where == "hub id":
+        if where == "hub id" and local_only:  # offline: the hub was never asked
+            reason = (
+                "not a local folder and not in the Hugging Face cache, and offline (--offline "
+                "or HF_HUB_OFFLINE) the hub is not asked (download it first, or pass a local "
+                "folder)"
+            )
+        elif where == "hub id":
             reason = (
                 "not a local folder, not in the Hugging Face cache, and the hub could not be "
                 "reached (download it first, or pass a local folder)"
