@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from abw.cli.options import PathParam
-from abw.models import SPEC_SCHEMA
+from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA
 from abw.text import log_line
 
 
@@ -17,16 +17,17 @@ from abw.text import log_line
     "--baseline",
     type=PathParam(),
     default=None,
-    help="Folder (or file) of traces: also report spec tool names that match no span there.",
+    help="Folder (or file) of traces: also report what a spec or contract names that no run "
+    "there shows.",
 )
 def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
     """Check FILES against the schema their schema_version names; print each problem.
 
     A folder stands for every *.json file under it (as for fingerprint and gate); a folder
     named like a document (``x.json/``) is refused as one. With --baseline, every behavior spec
-    among FILES is also checked for tool names (required tools, order constraints, rules) that
-    match no span of those traces: a check on such a name cannot PASS (the gate makes it
-    INCONCLUSIVE).
+    or contract among FILES is also checked for references no run of those traces shows (tool
+    names and span types, argument and output fields, selectors, scenarios): a check on such
+    a reference cannot PASS (the gate makes it INCONCLUSIVE).
     """
     from dataclasses import replace
 
@@ -77,13 +78,21 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
 
 
 def _vacuous(path: Path, seen: object) -> list[str]:
-    """One line per spec part naming a tool that matches no span of the baseline."""
+    """One line per part of a spec, or of the spec a contract compiles to (as the gate runs
+    it), whose references the baseline does not show (abw.gating.vacuity.spec_findings)."""
     from abw.gating.vacuity import spec_findings
-    from abw.specio import load_spec
     from abw.validate import load_document
 
     document = load_document(path)
-    if not isinstance(document, dict) or document.get("schema_version") != SPEC_SCHEMA:
+    kind = document.get("schema_version") if isinstance(document, dict) else None
+    if kind == SPEC_SCHEMA:
+        from abw.specio import load_spec
+
+        spec, _ = load_spec(path)
+    elif kind == CONTRACT_SCHEMA:
+        from abw.contract import load_contract_as_spec
+
+        spec, _ = load_contract_as_spec(path)
+    else:
         return []
-    spec, _ = load_spec(path)
     return [f"{path}: {line}" for line in spec_findings(spec, seen)]

@@ -125,7 +125,17 @@ def merged_report(
     fields = partial.output_fields.union(*map(output_field_names, baseline))
     scenarios = {t.scenario_id for t in [*base_heads, *candidate] if t.scenario_id is not None}
     run_count = len(baseline) + len(candidate)
-    seen = Observed(frozenset(names), run_count, frozenset(fields), frozenset(scenarios))
+    kinds = arguments = None  # (what only rules and assertions refer to)
+    if context.kinds:
+        from abw.gating.vacuity import argument_keys, span_kinds
+
+        kinds = frozenset(partial.span_kinds.union(*(span_kinds(t.trace.spans) for t in baseline)))
+        arguments = frozenset(
+            partial.argument_keys.union(*(argument_keys(t.trace.spans) for t in baseline))
+        )
+    seen = Observed(
+        frozenset(names), run_count, frozenset(fields), frozenset(scenarios), kinds, arguments
+    )
 
     checks, failed = per_run_checks(context, candidate, seen)
     tolerate = spec.thresholds.failing_runs == "tolerate"

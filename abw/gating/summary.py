@@ -102,6 +102,8 @@ class RunSummary(RunHead):
     path_names: tuple[str, ...] = ()  # the tools along its path; counted by Partial.add
     span_names: frozenset[str] = frozenset()  # of every span; folded by Partial.add
     output_fields: frozenset[str] = frozenset()  # its canonical_output's; folded likewise
+    span_kinds: frozenset[tuple[str, str]] = frozenset()  # (name, type); when Context.kinds
+    argument_keys: frozenset[tuple[str, str]] = frozenset()  # (name, key); likewise
 
 
 class Context:
@@ -139,6 +141,12 @@ class Context:
         ]
 
     @cached_property
+    def kinds(self) -> bool:
+        """Whether the spec has rules or assertions, whose references name span types and
+        argument fields too (abw.gating.vacuity): then each run's are folded."""
+        return bool(self.spec.rules or self.spec.assertions)
+
+    @cached_property
     def rule_baseline(self) -> RuleBaseline:
         from abw.rules.checks import RuleBaseline
 
@@ -161,6 +169,7 @@ class Context:
 def summarize(run: TraceFile, context: Context) -> RunSummary:
     """Everything the report needs of one candidate run (module docstring)."""
     from abw.gating.sequence import started_at
+    from abw.gating.vacuity import argument_keys, span_kinds
 
     spec = context.spec
     scenario = run.trace.run.scenario_id
@@ -203,6 +212,8 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         path_names=tuple(names),
         span_names=run.ordered_spans.names(),
         output_fields=output_field_names(run),
+        span_kinds=span_kinds(run.trace.spans) if context.kinds else _NO_KINDS,
+        argument_keys=argument_keys(run.trace.spans) if context.kinds else _NO_KINDS,
     )
 
 
@@ -214,6 +225,7 @@ def output_field_names(run: TraceFile) -> frozenset[str]:
 #: The span names and output fields of a summary a Partial holds (they are folded): one set,
 #: which pickles once.
 _NO_NAMES: frozenset[str] = frozenset()
+_NO_KINDS: frozenset[tuple[str, str]] = frozenset()
 
 
 @dataclass
@@ -226,6 +238,8 @@ class Partial:
     tool_totals: dict[str | None, Counter[str]] = field(default_factory=dict)
     span_names: set[str] = field(default_factory=set)
     output_fields: set[str] = field(default_factory=set)
+    span_kinds: set[tuple[str, str]] = field(default_factory=set)
+    argument_keys: set[tuple[str, str]] = field(default_factory=set)
 
     def add(self, summary: RunSummary) -> None:
         """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): the tools on
@@ -237,10 +251,14 @@ class Partial:
         totals.update(summary.path_names)
         self.span_names |= summary.span_names
         self.output_fields |= summary.output_fields
+        self.span_kinds |= summary.span_kinds
+        self.argument_keys |= summary.argument_keys
         set_field = object.__setattr__  # (dataclasses.replace cost 25 µs a run)
         set_field(summary, "path_names", ())
         set_field(summary, "span_names", _NO_NAMES)
         set_field(summary, "output_fields", _NO_NAMES)
+        set_field(summary, "span_kinds", _NO_KINDS)
+        set_field(summary, "argument_keys", _NO_KINDS)
         self.summaries.append(summary)
 
     def merge(self, other: Partial, pool: ValuePool | None = None) -> None:
@@ -257,6 +275,8 @@ class Partial:
             self.tool_totals.setdefault(scenario, Counter()).update(counts)
         self.span_names |= other.span_names
         self.output_fields |= other.output_fields
+        self.span_kinds |= other.span_kinds
+        self.argument_keys |= other.argument_keys
 
 
 _DIVERGENCE_LISTS = ("baseline_alternatives", "common_prefix", "candidate_path", "baseline_path")
@@ -268,6 +288,8 @@ _POOLED_FIELDS = (
     "nearest",
     "span_names",
     "output_fields",
+    "span_kinds",
+    "argument_keys",
 )
 
 

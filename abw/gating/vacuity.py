@@ -1,14 +1,17 @@
-"""No vacuous rules: a tool name or glob that matches no span of any run cannot be checked.
+"""No vacuous rules: a reference that no baseline or candidate run shows cannot be checked.
 
-Every check that refers to tools declares the names it refers to (``RunRule.references`` for
-the built-in invariants, ``Rule.tool_references()`` for ``spec.rules``). A name that matches no
-span of any baseline or candidate run would make its check pass by default (``after:
-refund_comit`` has nothing to come after), so such a check is INCONCLUSIVE instead, with the
-nearest real names; a check that FAILs keeps its counterexamples and gains the sentence. Names
-a check only forbids (``forbidden_tools``) are never listed: their absence is the expected
-outcome. ``abw validate --baseline`` and ``abw spec init`` report the same findings before any
-gate runs. Output fields are references too: a field no run's output holds (:func:`apply`).
-So are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
+Every check declares what it refers to: ``RunRule.references`` for the built-in invariants
+(tool names of any span type), ``Rule.references()`` for ``spec.rules`` (the spans its tool
+fields match, by name and span type; the extracted argument fields it reads) and
+``Assertion.references()`` for ``spec.assertions`` (the output field or tool count its
+selector reads). A reference no run shows would make its check pass by default (``after:
+refund_comit`` has nothing to come after; ``after: {name: refund_commit, type: [retriever]}``
+neither, when refund_commit is a tool span), so such a check is INCONCLUSIVE instead, with the
+nearest real thing; a check that FAILs keeps its counterexamples and gains the sentence. Names
+a check only forbids (``forbidden_tools``) and span statuses are never references: their
+absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init`` report the
+same findings before any gate runs. Output fields are references too (:func:`apply`), and so
+are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
 the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every gate).
 """
 
@@ -16,54 +19,93 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from abw.models.report import Check
+from abw.models.rules import ArgumentRef, OutputRef, Reference, ScopeRef, ToolRef
 from abw.semantics import literal_pattern, name_matches
 from abw.text import plural
+
+Kinds = frozenset[tuple[str, str]]
 
 
 @dataclass(frozen=True)
 class Observed:
     """Every span name seen, over how many runs; and every output field (the keys of the runs'
-    ``canonical_output``) and scenario id, when known."""
+    ``canonical_output``) and scenario id, when known. ``kinds``: (name, span type) of every
+    span, and ``arguments``: (span name, key) of every extracted argument; None where not
+    collected, and then a reference is judged by its names only."""
 
     names: frozenset[str]
     runs: int
     output_fields: frozenset[str] = frozenset()
     scenarios: frozenset[str] = frozenset()
+    kinds: Kinds | None = None
+    arguments: Kinds | None = None
+
+
+def span_kinds(spans: Iterable[Any]) -> Kinds:
+    """(name, type) of every span."""
+    return frozenset((span.name, span.type) for span in spans)
+
+
+def argument_keys(spans: Iterable[Any]) -> Kinds:
+    """(span name, key) of every explicitly extracted argument (``attributes.arguments``)."""
+    from abw.rules.arguments import extracted_arguments
+
+    return frozenset((span.name, key) for span in spans for key in extracted_arguments(span) or ())
 
 
 def observed(runs: Iterable[Any]) -> Observed:
-    """Span names (of every span type) and output fields over the given runs (``TraceFile`` or
-    ``Trace``)."""
+    """Span names, kinds and argument keys (of every span type), output fields and scenarios
+    over the given runs (``TraceFile`` or ``Trace``)."""
     names: set[str] = set()
+    kinds: set[tuple[str, str]] = set()
+    arguments: set[tuple[str, str]] = set()
     fields: set[str] = set()
     scenarios: set[str] = set()
     count = 0
     for run in runs:
         trace = getattr(run, "trace", run)
         names.update(span.name for span in trace.spans)
+        kinds |= span_kinds(trace.spans)
+        arguments |= argument_keys(trace.spans)
         fields.update(trace.run.canonical_output or ())
         if trace.run.scenario_id is not None:
             scenarios.add(trace.run.scenario_id)
         count += 1
-    return Observed(frozenset(names), count, frozenset(fields), frozenset(scenarios))
+    return Observed(
+        frozenset(names),
+        count,
+        frozenset(fields),
+        frozenset(scenarios),
+        frozenset(kinds),
+        frozenset(arguments),
+    )
 
 
-Reference = str | tuple[str, ...]  # a name or glob, or alternatives (any of them)
+LegacyReference = str | tuple[str, ...]  # a built-in's name or glob, or alternatives
 
 
-def unmatched(references: Iterable[Reference], seen: Observed) -> list[str]:
+def _text(names: Iterable[str]) -> str:
+    """Names as they read (``=tool[1]`` is the name ``tool[1]``), alternatives ``a or b``."""
+    return " or ".join(n[1:] if n.startswith("=") else n for n in names)
+
+
+def _hits(names: Iterable[str], candidates: Iterable[str]) -> list[str]:
+    globs = list(names)
+    return [n for n in candidates if any(name_matches(g, n, glob=True) for g in globs)]
+
+
+def unmatched(references: Iterable[LegacyReference], seen: Observed) -> list[str]:
     """The references (names or shell globs; a tuple: alternatives) that match none of the
     names seen, in given order; alternatives read ``a or b``."""
     found: list[str] = []
     for reference in references:
         options = (reference,) if isinstance(reference, str) else reference
-        text = " or ".join(o[1:] if o.startswith("=") else o for o in options)  # as the name reads
-        hit = any(name_matches(glob, n, glob=True) for glob in options for n in seen.names)
-        if options and not hit and text not in found:
+        text = _text(options)
+        if options and not _hits(options, seen.names) and text not in found:
             found.append(text)
     return found
 
@@ -95,53 +137,13 @@ def scope_sentence(globs: Iterable[str], seen: Observed) -> str | None:
     covers every run)."""
     globs = list(globs)
     known = sorted(seen.scenarios)
-    if not globs or any(name_matches(g, s, glob=True) for g in globs for s in known):
+    if not globs or _hits(globs, known):
         return None
     close = [n for g in globs for n in difflib.get_close_matches(g, known, n=3, cutoff=0.6)]
     hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
     return (
         f"scenarios {', '.join(globs)} match no run's scenario ({plural(seen.runs, 'run')}){hint}"
     )
-
-
-def spec_references(spec: Any) -> list[tuple[str, tuple[Reference, ...]]]:
-    """(where in the spec, names) for every part of ``spec`` that refers to tools."""
-    found: list[tuple[str, tuple[Reference, ...]]] = []
-    inv = spec.invariants
-    found += [
-        (f"invariants.required_tools[{i}]", (literal_pattern(t),))  # exact names, not globs
-        for i, t in enumerate(inv.required_tools)
-    ]
-    found += [
-        (f"invariants.required_order[{i}]", (c.before, c.after))
-        for i, c in enumerate(inv.required_order)
-    ]
-    for i, rule in enumerate(spec.rules):
-        found.append((f"rules[{i}] ({rule.id or rule.kind})", rule.tool_references()))
-    return [(where, names) for where, names in found if names]
-
-
-def spec_findings(spec: Any, seen: Observed) -> list[str]:
-    """One line per part of the spec whose tool names match no span of the runs seen, or whose
-    output fields no run's output holds."""
-    lines = []
-    for where, names in spec_references(spec):
-        missing = unmatched(names, seen)
-        if missing:
-            lines.append(f"{where}: {sentence(missing, seen)}")
-    from abw.gating import output_eval
-
-    for rule in output_eval.rules(spec.output):  # the fields each output check reads
-        missing = [name for name in rule.output_fields if name not in seen.output_fields]
-        if missing:
-            lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
-    for section in ("rules", "assertions"):
-        for i, item in enumerate(getattr(spec, section)):
-            scope = scope_sentence(item.scenarios, seen)
-            if scope is not None:
-                label = getattr(item, "id", None) or getattr(item, "kind", None) or section
-                lines.append(f"{section}[{i}] ({label}): {scope}")
-    return lines
 
 
 def field_sentence(missing: list[str], seen: Observed) -> str:
@@ -160,55 +162,219 @@ def field_sentence(missing: list[str], seen: Observed) -> str:
     return "; ".join(parts)
 
 
+@dataclass
+class Misses:
+    """What of one check's references no run shows: sentences, the real things to name
+    instead, and the ``measured`` entries; ``notes``: sentences that only annotate a FAIL."""
+
+    texts: list[str] = field(default_factory=list)
+    real: list[str] = field(default_factory=list)
+    measured: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, text: str, real: str, note_only: bool = False, **measured: Any) -> None:
+        if text in self.texts or text in self.notes:
+            return  # (one sentence says it for every key of a tool without arguments)
+        if note_only:
+            self.notes.append(text)
+            return
+        self.texts.append(text)
+        if real not in self.real:
+            self.real.append(real)
+        for key, value in measured.items():
+            if isinstance(value, list):
+                self.measured.setdefault(key, []).extend(value)
+            elif isinstance(value, dict):
+                self.measured.setdefault(key, {}).update(value)
+            else:
+                self.measured[key] = value
+
+
+def _types_seen(ref: ToolRef, seen: Observed) -> list[str]:
+    """The span types of the spans the reference's names match, when none is of a type it
+    reads (empty otherwise, or when kinds were not collected: judged by names only)."""
+    if seen.kinds is None:
+        return []
+    types = sorted({t for n, t in seen.kinds if _hits(ref.names, (n,))})
+    if any((t in ref.types) if ref.types else t != "llm" for t in types):
+        return []
+    return types
+
+
+def _kind_sentence(ref: ToolRef, types: list[str], seen: Observed) -> str:
+    """``refund_commit matches no retriever span in 44 runs; its spans are tool spans``."""
+    where = "/".join(ref.types) if ref.types else "non-llm"
+    listed = " and ".join([", ".join(types[:-1]), types[-1]] if len(types) > 1 else types)
+    more = "" if ref.types else " (a rule reads llm spans only with type: [llm])"
+    runs = plural(seen.runs, "run")
+    return (
+        f"{_text(ref.names)} matches no {where} span in {runs}; its spans are {listed} spans{more}"
+    )
+
+
+def _argument_sentence(ref: ArgumentRef, seen: Observed) -> str | None:
+    """``confidance is in no refund_commit span's arguments (44 runs); did you mean
+    confidence?`` for an argument no span of the tool carries; else None (and when no span
+    has the tool's name: its own reference says so)."""
+    if seen.arguments is None or not _hits(ref.names, seen.names):
+        return None
+    keys = sorted({k for n, k in seen.arguments if _hits(ref.names, (n,))})
+    if ref.field in keys:
+        return None
+    tool, runs = _text(ref.names), plural(seen.runs, "run")
+    if not keys:
+        return (
+            f"no {tool} span has extracted arguments ({runs}): they are extracted at import, "
+            "when named (abw import --argument-fields)"
+        )
+    close = difflib.get_close_matches(ref.field, keys, n=3, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    return f"{ref.field} is in no {tool} span's arguments ({runs}){hint}"
+
+
+def misses(
+    references: Iterable[Reference | LegacyReference],
+    seen: Observed,
+    fields: Iterable[str] = (),
+    scope: Iterable[str] = (),
+) -> Misses:
+    """What of a check's references (and its output ``fields``, its ``scope`` globs) no run
+    seen shows."""
+    found = Misses()
+    references = list(references)
+    legacy: list[LegacyReference] = []
+    tools: list[ToolRef] = []
+    fields = list(fields)
+    scopes = [list(scope)] if scope else []
+    for ref in references:
+        if isinstance(ref, str | tuple):
+            legacy.append(ref)
+        elif isinstance(ref, ToolRef):
+            tools.append(ref)
+        elif isinstance(ref, OutputRef):
+            fields.append(ref.field)
+        elif isinstance(ref, ScopeRef):
+            scopes.append(list(ref.globs))
+    names = unmatched(legacy, seen)
+    for ref in tools:
+        text = _text(ref.names)
+        if not _hits(ref.names, seen.names):
+            if ref.note_only:
+                found.add(sentence([text], seen), "tool", note_only=True)
+            elif text not in names:
+                names.append(text)
+        elif types := _types_seen(ref, seen):
+            label = f"{'/'.join(ref.types)} {text}" if ref.types else text
+            found.add(
+                _kind_sentence(ref, types, seen),
+                "tool",
+                ref.note_only,
+                unmatched_names=[label],
+                did_you_mean={label: [f"{t} {text}" for t in types]},
+                runs_searched=seen.runs,
+            )
+    if names:  # names no span has come first, as they read
+        found.texts.insert(0, sentence(names, seen))
+        found.real = ["tool", *(r for r in found.real if r != "tool")]
+        found.measured = {
+            "unmatched_names": names + found.measured.get("unmatched_names", []),
+            "did_you_mean": {name: nearest(name, seen) for name in names}
+            | found.measured.get("did_you_mean", {}),
+            "runs_searched": seen.runs,
+        }
+    for ref in references:
+        if isinstance(ref, ArgumentRef) and (text := _argument_sentence(ref, seen)) is not None:
+            found.add(text, "argument field", unseen_argument_fields=[ref.field])
+    missing = [f for f in dict.fromkeys(fields) if f not in seen.output_fields]
+    if missing:
+        found.add(field_sentence(missing, seen), "output field", unseen_output_fields=missing)
+    for globs in scopes:
+        if (text := scope_sentence(globs, seen)) is not None:
+            found.add(text, "scenario", unmatched_scenarios=globs)
+    return found
+
+
+def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
+    """(where in the spec, references) for every part of ``spec`` that refers to tools,
+    argument fields or (assertions) output fields."""
+    found: list[tuple[str, tuple[Any, ...]]] = []
+    inv = spec.invariants
+    found += [
+        (f"invariants.required_tools[{i}]", (literal_pattern(t),))  # exact names, not globs
+        for i, t in enumerate(inv.required_tools)
+    ]
+    found += [
+        (f"invariants.required_order[{i}]", (c.before, c.after))
+        for i, c in enumerate(inv.required_order)
+    ]
+    for i, rule in enumerate(spec.rules):
+        found.append((f"rules[{i}] ({rule.id or rule.kind})", rule.references()))
+    for i, assertion in enumerate(spec.assertions):
+        found.append((f"assertions[{i}] ({assertion.id})", assertion.references()))
+    return [(where, refs) for where, refs in found if refs]
+
+
+def spec_findings(spec: Any, seen: Observed) -> list[str]:
+    """One line per part of the spec whose references no run seen shows: tool names (and
+    span types), argument fields, output fields, ``scenarios`` globs."""
+    lines = []
+    for where, refs in spec_references(spec):
+        found = misses(refs, seen)
+        if found.texts:
+            lines.append(f"{where}: {'; '.join(found.texts)}")
+    from abw.gating import output_eval
+
+    for rule in output_eval.rules(spec.output):  # the fields each output check reads
+        missing = [name for name in rule.output_fields if name not in seen.output_fields]
+        if missing:
+            lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
+    for section in ("rules", "assertions"):
+        for i, item in enumerate(getattr(spec, section)):
+            scope = scope_sentence(item.scenarios, seen)
+            if scope is not None:
+                label = getattr(item, "id", None) or getattr(item, "kind", None) or section
+                lines.append(f"{section}[{i}] ({label}): {scope}")
+    return lines
+
+
 def apply(
     checks: list[Check],
-    references: Mapping[str, tuple[Reference, ...]],
+    references: Mapping[str, tuple[Any, ...]],
     output_fields: Mapping[str, tuple[str, ...]],
     seen: Observed,
     scopes: Mapping[str, list[str]] | None = None,
 ) -> list[Check]:
-    """Checks whose referenced tool names match no span, whose output fields no run's output
-    holds, or whose ``scopes`` (check id -> a rule's ``scenarios`` globs) match no run's
-    scenario: one that FAILs keeps its counterexamples (a refund with no approval at all is a
-    counterexample whatever the approval is called; a field no run returned is missing from
-    every run) and gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a
-    typo'd field under ``baseline_violations: warn`` only WARNed, its runs counted as
-    passing)."""
+    """Checks with a reference no run shows (a tool name, a span type, an argument field, an
+    output field no run's output holds, or ``scopes``: check id -> a rule's ``scenarios``
+    globs that match no run's scenario): one that FAILs keeps its counterexamples (a refund
+    with no approval at all is a counterexample whatever the approval is called; a field no
+    run returned is missing from every run) and gains the sentence; any other becomes
+    INCONCLUSIVE: it checked nothing (a typo'd field under ``baseline_violations: warn`` only
+    WARNed, its runs counted as passing). A note-only reference (a recovery action) only
+    annotates a FAIL."""
     out: list[Check] = []
     for check in checks:
-        tools = unmatched(references.get(check.id, ()), seen)
-        fields = [f for f in output_fields.get(check.id, ()) if f not in seen.output_fields]
-        scope = scope_sentence((scopes or {}).get(check.id, ()), seen)
-        if not tools and not fields and scope is None:
+        found = misses(
+            references.get(check.id, ()),
+            seen,
+            output_fields.get(check.id, ()),
+            (scopes or {}).get(check.id, ()),
+        )
+        failed = check.verdict == "FAIL"
+        texts = found.texts + (found.notes if failed else [])
+        if not texts:
             out.append(check)
             continue
-        measured = dict(check.measured)
-        texts, real = [], []
-        if tools:
-            texts.append(sentence(tools, seen))
-            real.append("tool")
-            measured |= {
-                "unmatched_names": tools,
-                "did_you_mean": {name: nearest(name, seen) for name in tools},
-                "runs_searched": seen.runs,
-            }
-        if fields:
-            texts.append(field_sentence(fields, seen))
-            real.append("output field")
-            measured["unseen_output_fields"] = fields
-        if scope is not None:
-            texts.append(scope)
-            real.append("scenario")
-            measured["unmatched_scenarios"] = list((scopes or {})[check.id])
         text = "; ".join(texts)
         text += "" if text.endswith("?") else "."
-        if check.verdict == "FAIL":
+        measured = check.measured | found.measured
+        if failed:
             update = {"message": f"{check.message.rstrip()} Note: {text}", "measured": measured}
         else:
             update = {
                 "verdict": "INCONCLUSIVE",
                 "message": f"Vacuous: {text} This check cannot decide anything until the spec "
-                f"names a real {' and a real '.join(real)}.",
+                f"names a real {' and a real '.join(found.real)}.",
                 "violations": [],
                 "measured": measured,
             }

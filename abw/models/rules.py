@@ -7,6 +7,8 @@ Semantics are in ``docs/contracts.md``; every model is closed (unknown keys are 
 
 from __future__ import annotations
 
+import difflib
+from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -41,27 +43,74 @@ class _Rule(_Closed):
     #: anything; every rule kind declares its own (abw.gating.vacuity reads them).
     tool_fields: ClassVar[tuple[str, ...]] = ()
 
-    def tool_references(self) -> tuple[str | tuple[str, ...], ...]:
-        """Tool names / globs this rule refers to and expects to see in some run; a tuple is
-        one reference with alternatives (a matcher's list of names, a recovery's actions).
+    def references(self) -> tuple[Reference, ...]:
+        """What this rule refers to and expects some run to show: the spans its
+        ``tool_fields`` match (a matcher's names and types: a list of names is one reference,
+        met by any of them), then the argument fields it reads (:meth:`argument_references`).
 
-        A reference matching no span of any baseline or candidate run makes the rule vacuous
-        (its check is INCONCLUSIVE). Names a rule only forbids are not listed: their absence is
-        the expected outcome.
+        A reference no baseline or candidate run shows makes the rule vacuous (its check is
+        INCONCLUSIVE, or a FAIL gains a note). Names a rule only forbids are not listed, nor
+        statuses: their absence is the expected outcome (no failed call in a healthy run).
         """
-        found: list[str | tuple[str, ...]] = []
-        for name in self.tool_fields:
-            value = getattr(self, name)
-            items = value if isinstance(value, list) else [value]
-            globs: list[str] = []
-            for item in items:
-                names = getattr(item, "name", item)  # a SpanMatch names its glob(s)
-                globs += names if isinstance(names, list) else [names]
-            if isinstance(value, list) or len(globs) > 1:
-                found.append(tuple(globs))
-            else:
-                found += globs
-        return tuple(found)
+        tools = [tool_reference(getattr(self, name)) for name in self.tool_fields]
+        return (*tools, *self.argument_references())
+
+    def argument_references(self) -> tuple[Reference, ...]:
+        """The extracted argument fields (``attributes.arguments``) the rule reads."""
+        return ()
+
+
+@dataclass(frozen=True)
+class ToolRef:
+    """Spans some run must show: named by any of ``names`` (globs, ``=name`` literal) and of
+    one of ``types`` (empty: every type but ``llm``, the path a rule reads by default).
+    ``note_only``: a name that runs only after a violation (a recovery action), so a healthy
+    run never shows it: no run showing it only annotates a FAIL."""
+
+    names: tuple[str, ...]
+    types: tuple[str, ...] = ()
+    note_only: bool = False
+
+
+@dataclass(frozen=True)
+class ArgumentRef:
+    """An extracted argument field (``attributes.arguments``) some span named by any of
+    ``names`` must carry."""
+
+    names: tuple[str, ...]
+    field: str
+
+
+@dataclass(frozen=True)
+class OutputRef:
+    """A ``canonical_output`` field some run must hold."""
+
+    field: str
+
+
+@dataclass(frozen=True)
+class ScopeRef:
+    """``scenarios`` globs (any of them) some run's scenario must match (a rule a recovery
+    or soft budget counts on covers no run otherwise)."""
+
+    globs: tuple[str, ...]
+
+
+Reference = ToolRef | ArgumentRef | OutputRef | ScopeRef
+
+
+def pattern_names(pattern: Any) -> tuple[str, ...]:
+    """The name globs of a pattern: a glob, or a matcher's name or names."""
+    names = getattr(pattern, "name", pattern)
+    return (names,) if isinstance(names, str) else tuple(names)
+
+
+def tool_reference(value: Any, note_only: bool = False) -> ToolRef:
+    """The spans a rule field (a glob, a matcher, or a list of globs) refers to."""
+    items = value if isinstance(value, list) else [value]
+    names = tuple(n for item in items for n in pattern_names(item))
+    types = tuple(getattr(value, "type", None) or ())
+    return ToolRef(names, types, note_only)
 
 
 SpanTypeName = Literal["llm", "tool", "retriever", "memory", "handoff", "guardrail"]
@@ -116,6 +165,15 @@ class PrecedenceRule(_Rule):
         default=None, ge=1, description="The before span is at most this many path steps back."
     )
     bind: Binding | None = None
+
+    def argument_references(self) -> tuple[Reference, ...]:
+        """The bound argument of each side."""
+        if self.bind is None:
+            return ()
+        return (
+            ArgumentRef(pattern_names(self.before), self.bind.before),
+            ArgumentRef(pattern_names(self.after), self.bind.after),
+        )
 
 
 class ResponseRule(_Rule):
@@ -172,11 +230,13 @@ class CountRule(_Rule):
             raise ValueError("a count rule needs min, max or both")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError("count rule: min must not exceed max")
+        if self.min == 0 and self.max is None:
+            raise ValueError("a count rule with min 0 and no max can never be broken: give max")
         return self
 
-    def tool_references(self) -> tuple[str | tuple[str, ...], ...]:
+    def references(self) -> tuple[Reference, ...]:
         """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference."""
-        return () if self.max == 0 and not self.min else super().tool_references()
+        return () if self.max == 0 and not self.min else super().references()
 
 
 class RetryLimitRule(_Rule):
@@ -234,6 +294,11 @@ class ConfidenceRule(_Rule):
     threshold: float
     evidence: Pattern
 
+    def argument_references(self) -> tuple[Reference, ...]:
+        """The claim's field: a span without it claims nothing, so a field no span carries
+        makes the rule check nothing."""
+        return (ArgumentRef(pattern_names(self.tool), self.field),)
+
 
 class NewToolsRule(_Rule):
     """No path span of a tool that no baseline run of the same scenario used."""
@@ -273,6 +338,14 @@ class ArgumentsRule(_Rule):
     expected: dict[str, Any] = Field(default_factory=dict)
     ignore_fields: list[str] = Field(default_factory=list)
 
+    def argument_references(self) -> tuple[Reference, ...]:
+        """The fields ``exact`` and ``observed_superset`` require (``observed_subset`` only
+        allows its fields, ``ignore`` compares none)."""
+        if self.mode not in ("exact", "observed_superset"):
+            return ()
+        skip = set(self.ignore_fields)
+        return tuple(ArgumentRef((self.tool,), k) for k in sorted(self.expected) if k not in skip)
+
 
 class RecoveryRule(_Rule):
     """Each violation of the rule ``violation`` is followed by a successful ``actions`` span
@@ -283,6 +356,12 @@ class RecoveryRule(_Rule):
     violation: str = Field(pattern=_ID, description="Id of the (soft) rule recovered from.")
     actions: list[str] = Field(min_length=1, description="Tool names (globs) that recover.")
     within_steps: int = Field(ge=1)
+
+    def references(self) -> tuple[Reference, ...]:
+        """The actions run only after a violation, which a healthy run need not have: a
+        name no run shows annotates a FAIL, never makes a PASS vacuous (the gate adds the
+        recovered-from rule's own references: abw.rules.checks)."""
+        return (tool_reference(self.actions, note_only=True),)
 
 
 class SoftBudgetRule(_Rule):
@@ -410,6 +489,51 @@ class Assertion(_Closed):
         default_factory=list, description="Globs on scenario_id; empty: every scenario."
     )
     limitations: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _observed(self) -> Assertion:
+        head = _pointer(self.selector)[:1]
+        if head and head[0] not in OBSERVATION_KEYS:
+            close = difflib.get_close_matches(head[0], OBSERVATION_KEYS, n=1, cutoff=0.6)
+            hint = f" (did you mean /{close[0]}?)" if close else ""
+            known = ", ".join(f"/{k}" for k in OBSERVATION_KEYS)
+            raise ValueError(
+                f"selector {self.selector} resolves in no run{hint}: observations hold {known}"
+            )
+        return self
+
+    def references(self) -> tuple[Reference, ...]:
+        """What the selector reads that a run may lack: an output field (``/output/<f>``) or
+        a tool's calls (``/tool_counts/<name>``, path spans). Deeper keys and array indexes
+        are values, not judged."""
+        parts = _pointer(self.selector)
+        if len(parts) < 2:
+            return ()
+        if parts[0] == "output":
+            return (OutputRef(parts[1]),)
+        if parts[0] == "tool_counts":
+            return (ToolRef(("=" + parts[1],)),)
+        return ()
+
+
+#: The top-level keys of a run's observations (abw.rules.assertions.observations).
+OBSERVATION_KEYS = (
+    "output",
+    "final_status",
+    "scenario_id",
+    "path",
+    "tools",
+    "tool_counts",
+    "path_length",
+    "errors",
+    "retries",
+)
+
+
+def _pointer(selector: str) -> list[str]:
+    from abw.rules.jsonvalue import parse_pointer  # (abw.rules imports these models)
+
+    return parse_pointer(selector)
 
 
 def rule_id(rule: Any, index: int) -> str:

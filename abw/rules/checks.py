@@ -17,7 +17,7 @@ from typing import Any
 
 from abw.findings import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
-from abw.models.rules import rule_id
+from abw.models.rules import ScopeRef, rule_id
 from abw.rules import BaselineRuns, RuleOutcome, applies, evaluate_rules
 from abw.rules.assertions import RELATIONAL, assess, observations, relational_baseline
 from abw.rules.baseline_marks import KnownPolicy, mark, split_text
@@ -51,7 +51,7 @@ class RuleChecks:
 
     checks: list[Check] = field(default_factory=list)
     run_failed: dict[str, list[str]] = field(default_factory=dict)
-    references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # check id -> tools
+    references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # (gating.vacuity)
     scopes: dict[str, list[str]] = field(default_factory=dict)  # check id -> scenario globs
 
 
@@ -166,7 +166,7 @@ def merge_rule_checks(
         rid = rule_id(rule, index)
         category = CATEGORY.get(rule.kind, "behavior_contract")
         check_id = f"{category}.rules.{rid}"
-        result.references[check_id] = rule.tool_references()
+        result.references[check_id] = rule_references(rules, index)
         result.scopes[check_id] = rule.scenarios
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
@@ -225,6 +225,21 @@ def merge_rule_checks(
             )
         )
     return result
+
+
+def rule_references(rules: list[Any], index: int) -> tuple[Any, ...]:
+    """What rule ``index`` refers to (``Rule.references()``); a recovery or soft budget also
+    refers to what the rules it counts violations of do, and to their ``scenarios``: it can
+    see a violation only where they check something."""
+    rule = rules[index]
+    found = rule.references()
+    if rule.kind in ("recovery", "soft_budget"):
+        ids = {rule_id(r, i): r for i, r in enumerate(rules)}
+        for source in [rule.violation] if rule.kind == "recovery" else rule.rules:
+            other = ids[source]
+            found += other.references()
+            found += (ScopeRef(tuple(other.scenarios)),) if other.scenarios else ()
+    return found
 
 
 def _describe(rule: Any) -> str:
@@ -365,6 +380,9 @@ def merge_assertion_checks(
     result = RuleChecks()
     tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
     result.scopes = {t.check_id: a.scenarios for t, a in zip(tallies, assertions, strict=True)}
+    result.references = {
+        t.check_id: a.references() for t, a in zip(tallies, assertions, strict=True)
+    }
     for run in runs:
         scenario = run.scenario_id
         for index, assertion in enumerate(assertions):
