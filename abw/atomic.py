@@ -50,8 +50,9 @@ def check_target(path: str | Path, *, folder: bool = False) -> None:
             return
 
 
-def _special(target: Path) -> bool:
+def special_file(target: str | Path) -> bool:
     """True for an existing file that is not a regular file (a device, a FIFO, a socket)."""
+    target = Path(target)
     try:
         return not stat.S_ISREG(target.stat().st_mode) and not target.is_dir()
     except OSError:
@@ -67,7 +68,7 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
     check_target(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     pieces = [payload] if isinstance(payload, bytes | bytearray) else payload
-    if _special(target):  # /dev/stdout, a FIFO, /dev/full: write into it, never replace it
+    if special_file(target):  # /dev/stdout, a FIFO, /dev/full: write into it, never replace it
         try:
             with open(target, "wb") as handle:
                 for piece in pieces:
@@ -100,10 +101,21 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
 def staging_folder(out: Path) -> Iterator[Path]:
     """A hidden folder next to ``out`` (``.<name>.abw-staging-XXXX``) for output that must
     appear all at once; removed when the block ends, however it ends (SIGTERM included, see
-    abw.cli). A SIGKILL can leave it behind, and since it is hidden no reader picks it up."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-staging-", dir=out.parent))
+    abw.cli). A SIGKILL can leave it behind, and since it is hidden no reader picks it up.
+
+    An OSError on the folder or a file in it names ``out`` (or ``out/<file>``), the path the
+    user gave, not the hidden folder."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-staging-", dir=out.parent))
+    except OSError as exc:
+        raise type(exc)(exc.errno, exc.strerror, str(out)) from None
     try:
         yield folder
+    except OSError as exc:
+        failed = Path(exc.filename) if isinstance(exc.filename, str | os.PathLike) else None
+        if failed is None or not failed.is_relative_to(folder):
+            raise
+        raise type(exc)(exc.errno, exc.strerror, str(out / failed.relative_to(folder))) from None
     finally:
         shutil.rmtree(folder, ignore_errors=True)

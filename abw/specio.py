@@ -43,6 +43,11 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
         ) from None
 
 
+def spec_from_text(text: str, file: str | Path) -> Any:
+    """The :class:`~abw.models.spec.Spec` of a spec's YAML text, read as from ``file``."""
+    return spec_from_document(parse_yaml_text(text, file), file, text)
+
+
 def load_spec(path: str | Path) -> tuple[Any, str]:
     """Load and validate a spec file; returns ``(Spec, sha256 of its bytes)``."""
     spec_path = Path(path)
@@ -51,5 +56,4 @@ def load_spec(path: str | Path) -> tuple[Any, str]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=spec_path) from None
-    document = parse_yaml_text(text, spec_path)
-    return spec_from_document(document, spec_path, text), sha256_hex(raw)
+    return spec_from_text(text, spec_path), sha256_hex(raw)

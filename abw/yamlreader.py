@@ -21,14 +21,17 @@ class _RefusedValue(yaml.constructor.ConstructorError):
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses aliases, merge keys, duplicate keys and non-finite floats."""
+    """SafeLoader that refuses anchors, aliases, merge keys, duplicate keys and non-finite
+    floats."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
-        if self.check_event(yaml.AliasEvent):
-            event = self.peek_event()
-            raise yaml.constructor.ConstructorError(
-                None, None, "YAML aliases are not allowed in abw documents", event.start_mark
-            )
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            message = f"YAML aliases (*{event.anchor}) are not allowed in abw documents"
+            raise _RefusedValue(None, None, message, event.start_mark)
+        if isinstance(event, yaml.NodeEvent) and event.anchor is not None:
+            message = f"YAML anchors (&{event.anchor}) are not allowed in abw documents"
+            raise _RefusedValue(None, None, message, event.start_mark)
         return super().compose_node(parent, index)
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:  # type: ignore[override]

@@ -10,11 +10,14 @@ import importlib
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from abw import __version__
+
+if TYPE_CHECKING:
+    from abw.errors import AbwInputError
 
 # name -> (module, attribute, one-line help shown by ``abw --help``)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -51,7 +54,21 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
-class LazyGroup(click.Group):
+class RootGroup(click.Group):
+    """The group a run starts from (``abw``, ``abw-latent``): an OSError from a command
+    escapes click's own handler (which turns a closed pipe into exit 1), naming the output
+    option it happened on (:func:`abw.cli.options.output_error`)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            from abw.cli.options import output_error
+
+            raise _Escaped(str(exc)) from output_error(exc, ctx)
+
+
+class LazyGroup(RootGroup):
     """A group whose subcommands are imported on first use."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -63,12 +80,6 @@ class LazyGroup(click.Group):
             return None
         module, attribute, _ = entry
         return getattr(importlib.import_module(module), attribute)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except OSError as exc:
-            raise _Escaped(str(exc)) from exc
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
@@ -97,9 +108,13 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
     except click.exceptions.Abort:
         click.echo(f"{prog_name}: aborted", err=True)
         return faults.exit_code(KeyboardInterrupt())
-    except click.ClickException as exc:
+    except _NO_ARGS_IS_HELP as exc:  # a bare group (``abw spec``): its help, as click has it
         exc.show()
-        return 2 if exc.exit_code == 1 else exc.exit_code
+        return 2
+    except click.ClickException as exc:  # a usage error: one line, as any bad input
+        where = exc.ctx.command_path if isinstance(exc, click.UsageError) and exc.ctx else None
+        where = where or _command_path(command, sys.argv[1:] if args is None else args, prog_name)
+        return faults.report(usage_error(exc), where)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except faults.Terminated:
@@ -121,6 +136,57 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
 
 class _Escaped(Exception):
     """Carries an OSError past click's own handler (which turns a closed pipe into exit 1)."""
+
+
+_NO_ARGS_IS_HELP: Any = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click >= 8.2
+
+
+def _command_path(command: click.Command, args: list[str], prog_name: str) -> str:
+    """``abw import claude``: the command the leading words of ``args`` name (for the errors
+    click's parser raises without its context, e.g. ``--out`` given no value)."""
+    words = [prog_name]
+    ctx = click.Context(command, info_name=prog_name)
+    for word in args:
+        try:
+            sub = command.get_command(ctx, word) if isinstance(command, click.Group) else None
+        except Exception:  # a broken importer plugin: name the command as far as it goes
+            sub = None
+        if sub is None:
+            break
+        words.append(word)
+        command, ctx = sub, click.Context(sub, parent=ctx, info_name=word)
+    return " ".join(words)
+
+
+def usage_error(exc: click.ClickException) -> AbwInputError:
+    """A click error as an :class:`~abw.errors.AbwInputError`: the option or argument it
+    names as the field (``--workers``), what is wrong as the message (``0 is not in the range
+    x>=1``), without click's ``Usage:``/``Try`` lines."""
+    from abw.cli.options import option_name
+    from abw.errors import AbwInputError
+
+    field: str | None = None
+    message = exc.message if isinstance(exc, click.BadParameter) else exc.format_message()
+    if isinstance(exc, click.BadParameter):
+        if exc.param_hint is not None:
+            hint = exc.param_hint
+            field = hint if isinstance(hint, str) else " / ".join(hint)
+        elif exc.param is not None:
+            field = option_name(exc.param)
+        if isinstance(exc, click.MissingParameter):
+            kind = exc.param_type or (exc.param.param_type_name if exc.param else "parameter")
+            message = f"missing {kind}" + (f" ({exc.message})" if exc.message else "")
+    elif isinstance(exc, click.NoSuchOption):
+        field, message = exc.option_name, "no such option"
+        if exc.possibilities:
+            message += f" (did you mean {', '.join(sorted(exc.possibilities))}?)"
+    elif isinstance(exc, click.BadOptionUsage):
+        field = exc.option_name
+        message = exc.message.removeprefix(f"Option {exc.option_name!r} ")
+    message = message.strip().removesuffix(".")
+    if message[:1].isupper() and not message[1:2].isupper():
+        message = message[0].lower() + message[1:]
+    return AbwInputError(message or "invalid usage", field=field)
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import PathParam, output_option
+from abw.cli.options import PathParam, check_spec_out, spec_out_options
 
 
 @click.group()
@@ -16,12 +16,14 @@ def contract() -> None:
 
 @contract.command("compile")
 @click.argument("contract_path", type=PathParam())
-@output_option("--out", help="behavior-spec/v0 YAML file.")
-def compile_command(contract_path: Path, out: Path | None) -> int:
+@spec_out_options(required=False)
+def compile_command(contract_path: Path, out: Path | None, force: bool) -> int:
     """Compile CONTRACT (C = (P, I, G, R)) into a runnable behavior spec (stdout without --out)."""
     from abw.atomic import write_atomic
     from abw.contract import load_contract_as_spec, spec_yaml, yaml_for_log
 
+    if out is not None:
+        check_spec_out(out, force)
     spec, digest = load_contract_as_spec(contract_path)
     text = spec_yaml(spec, source=contract_path.name, source_sha256=digest)
     if out is None:

@@ -24,6 +24,7 @@ def _targets(source: Path, count: int, out: Path, planned: dict[Path, Path]) -> 
             raise AbwInputError(
                 f"{planned[target]} and {source} would both be written to {target.name}; "
                 "import them separately",
+                file=out,
                 field="--out",
             )
         planned[target] = source
@@ -292,7 +293,9 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         bar = track(files, f"import {name}", quiet=quiet or len(files) < 2)
         if input_path.is_dir():  # stream: one input's traces in memory at a time
             if out.suffix == ".json":
-                raise AbwInputError("a folder of exports: --out must be a folder", field="--out")
+                raise AbwInputError(
+                    "a folder of exports: --out must be a folder", file=out, field="--out"
+                )
             if workers is not None or scheduler is not None:
                 written = _stream_on_workers(name, files, options, out, workers, scheduler)
             else:
@@ -306,7 +309,9 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1
         if out.suffix == ".json" and not single_file:
-            raise AbwInputError(f"{total} traces to write: --out must be a folder", field="--out")
+            raise AbwInputError(
+                f"{total} traces to write: --out must be a folder", file=out, field="--out"
+            )
         _report(options, _write_traces(results, out, single_file), out, quiet)
         return 0
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from abw.cli import RootGroup
 from abw.cli.options import PathParam, output_option
 from abw.errors import AbwInputError
 
@@ -132,7 +133,7 @@ def read_steps_file(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-@click.group(name="latent")
+@click.group(name="latent", cls=RootGroup)
 def latent() -> None:
     """Hidden-state trajectories of an open-weight model (advisory evidence).
 
@@ -215,7 +216,9 @@ def trace(
     )
     single = out.suffix == ".json" and len(inputs) == 1 and not input_path.is_dir()
     if out.suffix == ".json" and not single:
-        raise AbwInputError(f"{len(inputs)} trajectories to write: --out must be a folder")
+        raise AbwInputError(
+            f"{len(inputs)} trajectories to write: --out must be a folder", file=out, field="--out"
+        )
     lm, extraction = _load(options)
     from abw.latent.build import write_trajectory
     from abw.latent.run import compute

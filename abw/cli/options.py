@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from os import PathLike
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+if TYPE_CHECKING:
+    from abw.errors import AbwInputError
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: ``ctx.meta`` key of the output paths given on the command line (path -> option).
+OUTPUTS = "abw.outputs"
 
 
 class PathParam(click.Path):
@@ -37,7 +44,36 @@ class OutputPath(PathParam):
                 param,
                 ctx,
             )
-        return super().convert(value, param, ctx)
+        path = super().convert(value, param, ctx)
+        if ctx is not None and isinstance(param, click.Option):
+            ctx.meta.setdefault(OUTPUTS, {})[Path(path)] = option_name(param)
+        return path
+
+
+def option_name(param: click.Parameter) -> str:
+    """How an error names ``param``: an option by its longest flag (``--input``, not ``-i``),
+    an argument by its metavar (``FILES``)."""
+    if isinstance(param, click.Option) and param.opts:
+        return max(param.opts, key=len)
+    return param.human_readable_name
+
+
+def output_error(exc: OSError, ctx: click.Context) -> OSError | AbwInputError:
+    """``exc`` as an error naming the output option (``--out``, ``--report-dir``) whose path
+    it happened on — that path, or a file under it — else ``exc`` unchanged: every write error
+    names the option and the path given, whichever command or helper wrote. A closed pipe
+    (``--out /dev/stdout | head``) stays silent, as on stdout (abw.faults)."""
+    from abw.errors import os_input_error
+    from abw.faults import closed_pipe
+
+    if closed_pipe(exc) or not isinstance(exc.filename, str | PathLike):
+        return exc
+    failed = Path(exc.filename)
+    given = ctx.meta.get(OUTPUTS, {})
+    for path in (failed, *failed.parents):
+        if path in given:
+            return os_input_error(exc, field=given[path])
+    return exc
 
 
 def _path_settings(kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -56,6 +92,41 @@ def path_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
 def output_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
     """``click.option`` for a path abw writes to (:class:`OutputPath`)."""
     return click.option(*decls, type=OutputPath(**_path_settings(kwargs)), **kwargs)
+
+
+def check_spec_out(out: Path, force: bool) -> None:
+    """Refuse, before any work, an ``--out`` no behavior spec may be written to: a folder (or
+    a file on the way), a name other than ``.yaml``/``.yml`` (a spec is YAML, which
+    ``abw validate`` reads by that suffix, and any other name as JSON), or an existing file
+    without ``--force`` (a reviewed spec must not be replaced by a fresh guess). A device or
+    FIFO (``/dev/stdout``) is written into, never replaced, and passes."""
+    from abw.atomic import check_target, special_file
+    from abw.documents import is_yaml
+    from abw.errors import AbwInputError, naming_field
+
+    with naming_field("--out"):
+        check_target(out)
+    if special_file(out):
+        return
+    if not is_yaml(out):
+        raise AbwInputError(
+            "a behavior spec is YAML: name the file .yaml or .yml", file=out, field="--out"
+        )
+    if out.exists() and not force:
+        raise AbwInputError("exists; pass --force to overwrite it", file=out, field="--out")
+
+
+def spec_out_options(required: bool) -> Callable[[F], F]:
+    """``--out`` (a behavior spec's YAML file) and ``--force``, checked by
+    :func:`check_spec_out`."""
+    where = "" if required else "; standard output without it"
+    out = output_option(
+        "--out",
+        required=required,
+        help=f"The behavior-spec/v0 YAML file to write (.yaml or .yml){where}.",
+    )
+    force = click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
+    return lambda func: out(force(func))
 
 
 _BASELINE = path_option("--baseline", required=True, help="Folder (or file) of baseline traces.")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import PathParam, output_option
+from abw.cli.options import PathParam, check_spec_out, spec_out_options
 
 
 @click.group()
@@ -22,10 +22,9 @@ def spec() -> None:
     type=PathParam(),
     help="Folder (or file) of baseline traces.",
 )
-@output_option("--out", required=True, help="YAML file to write.")
+@spec_out_options(required=True)
 @click.option("--id", "spec_id", default=None, help="Spec id (default: the --out file's stem).")
 @click.option("--name", default=None, help="Human-readable spec name.")
-@click.option("--force", is_flag=True, help="Overwrite an existing --out file.")
 def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force: bool) -> int:
     """Infer required tools, budgets and default thresholds from BASELINE traces.
 
@@ -33,25 +32,24 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     uncomment the ones that are rules.
     """
     from abw.atomic import write_atomic
-    from abw.errors import AbwInputError, naming_field
     from abw.gating.vacuity import observed, spec_findings
     from abw.spec_init import infer, render_yaml
-    from abw.specio import load_spec
+    from abw.specio import spec_from_text
     from abw.text import log_line, plural
     from abw.traceio import load_traces
 
-    if out.exists() and not force:  # a reviewed spec must not be replaced by a fresh guess
-        raise AbwInputError("exists; pass --force to overwrite it", file=out, field="--out")
+    check_spec_out(out, force)
     traces = load_traces(baseline)
     inferred = infer(traces)
-    with naming_field("--out"):
-        write_atomic(out, render_yaml(inferred, spec_id or out.stem or "behavior-spec", name))
+    text = render_yaml(inferred, spec_id or out.stem or "behavior-spec", name)
+    write_atomic(out, text)
     click.echo(
         f"wrote {out}: {plural(len(inferred.required_tools), 'required tool')}, max_path_length "
         f"{inferred.max_path_length}, {plural(len(inferred.order_suggestions), 'order suggestion')}"
         f" from {plural(inferred.runs, 'baseline run')}"
     )
-    for line in spec_findings(load_spec(out)[0], observed(traces)):  # vacuous names, if any
+    # vacuous names, if any; of the text written (reading --out back would block on a pipe)
+    for line in spec_findings(spec_from_text(text, out), observed(traces)):
         click.echo(log_line(f"warning: {out}: {line}"), err=True)
     return 0
 
@@ -65,10 +63,14 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     default=None,
     help="The contract's format (default: recognised from its shape).",
 )
-@output_option("--out", help="behavior-spec/v0 YAML file.")
+@spec_out_options(required=False)
 @click.option("--id", "spec_id", default=None, help="Spec id (default: the contract's name).")
 def convert(
-    contract_path: Path, source_format: str | None, out: Path | None, spec_id: str | None
+    contract_path: Path,
+    source_format: str | None,
+    out: Path | None,
+    force: bool,
+    spec_id: str | None,
 ) -> int:
     """Convert a behaviorlock or agent-invariants CONTRACT into a behavior spec (stdout without
     --out). Each construct abw cannot express exactly is printed on stderr, one line each, and
@@ -81,6 +83,8 @@ def convert(
     from abw.spec_convert import convert as convert_contract
     from abw.spec_convert import header
 
+    if out is not None:
+        check_spec_out(out, force)
     raw = read_raw(contract_path)
     document = load_json(raw, contract_path)
     try:
