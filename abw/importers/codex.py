@@ -17,6 +17,15 @@ in ``attributes.poll_errors``; it is neither a call of its own nor the command's
 A ``response_item`` type abw does not know (a newer Codex's tool item) is skipped with a warning
 naming it; only the types :data:`_HARMLESS_ITEMS` lists are skipped silently.
 
+Sub-agents (``spawn_agent``, multi-agent v1 and v2): each child thread writes a rollout of its
+own beside its parent's, its first ``session_meta`` naming where it came from
+(``source: {"subagent": {"thread_spawn": {"parent_thread_id", ...}}}``). A child is no run of
+its own: its spans are folded into its parent's trace right after the ``spawn_agent`` call that
+started it (linked by the call's output: ``agent_id`` in v1, ``task_name`` = the child's
+``agent_path`` in v2), as Claude Code's subagents are; the parent's history a forked child
+starts with (``fork_context`` / ``fork_turns``) is context, not its work, and is left out. See
+:meth:`CodexImporter.discover` and :func:`_own_lines`.
+
 ``codex exec --json`` output (what the CLI printed: ``thread.started`` / ``item.completed``
 events in newer versions, 0.46 among them; ``{"id", "msg"}`` event envelopes before) is refused,
 naming the rollout to import instead: it has no timestamps and no model, names every command
@@ -27,12 +36,14 @@ as a run it would not compare with a rollout of the same behavior.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
+from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.common import extract_arguments
 from abw.importers.rawio import (
@@ -52,6 +63,7 @@ from abw.importers.spans import (
     ms_between,
     parse_time,
 )
+from abw.limits import MAX_LINE_BYTES
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -309,6 +321,248 @@ class _State:
     exec_thread: str | None = None
     unknown_types: set[str] = field(default_factory=set)
     unknown_items: set[str] = field(default_factory=set)
+    #: ``spawn_agent`` call id -> the child its output (or ``collab_agent_spawn_end``) names:
+    #: ``(thread id, task name)``.
+    spawned: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)
+
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}")
+
+
+@dataclass(frozen=True)
+class _Thread:
+    """What a rollout's first line (its own ``session_meta``) says of its thread."""
+
+    thread_id: str | None = None
+    kind: str | None = None  # a sub-agent's kind (``thread_spawn``, ``review``, …); None: a run
+    parent: str | None = None  # the spawning thread, for a ``thread_spawn`` child
+    path: str | None = None  # its agent path (``/root/task_name``, multi-agent v2)
+    role: str | None = None
+    history_start: int | None = None  # ``subagent_history_start_ordinal``
+
+    def describe(self) -> str:
+        """How a warning names it (plain identifiers only; ``?`` for anything else)."""
+        me, parent = _safe(self.thread_id) or "?", _safe(self.parent) or "?"
+        if self.kind == "thread_spawn":
+            return f"sub-agent thread (agent {me} of thread {parent})"
+        return f"Codex {self.kind} sub-agent thread ({me})"
+
+
+def _peek(path: Path) -> _Thread:
+    """The first line of ``path`` read as a ``session_meta`` (bounded; anything else, or a line
+    in error, which the import itself reports, says nothing)."""
+    from abw.reader import parse_json
+
+    try:
+        with open(path, "rb") as handle:
+            first = b""
+            while not first.strip():
+                first = handle.readline(MAX_LINE_BYTES + 1)
+                if not first or len(first) > MAX_LINE_BYTES:
+                    return _Thread()
+        record = parse_json(first, path)
+    except (OSError, AbwInputError):
+        return _Thread()
+    payload = record.get("payload") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or record.get("type") != "session_meta":
+        return _Thread()
+    return _thread(payload) if isinstance(payload, dict) else _Thread()
+
+
+def _thread(meta: dict[str, Any]) -> _Thread:
+    """A ``session_meta`` payload's thread: ``source`` is ``{"subagent": "review"}`` (or
+    ``compact``, ``memory_consolidation``), ``{"subagent": {"other": …}}`` or
+    ``{"subagent": {"thread_spawn": {"parent_thread_id", "depth", "agent_path",
+    "agent_nickname", "agent_role"}}}`` for a sub-agent, a plain string for a run; newer
+    versions repeat ``parent_thread_id``, ``agent_path``, ``agent_role`` at the top level and
+    say ``thread_source: "subagent"``."""
+    thread_id = _str(meta.get("id"))
+    source = meta.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    top_parent = _str(meta.get("parent_thread_id"))
+    start = meta.get("subagent_history_start_ordinal")
+    start = start if isinstance(start, int) and not isinstance(start, bool) else None
+    if isinstance(sub, str):
+        return _Thread(thread_id, _safe(sub) or "unknown")
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    if isinstance(sub, dict) and not isinstance(spawn, dict):
+        return _Thread(thread_id, _safe(next(iter(sub), None)) or "unknown")
+    if spawn is None and not (meta.get("thread_source") == "subagent" and top_parent):
+        return _Thread(thread_id)
+    spawn = spawn or {}
+    return _Thread(
+        thread_id,
+        "thread_spawn",
+        _str(spawn.get("parent_thread_id")) or top_parent,
+        _str(spawn.get("agent_path")) or _str(meta.get("agent_path")),
+        _str(spawn.get("agent_role")) or _str(meta.get("agent_role")),
+        start,
+    )
+
+
+def _safe(value: Any) -> str | None:
+    """``value`` when it is a plain identifier (kept in a trace or a message), else None."""
+    return value if isinstance(value, str) and _SAFE_ID.fullmatch(value) else None
+
+
+def _spawn_call(state: _State, child: _Thread, claimed: set[str]) -> str | None:
+    """The ``spawn_agent`` call of ``state``'s thread that started ``child``: the one whose
+    output names its thread id (v1's ``agent_id``) or its agent path (v2's ``task_name``)."""
+    for call_id, (thread, task) in sorted(state.spawned.items(), key=lambda i: i[0]):
+        if call_id in claimed:
+            continue
+        if (thread and thread == child.thread_id) or (task and task == child.path):
+            return call_id
+    return None
+
+
+def _own_lines(
+    records: list[tuple[int, dict[str, Any]]],
+    thread: _Thread,
+    call_id: str | None,
+    path: Path,
+    options: ImportOptions,
+) -> Callable[[int, dict[str, Any]], bool]:
+    """Which records of a sub-agent's rollout are its own work, not the parent's history a
+    forked child (``fork_context``, ``fork_turns``) was started with, which Codex writes into
+    its rollout right after its own ``session_meta`` (the parent's ``session_meta`` first).
+
+    Newer versions number every line (``ordinal``) and name the first of the child's own
+    (``subagent_history_start_ordinal``). Otherwise the copy ends with the parent's
+    ``spawn_agent`` call that started the child (and the output Codex gives it in the child):
+    every line up to the last one holding that call's id is the parent's. A copy that neither
+    tells apart is kept, with a warning."""
+    first = records[0][0] if records else 0
+    if thread.history_start is not None and any(
+        isinstance(r.get("ordinal"), int) for _, r in records
+    ):
+        start = thread.history_start
+
+        def by_ordinal(line: int, record: dict[str, Any]) -> bool:
+            ordinal = record.get("ordinal")
+            return line == first or not isinstance(ordinal, int) or ordinal >= start
+
+        return by_ordinal
+    forked = next(
+        (
+            line
+            for line, record in records
+            if line != first
+            and record.get("type") == "session_meta"
+            and isinstance(record.get("payload"), dict)
+            and record["payload"].get("id") != thread.thread_id
+        ),
+        None,
+    )
+    if call_id is None and forked is not None:
+        call_id = _forking_call(records, forked, path)
+    copied = [
+        line
+        for line, record in records
+        if call_id
+        and isinstance(record.get("payload"), dict)
+        and record["payload"].get("call_id") == call_id
+    ]
+    if copied:
+        end = copied[-1]
+        return lambda line, record: line == first or line > end
+    if forked is not None:
+        options.warn(
+            f"{path.name}: the parent's history this sub-agent was forked with could not be "
+            "told from its own work; it is kept"
+        )
+    return lambda line, record: True
+
+
+def _forking_call(records: list[tuple[int, dict[str, Any]]], start: int, path: Path) -> str | None:
+    """The id of the parent's ``spawn_agent`` call that a forked child's copied history (from
+    line ``start``, the parent's ``session_meta``) ends with, when the parent's rollout is not
+    there to name it: the first ``spawn_agent`` call of the copy whose output in the file names
+    no agent (the calls before it spawned its siblings, and their outputs say so)."""
+    calls: list[str] = []
+    answered: set[str] = set()
+    for line, record in records:
+        payload = record.get("payload")
+        if line < start or not isinstance(payload, dict) or record.get("type") != "response_item":
+            continue
+        call_id = _str(payload.get("call_id"))
+        if payload.get("type") == "function_call" and payload.get("name") == "spawn_agent":
+            if call_id:
+                calls.append(call_id)
+        elif payload.get("type") == "function_call_output" and call_id in calls:
+            value = decode_json_string(payload.get("output"), path, line)
+            if isinstance(value, dict) and (value.get("agent_id") or value.get("task_name")):
+                answered.add(call_id)
+    return next((c for c in calls if c not in answered), None)
+
+
+def _read(
+    raw: bytes,
+    path: Path,
+    options: ImportOptions,
+    own: Callable[[int, dict[str, Any]], bool] | None = None,
+    records: Iterable[tuple[int, dict[str, Any]]] | None = None,
+) -> tuple[_State, dict[str, list[Any]]]:
+    """One rollout read into its drafts (only the records ``own`` keeps), settled; and the
+    payloads it held, by kind, for ``removed_fields``."""
+    state = _State(options, path)
+    held: dict[str, list[Any]] = {}  # record kind -> its payloads, for removed_fields
+    for line, record in records if records is not None else _records(raw, path, options):
+        _note_held(held, record)
+        if own is None or own(line, record):
+            _step(state, line, record)
+    if state.recognised == 0 and state.exec_output is not None:
+        line, key = state.exec_output
+        raise AbwInputError(_exec_refusal(state.exec_thread), file=path, line=line, field=key)
+    if state.recognised == 0:
+        raise AbwInputError(
+            "not a Codex rollout: no session_meta, response_item or event_msg records",
+            file=path,
+        )
+    _close_llm(state)
+    _settle(state)
+    return state, held
+
+
+@dataclass
+class _Fold:
+    """Sub-agent drafts folded into a run: each one's parent (the ``spawn_agent`` call that
+    started its thread) and file, set on the spans once :func:`finish` has numbered them."""
+
+    options: ImportOptions
+    parents: dict[int, Draft] = field(default_factory=dict)
+    file_of: dict[int, str] = field(default_factory=dict)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (file name, sha256)
+
+    def mark(self, drafts: list[Draft], thread: _Thread, name: str) -> None:
+        """A sub-agent's drafts: ``attributes.agent`` ``subagent``, its ``agent_id`` and
+        ``agent_role`` (plain identifiers only), and the file they came from."""
+        for draft in drafts:
+            if id(draft) in self.file_of:
+                continue  # (a deeper sub-agent's, marked already)
+            self.file_of[id(draft)] = name
+            draft.attributes["agent"] = "subagent"
+            if _safe(thread.thread_id):
+                draft.attributes["agent_id"] = thread.thread_id
+            if _safe(thread.role):
+                draft.attributes["agent_role"] = thread.role
+
+    def patch(self, drafts: list[Draft], spans: list[Any]) -> None:
+        """Set the parent and the source file of every folded span (``spans`` are ``drafts``
+        in :func:`finish`'s order)."""
+        if not self.file_of:
+            return
+        from abw.models.trace import SourceRef
+
+        ordered = sorted(drafts, key=lambda d: d.sort_key)
+        index = {id(draft): i for i, draft in enumerate(ordered)}
+        for i, draft in enumerate(ordered):
+            parent = self.parents.get(id(draft))
+            if parent is not None:
+                spans[i].parent_span_id = spans[index[id(parent)]].span_id
+            name = self.file_of.get(id(draft))
+            if name is not None:
+                spans[i].source_ref = SourceRef(file=name, line=draft.line)
 
 
 class CodexImporter(Importer):
@@ -322,47 +576,141 @@ class CodexImporter(Importer):
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")
     supports_argument_fields: ClassVar[bool] = True
 
+    def __init__(self) -> None:
+        self._threads: dict[Path, dict[Path, _Thread]] = {}  # folder -> its rollouts' threads
+
+    def _folder(self, folder: Path) -> dict[Path, _Thread]:
+        """What the first line of each rollout in ``folder`` says of its thread (read once)."""
+        if folder not in self._threads:
+            found = sorted(p for p in folder.glob("*.jsonl") if p.is_file())
+            self._threads[folder] = {p: _peek(p) for p in found if p.name != "history.jsonl"}
+        return self._threads[folder]
+
+    def _children(self, folder: Path, thread_id: str | None) -> list[tuple[Path, _Thread]]:
+        """The sub-agent rollouts in ``folder`` that ``thread_id`` spawned, by file name."""
+        if not thread_id:
+            return []
+        return [(p, t) for p, t in self._folder(folder).items() if t.parent == thread_id]
+
+    def _folded(self, path: Path) -> bool:
+        """Whether ``path`` is a spawned sub-agent's rollout that the import of another rollout
+        in its folder folds in: its parent thread's rollout lies beside it, and so on up to a
+        rollout that is imported as a run (a root thread, or a child whose parent is absent)."""
+        threads = self._folder(path.parent)
+        ids: dict[str, _Thread] = {}
+        for thread in threads.values():
+            if thread.thread_id:
+                ids.setdefault(thread.thread_id, thread)
+        current, seen = threads.get(path), set()
+        while current is not None and current.parent is not None and current.parent in ids:
+            if current.parent in seen:
+                return False  # a cycle: no run would read it, so it is imported on its own
+            seen.add(current.parent)
+            current = ids[current.parent]
+        return bool(seen)
+
     def discover(self, folder: Path) -> list[Path]:
-        """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one."""
-        return [p for p in super().discover(folder) if p.name != "history.jsonl"]
+        """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one, and a spawned
+        sub-agent's rollout whose parent's rollout lies in the same folder is read with it."""
+        files = [p for p in super().discover(folder) if p.name != "history.jsonl"]
+        return [p for p in files if p.suffix != ".jsonl" or not self._folded(p)]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        state = _State(options, path)
-        held: dict[str, list[Any]] = {}  # record kind -> its payloads, for removed_fields
-        for line, record in _records(raw, path, options):
-            _step(state, line, record)
-            _note_held(held, record)
-        if state.recognised == 0 and state.exec_output is not None:
-            line, key = state.exec_output
-            raise AbwInputError(_exec_refusal(state.exec_thread), file=path, line=line, field=key)
-        if state.recognised == 0:
-            raise AbwInputError(
-                "not a Codex rollout: no session_meta, response_item or event_msg records",
-                file=path,
-            )
-        _close_llm(state)
-        _settle(state)
+        thread = _peek(path) if path.suffix == ".jsonl" else _Thread()
+        own, records = None, None
+        if thread.kind is not None:
+            if thread.kind != "thread_spawn":
+                why = ""
+            elif self._folded(path):
+                why = ": import its folder to fold it into its parent's run"
+            else:
+                why = ": its parent's rollout is not in its folder"
+            options.warn(f"{path.name}: a {thread.describe()}, imported on its own{why}")
+            records = list(_records(raw, path, options))
+            own = _own_lines(records, thread, None, path, options)
+        state, held = _read(raw, path, options, own, records)
+        fold = _Fold(options)
+        if thread.kind is not None:
+            fold.mark(state.drafts, thread, path.name)
+        self._fold(fold, state, path, held, {path.resolve()})
         spans = finish(state.drafts, path)
+        fold.patch(state.drafts, spans)
         trace_id = state.trace_id or f"codex-{path.stem}"
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)
-        return [
-            make_trace(
-                platform=self.platform,
-                export_format=self.export_format,
-                raw=raw,
-                trace_id=trace_id,
-                spans=spans,
-                options=options,
-                final_status=state.final_status,
-                final_output=state.final_text,
-                final_text=state.final_text,
-                removed_fields=held_fields(held, REMOVED_FIELDS),
-                extra_run=extra,
-            )
-        ]
+        trace = make_trace(
+            platform=self.platform,
+            export_format=self.export_format,
+            raw=raw,
+            trace_id=trace_id,
+            spans=spans,
+            options=options,
+            final_status=state.final_status,
+            final_output=state.final_text,
+            final_text=state.final_text,
+            removed_fields=held_fields(held, REMOVED_FIELDS),
+            extra_run=extra,
+        )
+        if fold.files:
+            trace.source.subagent_files = [  # type: ignore[attr-defined]
+                {"file": name, "sha256": digest} for name, digest in sorted(fold.files)
+            ]
+        return [trace]
+
+    def _fold(
+        self,
+        fold: _Fold,
+        state: _State,
+        path: Path,
+        held: dict[str, list[Any]],
+        seen: set[Path],
+    ) -> None:
+        """Fold the sub-agents ``state``'s thread spawned (their rollouts beside ``path``) into
+        its drafts, depth first: each child's spans right after its ``spawn_agent`` call, those
+        of a child no call names at the end; a call whose child's rollout is missing is warned
+        about."""
+        claimed: set[str] = set()
+        late = 0
+        for child_path, child in self._children(path.parent, state.trace_id):
+            if child_path.resolve() in seen:
+                continue
+            seen.add(child_path.resolve())
+            call_id = _spawn_call(state, child, claimed)
+            raw = read_raw(child_path)
+            records = list(_records(raw, child_path, state.options))
+            own = _own_lines(records, child, call_id, child_path, state.options)
+            child_state, child_held = _read(raw, child_path, state.options, own, records)
+            for kind, payloads in child_held.items():
+                held.setdefault(kind, []).extend(payloads)
+            fold.files.append((child_path.name, sha256_hex(raw)))
+            self._fold(fold, child_state, child_path, held, seen)
+            fold.mark(child_state.drafts, child, child_path.name)
+            spawn = state.calls.get(call_id) if call_id else None
+            if spawn is None:
+                late += 1
+                state.options.warn(
+                    f"{child_path.name}: sub-agent {_safe(child.thread_id) or '?'} is not "
+                    "linked to any "
+                    f"spawn_agent call of {path.name}; its spans are kept at the end of the trace"
+                )
+                prefix: tuple[Any, ...] = (1 << 62, late)
+            else:
+                claimed.add(call_id or "")
+                prefix = (*spawn.draft.sort_key, len(claimed))
+            for draft in child_state.drafts:
+                draft.sort_key = (*prefix, *draft.sort_key)
+                if spawn is not None:
+                    fold.parents.setdefault(id(draft), spawn.draft)
+            state.drafts.extend(child_state.drafts)
+        for call_id, (thread, task) in sorted(state.spawned.items()):
+            call = state.calls.get(call_id)
+            if call_id not in claimed and call is not None:
+                state.options.warn(
+                    f"{path.name}:{call.line}: no rollout found beside it for sub-agent "
+                    f"{_safe(thread) or _safe(task) or '?'}; its spans are missing"
+                )
 
 
 def _note_held(held: dict[str, list[Any]], record: dict[str, Any]) -> None:
@@ -493,6 +841,11 @@ def _event(state: _State, line: int, payload: dict[str, Any], when: datetime | N
         state.cancelled_turn = True
     elif kind == "error":
         _set_final(state, "error")
+    elif kind == "collab_agent_spawn_end":  # (older versions persisted it)
+        thread = _str(payload.get("new_thread_id"))
+        call_id = _str(payload.get("call_id"))
+        if thread and call_id and call_id not in state.spawned:
+            state.spawned[call_id] = (thread, None)
     elif kind == "exec_command_end":
         call = state.calls.get(str(payload.get("call_id")))
         if call is not None:
@@ -701,6 +1054,8 @@ def _output(state: _State, line: int, payload: dict[str, Any], when: datetime | 
         if call is None:
             state.options.warn(f"{state.path.name}: an output has no matching call ({call_id})")
             return
+    if call.draft.name == "spawn_agent" and poll_target is None:
+        _note_spawned(state, call_id, output, line)
     call.outputs.append(output)
     call.last_output_at = when
     if verdict.seconds is not None:
@@ -721,6 +1076,16 @@ def _output(state: _State, line: int, payload: dict[str, Any], when: datetime | 
     if call.session is not None and verdict.outcome is not None:
         state.sessions.pop(call.session, None)
         state.exited[call.session] = call
+
+
+def _note_spawned(state: _State, call_id: str, output: Any, line: int) -> None:
+    """The child a ``spawn_agent`` call's output names: ``{"agent_id", "nickname"}`` (multi-agent
+    v1: the child's thread id) or ``{"task_name", "nickname"}`` (v2: the child's agent path)."""
+    value = decode_json_string(output, state.path, line)
+    if isinstance(value, dict):
+        thread, task = _str(value.get("agent_id")), _str(value.get("task_name"))
+        if thread or task:
+            state.spawned[call_id] = (thread, task)
 
 
 def _web_search(state: _State, line: int, payload: dict[str, Any], when: datetime | None) -> None:
