@@ -1,0 +1,106 @@
+"""What one tool call's output says about it: its outcome, exit code, wall time, or the session
+of a command still running (Codex's exit-code headers, sandbox denials, rejections, timeouts)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from abw.importers.codex.values import as_float, as_int
+from abw.importers.rawio import decode_json_string
+from abw.importers.spans import exit_outcome
+
+_RUNNING = re.compile(r"Process running with session ID (\d+)")
+_EXITED = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
+_WALL = re.compile(r"Wall time:\s*([0-9.]+)\s*seconds")
+_SANDBOX_EXIT = re.compile(r"exit code:\s*(-?\d+)")
+_TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
+
+
+#: How the output of a call that failed before or while running starts (Codex's own texts; an
+#: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
+#: failed: …" and no ``patch_apply_end`` follows).
+_FAILED_PREFIXES = (
+    "execution error",
+    "error",
+    "write_stdin failed",
+    "failed to",
+    "apply_patch verification failed",
+)
+
+
+@dataclass
+class Verdict:
+    """What one tool output says about its call."""
+
+    outcome: str | None = None
+    exit_code: int | None = None
+    seconds: float | None = None
+    running_session: str | None = None
+
+
+def classify_output(output: Any, file: Path | None = None, line: int | None = None) -> Verdict:
+    """Read a call's output: exit code, sandbox/rejection texts, wall time, a running session."""
+    value = decode_json_string(output, file, line)
+    if isinstance(value, dict):
+        if value.get("isError") is True:
+            return Verdict("error")
+        metadata = value.get("metadata")
+        if isinstance(metadata, dict) and "exit_code" in metadata:
+            code = as_int(metadata.get("exit_code"))
+            seconds = as_float(metadata.get("duration_seconds"))
+            text = value.get("output") if isinstance(value.get("output"), str) else ""
+            return Verdict(command_outcome(code, text), code, seconds)  # (output: the body only)
+        return Verdict("ok")
+    if not isinstance(value, str):
+        return Verdict("ok")
+    text = value.strip()
+    head = text[:400]
+    wall = _WALL.search(head)
+    seconds = float(wall.group(1)) if wall else None
+    running = _RUNNING.search(head)
+    exited = _EXITED.search(head)
+    if exited:
+        code = int(exited.group(1))
+        return Verdict(command_outcome(code, _body(head)), code, seconds)
+    if running:
+        return Verdict(None, None, seconds, running.group(1))
+    lowered = head.lower()
+    if lowered.startswith("patch rejected:"):  # Codex's patch safety check refused to apply it
+        return Verdict("denied", None, seconds)
+    if lowered.startswith("failed in sandbox") or "sandbox denied" in lowered:
+        code = _SANDBOX_EXIT.search(head)
+        return Verdict("denied", int(code.group(1)) if code else None, seconds)
+    if "rejected by user" in lowered or lowered.startswith("user rejected"):
+        return Verdict("rejected")
+    if lowered in {"aborted", "aborted by user"} or lowered.startswith("aborted"):
+        return Verdict("interrupted")
+    if _timed_out(_body(text)):
+        return Verdict("timeout", None, seconds)
+    if lowered.startswith(_FAILED_PREFIXES):
+        return Verdict("error", None, seconds)
+    return Verdict("ok", None, seconds)
+
+
+def command_outcome(code: int | None, body: str) -> str:
+    """``exit_outcome`` of the code; a failing one is a timeout when Codex's note opens ``body``."""
+    if code is not None and exit_outcome(code) != "error":
+        return exit_outcome(code)
+    return "timeout" if _timed_out(body) else "error"
+
+
+def _body(text: str) -> str:
+    """The command's output in a call's output text: what follows the ``Output:`` line that
+    ends Codex's header (``Exit code: N`` / ``Chunk ID: …``), else the whole text."""
+    _, header_end, body = text.partition("\nOutput:\n")
+    return body if header_end else text
+
+
+def _timed_out(body: str) -> bool:
+    """Whether the output's first line says "timed out": where Codex writes its note on a call
+    it stopped ("command timed out after N milliseconds"). The command's own output saying so
+    further down (a test runner reporting a test's timeout) is no Codex timeout."""
+    first = body.lstrip().split("\n", 1)[0]
+    return bool(_TIMED_OUT.search(first))

@@ -1,0 +1,34 @@
+"""Plain values out of a rollout's JSON fields: a non-empty string, an integer, a number."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+
+def nonempty_str(value: Any) -> str | None:
+    """``value`` when it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: Any) -> int | None:
+    """An integer, or a string of one (an exit code); anything else (a boolean, a float) is None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        return int(value)
+    return None
+
+
+def as_float(value: Any) -> float | None:
+    """A number as a float (seconds); a boolean, a string or one beyond a double is None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        try:
+            return float(value)
+        except OverflowError:  # an exact integer beyond a double: no duration
+            return None
+    return None
