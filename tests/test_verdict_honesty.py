@@ -156,6 +156,29 @@ def test_a_scenario_glob_that_matches_no_run_is_vacuous_never_pass(tmp_path, run
     assert run_cli("validate", "--baseline", traces / "baseline", right)[0] == 0
 
 
+@pytest.mark.parametrize(("enforcement", "verdict"), [("hard", "INCONCLUSIVE"), ("soft", "WARN")])
+def test_a_rule_that_checks_no_candidate_run_never_passes(enforcement, verdict):
+    """A rule scoped to a scenario only the baseline has checks no candidate run: "No
+    candidate run to check", as an assertion's check says — never "All 0 candidate runs
+    satisfy", PASS."""
+    base = runs("b", [REFUND] * 20)
+    for index, trace_file in enumerate(base):
+        trace_file.trace.run.scenario_id = "A" if index % 2 else "B"
+    cand = runs("c", [REFUND] * 20)
+    for trace_file in cand:
+        trace_file.trace.run.scenario_id = "A"
+    rule = {"kind": "precedence", "before": "policy_check", "after": "refund_commit"}
+    rule |= {"scenarios": ["B"], "enforcement": enforcement}
+    report = gate_mem(base, cand, make_spec(rules=[rule]))
+    scoped = check(report, next(c.id for c in report.checks if ".rules." in c.id))
+    assert scoped.verdict == verdict and scoped.runs_checked == 0
+    assert scoped.message.startswith("No candidate run to check: ")
+    rule["scenarios"] = ["A"]  # a scope with candidate runs is checked as before
+    report = gate_mem(base, cand, make_spec(rules=[rule]))
+    scoped = check(report, next(c.id for c in report.checks if ".rules." in c.id))
+    assert scoped.verdict == "PASS" and scoped.runs_checked == 20
+
+
 def test_validate_with_a_baseline_reports_output_fields_no_baseline_run_holds(tmp_path, run_cli):
     """As for tool names, before any candidate exists: a spec field that no baseline run's
     output holds is a line naming it and the nearest field, exit code 2."""

@@ -196,11 +196,13 @@ def merge_rule_checks(
             verdicts.append(ON_VIOLATED[rule.enforcement])
         elif split["known"]:
             verdicts.append(KNOWN_WARN[rule.enforcement])
-        if counts["unknown"]:
+        if counts["unknown"] or not checked:  # no candidate run to check: nothing shown
             verdicts.append(ON_UNKNOWN[rule.enforcement])
         verdict = worst_verdict(verdicts)
         label = rule.statement or _describe(rule)
-        if counts["violated"]:
+        if not checked:
+            message = f"No candidate run to check: {label}"
+        elif counts["violated"]:
             message = f"{counts['violated']} of {checked} candidate runs break: {label}"
             message += split_text(split["new"], split["known"])
         elif counts["unknown"]:
