@@ -6,11 +6,12 @@ workers (abw.shard.dask_client: N worker processes with their scheduler in a pro
 own, or a running scheduler).
 Each worker imports its files in order and writes every trace, through abw.atomic's one
 writer (:func:`abw.traceio.write_trace`), into the driver's hidden staging folder, under the
-name the serial import would give it; it sends back only, per file, the number of traces and
-the warnings. The driver takes the results in file order — the first bad file's error, or two
-inputs that would write the same file, end the import exactly where the serial import ends
-it — prints the warnings in that order, and moves the staged files into place once every input
-has imported. The workers must see the input and output folders at the same paths as the
+name the serial import would give it; it sends back only, per file, the number of traces, the
+warnings and what its runs say about ``--output-fields`` (abw.importers.base.OutputFieldsSeen).
+The driver takes the results in file order — the first bad file's error, or two inputs that
+would write the same file, end the import exactly where the serial import ends it — prints
+the warnings in that order, and moves the staged files into place once every input has
+imported. The workers must see the input and output folders at the same paths as the
 driver (the same machine, or a shared file system); relative paths are the driver's, whatever
 folder a worker was started in; a worker whose abw is not the driver's is refused.
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError
-from abw.importers.base import ImportOptions
+from abw.importers.base import ImportOptions, OutputFieldsSeen
 
 #: Files per task: a task's start costs little next to importing a few files.
 BATCH_FILES = 4
@@ -38,14 +39,24 @@ def staged_names(source: Path, count: int) -> list[str]:
     return [f"{source.stem}-{index:03d}.json" for index in range(count)]
 
 
+def import_file(importer: Any, source: Path, options: ImportOptions) -> list[Any]:
+    """``importer.import_file``, counting into ``options.outputs`` which ``--output-fields``
+    its runs' answers hold (the one per-file step of every ``abw import``)."""
+    traces = importer.import_file(source, options)
+    if options.output_fields:
+        outputs = [trace.run.canonical_output for trace in traces]
+        options.outputs.add(options.output_fields, outputs)
+    return traces
+
+
 def import_batch(
     name: str, sources: list[str], options: ImportOptions, staging: str, folder: str, code: str
-) -> tuple[list[tuple[int, list[str]]], AbwInputError | None]:
+) -> tuple[list[tuple[int, list[str], OutputFieldsSeen]], AbwInputError | None]:
     """Worker side: import each file in order and write its traces into ``staging`` (relative
     paths are relative to the driver's working ``folder``: abw.shard.in_driver_folder), with
     the driver's abw (``code``: abw.shard.code_digest). Returns, per file imported, (number of
-    traces, its warnings), and the first bad file's error, or other code's (then the files
-    after it are not read), so the worker logs no failed task."""
+    traces, its warnings, its output fields seen), and the first bad file's error, or other
+    code's (then the files after it are not read), so the worker logs no failed task."""
     from abw.gcpause import gc_paused
     from abw.importers import get_importer
     from abw.shard import in_driver_folder, same_code
@@ -56,18 +67,18 @@ def import_batch(
         return [], other
     importer = get_importer(name)
     staged_in = Path(in_driver_folder(staging, folder))
-    done: list[tuple[int, list[str]]] = []
+    done: list[tuple[int, list[str], OutputFieldsSeen]] = []
     for source in sources:
-        mine = replace(options, warnings=[])
+        mine = replace(options, warnings=[], outputs=OutputFieldsSeen())
         try:
             with gc_paused():
-                traces = importer.import_file(Path(in_driver_folder(source, folder)), mine)
+                traces = import_file(importer, Path(in_driver_folder(source, folder)), mine)
                 names = staged_names(Path(source), len(traces))
                 for staged, trace in zip(names, traces, strict=True):
                     write_trace(trace, staged_in / staged)
         except AbwInputError as exc:
             return done, exc
-        done.append((len(traces), mine.warnings))
+        done.append((len(traces), mine.warnings, mine.outputs))
         del traces
     return done, None
 
@@ -83,7 +94,8 @@ def import_on(
     """Import ``files`` on ``client``'s workers into ``staging``. ``plan(source, count)`` is
     called for each imported file in file order (it names the outputs and refuses a clash, as
     the serial import does right after each file); warnings go to ``options.warnings`` in
-    file order; the first bad file's error is raised where the serial import raises it."""
+    file order, output fields seen to ``options.outputs``; the first bad file's error is
+    raised where the serial import raises it."""
     from abw.shard import code_digest, task_result
 
     batches = [files[i : i + BATCH_FILES] for i in range(0, len(files), BATCH_FILES)]
@@ -91,7 +103,7 @@ def import_on(
         import_batch,
         [name] * len(batches),
         [[str(p) for p in batch] for batch in batches],
-        options=replace(options, warnings=[]),
+        options=replace(options, warnings=[], outputs=OutputFieldsSeen()),
         staging=str(staging),
         folder=os.getcwd(),
         code=code_digest(),
@@ -100,8 +112,9 @@ def import_on(
     try:
         for batch, future in zip(batches, futures, strict=True):
             done, error = task_result(future)
-            for source, (count, warnings) in zip(batch, done, strict=False):
+            for source, (count, warnings, outputs) in zip(batch, done, strict=False):
                 options.warnings.extend(warnings)
+                options.outputs.merge(outputs)
                 plan(source, count)
             if error is not None:
                 raise error

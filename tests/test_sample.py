@@ -276,10 +276,10 @@ def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    transcript: stdout\n"
          "    importer: claude\n", "keep one of them"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claud\n",
-         "scenarios.a.importer: unknown importer 'claud'"),
+         "scenarios.yaml:4: scenarios.0.importer: unknown importer 'claud'"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
          "    import_args: [--bash-tool-label, x]\n",
-         "scenarios.yaml:5: scenarios.a.import_args: No such option '--bash-tool-label'"),
+         "scenarios.yaml:5: scenarios.0.import_args: No such option '--bash-tool-label'"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
          "    import_args: [--out, x]\n", "--out is set by abw sample"),
         ("scenarios:\n  - id: a/b\n    run: x {transcript}\n    importer: claude\n",

@@ -92,6 +92,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
 
     from abw.atomic import staging_folder
     from abw.gcpause import gc_paused
+    from abw.import_shard import import_file
 
     planned: dict[Path, Path] = {}  # target -> source
     with staging_folder(out) as staging:
@@ -99,7 +100,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
         try:
             for source in files:
                 with gc_paused():  # one file at a time: cyclic garbage, if any, goes in between
-                    traces = importer.import_file(source, options)
+                    traces = import_file(importer, source, options)
                     for target, trace in zip(
                         _targets(source, len(traces), out, planned), traces, strict=True
                     ):
@@ -173,7 +174,8 @@ def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
         return
     from abw.text import log_line, plural
 
-    for warning in options.warnings:
+    outputs = options.outputs.warning(options.output_fields)
+    for warning in [*options.warnings, *([outputs] if outputs else [])]:
         click.echo(log_line(f"abw: warning: {warning}"), err=True)
     click.echo(log_line(f"abw: wrote {plural(len(written), 'trace')} to {out}"), err=True)
 
@@ -303,9 +305,10 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             _report(options, written, out, quiet)
             return 0
         from abw.gcpause import gc_paused
+        from abw.import_shard import import_file
 
         with gc_paused():
-            results = [(path, importer.import_file(path, options)) for path in bar]
+            results = [(path, import_file(importer, path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1
         if out.suffix == ".json" and not single_file:

@@ -12,6 +12,48 @@ if TYPE_CHECKING:
     from abw.models.trace import Trace
 
 
+@dataclass
+class OutputFieldsSeen:
+    """What ``abw import`` warns about ``--output-fields`` from: the runs imported and the
+    named fields some run's ``canonical_output`` holds. Small (names the user gave, a count):
+    it crosses from workers."""
+
+    runs: int = 0
+    found: set[str] = field(default_factory=set)
+
+    def add(self, fields: tuple[str, ...], outputs: list[dict | None]) -> None:
+        """Count one file's runs (their ``canonical_output``)."""
+        from abw.importers.common import holds_field
+
+        self.runs += len(outputs)
+        self.found.update(
+            name
+            for name in fields
+            if name not in self.found and any(holds_field(output, name) for output in outputs)
+        )
+
+    def merge(self, other: OutputFieldsSeen) -> None:
+        """Add another file's (or worker's) counts."""
+        self.runs += other.runs
+        self.found |= other.found
+
+    def warning(self, fields: tuple[str, ...]) -> str | None:
+        """``--output-fields decsion: in no final answer of the 3 runs imported ...`` when some
+        named field is in no run's answer; else None. It names only the fields given, never an
+        answer's own keys (they are the raw answer's content, which no output shows unless
+        named)."""
+        from abw.text import plural
+
+        missing = [name for name in fields if name not in self.found]
+        if not missing or not self.runs:
+            return None
+        return (
+            f"--output-fields {', '.join(missing)}: in no final answer of the "
+            f"{plural(self.runs, 'run')} imported; canonical_output leaves "
+            f"{'it' if len(missing) == 1 else 'them'} out"
+        )
+
+
 @dataclass(frozen=True)
 class ImportOptions:
     """Options common to every importer (content is always hashed; only the fields named in
@@ -24,6 +66,8 @@ class ImportOptions:
     argument_fields: tuple[ArgumentField, ...] = ()
     exported_at: str | None = None
     warnings: list[str] = field(default_factory=list, compare=False)
+    #: What the runs imported so far say about ``output_fields`` (:class:`OutputFieldsSeen`).
+    outputs: OutputFieldsSeen = field(default_factory=OutputFieldsSeen, compare=False)
 
     def warn(self, message: str) -> None:
         """Record a warning for the user (printed on stderr by the CLI)."""

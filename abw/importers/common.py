@@ -309,6 +309,14 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return None
 
 
+def holds_field(output: dict[str, Any] | None, name: str) -> bool:
+    """Whether a run's ``canonical_output`` holds the ``--output-fields`` name ``name``: as
+    a dotted key (:func:`extract_canonical_output`) or nested (behaviorlock)."""
+    if not output:
+        return False
+    return name in output or _lookup(output, name.split(".")) is not _MISSING
+
+
 def extract_canonical_output(
     final_text: str | None, fields: tuple[str, ...]
 ) -> dict[str, Any] | None:

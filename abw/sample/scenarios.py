@@ -1,14 +1,18 @@
 """``scenarios.yaml``: per scenario, the command that runs the agent once and how to import it.
 
 The file fails closed like a spec: unknown keys and repeated keys are refused, and every error
-is one line naming the file, the line and the field.
+is one line naming the file, the line and the field. A scenario's field is named by its index,
+``scenarios.1.importer``, as pydantic locates it and as every spec field is named
+(``rules.0.after``); the line says where it stands in the file.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -98,16 +102,9 @@ class Scenario(_Closed):
 
 
 class ScenarioFile(_Closed):
-    scenarios: list[Scenario] = Field(min_length=1)
+    """Every scenario, each id once (checked by :func:`load_scenarios`, which names its line)."""
 
-    @model_validator(mode="after")
-    def _unique_ids(self) -> ScenarioFile:
-        seen: set[str] = set()
-        for scenario in self.scenarios:
-            if scenario.id in seen:
-                raise ValueError(f"scenario id {scenario.id!r} is given twice")
-            seen.add(scenario.id)
-        return self
+    scenarios: list[Scenario] = Field(min_length=1)
 
 
 def load_scenarios(path: str | Path) -> ScenarioFile:
@@ -140,29 +137,44 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
             unknown_key="unknown key (scenarios files fail closed)",
             line_of=lambda location: node_line(root, location),
         ) from None
+    first: dict[str, int] = {}  # id -> index of the scenario that gives it first
     for index, scenario in enumerate(loaded.scenarios):
-        _check_import_args(scenario, file, node_line(root, ("scenarios", index, "import_args")))
+        where = partial(_where, root, file, index)
+        if scenario.id in first:
+            earlier = _where(root, file, first[scenario.id], "id")
+            raise AbwInputError(
+                f"scenario id {scenario.id!r} is given twice (first as {earlier['field']}, "
+                f"line {earlier['line']})",
+                **where("id"),
+            )
+        first[scenario.id] = index
+        _check_import_args(scenario, where)
     return loaded
 
 
-def _check_import_args(scenario: Scenario, file: Path, line: int | None) -> None:
+def _where(root: yaml.Node | None, file: Path, index: int, key: str) -> dict[str, Any]:
+    """The file, line and field of scenario ``index``'s ``key``, for an AbwInputError."""
+    from abw.yamllocate import node_line
+
+    line = node_line(root, ("scenarios", index, key))
+    return {"file": file, "line": line, "field": f"scenarios.{index}.{key}"}
+
+
+def _check_import_args(scenario: Scenario, where: Callable[[str], dict[str, Any]]) -> None:
     """The importer exists and ``abw import <importer>`` accepts the flags, checked before any
-    agent run is paid for."""
+    agent run is paid for; ``where(key)``: the file, line and field of the scenario's key."""
     import click
 
     from abw.cli.import_cmd import make_import_command
     from abw.importers import get_importer
 
-    field = f"scenarios.{scenario.id}.importer"
     try:
         importer = get_importer(scenario.importer)
     except AbwInputError as exc:
-        raise AbwInputError(exc.message, file=file, line=line, field=field) from None
+        raise AbwInputError(exc.message, **where("importer")) from None
     command = make_import_command(scenario.importer, importer.help)
     args = ["--input", "transcripts", "--out", "traces", *scenario.import_args]  # parsed only
     try:
         command.make_context(scenario.importer, args)
     except click.ClickException as exc:
-        raise AbwInputError(
-            exc.format_message(), file=file, line=line, field=f"scenarios.{scenario.id}.import_args"
-        ) from None
+        raise AbwInputError(exc.format_message(), **where("import_args")) from None
