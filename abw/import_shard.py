@@ -33,10 +33,12 @@ BATCH_FILES = 4
 
 def staged_names(source: Path, count: int) -> list[str]:
     """The file names of ``source``'s ``count`` traces: ``<stem>.json``, or ``<stem>-000.json``
-    ... for many (the one naming rule of ``abw import``)."""
+    ... for many (the one naming rule of ``abw import``); a folder's stem is its whole name (a
+    conversation folder ``sdk-1.58.2-run`` has no suffix to drop)."""
+    stem = source.name if source.is_dir() else source.stem
     if count == 1:
-        return [f"{source.stem}.json"]
-    return [f"{source.stem}-{index:03d}.json" for index in range(count)]
+        return [f"{stem}.json"]
+    return [f"{stem}-{index:03d}.json" for index in range(count)]
 
 
 def import_file(importer: Any, source: Path, options: ImportOptions) -> list[Any]:

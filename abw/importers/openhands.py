@@ -29,8 +29,9 @@ action, an observation or a message is read but its kind and status fields: they
 whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
 ``<conversation>/events/``, or the agent server's ``<conversation>/event_service/events/`` of 2025;
-its ``base_state.json`` and ``meta.json`` are not read; one with no event file yet, just
-created, is skipped with a warning) is one conversation, and so is what
+of its ``base_state.json`` only the ``execution_status`` is read, the last word on the final
+status (a local conversation that got stuck writes no event); ``meta.json`` is not read; one with
+no event file yet, just created, is skipped with a warning) is one conversation, and so is what
 ``openhands --headless --json`` prints: the same events one a line (but the ``SystemPromptEvent``),
 among the console lines the CLI prints around them (its banner, ``Agent is working``, the
 conversation summary, the id to resume it with), which are not read. A file is read so when its
@@ -166,7 +167,8 @@ _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused
 #: A conversation's event file: ``event-00012-<event id>.json`` (the SDK's EVENT_NAME_RE).
 _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
 #: What a conversation's folder holds beside ``events/``: its state, the agent server's record
-#: of it (``meta.json``: the agent's config, its masked secrets); neither is read.
+#: of it (``meta.json``: the agent's config, its masked secrets); neither is a trajectory (of
+#: the state only its ``execution_status`` is read: :func:`_state_status`).
 _STATE_FILES = {"base_state.json", "meta.json"}
 #: The key of a document that holds its events.
 _HISTORY_KEYS = ("events", "history", "trajectory")
@@ -330,6 +332,27 @@ def _conversation_of(holder: Path, root: Path) -> Path:
     return holder
 
 
+def _state_status(folder: Path, options: ImportOptions) -> str | None:
+    """The final status a conversation's ``base_state.json`` (beside its ``events/``) records:
+    its ``execution_status`` (``agent_status`` before late 2025), the one field read of it, as
+    a state update's (finished, error, stuck, paused); else None. The SDK writes no event when
+    a local conversation gets stuck (the agent server does: a state update): only the state says
+    so. A state that is no JSON object is not read, with a warning (the events still are)."""
+    events = _events_folder(folder)
+    state = (events.parent if events != folder else folder) / _BASE_STATE
+    if not state.is_file():
+        return None
+    try:
+        document = load_json(read_raw(state), state)
+    except AbwInputError as error:
+        where = f":{error.line}" if error.line else ""
+        options.warn(f"{folder.name}: {_BASE_STATE}{where} not read: {error.message}")
+        return None
+    state_of = as_dict(document)
+    value = state_of.get("execution_status", state_of.get("agent_status"))
+    return _V1_STATUS.get(value) if isinstance(value, str) else None
+
+
 def _model(document: Any) -> str | None:
     """The model an evaluation's record names, a plain identifier (the first of
     :data:`_MODEL_PATHS` that holds one), else None (V1 events, V0 text actions name none)."""
@@ -433,7 +456,10 @@ class OpenHandsImporter(Importer):
         source_hash = sha256_hex(b"\n".join(raws))
         trace_id = f"openhands-{source_hash[:16]}"
         names = [path.name for path in files]
-        return self._trace(events, source_hash, trace_id, lambda _: 1, folder, options, names)
+        settled = _state_status(folder, options)
+        return self._trace(
+            events, source_hash, trace_id, lambda _: 1, folder, options, names, settled
+        )
 
     def _trace(
         self,
@@ -444,9 +470,11 @@ class OpenHandsImporter(Importer):
         path: Path,
         options: ImportOptions,
         files: list[str] | None = None,
+        settled: str | None = None,
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
-        it; ``source_hash``: the file's; ``files``: each event's own file, if any)."""
+        it; ``source_hash``: the file's; ``files``: each event's own file, if any; ``settled``:
+        the final status its conversation's state records, if any: it is the last word)."""
         events, prefix, v1, paired = _events(document, path, line_of)
         if isinstance(document, dict):
             keys = _TASK_KEYS + (_OPENDEVIN_TASK_KEYS if "history" in document else ())
@@ -455,6 +483,7 @@ class OpenHandsImporter(Importer):
             run = _V1Run(options, path, _model(document))
             run.read(events)
             drafts, final_status, final_text = run.drafts, run.final_status, run.final_text
+            final_status = settled or final_status
             removed = held_fields(events, V1_REMOVED_FIELDS)
         else:
             drafts, final_status, final_text = self._v0(events, options, path, _model(document))
@@ -747,11 +776,16 @@ class _V1Run:
     final_status: str = "unknown"
     final_text: str | None = None
     requested: bool = False  # a CondensationRequest waits for its Condensation
+    #: the calls answered by the ``AgentErrorEvent``s just read (nothing but state updates
+    #: between them): the errors an interrupt writes for the calls it cut short come so
+    cut: list[Draft] = field(default_factory=list)
 
     def read(self, events: list[dict[str, Any]]) -> None:
         for index, event in enumerate(events):
             kind = event.get("kind") if _is_v1(event) else None
             when = parse_time(event.get("timestamp"))
+            if kind not in {"AgentErrorEvent", "ConversationStateUpdateEvent", "InterruptEvent"}:
+                self.cut.clear()
             if kind == "ActionEvent" and event.get("source", "agent") == "agent":
                 self._action(index, event, when)
             elif kind in {"ObservationEvent", "UserRejectObservation", "AgentErrorEvent"}:
@@ -762,7 +796,9 @@ class _V1Run:
                 self._state(event)
             elif kind == "ConversationErrorEvent":
                 self.final_status = "error"
-            elif kind in {"PauseEvent", "InterruptEvent"}:
+            elif kind == "InterruptEvent":
+                self._interrupt()
+            elif kind == "PauseEvent":
                 self.final_status = "cancelled"
             elif kind == "CondensationRequest":
                 self.requested = True
@@ -829,6 +865,7 @@ class _V1Run:
             draft.outcome = "denied" if event.get("rejection_source") == "hook" else "rejected"
         elif kind == "AgentErrorEvent":
             draft.output, draft.outcome = event.get("error", ABSENT), "error"
+            self.cut.append(draft)
         else:
             observation = as_dict(event.get("observation"))
             code = _exit_code(observation)
@@ -836,6 +873,18 @@ class _V1Run:
                 draft.attributes["exit_code"] = code
             draft.output = event.get("observation", ABSENT)
             draft.outcome = _v1_outcome(observation, code)
+
+    def _interrupt(self) -> None:
+        """An ``InterruptEvent`` (``interrupt()``: the run cancelled mid-step, mid-call): the
+        run is cancelled, and so is every call it cut short: one still unanswered, and one
+        answered by the ``AgentErrorEvent`` the SDK writes, just before the interrupt, for each
+        call in flight ("interrupted before completion") — interrupted, not failed."""
+        self.final_status = "cancelled"
+        cut = {id(d) for d in self.cut}
+        for draft in self.drafts:
+            if draft.type != "llm" and (draft.outcome is None or id(draft) in cut):
+                draft.outcome = "interrupted"
+        self.cut.clear()
 
     def _message(self, index: int, event: dict[str, Any], when: datetime | None) -> None:
         """An agent message: an llm span, the final text, and the conversation waits for the
