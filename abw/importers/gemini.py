@@ -12,8 +12,11 @@ later one dropped). A subagent's own recording (``kind: subagent``, under
 Each ``gemini`` message is an llm span (named by its model),
 followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled`` -> ok/error/
 rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
-not in the file). A call's start is the epoch-ms Gemini CLI writes into the id it makes
-(:data:`_ID_TIME`), its end the call's timestamp. ``logs.json`` (user prompts only) holds no
+not in the file); so is a subagent called by its own name (newer versions: ``resultDisplay`` is
+its progress, ``isSubagentProgress``, or the call holds ``agentId``), an error when that progress
+ends in ``state: error`` (a failed subagent's call is recorded ``success``). A call's start is
+the epoch-ms Gemini CLI writes into the id it makes (:data:`_ID_TIME`), its end the call's
+timestamp. ``logs.json`` (user prompts only) holds no
 behavior and is refused.
 
 A shell call the recording marks ``success`` only *ran*: the command's own exit code is the
@@ -280,6 +283,11 @@ class GeminiImporter(Importer):
             draft.attributes["tool"] = name
             if isinstance(agent, str) and agent:
                 draft.name = agent
+        elif _subagent_call(call):
+            draft.type = "handoff"  # the subagent is the tool, called by its own name
+            draft.attributes["tool"] = name
+            if outcome == "ok" and _subagent_state(call) == "error":
+                draft.outcome = "error"  # its call "succeeded" in returning the failure
         if name in SHELL_TOOLS and isinstance(args, dict):
             draft.mark_shell(options.labels, args.get("command"))
         if name in SHELL_TOOLS and outcome == "ok":
@@ -397,6 +405,21 @@ def replayed(
     ordered = list(messages.values())
     document = {**metadata, "messages": [message for _, message in ordered]}
     return document, {index: line for index, (line, _) in enumerate(ordered)}
+
+
+def _subagent_call(call: dict[str, Any]) -> bool:
+    """A call of a subagent by its own name (from 0.3x: ``generalist``, ``cli_help``,
+    ``codebase_investigator``, a user's agents): its ``resultDisplay`` is the subagent's progress
+    (``isSubagentProgress``), or the call names the run it started (``agentId``)."""
+    display = as_dict(call.get("resultDisplay"))
+    return display.get("isSubagentProgress") is True or _text(call.get("agentId")) is not None
+
+
+def _subagent_state(call: dict[str, Any]) -> str | None:
+    """The subagent's final state (``completed``/``error``/``cancelled``): a failed subagent's
+    call is recorded ``success``, its failure only in this state and in its output text."""
+    state = as_dict(call.get("resultDisplay")).get("state")
+    return state if isinstance(state, str) else None
 
 
 def _exit_code(result: Any) -> int | None:

@@ -1,0 +1,79 @@
+"""Gemini CLI recordings of the newest versions (0.5x): subagents called by their own name.
+
+The corpus file is GENERATED from the exact types of google-gemini/gemini-cli's source
+(``chatRecordingTypes.ts``, ``agents/local-invocation.ts``; tests/corpus/PROVENANCE.md, section
+gemini-cli-newest): no real recording of this shape was found in a public repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from abw.importers import get_importer
+from abw.importers.base import ImportOptions
+from tests.conftest import CORPUS
+
+NEWEST = CORPUS / "gemini-cli-newest" / "gen__session-2026-08-06T10-00-7f3c2a10.jsonl"
+
+
+def _import(path: Path):
+    (trace,) = get_importer("gemini").import_file(path, ImportOptions())
+    return trace
+
+
+def _calls(path: Path) -> dict[str, dict]:
+    """The last-written copy of every tool call in the raw recording, by id."""
+    calls: dict[str, dict] = {}
+    for line in path.read_text().splitlines():
+        record = json.loads(line)
+        for call in record.get("toolCalls") or []:
+            calls[call["id"]] = call
+    return calls
+
+
+def test_a_subagent_called_by_its_name_is_a_handoff_and_its_failure_an_error():
+    """From 0.3x a subagent is a tool of its own name (``generalist``, ``cli_help``), no longer
+    ``delegate_to_agent``. A failed subagent's call is recorded ``success`` (local-invocation.ts
+    returns the failure as the call's output, ``Subagent 'generalist' failed. Error: …``): only
+    ``resultDisplay.state: error`` says so. It read as an ok plain tool call."""
+    raw = _calls(NEWEST)
+    generalist = raw["generalist__1786010405000_0"]
+    assert generalist["status"] == "success"
+    assert generalist["resultDisplay"]["isSubagentProgress"] is True
+    assert generalist["resultDisplay"]["state"] == "error"
+    assert raw["cli_help__1786010410000_0"]["resultDisplay"]["state"] == "completed"
+    trace = _import(NEWEST)
+    steps = [(s.type, s.name, s.status, s.outcome) for s in trace.path() if s.type != "llm"]
+    assert steps == [
+        ("handoff", "generalist", "error", "error"),
+        ("handoff", "cli_help", "success", "ok"),
+        ("tool", "write_file", "cancelled", "rejected"),
+    ]
+    handoffs = [s for s in trace.path() if s.type == "handoff"]
+    assert [s.attributes["tool"] for s in handoffs] == ["generalist", "cli_help"]
+    assert trace.run.final_status == "success"
+
+
+def test_an_agent_id_alone_marks_a_subagent_call(tmp_path):
+    """``agentId`` (the run the subagent call started) marks it even without its progress."""
+    lines = NEWEST.read_text().splitlines()
+    out = []
+    for line in lines:
+        record = json.loads(line)
+        for call in record.get("toolCalls") or []:
+            if call["name"] == "cli_help":
+                call["resultDisplay"] = "done"
+        out.append(json.dumps(record))
+    path = tmp_path / "session-2026-08-06T10-00-7f3c2a10.jsonl"
+    path.write_text("\n".join(out) + "\n")
+    (cli_help,) = [s for s in _import(path).path() if s.name == "cli_help"]
+    assert (cli_help.type, cli_help.outcome) == ("handoff", "ok")
+
+
+def test_newest_recording_leaks_no_text_and_is_deterministic(tmp_path):
+    """Every free text of the file (prompt, thoughts, args, results, resultDisplay's activity and
+    description) carries LEAKCHECK; none reaches the trace, and two imports are byte-identical."""
+    assert NEWEST.read_text().count("LEAKCHECK") > 10
+    first = _import(NEWEST).model_dump_json()
+    assert "LEAKCHECK" not in first
+    assert first == _import(NEWEST).model_dump_json()
