@@ -252,12 +252,9 @@ def test_importer_warnings_are_inert(warnings):
     from click.testing import CliRunner
 
     from abw.cli.import_cmd import _report
+    from abw.importers.base import ImportOptions
 
-    class Options:
-        pass
-
-    options = Options()
-    options.warnings = warnings
+    options = ImportOptions(warnings=list(warnings))
 
     import click
 
@@ -341,3 +338,17 @@ def test_json_printed_to_the_terminal_is_inert_with_the_same_data(tmp_path, run_
         check_log(out + err, args[0])
         shown = json.dumps(json.loads(out), ensure_ascii=False)  # the same data, unescaped
         assert (tool if args[0] != "fingerprint" else "candidate-0::##[") in shown, args[0]
+
+
+def test_an_output_field_warning_with_a_hostile_field_name_is_inert(tmp_path, run_cli):
+    """``--output-fields`` names given by a user (or a workflow's input) come back in the import's
+    warning when no answer holds them: through the same one function, inert."""
+    source = next(
+        (Path(__file__).parents[1] / "examples/refund-policy/transcripts/baseline").glob("*.jsonl")
+    )
+    code, _, err = run_cli(
+        "import", "claude", "--input", source, "--out", tmp_path / "r.json",
+        "--output-fields", "::error::x,##[stop-commands]y",
+    )  # fmt: skip
+    assert code == 0 and "--output-fields" in err  # the premise: the names are in the warning
+    check_log(err, "abw import claude")
