@@ -30,6 +30,9 @@ CANONICAL_TOOL_NAMES = {"Task": "Agent"}
 #: The final ``status`` of a background task (an ``Agent`` launched async, a ``Bash``/
 #: ``PowerShell`` call with ``run_in_background``) -> the outcome of the call that launched it.
 BACKGROUND_OUTCOMES = {"completed": "ok", "failed": "error", "killed": "interrupted"}
+#: The ``toolUseResult.status`` of a call that launched a background task named by its
+#: ``taskId`` (a ``Workflow`` run, 2.1.2xx; an ``Agent`` sent to a remote session).
+LAUNCHED_STATUSES = frozenset({"async_launched", "remote_launched"})
 #: The tool that stops a background task (its result names the ``task_id`` it stopped: killed).
 STOP_TOOL = "TaskStop"
 #: The user line Claude Code writes when a background task ends (its id and status come first).

@@ -20,6 +20,7 @@ from abw.importers.base import ImportOptions
 from abw.importers.claude.outcomes import (
     BACKGROUND_OUTCOMES,
     INTERRUPT_MARKER,
+    LAUNCHED_STATUSES,
     SHELL_TOOLS,
     STOP_TOOL,
     TASK_NOTIFICATION,
@@ -295,8 +296,11 @@ class FileParser:
             self.removed.add("file_history")
         elif kind == "attachment":  # context Claude Code attached (hook output, goal status...)
             self._agent_key(record)  # keeps inline sidechain chains unbroken
-            if record.get("attachment"):
+            attachment = record.get("attachment")
+            if attachment:
                 self.removed.add("attachment")
+            if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
+                self._queued_command(attachment)
         elif kind in ("queue-operation", "last-prompt") and (
             "content" in record or "lastPrompt" in record
         ):
@@ -553,6 +557,18 @@ class FileParser:
             return
         state.last_event = "prompt"
 
+    def _queued_command(self, attachment: dict[str, Any]) -> None:
+        """An ``attachment`` of type ``queued_command``: a message queued while the model was
+        busy and handed to it within the turn (2.1.1xx+). When it is a background task's
+        ``<task-notification>`` (``commandMode: task-notification``), the task ended: read as
+        on a user line (only the head: task id and status). It is no prompt and no event of the
+        run: the turn it joins goes on."""
+        text = _text_of(attachment.get("prompt"))
+        if text is not None and text.lstrip().startswith(TASK_NOTIFICATION):
+            notified = notified_task(text)
+            if notified is not None:
+                self._background_done(*notified)
+
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
         moment = self._time(record)
         for draft in state.pending.values():
@@ -601,11 +617,14 @@ class FileParser:
 
     def _background(self, draft: Draft, result: dict[str, Any]) -> None:
         """Note a call that launched a background task (``backgroundTaskId`` of a shell call, an
-        ``Agent`` launched ``isAsync``), or read the final ``task.status`` a poll
-        (``TaskOutput``) reports for one, or the ``task_id`` a ``TaskStop`` stopped (killed)."""
+        ``Agent`` launched ``isAsync``, the ``taskId`` of a ``Workflow`` ``async_launched``), or
+        read the final ``task.status`` a poll (``TaskOutput``) reports for one, or the
+        ``task_id`` a ``TaskStop`` stopped (killed)."""
         task_id = result.get("backgroundTaskId")
         if draft.type == "handoff" and result.get("isAsync") is True:
             task_id = result.get("agentId")
+        elif task_id is None and result.get("status") in LAUNCHED_STATUSES:
+            task_id = result.get("taskId")  # a Workflow run, a remote agent
         if isinstance(task_id, str) and task_id:
             draft.attributes["background"] = True
             self.background[task_id] = draft
