@@ -9,11 +9,13 @@ every message) and ``{"$rewindTo": id}`` (the conversation cut back: that messag
 later one dropped). A subagent's own recording (``kind: subagent``, under
 ``chats/<parent session id>/``) is not a session: it is skipped with a warning.
 
-Each ``gemini`` message is an llm span (named by its model),
-followed by its ``toolCalls`` in order: status ``success``/``error``/``cancelled`` -> ok/error/
-rejected. ``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are
-not in the file); so is a subagent called by its own name (newer versions: ``resultDisplay`` is
-its progress, ``isSubagentProgress``, or the call holds ``agentId``), an error when that progress
+Each ``gemini`` message is an llm span (named by its model), followed by its ``toolCalls`` in
+order: status ``success``/``error``/``cancelled`` -> ok/error/rejected, a ``cancelled`` call
+that ran and was cut short (0.5x on: its error is ``[Operation Cancelled] User cancelled tool
+execution.`` or ``… Operation cancelled.``, no ``Reason:``) -> interrupted.
+``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are not in
+the file); so is a subagent called by its own name (newer versions: ``resultDisplay`` is its
+progress, ``isSubagentProgress``, or the call holds ``agentId``), an error when that progress
 ends in ``state: error`` (a failed subagent's call is recorded ``success``). A call's start is
 the epoch-ms Gemini CLI writes into the id it makes (:data:`_ID_TIME`), its end the call's
 timestamp. ``logs.json`` (user prompts only) holds no
@@ -64,6 +66,16 @@ _STATUS = {"success": "ok", "error": "error", "cancelled": "rejected", "canceled
 #: ``<name>_<ms>_<n>`` from 0.29, and from 0.42 that prefixed ``<name>__`` (or
 #: ``<name>__synth_<prompt id>_<ms>_<n>``). An id the model's API gave carries no time.
 _ID_TIME = re.compile(r"[-_](\d{12,14})[-_][0-9a-f]+$")
+#: What Gemini CLI (0.5x on, ``scheduler/tool-executor.ts`` ``createCancelledResult``) writes
+#: as the ``error`` of a ``cancelled`` call that was running when the user cancelled it; a call
+#: declined or still queued says ``[Operation Cancelled] Reason: …`` (``state-manager.ts``), as
+#: every cancelled call of older versions does, and stays ``rejected``.
+_CANCELLED_RUNNING = frozenset(
+    {
+        "[Operation Cancelled] User cancelled tool execution.",
+        "[Operation Cancelled] Operation cancelled.",
+    }
+)
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 SHELL_TOOLS = {"run_shell_command", "shell"}
 #: Typed like the Claude importer types its equivalents (Read/Grep/WebFetch, TodoWrite).
@@ -263,6 +275,8 @@ class GeminiImporter(Importer):
         name = str(call.get("name") or "tool")
         args = call.get("args", ABSENT)
         outcome = _STATUS.get(str(call.get("status")), "incomplete")
+        if outcome == "rejected" and _cancelled_running(call.get("result")):
+            outcome = "interrupted"  # it ran and the user cut it short
         draft = Draft(
             (index, position),
             "tool",
@@ -450,3 +464,18 @@ def _id_time(call_id: Any) -> datetime | None:
         return datetime.fromtimestamp(int(match.group(1)) / 1000, UTC)
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def _cancelled_running(result: Any) -> bool:
+    """Whether a ``cancelled`` call's result (its ``functionResponse`` parts) is the one Gemini
+    CLI writes for a call cancelled while it ran (:data:`_CANCELLED_RUNNING`), its only part's
+    ``response.error`` exactly that text."""
+    parts = result if isinstance(result, list) else [result]
+    errors = [
+        part["functionResponse"]["response"].get("error")
+        for part in parts
+        if isinstance(part, dict)
+        and isinstance(part.get("functionResponse"), dict)
+        and isinstance(part["functionResponse"].get("response"), dict)
+    ]
+    return len(errors) == 1 and isinstance(errors[0], str) and errors[0] in _CANCELLED_RUNNING

@@ -24,7 +24,10 @@ its own: its spans are folded into its parent's trace right after the ``spawn_ag
 started it (linked by the call's output: ``agent_id`` in v1, ``task_name`` = the child's
 ``agent_path`` in v2), as Claude Code's subagents are; the parent's history a forked child
 starts with (``fork_context`` / ``fork_turns``) is context, not its work, and is left out. See
-:meth:`CodexImporter.discover` and :func:`.subagents.own_lines`.
+:meth:`CodexImporter.discover` and :func:`.subagents.own_lines`. A thread the user forked
+(``codex fork``, ``/fork``: ``forked_from_id``, a plain ``source``) is a run of its own; the copy
+of the parent's history its rollout starts with is left out the same way when the parent's
+rollout lies beside it to tell it apart, else kept with a warning (:func:`.subagents._user_fork`).
 
 ``codex exec --json`` output (what the CLI printed: ``thread.started`` / ``item.completed``
 events in newer versions, 0.46 among them; ``{"id", "msg"}`` event envelopes before) is refused,
@@ -45,6 +48,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.codex.outputs import Verdict, classify_output
@@ -52,7 +56,7 @@ from abw.importers.codex.parser import read_rollout
 from abw.importers.codex.records import rollout_records
 from abw.importers.codex.removed import REMOVED_FIELDS
 from abw.importers.codex.state import RolloutState
-from abw.importers.codex.subagents import Fold, own_lines, spawn_call
+from abw.importers.codex.subagents import Fold, copied_history, own_lines, spawn_call
 from abw.importers.codex.threads import Thread, peek_thread, plain_id
 from abw.importers.codex.tools import shell_command_text
 from abw.importers.rawio import held_fields, read_raw
@@ -114,6 +118,22 @@ class CodexImporter(Importer):
             current = ids[current.parent]
         return bool(seen)
 
+    def _forked_from(self, path: Path, thread: Thread) -> list[tuple[int, dict[str, Any]]] | None:
+        """The records of the rollout a user fork was forked from, when it lies beside it
+        (one rollout of that thread, read whole); None when absent, ambiguous or unreadable."""
+        found = [
+            p
+            for p, t in self._folder(path.parent).items()
+            if t.thread_id == thread.forked_from and p.resolve() != path.resolve()
+        ]
+        if len(found) != 1:
+            return None
+        try:
+            raw = read_raw(found[0])
+            return list(rollout_records(raw, found[0], ImportOptions()))
+        except (OSError, AbwInputError):
+            return None
+
     def discover(self, folder: Path) -> list[Path]:
         """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one, and a spawned
         sub-agent's rollout whose parent's rollout lies in the same folder is read with it."""
@@ -134,6 +154,11 @@ class CodexImporter(Importer):
             options.warn(f"{path.name}: a {thread.describe()}, imported on its own{why}")
             records = list(rollout_records(raw, path, options))
             own = own_lines(records, thread, None, path, options)
+        elif thread.forked_from is not None:
+            records = list(rollout_records(raw, path, options))
+            if copied_history(records, thread):
+                parent = self._forked_from(path, thread)
+                own = own_lines(records, thread, None, path, options, parent)
         state, held = read_rollout(raw, path, options, own, records)
         fold = Fold(options)
         if thread.kind is not None:

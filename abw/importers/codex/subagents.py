@@ -34,10 +34,14 @@ def own_lines(
     call_id: str | None,
     path: Path,
     options: ImportOptions,
+    parent: list[tuple[int, dict[str, Any]]] | None = None,
 ) -> Callable[[int, dict[str, Any]], bool]:
     """Which records of a sub-agent's rollout are its own work, not the parent's history a
     forked child (``fork_context``, ``fork_turns``) was started with, which Codex writes into
     its rollout right after its own ``session_meta`` (the parent's ``session_meta`` first).
+    A thread the user forked (``thread.forked_from``, no sub-agent ``kind``) starts the same
+    way; :func:`_user_fork` tells its copy apart (``parent``: the records of the rollout it was
+    forked from, when found).
 
     Newer versions number every line (``ordinal``) and name the first of the child's own
     (``subagent_history_start_ordinal``). Otherwise the copy ends with the parent's
@@ -45,6 +49,8 @@ def own_lines(
     every line up to the last one holding that call's id is the parent's. A copy that neither
     tells apart is kept, with a warning."""
     first = records[0][0] if records else 0
+    if thread.kind is None:
+        return _user_fork(records, thread, parent, path, options)
     if thread.history_start is not None and any(
         isinstance(r.get("ordinal"), int) for _, r in records
     ):
@@ -84,6 +90,94 @@ def own_lines(
             "told from its own work; it is kept"
         )
     return lambda line, record: True
+
+
+def copied_history(records: list[tuple[int, dict[str, Any]]], thread: Thread) -> bool:
+    """Whether a user fork's rollout starts with a copy of the history it was forked from:
+    its second record is the ``session_meta`` of that thread (Codex writes the copied
+    ``InitialHistory::Forked`` items, the parent's own ``session_meta`` first, right after the
+    fork's; a fork that references its parent's rollout instead, ``history_base``, holds none)."""
+    if thread.forked_from is None or len(records) < 2:
+        return False
+    record = records[1][1]
+    payload = record.get("payload")
+    return (
+        record.get("type") == "session_meta"
+        and isinstance(payload, dict)
+        and payload.get("id") == thread.forked_from
+    )
+
+
+def _user_fork(
+    records: list[tuple[int, dict[str, Any]]],
+    thread: Thread,
+    parent: list[tuple[int, dict[str, Any]]] | None,
+    path: Path,
+    options: ImportOptions,
+) -> Callable[[int, dict[str, Any]], bool]:
+    """A user fork's own records. Its copy of the parent's history (``codex fork``, ``/fork``)
+    carries no mark of where it ends (no ordinal says so, and every copied line is stamped
+    when the fork was made), so it is told apart only against the parent's rollout itself:
+    the copy is the longest run of records, from the fork's second one, equal to the parent's
+    from its first (the parent went on after the fork point; the fork's own records follow).
+    That is kept only when nothing after it is the parent's too (a ``call_id`` or an assistant
+    message of the parent's); otherwise, or with the parent's rollout absent, the copy is
+    kept, with a warning."""
+
+    def keep_all(line: int, record: dict[str, Any]) -> bool:
+        return True
+
+    if not copied_history(records, thread):
+        return keep_all
+    end = None
+    if parent:
+        matched = 0
+        for (_, mine), (_, theirs) in zip(records[1:], parent, strict=False):
+            if _same(mine, theirs):
+                matched += 1
+            else:
+                break
+        end = records[matched][0] if matched else None
+        if end is not None and _parents_after(records, end, parent):
+            end = None
+    if end is None:
+        where = "does not match it" if parent else "is not in its folder"
+        options.warn(
+            f"{path.name}: forked from thread {thread.forked_from}, whose rollout {where}: the "
+            "history it was forked with could not be told from its own work; it is kept"
+        )
+        return keep_all
+    first = records[0][0]
+    return lambda line, record: line == first or line > end
+
+
+def _same(mine: dict[str, Any], theirs: dict[str, Any]) -> bool:
+    return mine.get("type") == theirs.get("type") and mine.get("payload") == theirs.get("payload")
+
+
+def _parents_after(
+    records: list[tuple[int, dict[str, Any]]], end: int, parent: list[tuple[int, dict[str, Any]]]
+) -> bool:
+    """Whether a record after line ``end`` of a fork is the parent's work too: a call id the
+    parent's rollout holds, or an assistant message or reasoning item equal to one of its."""
+    calls, said = set(), []
+    for _, record in parent:
+        payload = record.get("payload")
+        if not isinstance(payload, dict) or record.get("type") != "response_item":
+            continue
+        if nonempty_str(payload.get("call_id")):
+            calls.add(payload["call_id"])
+        if payload.get("type") == "reasoning" or payload.get("role") == "assistant":
+            said.append(payload)
+    for line, record in records:
+        payload = record.get("payload")
+        if line <= end or not isinstance(payload, dict):
+            continue
+        if nonempty_str(payload.get("call_id")) in calls:
+            return True
+        if record.get("type") == "response_item" and payload in said:
+            return True
+    return False
 
 
 def _forking_call(records: list[tuple[int, dict[str, Any]]], start: int, path: Path) -> str | None:

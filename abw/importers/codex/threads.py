@@ -25,6 +25,7 @@ class Thread:
     path: str | None = None  # its agent path (``/root/task_name``, multi-agent v2)
     role: str | None = None
     history_start: int | None = None  # ``subagent_history_start_ordinal``
+    forked_from: str | None = None  # ``forked_from_id``: the thread a user fork copied
 
     def describe(self) -> str:
         """How a warning names it (plain identifiers only; ``?`` for anything else)."""
@@ -74,7 +75,7 @@ def _thread(meta: dict[str, Any]) -> Thread:
     if isinstance(sub, dict) and not isinstance(spawn, dict):
         return Thread(thread_id, plain_id(next(iter(sub), None)) or "unknown")
     if spawn is None and not (meta.get("thread_source") == "subagent" and top_parent):
-        return Thread(thread_id)
+        return Thread(thread_id, forked_from=plain_id(meta.get("forked_from_id")))
     spawn = spawn or {}
     return Thread(
         thread_id,
