@@ -7,10 +7,9 @@ entireio/entire-graph (branch ``entire/checkpoints/v1``); see tests/corpus/PROVE
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from abw.importers.base import ImportOptions
-from abw.importers.claude import ClaudeImporter
+from test_realfiles_claude_more import _background, _trace
+
 from abw.traceio import render_trace
 from abw.validate import validate_document
 from tests.conftest import CORPUS
@@ -27,19 +26,6 @@ QUEUED_FAILED = (
 #: run fails (queued notification, line 7); a second ``Workflow`` (line 25) completes (user-line
 #: notification, line 32, the last line: nothing answers it).
 WORKFLOW = NEWEST / "entireio__entire-graph__workflow-failed-queued-2.1.210-7789048.jsonl"
-
-
-def _trace(path: Path):
-    (trace,) = ClaudeImporter().import_file(path, ImportOptions(exported_at="2026-01-01T00:00:00Z"))
-    return trace
-
-
-def _background(trace) -> list[tuple[str, int, str, str, str | None]]:
-    return [
-        (s.name, s.source_ref.line, s.status, s.outcome, s.attributes.get("background_status"))
-        for s in trace.spans
-        if s.attributes.get("background")
-    ]
 
 
 def test_a_background_command_whose_failure_came_queued_is_an_error():
