@@ -61,7 +61,7 @@ def rule_verdicts(rules: list[dict], traces: Path = TRACES) -> dict[str, Any]:
     baseline, candidate = load_traces(traces / "baseline"), load_traces(traces / "good")
     found = rule_checks(list(spec.rules), candidate, baseline)
     seen = observed([*baseline, *candidate])
-    checks = apply(found.checks, found.references, {}, seen, found.scopes)
+    checks = apply(found.checks, found.references, {}, seen)
     return {c.id.rsplit(".", 1)[1]: c for c in checks}
 
 

@@ -273,7 +273,6 @@ def per_run_checks(
     checks = []
     references: dict[str, tuple[Any, ...]] = {}
     fields: dict[str, tuple[str, ...]] = {}
-    scopes: dict[str, list[str]] = {}
     failed: dict[str, list[str]] = {t.path: [] for t in candidate}
     found: list[list[tuple[str, Any]]] = [[] for _ in context.run_rules]
     for summary in candidate:
@@ -295,10 +294,9 @@ def per_run_checks(
     for extra in _rule_checks(context, candidate):
         checks += extra.checks
         references.update(extra.references)
-        scopes.update(extra.scopes)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    return vacuity.apply(checks, references, fields, seen, scopes), failed
+    return vacuity.apply(checks, references, fields, seen), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

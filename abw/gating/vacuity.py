@@ -236,16 +236,14 @@ def misses(
     references: Iterable[Reference | LegacyReference],
     seen: Observed,
     fields: Iterable[str] = (),
-    scope: Iterable[str] = (),
 ) -> Misses:
-    """What of a check's references (and its output ``fields``, its ``scope`` globs) no run
-    seen shows."""
+    """What of a check's references (and its output ``fields``) no run seen shows."""
     found = Misses()
     references = list(references)
     legacy: list[LegacyReference] = []
     tools: list[ToolRef] = []
     fields = list(fields)
-    scopes = [list(scope)] if scope else []
+    scopes: list[list[str]] = []
     for ref in references:
         if isinstance(ref, str | tuple):
             legacy.append(ref)
@@ -328,12 +326,6 @@ def spec_findings(spec: Any, seen: Observed) -> list[str]:
         missing = [name for name in rule.output_fields if name not in seen.output_fields]
         if missing:
             lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
-    for section in ("rules", "assertions"):
-        for i, item in enumerate(getattr(spec, section)):
-            scope = scope_sentence(item.scenarios, seen)
-            if scope is not None:
-                label = getattr(item, "id", None) or getattr(item, "kind", None) or section
-                lines.append(f"{section}[{i}] ({label}): {scope}")
     return lines
 
 
@@ -342,23 +334,20 @@ def apply(
     references: Mapping[str, tuple[Any, ...]],
     output_fields: Mapping[str, tuple[str, ...]],
     seen: Observed,
-    scopes: Mapping[str, list[str]] | None = None,
 ) -> list[Check]:
     """Checks with a reference no run shows (a tool name, a span type, an argument field, an
-    output field no run's output holds, or ``scopes``: check id -> a rule's ``scenarios``
-    globs that match no run's scenario): one that FAILs keeps its counterexamples (a refund
-    with no approval at all is a counterexample whatever the approval is called; a field no
-    run returned is missing from every run) and gains the sentence; any other becomes
-    INCONCLUSIVE: it checked nothing (a typo'd field under ``baseline_violations: warn`` only
-    WARNed, its runs counted as passing). A note-only reference (a recovery action) only
-    annotates a FAIL."""
+    output field no run's output holds, ``scenarios`` globs that match no run's scenario): one
+    that FAILs keeps its counterexamples (a refund with no approval at all is a counterexample
+    whatever the approval is called; a field no run returned is missing from every run) and
+    gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a typo'd field
+    under ``baseline_violations: warn`` only WARNed, its runs counted as passing). A note-only
+    reference (a recovery action) only annotates a FAIL."""
     out: list[Check] = []
     for check in checks:
         found = misses(
             references.get(check.id, ()),
             seen,
             output_fields.get(check.id, ()),
-            (scopes or {}).get(check.id, ()),
         )
         failed = check.verdict == "FAIL"
         texts = found.texts + (found.notes if failed else [])

@@ -44,14 +44,20 @@ class _Rule(_Closed):
     tool_fields: ClassVar[tuple[str, ...]] = ()
 
     def references(self) -> tuple[Reference, ...]:
-        """What this rule refers to and expects some run to show: the spans its
-        ``tool_fields`` match (a matcher's names and types: a list of names is one reference,
-        met by any of them), then the argument fields it reads (:meth:`argument_references`).
+        """What this rule refers to and expects some run to show: what its kind reads
+        (:meth:`kind_references`), and its ``scenarios`` (globs none of which matches a run's
+        scenario: the rule covers no run).
 
         A reference no baseline or candidate run shows makes the rule vacuous (its check is
-        INCONCLUSIVE, or a FAIL gains a note). Names a rule only forbids are not listed, nor
-        statuses: their absence is the expected outcome (no failed call in a healthy run).
+        INCONCLUSIVE, or a FAIL gains a note).
         """
+        return (*self.kind_references(), *scope_references(self.scenarios))
+
+    def kind_references(self) -> tuple[Reference, ...]:
+        """The spans its ``tool_fields`` match (a matcher's names and types: a list of names
+        is one reference, met by any of them), then the argument fields it reads
+        (:meth:`argument_references`). Names a rule only forbids are not listed, nor statuses:
+        their absence is the expected outcome (no failed call in a healthy run)."""
         tools = [tool_reference(getattr(self, name)) for name in self.tool_fields]
         return (*tools, *self.argument_references())
 
@@ -97,6 +103,11 @@ class ScopeRef:
 
 
 Reference = ToolRef | ArgumentRef | OutputRef | ScopeRef
+
+
+def scope_references(scenarios: list[str]) -> tuple[Reference, ...]:
+    """A rule's or assertion's ``scenarios`` globs as one reference (none: every run)."""
+    return (ScopeRef(tuple(scenarios)),) if scenarios else ()
 
 
 def pattern_names(pattern: Any) -> tuple[str, ...]:
@@ -234,9 +245,9 @@ class CountRule(_Rule):
             raise ValueError("a count rule with min 0 and no max can never be broken: give max")
         return self
 
-    def references(self) -> tuple[Reference, ...]:
+    def kind_references(self) -> tuple[Reference, ...]:
         """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference."""
-        return () if self.max == 0 and not self.min else super().references()
+        return () if self.max == 0 and not self.min else super().kind_references()
 
 
 class RetryLimitRule(_Rule):
@@ -357,7 +368,7 @@ class RecoveryRule(_Rule):
     actions: list[str] = Field(min_length=1, description="Tool names (globs) that recover.")
     within_steps: int = Field(ge=1)
 
-    def references(self) -> tuple[Reference, ...]:
+    def kind_references(self) -> tuple[Reference, ...]:
         """The actions run only after a violation, which a healthy run need not have: a
         name no run shows annotates a FAIL, never makes a PASS vacuous (the gate adds the
         recovered-from rule's own references: abw.rules.checks)."""
@@ -507,13 +518,12 @@ class Assertion(_Closed):
         a tool's calls (``/tool_counts/<name>``, path spans). Deeper keys and array indexes
         are values, not judged."""
         parts = _pointer(self.selector)
-        if len(parts) < 2:
-            return ()
-        if parts[0] == "output":
-            return (OutputRef(parts[1]),)
-        if parts[0] == "tool_counts":
-            return (ToolRef(("=" + parts[1],)),)
-        return ()
+        scope = scope_references(self.scenarios)
+        if len(parts) >= 2 and parts[0] == "output":
+            return (OutputRef(parts[1]), *scope)
+        if len(parts) >= 2 and parts[0] == "tool_counts":
+            return (ToolRef(("=" + parts[1],)), *scope)
+        return scope
 
 
 #: The top-level keys of a run's observations (abw.rules.assertions.observations).

@@ -17,7 +17,7 @@ from typing import Any
 
 from abw.findings import Finding, violation
 from abw.models.report import Check, Verdict, Violation, worst_verdict
-from abw.models.rules import ScopeRef, rule_id
+from abw.models.rules import rule_id
 from abw.rules import BaselineRuns, RuleOutcome, applies, evaluate_rules
 from abw.rules.assertions import RELATIONAL, assess, observations, relational_baseline
 from abw.rules.baseline_marks import KnownPolicy, mark, split_text
@@ -52,7 +52,6 @@ class RuleChecks:
     checks: list[Check] = field(default_factory=list)
     run_failed: dict[str, list[str]] = field(default_factory=dict)
     references: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # (gating.vacuity)
-    scopes: dict[str, list[str]] = field(default_factory=dict)  # check id -> scenario globs
 
 
 #: What one rule (or assertion) found on one run: None where it does not cover the run,
@@ -167,7 +166,6 @@ def merge_rule_checks(
         category = CATEGORY.get(rule.kind, "behavior_contract")
         check_id = f"{category}.rules.{rid}"
         result.references[check_id] = rule_references(rules, index)
-        result.scopes[check_id] = rule.scenarios
         violations: list[Violation] = []
         counts = {"satisfied": 0, "violated": 0, "unknown": 0}
         split = {"new": 0, "known": 0}
@@ -239,8 +237,7 @@ def rule_references(rules: list[Any], index: int) -> tuple[Any, ...]:
         ids = {rule_id(r, i): r for i, r in enumerate(rules)}
         for source in [rule.violation] if rule.kind == "recovery" else rule.rules:
             other = ids[source]
-            found += other.references()
-            found += (ScopeRef(tuple(other.scenarios)),) if other.scenarios else ()
+            found += other.references()  # (its scenarios among them)
     return found
 
 
@@ -381,7 +378,6 @@ def merge_assertion_checks(
     anything with ``path``, ``scenario_id`` and those ``results``, in run order)."""
     result = RuleChecks()
     tallies = [_Tally(f"output_eval.assertions.{a.id}") for a in assertions]
-    result.scopes = {t.check_id: a.scenarios for t, a in zip(tallies, assertions, strict=True)}
     result.references = {
         t.check_id: a.references() for t, a in zip(tallies, assertions, strict=True)
     }
