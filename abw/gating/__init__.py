@@ -126,7 +126,7 @@ def merged_report(
     scenarios = {t.scenario_id for t in [*base_heads, *candidate] if t.scenario_id is not None}
     run_count = len(baseline) + len(candidate)
     kinds = arguments = None  # (what only rules and assertions refer to)
-    if context.kinds:
+    if context.folds_span_kinds:
         from abw.gating.vacuity import argument_keys, span_kinds
 
         kinds = frozenset(partial.span_kinds.union(*(span_kinds(t.trace.spans) for t in baseline)))

@@ -102,7 +102,7 @@ class RunSummary(RunHead):
     path_names: tuple[str, ...] = ()  # the tools along its path; counted by Partial.add
     span_names: frozenset[str] = frozenset()  # of every span; folded by Partial.add
     output_fields: frozenset[str] = frozenset()  # its canonical_output's; folded likewise
-    span_kinds: frozenset[tuple[str, str]] = frozenset()  # (name, type); when Context.kinds
+    span_kinds: frozenset[tuple[str, str]] = frozenset()  # (name, type); Context.folds_span_kinds
     argument_keys: frozenset[tuple[str, str]] = frozenset()  # (name, key); likewise
 
 
@@ -141,7 +141,7 @@ class Context:
         ]
 
     @cached_property
-    def kinds(self) -> bool:
+    def folds_span_kinds(self) -> bool:
         """Whether the spec has rules or assertions, whose references name span types and
         argument fields too (abw.gating.vacuity): then each run's are folded."""
         return bool(self.spec.rules or self.spec.assertions)
@@ -169,7 +169,6 @@ class Context:
 def summarize(run: TraceFile, context: Context) -> RunSummary:
     """Everything the report needs of one candidate run (module docstring)."""
     from abw.gating.sequence import started_at
-    from abw.gating.vacuity import argument_keys, span_kinds
 
     spec = context.spec
     scenario = run.trace.run.scenario_id
@@ -212,9 +211,17 @@ def summarize(run: TraceFile, context: Context) -> RunSummary:
         path_names=tuple(names),
         span_names=run.ordered_spans.names(),
         output_fields=output_field_names(run),
-        span_kinds=span_kinds(run.trace.spans) if context.kinds else _NO_KINDS,
-        argument_keys=argument_keys(run.trace.spans) if context.kinds else _NO_KINDS,
+        **(_span_kinds(run) if context.folds_span_kinds else {}),
     )
+
+
+def _span_kinds(run: TraceFile) -> dict[str, frozenset[tuple[str, str]]]:
+    """The run's (name, span type) and (name, argument key) pairs, for the vacuity of rules
+    and assertions (abw.gating.vacuity); summaries of a spec without them keep none."""
+    from abw.gating.vacuity import argument_keys, span_kinds
+
+    spans = run.trace.spans
+    return {"span_kinds": span_kinds(spans), "argument_keys": argument_keys(spans)}
 
 
 def output_field_names(run: TraceFile) -> frozenset[str]:
