@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +17,9 @@ from abw.cli.options import (
     trace_set_options,
 )
 from abw.text import log_line, plural
+
+if TYPE_CHECKING:
+    from abw.models.report import GateReport
 
 
 def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
@@ -32,7 +36,7 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
 
 
 def deliver(
-    report,  # GateReport
+    report: GateReport,
     code: int,
     out: Path | None,
     report_dir: Path | None,
@@ -73,7 +77,7 @@ def deliver(
     return code
 
 
-def format_summary(report) -> str:  # GateReport
+def format_summary(report: GateReport) -> str:
     """What a person reads in a terminal: the verdict, then each check that is not PASS."""
     lines = [report.summary]
     lines += [f"  input warning: {warning.message}" for warning in report.input_warnings]
