@@ -95,6 +95,12 @@ class CodexImporter(Importer):
             self._threads[folder] = {p: peek_thread(p) for p in found if p.name != "history.jsonl"}
         return self._threads[folder]
 
+    def _thread_of(self, path: Path) -> Thread:
+        """What ``path``'s first line says of its thread: from its folder's peeks (which finding
+        its sub-agents reads anyway), not a second read of the file."""
+        known = self._folder(path.parent).get(path)
+        return known if known is not None else peek_thread(path)
+
     def _children(self, folder: Path, thread_id: str | None) -> list[tuple[Path, Thread]]:
         """The sub-agent rollouts in ``folder`` that ``thread_id`` spawned, by file name."""
         if not thread_id:
@@ -142,7 +148,7 @@ class CodexImporter(Importer):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        thread = peek_thread(path) if path.suffix == ".jsonl" else Thread()
+        thread = self._thread_of(path) if path.suffix == ".jsonl" else Thread()
         own, records = None, None
         if thread.kind is not None:
             if thread.kind != "thread_spawn":
