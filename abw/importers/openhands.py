@@ -546,6 +546,9 @@ class OpenHandsImporter(Importer):
                 drafts.append(_compaction(index, event, when, requested))
                 requested = False
                 continue
+            if action == "message" and event.get("source") == "user":
+                final_status = "unknown"  # the user sets the run going again (as in V1)
+                continue
             if isinstance(action, str) and event.get("source") == "agent":
                 response_id = response.get("id")
                 model = identifier(response.get("model")) or model
@@ -701,7 +704,7 @@ def _timed_out(code: Any, suffix: Any) -> bool:
 def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -> None:
     extras = as_dict(event.get("extras"))
     metadata = as_dict(extras.get("metadata"))
-    code = metadata.get("exit_code")
+    code = _exit_code(extras)  # (before 2025 ``extras.exit_code``; since, its ``metadata``'s)
     draft.output = {"content": event.get("content"), "observation": observation}
     draft.duration_ms = ms_between(draft.started_at, when)
     if isinstance(code, int) and not isinstance(code, bool):

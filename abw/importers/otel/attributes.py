@@ -8,12 +8,15 @@ from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.spans import Draft
 
 #: Where an llm span records its token counts (``gen_ai.usage.prompt_tokens``: OpenLLMetry
-#: before the semconv names; ``llm.token_count.*``: OpenInference).
+#: before the semconv names; ``gen_ai.response.*_tokens``: Semantic Kernel's first names;
+#: ``llm.token_count.*``: OpenInference).
 TOKEN_KEYS = (
     ("gen_ai.usage.input_tokens", "input_tokens"),
     ("gen_ai.usage.output_tokens", "output_tokens"),
     ("gen_ai.usage.prompt_tokens", "input_tokens"),
     ("gen_ai.usage.completion_tokens", "output_tokens"),
+    ("gen_ai.response.prompt_tokens", "input_tokens"),
+    ("gen_ai.response.completion_tokens", "output_tokens"),
     ("llm.token_count.prompt", "input_tokens"),
     ("llm.token_count.completion", "output_tokens"),
 )

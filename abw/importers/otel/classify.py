@@ -25,8 +25,21 @@ _PREPARES_REQUEST = "._prepare_chat_with_tools"
 #: ``tool.blocked_on_user`` (its permission check) and ``tool.execution`` (its run).
 CLAUDE_CODE = "claude_code."
 
-#: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv).
-LLM_OPS = {"chat", "generate_content", "text_completion", "completion", "generate", "call_llm"}
+#: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv);
+#: Semantic Kernel names its model calls ``chat.completions`` / ``text.completions`` (and their
+#: ``*.streaming_completions``).
+LLM_OPS = {
+    "chat",
+    "generate_content",
+    "text_completion",
+    "completion",
+    "generate",
+    "call_llm",
+    "chat.completions",
+    "chat.streaming_completions",
+    "text.completions",
+    "text.streaming_completions",
+}
 
 TOOL_OPS = {"execute_tool"}
 

@@ -42,8 +42,16 @@ _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")
 _FLAT_OUTPUT = ("llm.output_messages.", "gen_ai.completion.")
 
 #: The GenAI conventions' content events: ``gen_ai.client.inference.operation.details``
-#: (semconv 1.37+: the messages as its attributes) and, before it, one event a message.
-_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
+#: (semconv 1.37+: the messages as its attributes), semconv 1.26's ``gen_ai.content.prompt``
+#: / ``gen_ai.content.completion`` (``gen_ai.prompt`` / ``gen_ai.completion``: Semantic
+#: Kernel, Spring AI) and, between them, one event a message.
+_DETAILS_EVENTS = frozenset(
+    {
+        "gen_ai.client.inference.operation.details",
+        "gen_ai.content.prompt",
+        "gen_ai.content.completion",
+    }
+)
 
 _MESSAGE_EVENTS = {
     "gen_ai.system.message",
@@ -73,13 +81,15 @@ def span_content(span: OSpan, output: bool) -> Any:
 
 def _event_content(span: OSpan, output: bool) -> Any:
     """The content a span records in events: the ``gen_ai.input.messages`` (``output``:
-    ``gen_ai.output.messages``) of its ``gen_ai.client.inference.operation.details`` events,
-    else its older per-message events (Strands Agents' default): the ``content`` of its
-    ``gen_ai.<role>.message`` events (one: as it is, a tool call's arguments; several: as
-    ``{role, content}`` messages), the ``message`` of its ``gen_ai.choice`` events."""
+    ``gen_ai.output.messages``) of its ``gen_ai.client.inference.operation.details`` events
+    or the ``gen_ai.prompt`` (``gen_ai.completion``) of its ``gen_ai.content.prompt``
+    (``.completion``) events, else its per-message events (Strands Agents' default): the
+    ``content`` of its ``gen_ai.<role>.message`` events (one: as it is, a tool call's
+    arguments; several: as ``{role, content}`` messages), the ``message`` of its
+    ``gen_ai.choice`` events."""
     details: dict[str, Any] = {}
     for name, attributes in span.events:
-        if name == _DETAILS_EVENT:
+        if name in _DETAILS_EVENTS:
             details.update(attributes)
     found = _content(details, OUTPUT_KEYS if output else INPUT_KEYS, ())
     if found is not ABSENT:
