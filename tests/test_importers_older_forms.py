@@ -1,5 +1,5 @@
-"""Defects found by QA in the importers beyond Claude Code and Codex, each on a real corpus file
-changed the way a real recording of another version or a real edge case differs from it."""
+"""Older and other real forms the importers beyond Claude Code and Codex read, each on a real
+corpus file changed the way a recording of another version or a real edge case differs from it."""
 
 from __future__ import annotations
 
