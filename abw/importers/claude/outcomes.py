@@ -7,6 +7,7 @@ found in is never stored. The status behind each outcome is the table every impo
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -164,7 +165,8 @@ def reported_duration_ms(tool_use_result: Any) -> float | None:
         value = tool_use_result.get(key)
         if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
             try:
-                return round(float(value) * scale, 3)
+                milliseconds = round(float(value) * scale, 3)
             except OverflowError:  # an exact integer beyond a double: no duration
                 return None
+            return milliseconds if math.isfinite(milliseconds) else None  # 1e306 s: none
     return None

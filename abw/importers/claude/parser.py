@@ -176,6 +176,11 @@ def is_stream_json(record: dict[str, Any]) -> bool:
     )
 
 
+def _launched(status: Any) -> bool:
+    """Whether a tool result's ``status`` says it launched a background task."""
+    return isinstance(status, str) and status in LAUNCHED_STATUSES
+
+
 def _text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content
@@ -623,7 +628,7 @@ class FileParser:
         task_id = result.get("backgroundTaskId")
         if draft.type == "handoff" and result.get("isAsync") is True:
             task_id = result.get("agentId")
-        elif task_id is None and result.get("status") in LAUNCHED_STATUSES:
+        elif task_id is None and _launched(result.get("status")):
             task_id = result.get("taskId")  # a Workflow run, a remote agent
         if isinstance(task_id, str) and task_id:
             draft.attributes["background"] = True
@@ -659,7 +664,7 @@ class FileParser:
 
     # ---------------------------------------------------------------- system, progress
     def _system(self, line: int, record: dict[str, Any], agent: str) -> None:
-        subtype = record.get("subtype")
+        subtype = record.get("subtype") if isinstance(record.get("subtype"), str) else None
         if subtype in _COMPACTIONS:
             self._compaction(line, record, agent, subtype)
             return

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
-from abw.hashing import sha256_hex
+from abw.hashing import content_hash, sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.codex.outputs import Verdict, classify_output
 from abw.importers.codex.parser import read_rollout
@@ -72,6 +72,14 @@ __all__ = [
     "classify_output",
     "shell_command_text",
 ]
+
+
+def _trace_id(thread_id: str | None, path: Path) -> str:
+    """The run's id: the session's thread id when it is a plain id, a hash of it otherwise
+    (nothing else of a rollout is kept raw), ``codex-<file stem>`` when it has none."""
+    if thread_id is None:
+        return f"codex-{path.stem}"
+    return plain_id(thread_id) or f"codex-{content_hash(thread_id)[:32]}"
 
 
 class CodexImporter(Importer):
@@ -172,7 +180,7 @@ class CodexImporter(Importer):
         self._fold(fold, state, path, held, {path.resolve()})
         spans = finish(state.drafts, path)
         fold.patch(state.drafts, spans)
-        trace_id = state.trace_id or f"codex-{path.stem}"
+        trace_id = _trace_id(state.trace_id, path)
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)

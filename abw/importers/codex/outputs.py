@@ -21,13 +21,16 @@ _TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
 
 #: How the output of a call that failed before or while running starts (Codex's own texts; an
 #: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
-#: failed: …" and no ``patch_apply_end`` follows).
+#: failed: …" and no ``patch_apply_end`` follows; an MCP call that failed, "tool call error: …",
+#: or "err: …" in older versions, which persisted no ``mcp_tool_call_end``).
 _FAILED_PREFIXES = (
     "execution error",
     "error",
     "write_stdin failed",
     "failed to",
     "apply_patch verification failed",
+    "tool call error",
+    "err: ",
 )
 
 

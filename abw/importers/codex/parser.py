@@ -24,8 +24,8 @@ from abw.importers.codex.tools import (
     shell_command_text,
     tool_name,
 )
-from abw.importers.codex.values import as_float, as_int, nonempty_str
-from abw.importers.common import extract_arguments
+from abw.importers.codex.values import as_float, as_int, nonempty_str, plain_name
+from abw.importers.common import extract_arguments, identifier
 from abw.importers.rawio import decode_json_string
 from abw.importers.spans import SHELL_TOOLS, Draft, parse_time
 
@@ -92,8 +92,8 @@ def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
     when = parse_time(record.get("timestamp"))
     if kind == "session_meta":
         state.trace_id = state.trace_id or nonempty_str(payload.get("id"))
-        state.meta.setdefault("agent_version", nonempty_str(payload.get("cli_version")))
-        state.meta.setdefault("originator", nonempty_str(payload.get("originator")))
+        state.meta.setdefault("agent_version", identifier(payload.get("cli_version")))
+        state.meta.setdefault("originator", plain_name(payload.get("originator")))
     elif kind == "turn_context":
         _close_llm(state)
         state.model = nonempty_str(payload.get("model")) or state.model
@@ -112,12 +112,14 @@ def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
 def _turn_start(state: RolloutState, line: int) -> None:
     _close_llm(state)
     state.turn_starts.append(line)
-    state.cancelled_turn = False
+    state.cancelled_turn = state.failed_turn = False
     state.final_status = "unknown"
 
 
 def _set_final(state: RolloutState, status: str) -> None:
-    if not state.cancelled_turn:
+    """The run's status so far, unless the turn being read was aborted or failed: Codex ends
+    a turn that failed (``error``: a stream cut, a usage limit) with ``task_complete`` too."""
+    if not (state.cancelled_turn or state.failed_turn):
         state.final_status = status
 
 
@@ -137,6 +139,7 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
         state.cancelled_turn = True
     elif kind == "error":
         _set_final(state, "error")
+        state.failed_turn = True
     elif kind == "collab_agent_spawn_end":  # (older versions persisted it)
         thread = nonempty_str(payload.get("new_thread_id"))
         call_id = nonempty_str(payload.get("call_id"))

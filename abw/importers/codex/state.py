@@ -54,6 +54,8 @@ class RolloutState:
     aborts: list[int] = field(default_factory=list)
     final_status: str = "unknown"
     cancelled_turn: bool = False
+    #: the turn being read ended on an ``error`` event (Codex writes ``task_complete`` after it)
+    failed_turn: bool = False
     final_text: str | None = None
     recognised: int = 0
     exec_output: tuple[int, str] | None = None  # the first ``codex exec --json`` line, its field

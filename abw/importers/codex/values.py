@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from abw.importers.common import identifier
+
 
 def nonempty_str(value: Any) -> str | None:
     """``value`` when it is a non-empty string, else None."""
@@ -32,3 +34,12 @@ def as_float(value: Any) -> float | None:
         except OverflowError:  # an exact integer beyond a double: no duration
             return None
     return None
+
+
+def plain_name(value: Any) -> str | None:
+    """``value`` when it is a plain identifier, single spaces between its words allowed (an
+    originator such as ``Codex Desktop``), else None: nothing else of a rollout is kept raw."""
+    text = nonempty_str(value)
+    if text is None or "  " in text or text != text.strip():
+        return None
+    return text if identifier(text.replace(" ", "_")) else None
