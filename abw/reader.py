@@ -385,12 +385,20 @@ def _parse_exact(
             text, object_pairs_hook=hook, parse_float=_float, parse_constant=_constant
         )
     except json.JSONDecodeError as exc:
-        message = f"invalid JSON: {exc.msg}"
+        message = _json_problem(exc)
         raise MalformedJson(message, file=file, line=exc.lineno + shift) from None
     except RecursionError:
         raise AbwInputError("invalid JSON: nested too deeply", file=file, line=first_line) from None
     except ValueError as exc:  # refused by a hook, or an integer over Python's digit limit
         raise _refusal(exc, text, file, shift, surrogates=unicode_text) from None
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    """The decoder's complaint as one sentence: the ones that end in "at" ("Invalid control
+    character at", "Unterminated string starting at") say at which column of the line."""
+    if exc.msg.endswith(" at"):
+        return f"invalid JSON: {exc.msg} column {exc.colno}"
+    return f"invalid JSON: {exc.msg}"
 
 
 def _refusal(
@@ -423,7 +431,7 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any]:
         try:
             value, index = decoder.raw_decode(text, index)
         except json.JSONDecodeError as exc:
-            raise MalformedJson(f"invalid JSON: {exc.msg}", file=file, line=exc.lineno) from None
+            raise MalformedJson(_json_problem(exc), file=file, line=exc.lineno) from None
         except RecursionError:
             raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
         except ValueError as exc:  # refused in the value that starts at index: locate it there

@@ -252,3 +252,21 @@ def test_a_report_read_back_names_the_line_of_its_wrong_field(tmp_path, run_cli)
     assert code == 2 and _one_error(err).startswith(f"{path}:{line}: verdict: not a gate-report"), (
         err
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('{"a": "x\x01y"}\n', "invalid JSON: Invalid control character at column 9"),
+        ('{"a": 1,\n "b": "xy', "invalid JSON: Unterminated string starting at column 7"),
+    ],
+)
+def test_a_json_complaint_that_ends_in_at_says_the_column(run_cli, tmp_path, text, problem):
+    """The decoder's "Invalid control character at" and "Unterminated string starting at" were
+    printed cut off, at what; they say the column of the line."""
+    path = tmp_path / "trace.json"
+    path.write_text(text)
+    code, _, err = run_cli("validate", path)
+    assert code == 2
+    line = 2 if "\n " in text else 1
+    assert _one_error(err) == f"{path}:{line}: {problem}"
