@@ -66,7 +66,11 @@ def _read_contract(path: str | Path) -> tuple[Any, Any]:
         contract = Contract.model_validate(document)
     except ValidationError as exc:
         raise from_validation_error(
-            exc, file=contract_path, unknown_key="unknown key", line_of=source.line_of
+            exc,
+            file=contract_path,
+            unknown_key="unknown key",
+            line_of=source.line_of,
+            document=document,
         ) from None
     return contract, source
 

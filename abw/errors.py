@@ -44,6 +44,36 @@ class AbwInputError(Exception):
         return self.one_line()
 
 
+_NO_DOCUMENT = object()
+
+
+def document_location(
+    document: Any, loc: tuple[str | int, ...], *, missing: bool = False
+) -> tuple[str | int, ...]:
+    """A pydantic error location as the path in the validated ``document``: the labels pydantic
+    adds for a union's member (a rule's ``kind`` tag, ``constrained-str``, a model's name) are
+    no key of the document, and are left out; with ``missing`` (the error is a missing field),
+    the last key, which the document lacks, stays."""
+    path: list[str | int] = []
+    node = document
+    for at, part in enumerate(loc):
+        if _holds(node, part):
+            node = node[part]
+        elif missing and isinstance(node, dict) and at == len(loc) - 1:
+            pass  # a field the document lacks: named as pydantic names it
+        else:
+            continue  # a union member's label, or a label below a plain value
+        path.append(part)
+    return tuple(path)
+
+
+def _holds(node: Any, part: str | int) -> bool:
+    """Whether ``part`` is a key of the mapping ``node`` or an index of the list ``node``."""
+    if isinstance(node, dict):
+        return part in node
+    return isinstance(node, list) and type(part) is int and 0 <= part < len(node)
+
+
 def from_validation_error(
     exc: ValidationError,
     *,
@@ -51,16 +81,20 @@ def from_validation_error(
     unknown_key: str | None = None,
     line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
     root_field: str | None = None,
+    document: Any = _NO_DOCUMENT,
 ) -> AbwInputError:
     """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`.
 
-    The field is the error's location joined with dots (``root_field`` when it has none).
+    The field is the error's location joined with dots (``root_field`` when it has none); with
+    the validated ``document``, its path there (:func:`document_location`: no union labels).
     ``unknown_key`` replaces pydantic's wording for a key the model forbids; ``line_of`` maps
-    the error's location (member names and item indexes) to its line in the source text
+    the location (member names and item indexes) to its line in the source text
     (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
     first = exc.errors()[0]
     loc = first["loc"]
+    if document is not _NO_DOCUMENT:
+        loc = document_location(document, loc, missing=first["type"] == "missing")
     field = ".".join(str(part) for part in loc) or root_field
     message = first["msg"]
     if unknown_key is not None and first["type"] == "extra_forbidden":

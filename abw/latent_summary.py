@@ -42,7 +42,7 @@ def load_trajectory(path: Path) -> RepresentationTrajectory:
         return RepresentationTrajectory.model_validate(source.document)
     except ValidationError as exc:
         raise from_validation_error(
-            exc, file=path, root_field="$", line_of=source.line_of
+            exc, file=path, root_field="$", line_of=source.line_of, document=source.document
         ) from None
 
 

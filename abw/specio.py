@@ -39,7 +39,11 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
         return Spec.model_validate(document)
     except ValidationError as exc:
         raise from_validation_error(
-            exc, file=file, unknown_key="unknown key (specs fail closed)", line_of=line_of
+            exc,
+            file=file,
+            unknown_key="unknown key (specs fail closed)",
+            line_of=line_of,
+            document=document,
         ) from None
 
 

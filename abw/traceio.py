@@ -248,7 +248,7 @@ def trace_from_document(document: Any, path: str, text: bytes | str | None = Non
     try:
         trace = Trace.model_validate(document)
     except ValidationError as exc:
-        raise from_validation_error(exc, file=path, line_of=line_of) from None
+        raise from_validation_error(exc, file=path, line_of=line_of, document=document) from None
     ordinals = [s.ordinal for s in trace.spans]
     if len(set(ordinals)) != len(ordinals):
         seen: set[int] = set()

@@ -60,7 +60,7 @@ def read_report(
     try:
         report = GateReport.model_validate(document)
     except ValidationError as exc:
-        error = from_validation_error(exc, file=name, line_of=source.line_of)
+        error = from_validation_error(exc, file=name, line_of=source.line_of, document=document)
         error.message = f"not a gate-report/v0: {error.message}"
         raise error from None
     if consistent:
@@ -136,7 +136,7 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
             try:
                 loaded = KINDS[schema_id].model().model_validate(document)
             except ValidationError as exc:
-                raise from_validation_error(exc, file=file) from None
+                raise from_validation_error(exc, file=file, document=document) from None
             if schema_id == CONTRACT_SCHEMA:  # ok only when it compiles, as for the gate
                 from abw.contract import compile_contract
 

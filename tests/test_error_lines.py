@@ -270,3 +270,20 @@ def test_a_json_complaint_that_ends_in_at_says_the_column(run_cli, tmp_path, tex
     assert code == 2
     line = 2 if "\n " in text else 1
     assert _one_error(err) == f"{path}:{line}: {problem}"
+
+
+def test_a_wrong_rule_field_is_named_by_its_path_in_the_spec(run_cli, tmp_path):
+    """pydantic's labels for a union's member (the rule's kind tag, ``constrained-str``) were
+    printed as if they were keys of the spec: ``rules.0.count.tool.constrained-str``."""
+    spec = tmp_path / "behavior.yaml"
+    spec.write_text(
+        SPEC.read_text() + "rules:\n  - {kind: count, tool: classify, max: 1}\n"
+        "  - kind: count\n    max: 1\n    tool: 5\n"
+    )
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good",
+        "--spec", spec, "--out", tmp_path / "r.json",
+    )  # fmt: skip
+    assert code == 2
+    line = len(SPEC.read_text().split("\n")) + 4
+    assert _one_error(err) == f"{spec}:{line}: rules.1.tool: Input should be a valid string"
