@@ -220,9 +220,9 @@ def _moment(text: object) -> datetime | None:
         return None
     try:
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):  # (0001-01-01T00:00+01:00 is before datetime.min in UTC)
         return None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def start_time(spans: Iterable[SpanLike]) -> datetime | None:

@@ -128,7 +128,10 @@ def summary(verdict: Verdict, checks: list[Check], candidate_runs: int) -> str:
 
 
 def multiplicity(thresholds: Thresholds, scenarios: int) -> Multiplicity:
-    """The correction that keeps the whole gate's false-FAIL rate within its budget."""
+    """The correction that keeps the whole gate's false-FAIL rate within its budget, in one
+    sentence that agrees with the levels ``statistics[]`` shows: a sequential rule spends a
+    scenario's share over its restarts (the first sequence gets half), and under
+    ``failing_runs: forbid`` no FAIL side is tested."""
     if thresholds.sprt.enabled:
         alpha, what = thresholds.sprt.alpha, "sprt.alpha"
     elif thresholds.sequential == "fixed":
@@ -136,20 +139,36 @@ def multiplicity(thresholds: Thresholds, scenarios: int) -> Multiplicity:
         what = "the one-sided level of wilson_z"
     else:
         alpha, what = thresholds.alpha, "alpha"
+    spent = thresholds.sprt.enabled or thresholds.sequential != "fixed"
+    share = alpha / max(scenarios, 1)
+    first = (
+        f" over all its sequences (the first at half of it, {share / 2:.4g}; each restart at "
+        "half the one before)"
+        if spent
+        else ""
+    )
     if scenarios <= 1:
         return Multiplicity(
             method="none",
             scenarios=scenarios,
             alpha=alpha,
             message=f"One scenario: its pass-rate test uses the whole budget ({what} = "
-            f"{alpha:.4g}).",
+            f"{alpha:.4g}){first}.",
+        )
+    if thresholds.failing_runs == "forbid":
+        fail_side = (
+            "the FAIL side is not tested (failing_runs: forbid: a failing run FAILs its hard "
+            "check), so it needs no correction"
+        )
+    else:
+        fail_side = (
+            f"each scenario's FAIL side is tested at {what}/{scenarios} = {share:.4g}{first}, "
+            f"so a false FAIL of the gate as a whole stays within {alpha:.4g}"
         )
     return Multiplicity(
         method="bonferroni",
         scenarios=scenarios,
         alpha=alpha,
-        message=f"Bonferroni over {scenarios} scenarios: each scenario's FAIL side is tested at "
-        f"{what}/{scenarios} = {alpha / scenarios:.4g}, so a false FAIL of the gate as a whole "
-        f"stays within {alpha:.4g}; a PASS needs every scenario to PASS, so the PASS side needs "
-        "no correction.",
+        message=f"Bonferroni over {scenarios} scenarios: {fail_side}; a PASS needs every "
+        "scenario to PASS, so the PASS side needs no correction.",
     )

@@ -11,7 +11,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 _ID = r"^[A-Za-z0-9_.\-]+$"
 _POINTER = r"^(/([^~]|~[01])*)*$"
@@ -285,6 +285,15 @@ class ToolAllowlistRule(_Rule):
         default_factory=lambda: ["tool"], description="Span types the allowlist governs."
     )
 
+    @field_validator("types")
+    @classmethod
+    def _governs_something(cls, types: list[SpanTypeName]) -> list[SpanTypeName]:
+        if not types:
+            raise ValueError(
+                "an allowlist over no span type can never be broken: give types, e.g. [tool]"
+            )
+        return types
+
 
 class ResultRequiredRule(_Rule):
     """Every span matching ``tool`` has a recorded result (completeness)."""
@@ -552,22 +561,41 @@ def rule_id(rule: Any, index: int) -> str:
 
 
 def check_rule_references(rules: list[Any], assertions: list[Assertion]) -> None:
-    """Ids are unique and every recovery / soft_budget names an existing rule."""
+    """Ids are unique and every recovery / soft_budget names an existing rule; an error names
+    the rule or assertion it is about (``rules.1``), so its line is that item's."""
     ids = [rule_id(rule, i) for i, rule in enumerate(rules)]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise ValueError(f"rule ids repeat: {', '.join(repeated)}")
-    assertion_ids = [a.id for a in assertions]
-    repeated = sorted({i for i in assertion_ids if assertion_ids.count(i) > 1})
-    if repeated:
-        raise ValueError(f"assertion ids repeat: {', '.join(repeated)}")
+    _refuse_repeats("rules", "rule", ids)
+    _refuse_repeats("assertions", "assertion", [a.id for a in assertions])
     known = dict(zip(ids, rules, strict=True))
-    for rule in rules:
+    for index, rule in enumerate(rules):
         if rule.kind not in ("recovery", "soft_budget"):
             continue
+        field = "violation" if rule.kind == "recovery" else "rules"
         refs = [rule.violation] if rule.kind == "recovery" else list(rule.rules)
         missing = [r for r in refs if r not in known]
         if missing:
-            raise ValueError(f"{rule.kind} rule names unknown rule ids: {', '.join(missing)}")
+            message = f"{rule.kind} rule names unknown rule ids: {', '.join(missing)}"
+            _refuse(message, ("rules", index, field))
         if any(known[r].kind in ("recovery", "soft_budget") for r in refs):
-            raise ValueError(f"{rule.kind} rules may refer only to path rules")
+            _refuse(f"{rule.kind} rules may refer only to path rules", ("rules", index, field))
+
+
+def _refuse_repeats(section: str, what: str, ids: list[str]) -> None:
+    """Refuse the first id given a second time in ``section``, at that second item (a
+    contract's clause, when the spec was compiled from one)."""
+    seen: set[str] = set()
+    for index, item_id in enumerate(ids):
+        if item_id in seen:
+            _refuse(f"{what} ids repeat: {item_id}", (section, index))
+        seen.add(item_id)
+
+
+def _refuse(message: str, location: tuple[str | int, ...]) -> None:
+    """A spec-wide check's error at the field it is about (pydantic's ``loc``), not at the
+    spec's root: the error then names that field and its line."""
+    from pydantic import ValidationError
+    from pydantic_core import InitErrorDetails, PydanticCustomError
+
+    error = PydanticCustomError("value_error", "{message}", {"message": message})
+    details = InitErrorDetails(type=error, loc=location, input=None)
+    raise ValidationError.from_exception_data("Spec", [details])

@@ -13,6 +13,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from abw.rules.jsonvalue import MISSING, is_number, json_equal, json_key, resolve, show
@@ -71,7 +72,10 @@ def baseline_value(values: list[Any], how: str = "consensus") -> tuple[Any, str 
     if not all(is_number(v) for v in values):
         return MISSING, f"baseline {how} needs numbers in every baseline run"
     reduce = {"median": statistics.median, "min": min, "max": max}[how]
-    return reduce(values), None
+    try:
+        return reduce(values), None
+    except OverflowError:  # the mean of two middle integers beyond a float's range
+        return MISSING, f"the baseline {how} of these integers is beyond a float's range"
 
 
 def match(matcher: Any, candidate: Any, baseline: Any = MISSING) -> MatchResult:
@@ -154,21 +158,50 @@ def _sequence_same(_m: Any, candidate: Any, baseline: Any) -> MatchResult:
 def _number_delta(m: Any, candidate: Any, baseline: Any) -> MatchResult:
     if not (is_number(candidate) and is_number(baseline)):
         return MatchResult("unknown", "number_delta needs numbers on both sides")
-    change = candidate - baseline
+    change = _difference(candidate, baseline)
     if (m.direction == "increase" and change <= 0) or (m.direction == "decrease" and change >= 0):
-        return MatchResult("compatible", f"changed by {change:g}, not in the budgeted direction")
+        return MatchResult(
+            "compatible", f"changed by {_number(change)}, not in the budgeted direction"
+        )
     size = abs(change)
     problems = []
     if m.abs is not None and size > m.abs:
-        problems.append(f"absolute change {size:g} > {m.abs:g}")
+        problems.append(f"absolute change {_number(size)} > {m.abs:g}")
     if m.rel is not None:
-        relative = 0.0 if size == 0 else (float("inf") if baseline == 0 else size / abs(baseline))
+        relative = _relative(size, baseline)
         if relative > m.rel:
             problems.append(f"relative change {relative:.4g} > {m.rel:g}")
     if problems:
         change_text = f"{show(baseline)} -> {show(candidate)}"
         return MatchResult("drifted", f"{change_text}: {'; '.join(problems)}")
     return MatchResult("compatible", f"{show(baseline)} -> {show(candidate)} within budget")
+
+
+def _difference(candidate: float, baseline: float) -> float | Fraction:
+    """c - b, exactly when an integer beyond a float's range meets a float (a median)."""
+    try:
+        return candidate - baseline
+    except OverflowError:
+        return Fraction(candidate) - Fraction(baseline)
+
+
+def _number(value: float | Fraction) -> str:
+    """A number for a message: ``:g``, or the digits of an integer beyond a float's range."""
+    try:
+        return f"{float(value):g}" if isinstance(value, Fraction) else f"{value:g}"
+    except OverflowError:
+        return show(int(value))
+
+
+def _relative(size: float | Fraction, baseline: float) -> float:
+    """|c - b| / |b| (b = 0: any change is infinite); a quotient of integers beyond a float's
+    range is infinite too, as it exceeds every budget."""
+    if size == 0:
+        return 0.0
+    try:
+        return size / abs(baseline) if baseline != 0 else float("inf")
+    except OverflowError:
+        return float("inf")
 
 
 def _rank_not_lower(m: Any, candidate: Any, baseline: Any) -> MatchResult:
