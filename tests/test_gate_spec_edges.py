@@ -196,3 +196,34 @@ def test_allowlist_over_no_span_type_is_refused_not_passed(tmp_path, run_cli):
     code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
     assert code == 2, err
     assert f"{spec}:4: rules.0.types:" in err and "can never be broken" in err
+
+
+def test_an_empty_scenario_glob_is_refused_where_it_is_written(tmp_path, run_cli):
+    """``scenarios: [""]`` matches no scenario (ids are never empty): it was accepted, and the
+    rule then read "scenarios  match no run's scenario"."""
+    spec = _spec(
+        tmp_path, "rules:\n  - kind: count\n    tool: classify\n    max: 3\n    scenarios: ['']\n"
+    )
+    code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
+    assert code == 2, err
+    assert f"{spec}:7: rules.0.scenarios.0: String should have at least 1 character" in err
+
+
+@pytest.mark.parametrize(
+    ("bounds", "sentence"),
+    [
+        ("max: 0", "classify is called never"),
+        ("{min: 1, max: 1}", "classify is called exactly 1 time"),
+        ("min: 2", "classify is called at least 2 times"),
+        ("max: 3", "classify is called at most 3 times"),
+        ("{min: 1, max: 3}", "classify is called between 1 and 3 times"),
+    ],
+)
+def test_a_count_says_its_bounds_in_words(tmp_path, run_cli, bounds, sentence):
+    """``max: 0`` read "classify is called between 0 and 0 times"."""
+    bounds = bounds.strip("{}").replace(", ", "\n    ")
+    spec = _spec(tmp_path, f"rules:\n  - kind: count\n    tool: classify\n    {bounds}\n")
+    out = tmp_path / "r.json"
+    _gate(run_cli, TRACES / "good", spec, out)
+    (check,) = [c for c in json.loads(out.read_text())["checks"] if ".rules." in c["id"]]
+    assert sentence in check["message"], check["message"]

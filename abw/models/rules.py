@@ -17,6 +17,8 @@ _ID = r"^[A-Za-z0-9_.\-]+$"
 _POINTER = r"^(/([^~]|~[01])*)*$"
 
 Enforcement = Literal["hard", "soft", "precondition"]
+#: A glob on ``scenario_id`` (an empty one could match no scenario: scenario ids are not empty)
+ScenarioGlob = Annotated[str, Field(min_length=1)]
 
 
 class _Closed(BaseModel):
@@ -35,7 +37,7 @@ class _Rule(_Closed):
             "precondition: violated or unknown -> INCONCLUSIVE (the promise does not apply)."
         ),
     )
-    scenarios: list[str] = Field(
+    scenarios: list[ScenarioGlob] = Field(
         default_factory=list, description="Globs on scenario_id; empty: every run."
     )
 
@@ -505,7 +507,7 @@ class Assertion(_Closed):
         description="consensus: the value every baseline run agrees on (else unknown); "
         "median/min/max: numbers only.",
     )
-    scenarios: list[str] = Field(
+    scenarios: list[ScenarioGlob] = Field(
         default_factory=list, description="Globs on scenario_id; empty: every scenario."
     )
     limitations: list[str] = Field(default_factory=list)

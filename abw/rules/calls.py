@@ -62,8 +62,8 @@ def result_required(path: Sequence[Span], tool: Any, final_status: str) -> RuleO
         violated,
         unknown,
         f"every {name} call has a recorded result",
-        f"a {name} call has no result, though the run ended",
-        f"a {name} call has no result and the recording may be cut off (final status unknown)",
+        f"a call of {name} has no result, though the run ended",
+        f"a call of {name} has no result and the recording may be cut off (final status unknown)",
     )
 
 

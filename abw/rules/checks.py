@@ -24,6 +24,7 @@ from abw.rules.baseline_marks import KnownPolicy, mark, split_text
 from abw.rules.jsonvalue import MISSING, show
 from abw.rules.outcome import label
 from abw.sharedfields import shared
+from abw.text import plural
 
 CATEGORY = {
     "count": "operational_quality",
@@ -241,6 +242,18 @@ def rule_references(rules: list[Any], index: int) -> tuple[Any, ...]:
     return found
 
 
+def _times(low: int, high: int | None) -> str:
+    """How often a count allows a call: "never", "exactly 2 times", "at least 1 time",
+    "between 1 and 3 times" (a count rule's own sentence)."""
+    if high is None:
+        return f"at least {plural(low, 'time')}"
+    if high == 0:
+        return "never"
+    if low == high:
+        return f"exactly {plural(low, 'time')}"
+    return f"between {low} and {plural(high, 'time')}" if low else f"at most {plural(high, 'time')}"
+
+
 def _describe(rule: Any) -> str:
     kind = rule.kind
     if kind == "precedence":
@@ -262,9 +275,7 @@ def _describe(rule: Any) -> str:
         but = f" (except {', '.join(label(a) for a in rule.allowed)})" if rule.allowed else ""
         return f"nothing matching {label(rule.forbidden)}{but} runs after {label(rule.stop)}"
     if kind == "count":
-        low = "0" if rule.min is None else str(rule.min)
-        high = "any" if rule.max is None else str(rule.max)
-        return f"{label(rule.tool)} is called between {low} and {high} times"
+        return f"{label(rule.tool)} is called {_times(rule.min or 0, rule.max)}"
     if kind == "retry_limit":
         if rule.max_attempts is not None:
             what = f"at most {rule.max_attempts} attempts"

@@ -87,7 +87,7 @@ def precedence(
     ``bind`` arguments when given (unknown when a side's arguments were not extracted; a call
     that passed no such field binds nothing)."""
     subject_status = ("success",) if subject == "successes" else ()
-    noun = "attempt" if subject == "attempts" else "success"
+    noun, article = ("attempt", "an") if subject == "attempts" else ("success", "a")
     violated: list[int] = []
     unknown: list[int] = []
     earlier = _Earlier(None if bind is None else bind.before)
@@ -109,7 +109,7 @@ def precedence(
         violated,
         unknown,
         f"every {a} {noun} had {need} (subject: {subject})",
-        f"a {a} {noun} had no {need[3:]} (subject: {subject})",
+        f"{article} {noun} of {a} had no {need[3:]} (subject: {subject})",
         f"whether each {a} {noun} had {need} is not recorded (subject: {subject})",
     )
 
