@@ -45,6 +45,8 @@ class AbwInputError(Exception):
 
 
 _NO_DOCUMENT = object()
+#: What YAML makes of a plain scalar that is no text: ``yes``, ``on``, ``12``, ``1.0``, ``~``
+_YAML_PLAIN = {bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
 
 
 def document_location(
@@ -82,12 +84,15 @@ def from_validation_error(
     line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
     root_field: str | None = None,
     document: Any = _NO_DOCUMENT,
+    yaml: bool = False,
 ) -> AbwInputError:
     """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`.
 
     The field is the error's location joined with dots (``root_field`` when it has none); with
     the validated ``document``, its path there (:func:`document_location`: no union labels).
-    ``unknown_key`` replaces pydantic's wording for a key the model forbids; ``line_of`` maps
+    ``yaml``: the document was YAML, where a plain ``yes``, ``off`` or ``1.0`` is no text (a
+    text field given one says how to write it as text). ``unknown_key`` replaces pydantic's
+    wording for a key the model forbids; ``line_of`` maps
     the location (member names and item indexes) to its line in the source text
     (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
@@ -99,6 +104,9 @@ def from_validation_error(
     message = first["msg"]
     if unknown_key is not None and first["type"] == "extra_forbidden":
         message = unknown_key
+    elif yaml and first["type"] == "string_type" and type(first["input"]) in _YAML_PLAIN:
+        kind = _YAML_PLAIN[type(first["input"])]
+        message += f" (YAML reads this unquoted value as {kind}: put it in quotes for text)"
     line = None
     if line_of is not None:
         line = line_of(tuple(loc))

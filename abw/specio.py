@@ -44,6 +44,7 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
             unknown_key="unknown key (specs fail closed)",
             line_of=line_of,
             document=document,
+            yaml=True,
         ) from None
 
 

@@ -137,6 +137,7 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
             unknown_key="unknown key (scenarios files fail closed)",
             line_of=lambda location: node_line(root, location),
             document=document,
+            yaml=True,
         ) from None
     first: dict[str, int] = {}  # id -> index of the scenario that gives it first
     for index, scenario in enumerate(loaded.scenarios):
