@@ -286,4 +286,6 @@ def test_a_wrong_rule_field_is_named_by_its_path_in_the_spec(run_cli, tmp_path):
     )  # fmt: skip
     assert code == 2
     line = len(SPEC.read_text().split("\n")) + 4
-    assert _one_error(err) == f"{spec}:{line}: rules.1.tool: Input should be a valid string"
+    assert _one_error(err).startswith(
+        f"{spec}:{line}: rules.1.tool: Input should be a valid string"
+    )
