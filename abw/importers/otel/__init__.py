@@ -4,7 +4,9 @@ Accepted encodings (detected from the content):
 
 * OTLP/JSON: one ``ExportTraceServiceRequest`` per line (or one per file); hex or base64 ids;
   ``intValue`` as a string or a number; spans in any order (children before parents). Grafana
-  Tempo's trace-by-id answer holds the same ResourceSpans under ``batches``.
+  Tempo's trace-by-id answers hold the same ResourceSpans (v1 under ``batches``, v2 under
+  ``trace``; a PARTIAL one is refused), Jaeger's API v3 under ``result``. A cut-off last line
+  of JSON Lines (no line break, no JSON) is skipped with a warning.
 * Jaeger UI "Download JSON": ``{"data": [{"traceID", "spans", "processes"}]}``.
 * Python ``ConsoleSpanExporter`` / ``ReadableSpan.to_json()``: pretty-printed objects one after
   another; a span written twice (start snapshot, then ended) is kept once, ended.
@@ -12,7 +14,8 @@ Accepted encodings (detected from the content):
 A file that is not JSON Lines (its first line is no whole JSON value) is reported where the
 document breaks. Span types come from semantics, in this order: Claude Code's own span names
 (``claude_code.*``) > ``openinference.span.kind`` > ``gen_ai.operation.name`` (standard and the
-non-standard ``agent_handoff``/``guardrail_check``) > framework keys (OpenLLMetry's
+non-standard ``agent_handoff``/``guardrail_check``; Spring AI 1.x's ``framework`` tool calls,
+``spring.ai.kind`` ``tool_call``) > framework keys (OpenLLMetry's
 ``llm.request.type`` and ``traceloop.span.kind``, ``ai.toolCall.*``) > the name prefix >
 Google ADK's names (``call_llm``, ``agent_run [<agent>]``). Agent, chain and infrastructure
 spans are not emitted; they only order and scope their children; an llm span that is the only
@@ -58,12 +61,13 @@ class OtelImporter(Importer):
         "OpenTelemetry agent traces: OTLP/JSON lines (GenAI semconv, OpenInference), Jaeger "
         "JSON, console-exporter spans. One trace per traceId. --argument-fields reads tool spans' "
         "gen_ai.tool.call.arguments / ai.toolCall.args / input.value (its kwargs) / "
-        "gcp.vertex.agent.tool_call_args / traceloop.entity.input (its kwargs)."
+        "gcp.vertex.agent.tool_call_args / traceloop.entity.input (its kwargs) / "
+        "spring.ai.tool.call.arguments."
     )
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
-        spans, encoding, recorded = read_spans(raw, path)
+        spans, encoding, recorded, cut_off = read_spans(raw, path, options.warnings)
         if not spans:
             raise AbwInputError("the export holds no spans", file=path)
         groups = group_by_trace(spans, lambda s: s.trace_id, lambda s: s.start_ns or 0)
@@ -83,7 +87,15 @@ class OtelImporter(Importer):
         source_hash = sha256_hex(raw)
         return [
             build_trace(
-                trace_id, members, source_hash, path, options, self.platform, encoding, recorded
+                trace_id,
+                members,
+                source_hash,
+                path,
+                options,
+                self.platform,
+                encoding,
+                recorded,
+                cut_off=cut_off,
             )
             for trace_id, members in agent_runs
         ]

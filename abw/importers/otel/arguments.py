@@ -19,6 +19,7 @@ ARGUMENT_KEYS = (
     "input.value",
     "gcp.vertex.agent.tool_call_args",
     "traceloop.entity.input",  # OpenLLMetry's @tool: {"args": [], "kwargs": {...}}
+    "spring.ai.tool.call.arguments",  # Spring AI
 )
 
 #: OpenInference's record of a Python call (smolagents, LlamaIndex tools) and OpenLLMetry's

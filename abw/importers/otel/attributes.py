@@ -22,13 +22,22 @@ TOKEN_KEYS = (
 )
 
 
+def count(value: object) -> int | None:
+    """A count: an integer, or a string of digits (Micrometer, so Spring AI, tags every span
+    attribute as a string: ``gen_ai.usage.input_tokens`` ``"42"``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and 0 < len(value) <= 18 and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 def has_tokens(span: OSpan) -> bool:
     """Whether the span records a token count (Claude Code's plain ``input_tokens`` too)."""
     keys = [k for k, _ in TOKEN_KEYS]
     if span.name == f"{CLAUDE_CODE}llm_request":
         keys += ["input_tokens", "output_tokens"]
-    values = [span.attributes.get(k) for k in keys]
-    return any(isinstance(v, int) and not isinstance(v, bool) for v in values)
+    return any(count(span.attributes.get(k)) is not None for k in keys)
 
 
 def _error_type(span: OSpan) -> str | None:
@@ -53,6 +62,7 @@ def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: 
         nonblank(a.get("gen_ai.tool.call.id"))
         or nonblank(a.get("tool.id"))
         or nonblank(a.get("ai.toolCall.id"))
+        or nonblank(a.get("spring.ai.tool.call.id"))
     )
     if call_id and draft.type == "tool":
         out["tool_call_id"] = call_id
@@ -60,8 +70,8 @@ def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: 
     if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names
         tokens = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"))
     for key, name in (*tokens, ("pydantic_ai.tool.retry.attempt", "retry_attempt"), *TOKEN_KEYS):
-        value = a.get(key)
-        if isinstance(value, int) and not isinstance(value, bool):
+        value = count(a.get(key))
+        if value is not None:
             out.setdefault(name, value)
     error_type = _error_type(span)
     if error_type and draft.outcome == "error":

@@ -47,9 +47,13 @@ def build_trace(
     platform: str,
     encoding: str,
     recorded_output: Any = ABSENT,
+    *,
+    cut_off: bool = False,
 ) -> Trace:
     """One trace from the spans sharing a trace id (``source_hash``: the export's;
-    ``recorded_output``: the run's final output where the file records one)."""
+    ``recorded_output``: the run's final output where the file records one; ``cut_off``: the
+    file's cut-off last line was skipped, so a root whose parent is missing leaves the run's
+    status unknown: its real root may have been on that line)."""
     unique: dict[str, OSpan] = {}
     for span in members:
         if span.span_id not in unique or span.end_ns is not None:
@@ -115,7 +119,8 @@ def build_trace(
         )
     root: OSpan | None = walk[0][0].payload if walk else None
     final_status = "unknown"
-    if root is not None and (root.end_ns is not None or root.status == "OK"):
+    ended = root is not None and (root.end_ns is not None or root.status == "OK")
+    if root is not None and ended and not (cut_off and root.parent_id):
         failed = root.status == "ERROR" or claude_code_gave_up(walk[0][0])
         failed = failed or agent_failed(walk, kinds, failing_messages, failing_below)
         final_status = "error" if failed else "success"

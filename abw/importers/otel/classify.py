@@ -43,8 +43,13 @@ LLM_OPS = {
 
 TOOL_OPS = {"execute_tool"}
 
-#: ``vector_db_retrieve``: OpenLLMetry's LangChain retriever (its own operation name).
-RETRIEVER_OPS = {"retrieval", "embeddings", "rerank", "vector_db_retrieve"}
+#: ``vector_db_retrieve``: OpenLLMetry's LangChain retriever (its own operation name);
+#: ``embedding``: Spring AI's embedding model calls.
+RETRIEVER_OPS = {"retrieval", "embeddings", "embedding", "rerank", "vector_db_retrieve"}
+
+#: Spring AI 1.x names its tool calls' operation ``framework`` (as its chat client and
+#: advisors), telling them apart by ``spring.ai.kind``; 2.0 writes ``execute_tool``.
+_SPRING_AI_TOOL = ("framework", "tool_call")
 
 AGENT_OPS = {"invoke_agent", "create_agent", "invoke_workflow"}
 
@@ -126,6 +131,7 @@ def classify(span: OSpan) -> Kind:
         nonblank(a.get("gen_ai.tool.name"))
         or nonblank(a.get("tool.name"))
         or nonblank(a.get("ai.toolCall.name"))
+        or nonblank(a.get("spring.ai.tool.definition.name"))
         or _after("execute_tool ", name)
     )
     if name.startswith(CLAUDE_CODE):
@@ -148,6 +154,8 @@ def classify(span: OSpan) -> Kind:
             return Kind("agent", nonblank(a.get("agent.name")) or name)
         return Kind("container", name)
     op = str(a.get("gen_ai.operation.name") or "")
+    if (op, a.get("spring.ai.kind")) == _SPRING_AI_TOOL:
+        op = "execute_tool"
     if op in LLM_OPS:
         return Kind("llm", _model(a, name or op))
     if op in TOOL_OPS:

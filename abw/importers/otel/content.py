@@ -21,6 +21,7 @@ INPUT_KEYS = (
     "gen_ai.prompt",
     "gcp.vertex.agent.tool_call_args",  # Google ADK
     "gcp.vertex.agent.llm_request",
+    "spring.ai.tool.call.arguments",  # Spring AI (its opt-in tool content)
 )
 
 OUTPUT_KEYS = (
@@ -35,6 +36,7 @@ OUTPUT_KEYS = (
     "gen_ai.output",
     "gcp.vertex.agent.tool_response",  # Google ADK
     "gcp.vertex.agent.llm_response",
+    "spring.ai.tool.call.result",  # Spring AI
 )
 
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")

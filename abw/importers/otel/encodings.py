@@ -1,7 +1,7 @@
 """The three encodings of an export read into :class:`~abw.importers.otel.span.OSpan`: OTLP/JSON
-(a document or JSON Lines; Tempo's ``batches``), Jaeger JSON, and console-exporter objects
-(any-agent's ``AgentTrace`` among them). Anything else is refused; broken JSON is reported
-where it breaks."""
+(a document or JSON Lines; Tempo's ``batches``; as Tempo's and Jaeger's trace APIs answer it),
+Jaeger JSON, and console-exporter objects (any-agent's ``AgentTrace`` among them). Anything else
+is refused; broken JSON is reported where it breaks, but for a cut-off last line of JSON Lines."""
 
 from __future__ import annotations
 
@@ -272,21 +272,55 @@ def _is_console(value: Any) -> bool:
 class Export(NamedTuple):
     """What a file holds: its spans, the encoding they used (otlp-json, jaeger-json,
     otel-console, any-agent-json) and the run's final output when the file records one
-    (any-agent's ``AgentTrace.final_output``; else :data:`ABSENT`)."""
+    (any-agent's ``AgentTrace.final_output``; else :data:`ABSENT`); ``cut_off``: a cut-off
+    last line was skipped, so a run whose root span is missing may have lost it there."""
 
     spans: list[OSpan]
     encoding: str
     final_output: Any = ABSENT
+    cut_off: bool = False
 
 
-def read_spans(raw: bytes, path: Path) -> Export:
-    """Every span of the file, read as one JSON document or else as JSON Lines."""
+def read_spans(raw: bytes, path: Path, warnings: list[str] | None = None) -> Export:
+    """Every span of the file, read as one JSON document or else as JSON Lines (a cut-off last
+    line is skipped with a warning appended to ``warnings``)."""
     raw = json_body(raw, path)
     try:
         whole: Any = parse_json(raw, path)
     except MalformedJson as broken:  # JSON Lines, or a console exporter's objects one after another
-        return _json_lines(raw, path, broken)
-    return _document(whole, path)
+        return _json_lines(raw, path, broken, warnings)
+    return _document(_unwrap(whole, path, None), path)
+
+
+#: The answers of trace back ends' HTTP APIs that hold one OTLP/JSON ``TracesData``, read
+#: exactly: the key holding it, and every key the answer may hold besides. Grafana Tempo's
+#: trace-by-id v2 (``TraceByIDResponse``: ``trace`` with ``resourceSpans``, ``batches`` before
+#: Tempo 2.6; ``metrics``; ``status`` PARTIAL and its ``message``); Jaeger's API v3
+#: (``GRPCGatewayWrapper``: ``result``).
+_WRAPPERS = {"trace": {"metrics", "status", "message"}, "result": set()}
+
+
+def _unwrap(document: Any, path: Path, line: int | None) -> Any:
+    """The OTLP/JSON request inside a back end's answer (:data:`_WRAPPERS`), else ``document``.
+    A partial trace (Tempo's ``status`` PARTIAL: cut at its size limit, filtered or pruned) is
+    refused: its run is not all there."""
+    if not isinstance(document, dict) or document.keys() & _RESOURCE_SPANS:
+        return document
+    for key, others in _WRAPPERS.items():
+        inner = document.get(key)
+        if isinstance(inner, dict) and document.keys() <= {key, *others}:
+            if document.get("status") in ("PARTIAL", 1):
+                raise AbwInputError(
+                    "a partial trace (Grafana Tempo's status PARTIAL: cut at its size limit, "
+                    "filtered by q or pruned): the run is not all there; fetch it whole",
+                    file=path,
+                    line=line,
+                    field="status",
+                )
+            if not inner:  # no span at all: said so, not "not an OpenTelemetry export"
+                return {_RESOURCE_SPANS[0]: []}
+            return inner if inner.keys() & _RESOURCE_SPANS else document
+    return document
 
 
 def _document(whole: Any, path: Path) -> Export:
@@ -313,21 +347,28 @@ def _document(whole: Any, path: Path) -> Export:
         final = whole.get("final_output")
         return Export(spans, "any-agent-json", ABSENT if final is None else final)
     raise AbwInputError(
-        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON; Tempo: batches), "
-        "data[].spans (Jaeger), console-exporter spans or an any-agent trace (spans[])",
+        "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON; Tempo: batches or "
+        "trace.resourceSpans; Jaeger API v3: result.resourceSpans), data[].spans (Jaeger UI), "
+        "console-exporter spans or an any-agent trace (spans[])",
         file=path,
     )
 
 
-def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
-    """The spans of OTLP/JSON Lines or of console-exporter objects one after another.
+def _json_lines(
+    raw: bytes, path: Path, broken: MalformedJson, warnings: list[str] | None
+) -> Export:
+    """The spans of OTLP/JSON Lines (each line a request, or a back end's answer holding one)
+    or of console-exporter objects one after another.
 
     ``broken``: the error of reading the file as one document. A file whose first line is not
     a whole JSON value is no JSON Lines file (a pretty-printed document): its error is where
-    the document breaks, not its first line."""
+    the document breaks, not its first line. A last line without a line break that is no JSON
+    (a collector's file exporter still writing) is skipped with a warning, as the other JSON
+    Lines importers do; any other broken line is an error naming it."""
     spans: list[OSpan] = []
-    first = True
-    for number, line in enumerate(raw.split(b"\n"), 1):
+    first, cut_off = True, False
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -336,6 +377,10 @@ def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
             try:
                 values = parse_json_sequence(raw.decode("utf-8", "replace"), path)
             except MalformedJson as sequence_error:
+                if not first and number == len(lines) and warnings is not None:
+                    warnings.append(f"{path.name}:{number}: skipped a cut-off last line")
+                    cut_off = True
+                    break
                 if not first:  # JSON Lines: the line that breaks
                     raise line_error from None
                 # one document, or documents one after another: where it breaks (the whole
@@ -347,14 +392,15 @@ def _json_lines(raw: bytes, path: Path, broken: MalformedJson) -> Export:
                 return Export(spans, "otel-console")
             raise (broken if first else line_error) from None
         first = False
-        if not isinstance(document, dict) or "resourceSpans" not in document:
+        document = _unwrap(document, path, number)
+        if not isinstance(document, dict) or not document.keys() & _RESOURCE_SPANS:
             raise AbwInputError(
                 "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",
                 file=path,
                 line=number,
             )
         _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
-    return Export(spans, "otlp-json")
+    return Export(spans, "otlp-json", cut_off=cut_off)
 
 
 def _wrap(action: Any, path: Path) -> None:
