@@ -322,3 +322,26 @@ def test_a_repeated_key_after_a_lone_surrogate_in_a_raw_export_is_named(run_cli,
     _refused(run_cli, "claude", source, tmp_path / "out", "s.jsonl:4", f'duplicate key "{key}"')
     with pytest.raises(AbwInputError, match="in a JSON string of the record: duplicate key"):
         decode_json_string('{"a": "\\ud800", "b": 1, "b": 2}', "r.jsonl", 2)
+
+
+@pytest.mark.parametrize(
+    ("importer", "source"),
+    [
+        ("codex", "codex/agenthistory__real_sessions_codex_session-01.jsonl"),
+        ("gemini", "gemini-cli/vibecodingtracker__test_conversation_gemini.jsonl"),
+    ],
+)
+def test_a_broken_last_line_with_its_line_break_is_refused_not_skipped(
+    run_cli, tmp_path, importer, source
+):
+    """A last line written whole (its line break after it) and broken all the same is damaged
+    data, not a file still being written: it was skipped with a "cut-off" warning."""
+    lines = (CORPUS / source).read_bytes().splitlines(True)
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2] + b"\n")
+    code, _, err = run_cli("import", importer, "--input", damaged, "--out", tmp_path / "a.json")
+    assert code == 2 and f"damaged.jsonl:{len(lines)}: invalid JSON" in err, err
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    code, _, err = run_cli("import", importer, "--input", cut, "--out", tmp_path / "b.json")
+    assert code == 0 and f"cut.jsonl:{len(lines)}: skipped a cut-off last line" in err, err

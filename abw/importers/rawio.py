@@ -49,12 +49,13 @@ def jsonl_records(
 ) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every non-blank line of a JSON Lines file.
 
-    A cut-off last line (a file still being written: not JSON at all) is skipped with a
-    warning; invalid JSON anywhere else, and JSON the rules refuse on any line (a repeated key),
-    is an input error naming the line.
+    A cut-off last line (a file still being written: no line break after it, and not JSON at
+    all) is skipped with a warning; invalid JSON anywhere else (a line that was written whole,
+    its line break after it, and is broken all the same), and JSON the rules refuse on any line
+    (a repeated key), is an input error naming the line.
     """
     lines = raw.removeprefix(BOM).split(b"\n")
-    last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    last = len(lines) - 1 if lines[-1].strip() else -1  # a last line without its line break
     for index, line in enumerate(lines):
         check_line(line, path, index + 1)
         if not line.strip():
