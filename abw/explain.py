@@ -7,12 +7,14 @@ import json
 from typing import Any
 
 from abw.errors import AbwInputError
-from abw.models.report import Check, GateReport
+from abw.models.report import Check, GateReport, Violation
 from abw.render.rules import rule_text
 from abw.text import log_line, plural
 
 #: How often the statistics' error bounds allow a look (abw.models.report, ``looks``)
 _LOOKS = {"any": "valid at any look", "single": "valid for a single look"}
+#: Span places a violation lists in the text (``--format json`` has every one).
+LISTED_SPANS = 8
 
 
 def find_check(report: GateReport, check_id: str) -> Check:
@@ -77,14 +79,25 @@ def explain(report: GateReport, check_id: str) -> str:
     if check.violations:
         lines += ["", f"violations ({len(check.violations)})"]
         for v in check.violations:
-            where = ", ".join(
-                f"{v.trace_file}:{line} (ordinal {o})"
-                for o, line in zip(v.span_ordinals, v.span_lines, strict=False)
-            )
             lines.append(f"  {v.trace_id}: {v.message}")
-            lines.append(f"    {where or v.trace_file}")
+            lines.append(f"    {_where(v)}")
     lines += ["", "why", f"  {_why(check)}"]
     return "\n".join(log_line(line) for line in lines) + "\n"
+
+
+def _where(violation: Violation) -> str:
+    """``file:line (ordinal n)`` of a violation's first :data:`LISTED_SPANS` spans, then how
+    many there are (a real session's run can break a budget at hundreds of spans)."""
+    places = [
+        f"{violation.trace_file}:{line} (ordinal {ordinal})"
+        for ordinal, line in zip(violation.span_ordinals, violation.span_lines, strict=False)
+    ]
+    if not places:
+        return violation.trace_file
+    shown = ", ".join(places[:LISTED_SPANS])
+    if len(places) > LISTED_SPANS:
+        shown += f", \u2026 ({len(places)} spans in all; --format json lists every one)"
+    return shown
 
 
 def _contradict(count: int) -> str:

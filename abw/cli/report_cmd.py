@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -79,9 +80,15 @@ def report(
         render,
         write_reports,
     )
+    from abw.render.markdown import HeadingTooLong
 
     if not outs and out_dir is None:
         raise AbwInputError("give --out PATH (repeatable) or --out-dir DIR", field="--out")
+    if formats and not outs:  # (not ignored: --out-dir writes every format)
+        raise AbwInputError(
+            "--format names the format of --out files; --out-dir writes all five formats",
+            field="--format",
+        )
     if formats and len(formats) not in (1, len(outs)):
         raise AbwInputError(
             f"{len(formats)} --format values for {len(outs)} --out files: give one, or one per "
@@ -115,14 +122,18 @@ def report(
         "details_url": details_url,
         "max_chars": max_chars,
         "category": sarif_category,
-        "base_dir": base_dir,
+        "base_dir": os.path.abspath(base_dir) if base_dir else None,  # (--base-dir . too)
     }
     written: list[tuple[str, Path]] = []
-    for out, fmt in plan:
-        written.append((fmt, write_atomic(out, render(report_model, fmt, **options))))
-    if out_dir is not None:
-        paths = write_reports(report_model, out_dir, FORMATS, **options)
-        written += list(paths.items())
+    try:
+        for out, fmt in plan:
+            written.append((fmt, write_atomic(out, render(report_model, fmt, **options))))
+        if out_dir is not None:
+            paths = write_reports(report_model, out_dir, FORMATS, **options)
+            written += list(paths.items())
+    except HeadingTooLong as exc:
+        exc.field = "--max-chars"
+        raise
     for fmt, path in written:
         click.echo(f"{fmt:8} {path}")
     return 0

@@ -65,6 +65,13 @@ def _boolean(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise AbwInputError(f"{value!r} is not true or false", field=name)
 
 
+def _whole(text: str, name: str) -> None:
+    """Refuse ``text`` unless it is ASCII digits (``str.isdigit`` takes ``²``, which
+    ``int`` does not)."""
+    if not (text.isascii() and text.isdigit()):
+        raise AbwInputError(f"{text!r} is not a whole number", field=name)
+
+
 @dataclass(frozen=True)
 class ActionInputs:
     """Every input of ``action.yml``, validated."""
@@ -108,10 +115,7 @@ class ActionInputs:
                 env, f"conclusion-{verdict.lower()}", default, CONCLUSIONS
             )
         annotations_text = get_input(env, "max-annotations", "10")
-        if not (annotations_text.isascii() and annotations_text.isdigit()):
-            raise AbwInputError(
-                f"{annotations_text!r} is not a whole number", field="max-annotations"
-            )
+        _whole(annotations_text, "max-annotations")
         timeout_text = get_input(env, "publish-timeout", "300")
         try:
             publish_timeout = float(timeout_text)
@@ -128,9 +132,8 @@ class ActionInputs:
                 "must be at most 100 characters and not contain '-->'", field="check-name"
             )
         budget_text, max_text = get_input(env, "budget-runs"), get_input(env, "max-runs", "50")
-        for name, text in (("budget-runs", budget_text or "0"), ("max-runs", max_text)):
-            if not text.isdigit():
-                raise AbwInputError(f"{text!r} is not a whole number", field=name)
+        _whole(budget_text or "0", "budget-runs")
+        _whole(max_text, "max-runs")
         if int(max_text) < 1:
             raise AbwInputError("must be at least 1", field="max-runs")
         return cls(

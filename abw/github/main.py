@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any, TextIO
 
@@ -17,7 +18,7 @@ from abw import faults
 from abw.atomic import check_target
 from abw.errors import AbwInputError, naming_field
 from abw.github.commands import Console, annotation
-from abw.github.context import RunContext
+from abw.github.context import RunContext, load_event
 from abw.github.findings import Finding, findings, top_for_commands
 from abw.github.inputs import ActionInputs
 from abw.github.outputs import (
@@ -55,8 +56,21 @@ def _load_report(path: Path, shown: str) -> Any:
     """A gate report written earlier (e.g. downloaded from a fork's run): data, validated."""
     from abw.validate import read_report
 
-    with naming_field("report"):  # (one that contradicts itself is refused there)
+    with _named("report", path, shown):  # (one that contradicts itself is refused there)
         return read_report(path, MAX_REPORT_BYTES, shown)
+
+
+@contextlib.contextmanager
+def _named(field: str, path: Path, shown: str) -> Iterator[None]:
+    """An error reading input ``field``'s file ``path`` names the field, and the file as the
+    repository does (``shown``), not as opened (absolute): its annotation lands on the file."""
+    with naming_field(field):
+        try:
+            yield
+        except AbwInputError as exc:
+            if exc.file == str(path):
+                exc.file = shown
+            raise
 
 
 def _run_gate(inputs: ActionInputs, workspace: Path, previous: Any = None) -> Any:
@@ -205,8 +219,6 @@ class Publisher:
 
     def client(self) -> Any:
         if self._client is None:
-            from dataclasses import replace
-
             from abw.github.client import ClientSettings, make_client
 
             settings = replace(ClientSettings.from_env(self.env), deadline=self.deadline)
@@ -443,12 +455,11 @@ def run(env: Mapping[str, str], console: Console) -> int:
     """The whole Action; returns its exit code."""
     inputs = ActionInputs.from_env(env)
     workspace = workspace_root(env.get("GITHUB_WORKSPACE"))
-    event_file = (
-        resolve_in_workspace(inputs.event_file, workspace, name="event-file")
-        if inputs.event_file
-        else None
-    )
-    ctx = RunContext.from_env(env, event_file)
+    ctx = RunContext.from_env(env)
+    if inputs.event_file:
+        event_file = resolve_in_workspace(inputs.event_file, workspace, name="event-file")
+        with _named("event-file", event_file, relative_posix(event_file, workspace)):
+            ctx = replace(ctx, claimed=load_event(event_file))
     out_dir = resolve_in_workspace(
         inputs.output_dir, workspace, name="output-dir", must_exist=False
     )
@@ -556,6 +567,6 @@ def _annotated_place(exc: BaseException) -> dict[str, Any]:
     if not isinstance(exc, AbwInputError) or not exc.file:
         return {}
     path = PurePosixPath(exc.file)
-    if path.is_absolute() or ".." in path.parts:
+    if path.is_absolute() or ".." in path.parts or not path.parts:  # (not "." either)
         return {}
     return {"file": path.as_posix(), "line": exc.line}

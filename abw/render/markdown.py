@@ -10,6 +10,7 @@ a note says so and links the full report. Every string from the report goes thro
 
 from __future__ import annotations
 
+from abw.errors import AbwInputError
 from abw.models.report import Check, DiffResult, GateReport, SampleStatistics
 from abw.render.common import (
     DIFF_METRICS,
@@ -102,6 +103,11 @@ def _input_warnings(report: GateReport, shown: int = 5) -> list[str]:
     if len(warnings) > shown:
         lines.append(f"> - \u2026 and {len(warnings) - shown} more in the full report")
     return lines
+
+
+class HeadingTooLong(AbwInputError, ValueError):
+    """``max_chars`` is too small for the parts that always stay (heading, summary, input
+    warnings, footer): bad input, one line and exit code 2 in the CLI."""
 
 
 Block = tuple[str, str]  # (separator before it, text); "\n" continues a table
@@ -359,4 +365,8 @@ def render_markdown(
         )
         if total + _size(note) <= max_chars:
             return _join(head, [*blocks[:count], ("", note)], footer)
-    raise ValueError(f"max_chars={max_chars} is too small for the report's heading")
+    raise HeadingTooLong(
+        f"{max_chars} bytes cannot hold the report's heading, summary and footer (at least "
+        f"{fixed + _size(note)} needed)",
+        field="max_chars",
+    )

@@ -51,15 +51,22 @@ _URI_SAFE = "/-._~!$&'()*+,;=:@"
 _RELATIVE_SAFE = _URI_SAFE.replace(":", "")
 
 
+def _normal(path: str) -> str:
+    """``path`` with forward slashes; an absolute POSIX path also without ``.``/``..``
+    segments, so ``/w/./t.json`` is under ``/w`` and ``/w/../x`` is not."""
+    text = path.replace("\\", "/")
+    return posixpath.normpath(text) if text.startswith("/") else text
+
+
 def artifact_uri(path: str, base_dir: str | None = None) -> str:
     """A repository-relative URI with forward slashes, or a file:// URI for an absolute path.
 
     ``base_dir`` (e.g. the checkout root) makes absolute paths under it relative. Relative paths
     are taken to be relative to the repository root already.
     """
-    text = path.replace("\\", "/")
+    text = _normal(path)
     if base_dir:
-        base = base_dir.replace("\\", "/").rstrip("/")
+        base = _normal(base_dir).rstrip("/")
         if text == base:
             text = "."
         elif text.startswith(base + "/"):
