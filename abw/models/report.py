@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from abw.models import REPORT_SCHEMA
 
@@ -180,7 +180,8 @@ class SampleStatistics(_Model):
     )
     failing_runs: Literal["forbid", "tolerate"] = "forbid"
     decision: Literal["pass", "fail", "inconclusive"] = Field(
-        default="inconclusive", description="The deciding rule's decision."
+        default="inconclusive",
+        description="The deciding rule's decision (a report without it: wilson_decision).",
     )
     runs_used: int | None = Field(
         default=None, description="Runs a sequential rule read before it decided."
@@ -194,6 +195,15 @@ class SampleStatistics(_Model):
     cs_lower: float | None = Field(default=None, description="Confidence-sequence lower bound.")
     cs_upper: float | None = Field(default=None, description="Confidence-sequence upper bound.")
     sequence: SequenceState | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_report(cls, data: Any) -> Any:
+        """A report written before ``decision`` was recorded: its rule was Wilson's (as the
+        defaults of ``rule`` and ``looks`` say), so Wilson's decision is the decision."""
+        if isinstance(data, dict) and "decision" not in data and "wilson_decision" in data:
+            data = {**data, "decision": data["wilson_decision"]}
+        return data
 
 
 class IncompleteRun(_Model):
