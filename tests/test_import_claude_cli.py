@@ -271,3 +271,21 @@ def test_claude_home_folder_skips_the_prompt_log(run_cli, tmp_path):
     assert len(list((tmp_path / "out").glob("*.json"))) == 1
     line = _fails(run_cli, log, tmp_path / "o2", "prompt log", "~/.claude/projects/")
     assert "history.jsonl" in line
+
+
+def test_a_folder_that_holds_other_traces_is_said_to(run_cli, tmp_path):
+    """Importing into a folder that already held an earlier import's traces said "wrote 4
+    traces" while the gate then read 28: the others are counted in a warning."""
+    transcripts = Path(__file__).resolve().parent.parent / "examples/refund-policy/transcripts"
+    out = tmp_path / "traces"
+    code, _, err = run_cli("import", "claude", "--input", transcripts / "small", "--out", out)
+    assert code == 0 and "warning" not in err, err
+    code, _, err = run_cli("import", "claude", "--input", transcripts / "baseline", "--out", out)
+    assert code == 0, err
+    assert err.splitlines()[-2:] == [
+        f"abw: wrote 24 traces to {out}",
+        f"abw: warning: {out} also holds 4 traces this import did not write (an earlier "
+        "import's?); the gate reads every trace in the folder",
+    ]
+    code, _, err = run_cli("import", "claude", "--input", transcripts / "baseline", "--out", out)
+    assert "also holds 4 traces" in err  # the same import again: only the others are counted

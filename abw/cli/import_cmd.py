@@ -178,6 +178,24 @@ def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
     for warning in [*options.warnings, *([outputs] if outputs else [])]:
         click.echo(log_line(f"abw: warning: {warning}"), err=True)
     click.echo(log_line(f"abw: wrote {plural(len(written), 'trace')} to {out}"), err=True)
+    others = _other_traces(out, written)
+    if others:
+        click.echo(
+            log_line(
+                f"abw: warning: {out} also holds {plural(others, 'trace')} this import did not "
+                "write (an earlier import's?); the gate reads every trace in the folder"
+            ),
+            err=True,
+        )
+
+
+def _other_traces(out: Path, written: list[Path]) -> int:
+    """How many traces the folder ``out`` holds besides ``written`` (none for a file)."""
+    if not out.is_dir():
+        return 0
+    from abw.traceio import trace_files
+
+    return len({Path(name) for name in trace_files(out)} - set(written))
 
 
 def make_import_command(name: str, help_text: str) -> click.Command:
