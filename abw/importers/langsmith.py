@@ -5,7 +5,9 @@ A run is one node (``id``, ``trace_id``, ``parent_run_id``, ``dotted_order``, ``
 ``dotted_order`` is both the tree path and the order. ``llm`` runs are llm spans (named by
 ``ls_model_name`` when given), ``tool`` runs are tools (an ``error`` makes them errors),
 ``retriever``/``embedding`` runs are retrievers; ``chain``, ``prompt`` and ``parser`` runs only
-scope their children. Every ``trace_id`` becomes its own trace.
+scope their children. A run whose error is a cancellation (``CancelledError()``,
+``KeyboardInterrupt()``: the SDKs record ``repr(exception)``) was interrupted, not failed.
+Every ``trace_id`` becomes its own trace.
 """
 
 from __future__ import annotations
@@ -155,6 +157,8 @@ class LangSmithImporter(Importer):
             error_type = _error_type(run.get("error"))
             if error_type and "Timeout" in error_type:
                 outcome = "timeout"
+            elif _cancelled(error_type):
+                outcome = "interrupted"
             name = str(run.get("name") or run.get("run_type"))
             model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
             if span_type == "llm" and model:
@@ -179,7 +183,9 @@ class LangSmithImporter(Importer):
             drafts.append(draft)
         final_status, final_output, final_text = "unknown", None, None
         if root is not None:
-            if root.get("error"):
+            if _cancelled(_error_type(root.get("error"))):
+                final_status = "cancelled"  # stopped while it ran (the task cancelled, ^C)
+            elif root.get("error"):
                 final_status = "error"
             elif root.get("end_time"):
                 final_status = "success"
@@ -224,6 +230,16 @@ def _error_type(error: Any) -> str | None:
         return None
     match = re.match(r"([A-Za-z_][\w.]*)(?:\(|:|$)", error.strip())
     return match.group(1) if match else None
+
+
+#: The exception classes at the head of the error of a run stopped while it ran: its asyncio
+#: task cancelled (a client that stopped a streaming run) or the process interrupted (^C).
+_CANCELLED = frozenset({"CancelledError", "asyncio.CancelledError", "KeyboardInterrupt"})
+
+
+def _cancelled(error_type: str | None) -> bool:
+    """Whether a run's error class says it was stopped while it ran, not that it failed."""
+    return error_type in _CANCELLED
 
 
 def _parent(run: dict[str, Any], ids: set[str]) -> str | None:

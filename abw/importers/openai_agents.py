@@ -7,10 +7,14 @@ makes them errors), ``generation``/``response`` are llm spans, ``handoff`` is a 
 (turn/task) and ``mcp_tools`` spans only scope and order their children. Spans are ordered
 pre-order by start time, like the same run exported over OpenTelemetry. The run failed when its
 root span, or an agent span of the run itself (not a sub-agent a tool called), has an error.
+A ``function`` span's error can also say the call never ran to its end (0.8 on): a person
+rejected it (human-in-the-loop approval, :data:`_REJECTED`) -> rejected, or its task was
+cancelled while it ran (``Tool execution cancelled``) -> interrupted.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -44,6 +48,13 @@ REMOVED_FIELDS = {
     "trace.metadata": "trace.metadata",
     "trace.group_id": "trace.group_id",
 }
+
+
+#: The ``error.data.error`` the SDK (0.8 on) sets on the ``function`` span of a call a person
+#: rejected (its ``error.message`` is the rejection text, which a run may configure).
+_REJECTED = re.compile(r"Tool execution for \S* ?was manually rejected by user\.")
+#: The ``error.message`` of a ``function`` span whose tool task was cancelled while it ran.
+_CANCELLED = "Tool execution cancelled"
 
 
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
@@ -146,7 +157,8 @@ class OpenAIAgentsImporter(Importer):
             emitted_type, name = _kind(data)
             if emitted_type is None:
                 continue
-            outcome = "error" if failed else "ok"
+            outcome = _function_outcome(span) if kind == "function" and failed else None
+            outcome = outcome or ("error" if failed else "ok")
             if span.get("ended_at") is None and not failed:
                 outcome = "incomplete"
             if kind == "guardrail" and data.get("triggered") is True:
@@ -214,6 +226,16 @@ class OpenAIAgentsImporter(Importer):
             ),
             extra_run=extra,
         )
+
+
+def _function_outcome(span: dict[str, Any]) -> str | None:
+    """``rejected`` (a person declined the call) or ``interrupted`` (its task was cancelled)
+    when a failed ``function`` span's error says so, else None (a plain error)."""
+    error = as_dict(span.get("error"))
+    detail = as_dict(error.get("data")).get("error")
+    if isinstance(detail, str) and _REJECTED.fullmatch(detail):
+        return "rejected"
+    return "interrupted" if error.get("message") == _CANCELLED else None
 
 
 def _runs_the_agent(kind: Any, ancestors: list[Node]) -> bool:

@@ -27,10 +27,13 @@ its function (``bash``, a shell call), answered by the ``tool`` message with its
 (else the next unanswered call, in order); the call that submitted is answered by the ``exit``
 message (``Submitted``) instead. A reply's exit code is its ``extra.returncode`` (2.x; the ``mini``
 CLI's default config writes the reply as JSON), else its ``<returncode>``; one whose
-``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. Its llm spans are
-named by ``info.config.model.model_name`` (else the response's ``model``). A ``messages`` document
-with nothing of mini-swe-agent in it (no command, no tool call, no ``trajectory_format`` or
-``info``, roles other than system/user/assistant/tool/exit: a Gemini CLI session) is refused.
+``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. The commands a
+person declined in confirm mode (``UserRejection``; 1.x ``Command not executed. …``) are
+rejected, those a ^C stopped (``UserInterruption``; 1.x ``Interrupted by user: …``) interrupted.
+Its llm spans are named by ``info.config.model.model_name`` (else the response's ``model``).
+A ``messages`` document with nothing of mini-swe-agent in it (no command, no tool call, no
+``trajectory_format`` or ``info``, roles other than system/user/assistant/tool/exit: a Gemini
+CLI session) is refused.
 
 SWE-agent's llm spans are named by the ``agent.model.name`` of its ``replay_config`` (1.x writes
 that config as a JSON string), else ``model``. ``source_ref.line`` is the raw line each step (or
@@ -142,6 +145,14 @@ _TIMED_OUT = "TimeoutExpired"
 #: How mini-swe-agent 1.x's ``timeout_template`` answers a command killed at its timeout (no
 #: return code): ``The last command <command>CMD</command> timed out and has been killed.``
 _KILLED = ("The last command <command>", "</command> timed out and has been killed.")
+#: How mini-swe-agent's interactive agent records a person declining the commands (confirm
+#: mode) or stopping a step (^C): 2.x's ``extra.interrupt_type``, and the text 1.x's
+#: ``NonTerminatingException`` message opens with (it records no type).
+_STOP_OUTCOMES = {"UserRejection": "rejected", "UserInterruption": "interrupted"}
+_STOPPED_TEXTS = {
+    "UserRejection": "Command not executed.",
+    "UserInterruption": "Interrupted by user:",
+}
 #: The exception mini-swe-agent raises when a model's answer holds no command it can run (no
 #: tool call, unparsable arguments, not exactly one command block).
 _FORMAT_ERROR = "FormatError"
@@ -513,6 +524,9 @@ def _mini(
             _answer_call(waiting, message)
         elif role == "exit":
             _answer_submit(waiting, message)
+        elif role == "user" and _stopped(message, text) and (pending or waiting):
+            _stop(pending, waiting, _stopped(message, text), message)
+            pending = None
         elif role == "user" and _interrupt(message) == _FORMAT_ERROR:
             drafts.append(_unparsed_turn((index, 0), message, model, line))
         elif role == "user" and turn is not None and _interrupt(message) is None:
@@ -521,6 +535,32 @@ def _mini(
             _settle(pending, content, text, message.get("extra"))
             pending = None
     return drafts, final_text
+
+
+def _stopped(message: dict[str, Any], text: str) -> str | None:
+    """``rejected`` when a ``user`` message says the person declined the commands (confirm mode:
+    2.x ``extra.interrupt_type: UserRejection``, 1.x ``Command not executed. …``),
+    ``interrupted`` when they stopped the step (``UserInterruption``, 1.x ``Interrupted by
+    user: …``), else None."""
+    kind = _interrupt(message)
+    if kind is None:
+        kind = next((k for k, opening in _STOPPED_TEXTS.items() if text.startswith(opening)), None)
+    return _STOP_OUTCOMES.get(kind) if isinstance(kind, str) else None
+
+
+def _stop(
+    pending: Draft | None,
+    waiting: list[tuple[Any, Draft]],
+    outcome: str | None,
+    message: dict[str, Any],
+) -> None:
+    """Settle the commands a person declined or stopped: the text-based command waiting for
+    its reply, and every tool call left unanswered (2.x answers them ``action was not
+    executed``)."""
+    for draft in [pending] if pending is not None else [d for _, d in waiting]:
+        draft.outcome = outcome
+        draft.output = message.get("content", ABSENT)
+    waiting.clear()
 
 
 def _interrupt(message: dict[str, Any]) -> Any:
