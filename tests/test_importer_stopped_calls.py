@@ -1,5 +1,5 @@
-"""Gemini CLI, OpenAI Agents SDK, LangSmith and SWE-agent importers on real corpus files changed
-only where the format's source shows a real recording differs (each case names that source).
+"""Importers on real corpus files changed only where the format's source shows a real recording
+differs (each case names that source): calls a person stopped, and the parts around the runs.
 
 Every test runs ``abw import`` through the CLI and reads the trace it wrote.
 """
@@ -124,3 +124,23 @@ def test_langsmith_run_cancelled_while_it_ran_is_cancelled_not_an_error(run_cli,
     trace = _imported(run_cli, "langsmith", source, tmp_path / "o.json")
     assert _statuses(trace) == [("web_fetch", "error"), ("calculator", "cancelled")]
     assert trace["run"]["final_status"] == "cancelled"
+
+
+def test_langsmith_multipart_parts_with_attachments_and_feedback(run_cli, tmp_path):
+    """A ``/runs/multipart`` body also carries ``attachment.<run id>.<name>`` (a run's file)
+    and ``feedback.<id>`` parts (langsmith-sdk's multipart serializer): with one of them the
+    whole list was read as plain runs and refused ("a run has no id")."""
+    source = CORPUS / "langsmith" / "gen__langsmith__runs-multipart_parts.json"
+    parts = json.loads(source.read_text())
+    run_id = parts[0]["name"].split(".", 1)[1]
+    attachment = {"name": f"attachment.{run_id}.screenshot", "value": "iVBORw0KGgo="}
+    feedback = {"name": "feedback.0f6b1f7e", "value": {"run_id": run_id, "score": 1}}
+    richer = tmp_path / "parts.json"
+    richer.write_text(json.dumps([parts[0], attachment, *parts[1:], feedback], indent=1))
+    plain = _imported(run_cli, "langsmith", source, tmp_path / "plain.json")
+    read = _imported(run_cli, "langsmith", richer, tmp_path / "richer.json")
+
+    def steps(trace: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in s.items() if k != "source_ref"} for s in trace["spans"]]
+
+    assert steps(read) == steps(plain) and read["run"] == plain["run"]

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from abw.models.trace import Trace
 
 _PART = re.compile(r"^(post|patch)\.([^.]+)(?:\.(\w+))?$")
+#: The other parts a ``/runs/multipart`` body holds: a run's file ``attachment.<run id>.<name>``
+#: and a ``feedback.<id>`` score, neither of them a step of the run (skipped)
+_OTHER_PART = re.compile(r"^(attachment|feedback)\.")
 TYPES = {"llm": "llm", "tool": "tool", "retriever": "retriever", "embedding": "retriever"}
 REMOVED_FIELDS = ("inputs", "outputs", "error", "events", "extra", "serialized", "tags")
 
@@ -47,8 +50,11 @@ def _runs(document: Any, path: Path) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(document, dict) and "id" in document and "run_type" in document:
         return [("post", document)]
     if isinstance(document, list) and document and all(isinstance(p, dict) for p in document):
-        if all("name" in p and "value" in p and _PART.match(str(p["name"])) for p in document):
-            return _from_parts(document)
+        if all("name" in p and "value" in p for p in document):
+            names = [str(p["name"]) for p in document]
+            runs = [p for p, name in zip(document, names, strict=True) if _PART.match(name)]
+            if runs and len(runs) + sum(map(bool, map(_OTHER_PART.match, names))) == len(names):
+                return _from_parts(runs)
         return [("post", r) for r in document]
     raise AbwInputError(
         "not a LangSmith export: expected {'post': [...], 'patch': [...]}, multipart parts "
