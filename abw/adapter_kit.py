@@ -358,11 +358,24 @@ def inject_canaries(
 
 
 def canary_copy(source: Path, target_dir: Path, *, keep: Iterable[str] = ()) -> Path | None:
-    """Write a canary-planted copy of a JSON / JSON Lines sample; ``None`` if it is not JSON."""
-    raw = source.read_bytes()
-    text = raw.decode("utf-8", "replace").lstrip("\ufeff")
+    """Write a canary-planted copy of a JSON / JSON Lines sample, or of a sample folder (a
+    conversation folder: each JSON file in it planted); ``None`` if nothing could be planted."""
     target = target_dir / source.name
     counter = [0]
+    if source.is_dir():
+        import shutil
+
+        shutil.copytree(source, target)
+        planted = [_plant(f, f, keep, counter) for f in sorted(target.rglob("*")) if f.is_file()]
+        return target if counter[0] and any(planted) else None
+    if not _plant(source, target, keep, counter):
+        return None
+    return target if counter[0] else None
+
+
+def _plant(source: Path, target: Path, keep: Iterable[str], counter: list[int]) -> bool:
+    """Write ``source`` with canaries planted to ``target``; False if it is not JSON."""
+    text = source.read_bytes().decode("utf-8", "replace").lstrip("\ufeff")
     try:
         document = json.loads(text)
     except json.JSONDecodeError:
@@ -376,13 +389,21 @@ def canary_copy(source: Path, target_dir: Path, *, keep: Iterable[str] = ()) -> 
                     json.dumps(inject_canaries(json.loads(line), keep=keep, counter=counter))
                 )
             except json.JSONDecodeError:
-                return None
+                return False
         target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     else:
         target.write_text(
             json.dumps(inject_canaries(document, keep=keep, counter=counter)), encoding="utf-8"
         )
-    return target if counter[0] else None
+    return True
+
+
+def sample_bytes(sample: Path) -> bytes:
+    """A sample's raw bytes; a sample folder's files, in name order, one after another (the
+    leak scan reads them as concatenated JSON documents)."""
+    if not sample.is_dir():
+        return sample.read_bytes()
+    return b"\n".join(f.read_bytes() for f in sorted(sample.rglob("*")) if f.is_file())
 
 
 def check_canaries(importer: Importer, sample: Path, *, keep: Iterable[str] = ()) -> list[str]:
@@ -433,7 +454,10 @@ def check_determinism(importer: Importer, sample: Path, *, relocatable: bool = T
         return problems
     with tempfile.TemporaryDirectory(prefix="abw-kit-") as folder:
         copy = Path(folder) / sample.name
-        shutil.copyfile(sample, copy)
+        if sample.is_dir():
+            shutil.copytree(sample, copy)
+        else:
+            shutil.copyfile(sample, copy)
         third = [render_trace(t) for t in importer.import_file(copy, _options())]
     if first != third:
         problems.append(f"{sample.name}: the import depends on where the file is")
@@ -467,7 +491,7 @@ def run_adapter_kit(
         if not traces:
             report.problems.append(f"{sample.name}: no trace was returned")
         report.traces += len(traces)
-        raw = sample.read_bytes()
+        raw = sample_bytes(sample)
         for index, trace in enumerate(traces):
             where = f"{sample.name}[{index}]"
             if "schema" in wanted:

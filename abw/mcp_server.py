@@ -32,6 +32,14 @@ def _tool_errors() -> Iterator[None]:
         raise ToolError(exc.one_line()) from None
 
 
+def _no_nul(**paths: str | None) -> None:
+    """Refuse a path argument holding a NUL character (no file name can), naming the argument;
+    the operating system's ValueError would reach the client with no message."""
+    for name, value in paths.items():
+        if value is not None and "\x00" in value:
+            raise AbwInputError("a path cannot hold a NUL character", field=name)
+
+
 def _gate_report(
     baseline: str | None,
     candidate: str | None,
@@ -40,6 +48,7 @@ def _gate_report(
     report: str | None = None,
 ) -> Any:
     """A report read from ``report``, or gated from the given baseline/candidate/spec|contract."""
+    _no_nul(baseline=baseline, candidate=candidate, spec=spec, contract=contract, report=report)
     if report is not None:
         if any(v is not None for v in (baseline, candidate, spec, contract)):
             raise AbwInputError("give either report or baseline/candidate/spec", field="report")
@@ -59,6 +68,17 @@ def _gate_report(
     return run_gate(baseline, candidate, spec)  # type: ignore[arg-type]
 
 
+def _report_format(name: str) -> str:
+    """``abw_render``'s format, normalized (``md`` -> ``markdown``); an unknown one is an
+    :class:`AbwInputError` naming the argument."""
+    from abw.render import normalize_format
+
+    try:
+        return normalize_format(name)
+    except ValueError as exc:
+        raise AbwInputError(str(exc), field="format") from None
+
+
 def validate_paths(paths: list[str]) -> dict[str, Any]:
     """Validate each file against the schema its ``schema_version`` names."""
     from abw.validate import validate_file
@@ -66,6 +86,7 @@ def validate_paths(paths: list[str]) -> dict[str, Any]:
     results = []
     for path in paths:
         try:
+            _no_nul(paths=path)
             if Path(path).is_dir():
                 raise AbwInputError("expected a file, found a folder", file=path)
             problems = [p.one_line() for p in validate_file(Path(path))]
@@ -160,6 +181,7 @@ def build_server() -> Any:
         from abw.traceio import load_trace
 
         with _tool_errors():
+            _no_nul(trace=trace)
             loaded = load_trace(trace)
         return {
             "file": trace,
@@ -181,11 +203,11 @@ def build_server() -> Any:
         contract: str | None = None,
     ) -> str:
         """Render an existing gate-report.json, or the report of a gate run on the given paths."""
-        from abw.render import normalize_format, render
+        from abw.render import render
 
         with _tool_errors():
-            gated = _gate_report(baseline, candidate, spec, contract, report)
-            return render(gated, normalize_format(format))
+            name = _report_format(format)  # before the gate runs
+            return render(_gate_report(baseline, candidate, spec, contract, report), name)
 
     _add_resources(server)
 

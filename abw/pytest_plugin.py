@@ -130,18 +130,30 @@ class AbwGate:
     # --------------------------------------------------------------- running
 
     def report(self, candidate: Any, *, baseline: Any = None, spec: Any = None) -> Any:
-        """Run the gate and return its GateReport, whatever the verdict."""
-        from abw.gating import gate
+        """Run the gate and return its GateReport, whatever the verdict; bad input fails the
+        test with abw's one-line message."""
+        from abw.errors import AbwInputError
 
         self._calls += 1
+        problem = None
+        try:
+            result = self._gate(candidate, baseline, spec)
+        except AbwInputError as exc:  # failed outside this block: no chained traceback
+            problem = exc.one_line()
+        if problem is not None:
+            pytest.fail(f"abw_gate: {problem}", pytrace=False)
+        self._save(result)
+        return result
+
+    def _gate(self, candidate: Any, baseline: Any, spec: Any) -> Any:
+        from abw.gating import gate
+
         baseline_files = self._trace_files(self._setting("baseline", baseline), "baseline")
         candidate_files = self._trace_files(candidate, "candidate")
         loaded, spec_file, spec_sha256 = self._spec(self._setting("spec", spec))
-        result = gate(
+        return gate(
             baseline_files, candidate_files, loaded, spec_file=spec_file, spec_sha256=spec_sha256
         )
-        self._save(result)
-        return result
 
     def __call__(
         self,
@@ -173,12 +185,22 @@ class AbwGate:
         from abw.atomic import write_atomic
         from abw.gating import report_json
 
-        name = _safe(self._request.node.nodeid)
+        name = _report_folder(self._request.node.nodeid)
         write_atomic(Path(folder) / name / f"gate-report-{self._calls}.json", report_json(result))
 
 
 def _safe(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:120]
+
+
+def _report_folder(nodeid: str) -> str:
+    """A folder name of its own per test: the readable test id, and a digest of the whole id,
+    which tells apart ids that differ only where :func:`_safe` replaces or cuts (``[a/b]`` and
+    ``[a_b]``; long parametrized ids)."""
+    import hashlib
+
+    digest = hashlib.sha256(nodeid.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{_safe(nodeid)[:100]}-{digest}"
 
 
 def explain_report(report: Any, max_violations: int = 10) -> str:

@@ -78,6 +78,13 @@ def _placeholder_trace(scenario: Scenario, status: str, problem: str, started_at
     )
 
 
+def _without_folder(exc: AbwInputError) -> str:
+    """The import error's one line with its file named, not its path: the folder is the
+    user's (a home or project path) or abw's temporary one, and no path goes into a trace."""
+    name = Path(exc.file).name if exc.file is not None else None
+    return AbwInputError(exc.message, file=name, line=exc.line, field=exc.field).one_line()
+
+
 def build_trace(scenario: Scenario, result: RunResult, staging: Path) -> Any:
     """The one trace recording ``result``: imported, or a placeholder when nothing imports."""
     from abw.traceio import load_trace
@@ -89,7 +96,7 @@ def build_trace(scenario: Scenario, result: RunResult, staging: Path) -> Any:
         try:
             traces = [load_trace(p).trace for p in _import(scenario, result.transcripts, staging)]
         except AbwInputError as exc:
-            problem = problem or f"the transcript did not import ({exc.one_line()})"
+            problem = problem or f"the transcript did not import ({_without_folder(exc)})"
         if len(traces) > 1:
             problem = problem or f"the run left {len(traces)} runs in its transcript; expected one"
             traces = []

@@ -126,7 +126,7 @@ def _tail(path: Path) -> str:
 
 
 def resolve_cwd(scenario: Scenario, base: Path) -> Path:
-    return (base / os.path.expanduser(scenario.cwd)) if scenario.cwd else base
+    return scenario.folder(base)
 
 
 def transcript_pattern(scenario: Scenario, base: Path) -> str | None:

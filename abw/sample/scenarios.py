@@ -8,6 +8,7 @@ is one line naming the file, the line and the field. A scenario's field is named
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from functools import partial
@@ -77,6 +78,8 @@ class Scenario(_Closed):
             flag = arg.split("=", 1)[0]
             if flag in _RESERVED_IMPORT_FLAGS:
                 raise ValueError(f"{flag} is set by abw sample; remove it from import_args")
+            if flag == "--help":  # it would print the help and end abw sample with exit 0
+                raise ValueError("--help imports nothing; remove it from import_args")
         return value
 
     @model_validator(mode="after")
@@ -99,6 +102,10 @@ class Scenario(_Closed):
         if self.transcript is None:
             return "placeholder"
         return "stdout" if self.transcript == "stdout" else "glob"
+
+    def folder(self, base: Path) -> Path:
+        """The folder the command runs in: ``cwd`` (``~`` expanded) under ``base``, or ``base``."""
+        return (base / os.path.expanduser(self.cwd)) if self.cwd else base
 
 
 class ScenarioFile(_Closed):
@@ -150,6 +157,7 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
                 **where("id"),
             )
         first[scenario.id] = index
+        _check_cwd(scenario, file.resolve().parent, where)
         _check_import_args(scenario, where)
     return loaded
 
@@ -160,6 +168,14 @@ def _where(root: yaml.Node | None, file: Path, index: int, key: str) -> dict[str
 
     line = node_line(root, ("scenarios", index, key))
     return {"file": file, "line": line, "field": f"scenarios.{index}.{key}"}
+
+
+def _check_cwd(scenario: Scenario, base: Path, where: Callable[[str], dict[str, Any]]) -> None:
+    """The folder the command runs in exists (else every run would fail to start)."""
+    folder = scenario.folder(base)
+    if scenario.cwd is not None and not folder.is_dir():
+        reason = "is not a folder" if folder.exists() else "no such folder"
+        raise AbwInputError(f"{reason}: {folder}", **where("cwd"))
 
 
 def _check_import_args(scenario: Scenario, where: Callable[[str], dict[str, Any]]) -> None:
