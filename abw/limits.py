@@ -55,8 +55,10 @@ def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
             data += _read_up_to(fd, limit + 1 - len(data))
     finally:
         os.close(fd)
-    if len(data) > limit:
-        raise too_large(what, len(data), limit, path)
+    if len(data) > limit:  # a file that grew, or reports no size (/dev/zero): read to the limit
+        raise AbwInputError(
+            f"{what} holds more than abw's limit of {_size(limit)}; refusing to read it", file=path
+        )
     return data
 
 

@@ -42,8 +42,13 @@ def test_over_the_limit_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_file_that_reports_no_size_is_cut_off_at_the_limit() -> None:
-    with pytest.raises(AbwInputError, match="over abw's limit"):
-        read_limited("/dev/zero", 3 * MiB)
+    """It said "the file is 3 MiB, over abw's limit of 3 MiB": the bytes read, cut at the
+    limit, are no size of the file."""
+    with pytest.raises(AbwInputError) as refused:
+        read_limited("/dev/zero", 3 * MiB, "the trace file")
+    assert refused.value.message == (
+        "the trace file holds more than abw's limit of 3 MiB; refusing to read it"
+    )
 
 
 def test_a_pipe_is_read_to_its_end(tmp_path: Path) -> None:
