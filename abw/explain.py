@@ -17,24 +17,26 @@ _LOOKS = {"any": "valid at any look", "single": "valid for a single look"}
 LISTED_SPANS = 8
 
 
-def find_check(report: GateReport, check_id: str) -> Check:
-    """The check with this id; a miss names the closest ids."""
+def find_check(report: GateReport, check_id: str, argument: str = "CHECK_ID") -> Check:
+    """The check with this id; a miss names the closest ids, and the ``argument`` the id was
+    given as (the CLI's ``CHECK_ID``, the MCP tool's ``check_id``)."""
     for check in report.checks:
         if check.id == check_id:
             return check
     ids = [c.id for c in report.checks]
     close = difflib.get_close_matches(check_id, ids, n=3, cutoff=0.4)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; ids: {', '.join(ids[:6])}"
-    raise AbwInputError(f"no check {check_id!r} in the report{hint}", field="CHECK_ID")
+    raise AbwInputError(f"no check {check_id!r} in the report{hint}", field=argument)
 
 
 def _value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
-def explain(report: GateReport, check_id: str) -> str:
-    """Plain text: the check, what it compared, the violating spans, and why the verdict."""
-    check = find_check(report, check_id)
+def explain(report: GateReport, check_id: str, argument: str = "CHECK_ID") -> str:
+    """Plain text: the check, what it compared, the violating spans, and why the verdict
+    (``argument``: as for :func:`find_check`)."""
+    check = find_check(report, check_id, argument)
     kind = "hard invariant, one violating run is proof" if check.hard else "soft or statistical"
     lines = [
         f"{check.id}: {check.verdict}",

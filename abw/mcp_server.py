@@ -169,7 +169,8 @@ def build_server() -> Any:
         from abw.explain import explain
 
         with _tool_errors():
-            return explain(_gate_report(baseline, candidate, spec, contract, report), check_id)
+            gated = _gate_report(baseline, candidate, spec, contract, report)
+            return explain(gated, check_id, argument="check_id")
 
     @server.tool(
         name="abw_fingerprint",

@@ -78,6 +78,18 @@ def test_mcp_render_with_an_unknown_format_is_one_clear_tool_error():
     assert "format: unknown report format 'pdf' (known: json, html" in text(result)
 
 
+def test_mcp_explain_of_an_unknown_check_names_the_tool_argument(tmp_path):
+    """The MCP tool said ``CHECK_ID: no check ...``: the CLI's argument, not the tool's."""
+    candidate = str(REFUND / "traces" / "good")
+    arguments = {"baseline": str(BASELINE), "candidate": candidate, "spec": str(SPEC)}
+
+    async def steps(session):
+        return await session.call_tool("abw_explain", {**arguments, "check_id": "nope"})
+
+    result = drive(steps)
+    assert result.is_error and "check_id: no check 'nope' in the report" in text(result)
+
+
 def test_mcp_a_nul_in_a_path_is_one_clear_error_not_a_bare_failure():
     async def steps(session):
         return [
