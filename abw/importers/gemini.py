@@ -1,13 +1,18 @@
 """Gemini CLI chat recordings (``~/.gemini/tmp/<project>/chats/session-*.json`` / ``.jsonl``).
 
 Before 0.39 a session is one JSON document (``{sessionId, projectHash, ..., messages}``); from
-0.39 on it is JSON Lines, records appended as the session goes (:func:`replayed`, the reading of
-Gemini CLI's own ``loadConversationRecord``): a metadata line ``{sessionId, projectHash, ...}``,
-message lines (a message written again under its ``id`` replaces the earlier copy, in place),
-``{"$set": {...}}`` metadata updates (a ``messages`` list in one is a checkpoint: it replaces
-every message) and ``{"$rewindTo": id}`` (the conversation cut back: that message and every
-later one dropped). A subagent's own recording (``kind: subagent``, under
-``chats/<parent session id>/``) is not a session: it is skipped with a warning.
+0.39 on it is JSON Lines, records appended as the session goes (:func:`replayed`): a metadata
+line ``{sessionId, projectHash, ...}``, message lines (a message written again under its ``id``
+replaces the earlier copy, in place), ``{"$set": {...}}`` metadata updates (a ``messages`` list
+in one is a checkpoint: the history as the chat holds it now, copies of recorded messages under
+their ids, after a compression, an Esc or a ``/rewind``) and ``{"$rewindTo": id}`` (the
+conversation cut back: Gemini CLI's loader drops that message and every later one). A behavior
+gate sees every step the recording shows the agent took: a rewound message, or one a checkpoint
+leaves out, ran and stays, in recording order (one warning per file); a checkpoint's copy of a
+recorded message counts once (the recorded one). The run's final status and output are those of
+the conversation at its end, replayed as ``loadConversationRecord`` does. A subagent's own
+recording (``kind: subagent``, under ``chats/<parent session id>/``) is not a session: it is
+skipped with a warning.
 
 Each ``gemini`` message is an llm span (named by its model), followed by its ``toolCalls`` in
 order: status ``success``/``error``/``cancelled`` -> ok/error/rejected, a ``cancelled`` call
@@ -57,6 +62,7 @@ from abw.importers.spans import (
 )
 from abw.jsonlocate import value_lines
 from abw.reader import MalformedJson
+from abw.text import plural
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -153,8 +159,9 @@ class GeminiImporter(Importer):
         _refuse_stream_json(raw, path)
         records = _records(raw, path, options) if path.suffix == ".jsonl" else None
         line_of: Callable[[tuple[str | int, ...]], int | None]
+        ended: list[int] | None = None  # the messages the conversation ends with (all)
         if records is not None:
-            document, message_lines = replayed(records, path, options)
+            document, message_lines, ended = replayed(records, path, options)
             if document.get("kind") == "subagent":
                 options.warn(
                     f"{path.name}: a subagent's own recording (kind: subagent), not a session: "
@@ -193,25 +200,15 @@ class GeminiImporter(Importer):
                 field="messages",
             )
         drafts: list[Draft] = []
-        final_status, final_text = "unknown", None
-        for index, message in enumerate(document["messages"]):
+        messages = document["messages"]
+        for index, message in enumerate(messages):
             if not isinstance(message, dict):
                 raise AbwInputError(
                     "a message is not an object", file=path, field=f"messages.{index}"
                 )
-            kind = message.get("type")
+            if message.get("type") != "gemini":
+                continue
             when = parse_time(message.get("timestamp"))
-            if kind == "user":
-                final_status = "unknown"
-                continue
-            if kind == "error":
-                final_status = "error"
-                continue
-            if kind == "info" and message.get("content") == _CANCELLED:
-                final_status = "cancelled"  # the user pressed Esc: the turn was cancelled
-                continue
-            if kind != "gemini":
-                continue
             llm = Draft(
                 (index, 0),
                 "llm",
@@ -241,13 +238,9 @@ class GeminiImporter(Importer):
                     draft = self._call(call, index, position, llm.span_id, options, path)
                     draft.line = line_of(("messages", index, "toolCalls", position - 1))
                     drafts.append(draft)
-            content = message.get("content")
-            if isinstance(content, str) and content.strip():
-                final_text = content
-            pending = any(
-                isinstance(c, dict) and str(c.get("status")) not in _STATUS for c in calls
-            )
-            final_status = "unknown" if calls or pending else "success"
+        if ended is None:
+            ended = list(range(len(messages)))
+        final_status, final_text = _run_end([messages[index] for index in ended])
         return [
             make_trace(
                 platform=self.platform,
@@ -373,52 +366,137 @@ def _records(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int, 
 
 def replayed(
     records: list[tuple[int, Any]], path: Path, options: ImportOptions
-) -> tuple[dict[str, Any], dict[int, int]]:
+) -> tuple[dict[str, Any], dict[int, int], list[int]]:
     """The session a 0.39+ recording's ``(line, record)`` pairs add up to, as the document the
-    earlier format holds (``messages`` in conversation order), and the line each message was
-    last written on (by its index): Gemini CLI's own reading (module docstring)."""
-    metadata: dict[str, Any] = {}
-    messages: dict[str, tuple[int, dict[str, Any]]] = {}  # id -> (line, message), in order
-    ignored = 0
-
-    def add(line: int, candidates: Any) -> None:
-        for message in candidates if isinstance(candidates, list) else []:
-            if isinstance(message, dict) and isinstance(message.get("id"), str):
-                messages[message["id"]] = (line, message)
-
+    earlier format holds: ``messages`` every message recorded, in the order first recorded, each
+    as last written under its id (a rewound one, one a checkpoint leaves out: they ran; a
+    checkpoint's copy of a recorded one is no new message); the line each was last written on
+    (by index); and the indexes of the messages the conversation ends with, in its order
+    (Gemini CLI's own ``loadConversationRecord``: rewinds and checkpoints applied)."""
+    replay = _Replay()
     for line, record in records:
-        if not isinstance(record, dict):
-            ignored += 1
-        elif isinstance(record.get("$rewindTo"), str):
-            ids = list(messages)
-            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in messages else 0
-            for message_id in ids[cut:]:
-                del messages[message_id]
-        elif isinstance(record.get("id"), str):
-            messages[record["id"]] = (line, record)
-        elif isinstance(record.get("$set"), dict):
-            update = record["$set"]
-            if isinstance(update.get("messages"), list):
-                messages.clear()
-                add(line, update["messages"])
-            metadata.update(update)
-        elif isinstance(record.get("sessionId"), str) and isinstance(
-            record.get("projectHash"), str
-        ):
-            metadata.update(record)
-            add(line, record.get("messages"))
-        else:
-            ignored += 1
-    if not isinstance(metadata.get("sessionId"), str):
+        replay.read(line, record)
+    if replay.ignored:
+        options.warn(f"{path.name}: skipped {replay.ignored} lines that are no recording record")
+    if not isinstance(replay.metadata.get("sessionId"), str):
         raise AbwInputError(
             "not a Gemini CLI chat recording: no session line {sessionId, projectHash, ...}",
             file=path,
         )
-    if ignored:
-        options.warn(f"{path.name}: skipped {ignored} lines that are no recording record")
-    ordered = list(messages.values())
-    document = {**metadata, "messages": [message for _, message in ordered]}
-    return document, {index: line for index, (line, _) in enumerate(ordered)}
+    if replay.metadata.get("kind") != "subagent":
+        replay.warn_dropped(path, options)
+    index = {message_id: n for n, message_id in enumerate(replay.recorded)}
+    document = {**replay.metadata, "messages": [m for _, m in replay.recorded.values()]}
+    lines = {n: line for n, (line, _) in enumerate(replay.recorded.values())}
+    return document, lines, [index[message_id] for message_id in replay.live]
+
+
+class _Replay:
+    """A 0.39+ recording read record by record: every message recorded (``recorded``), and the
+    conversation as Gemini CLI's loader holds it (``live``: ids in its order)."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, Any] = {}
+        self.recorded: dict[str, tuple[int, dict[str, Any]]] = {}  # id -> (line, message)
+        self.live: dict[str, None] = {}
+        self.dropped: dict[str, str] = {}  # id -> "rewind" / "checkpoint", while out of live
+        self.ignored = 0
+
+    def read(self, line: int, record: Any) -> None:
+        if not isinstance(record, dict):
+            self.ignored += 1
+        elif isinstance(record.get("$rewindTo"), str):
+            ids = list(self.live)
+            target = record["$rewindTo"]
+            self._drop(ids[ids.index(target) if target in self.live else 0 :], "rewind")
+        elif isinstance(record.get("id"), str):
+            self._write(line, record)
+        elif isinstance(record.get("$set"), dict):
+            update = record["$set"]
+            if isinstance(update.get("messages"), list):
+                self._checkpoint(line, update["messages"])
+            self.metadata.update(update)
+        elif isinstance(record.get("sessionId"), str) and isinstance(
+            record.get("projectHash"), str
+        ):
+            self.metadata.update(record)
+            for message in _with_ids(record.get("messages")):
+                self._write(line, message)
+        else:
+            self.ignored += 1
+
+    def _write(self, line: int, message: dict[str, Any]) -> None:
+        """A message (re)written under its id: it replaces the earlier copy, in place."""
+        self.recorded[message["id"]] = (line, message)
+        self.live[message["id"]] = None
+        self.dropped.pop(message["id"], None)
+
+    def _checkpoint(self, line: int, messages: Any) -> None:
+        """A checkpoint: the conversation is its messages; one not recorded yet is new."""
+        listed = _with_ids(messages)
+        kept = {message["id"] for message in listed}
+        self._drop([i for i in self.live if i not in kept], "checkpoint")
+        self.live.clear()
+        for message in listed:
+            self.recorded.setdefault(message["id"], (line, message))
+            self.live[message["id"]] = None
+            self.dropped.pop(message["id"], None)
+
+    def _drop(self, ids: list[str], why: str) -> None:
+        for message_id in ids:
+            del self.live[message_id]
+            self.dropped[message_id] = why
+
+    def warn_dropped(self, path: Path, options: ImportOptions) -> None:
+        """One warning when steps the conversation no longer holds are kept."""
+        counts = {"rewind": 0, "checkpoint": 0}
+        for message_id, why in self.dropped.items():
+            counts[why] += _steps(self.recorded[message_id][1])
+        parts = []
+        if counts["rewind"]:
+            parts.append(f"{plural(counts['rewind'], 'step')} the session later rewound")
+        if counts["checkpoint"]:
+            parts.append(
+                f"{plural(counts['checkpoint'], 'step')} a later checkpoint left out "
+                "(compressed or rolled back)"
+            )
+        if parts:
+            options.warn(f"{path.name}: {' and '.join(parts)} are kept: they ran")
+
+
+def _with_ids(messages: Any) -> list[dict[str, Any]]:
+    """The messages of a list that have a string id (what Gemini CLI's loader reads)."""
+    listed = messages if isinstance(messages, list) else []
+    return [m for m in listed if isinstance(m, dict) and isinstance(m.get("id"), str)]
+
+
+def _steps(message: dict[str, Any]) -> int:
+    """The spans a message makes: a ``gemini`` message and its tool calls."""
+    if message.get("type") != "gemini":
+        return 0
+    calls = message.get("toolCalls")
+    return 1 + sum(isinstance(c, dict) for c in calls) if isinstance(calls, list) else 1
+
+
+def _run_end(messages: list[Any]) -> tuple[str, str | None]:
+    """The run's final status and answer, from the messages the conversation ends with: error
+    after an ``error`` message, cancelled after ``Request cancelled.``, success after a model
+    message calling no tool, else unknown; the answer is the last model text."""
+    final_status, final_text = "unknown", None
+    for message in messages:
+        kind = message.get("type")
+        if kind == "user":
+            final_status = "unknown"
+        elif kind == "error":
+            final_status = "error"
+        elif kind == "info" and message.get("content") == _CANCELLED:
+            final_status = "cancelled"  # the user pressed Esc: the turn was cancelled
+        elif kind == "gemini":
+            content = message.get("content")
+            if isinstance(content, str) and content.strip():
+                final_text = content
+            final_status = "unknown" if message.get("toolCalls") else "success"
+    return final_status, final_text
 
 
 def _subagent_call(call: dict[str, Any]) -> bool:
