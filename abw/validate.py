@@ -11,7 +11,7 @@ from typing import Any
 from abw.documents import read_source
 from abw.errors import AbwInputError
 from abw.limits import MAX_TRACE_BYTES
-from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA
+from abw.models import CONTRACT_SCHEMA, REPORT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA
 from abw.models.registry import KINDS, json_schema
 
 
@@ -48,7 +48,6 @@ def read_report(
     from pydantic import ValidationError
 
     from abw.errors import from_validation_error, require_schema_version
-    from abw.models import REPORT_SCHEMA
     from abw.models.report import GateReport
 
     name = path if shown is None else shown
@@ -64,17 +63,27 @@ def read_report(
         error.message = f"not a gate-report/v0: {error.message}"
         raise error from None
     if consistent:
-        from abw.verify_report import consistency_problems
-
-        parts = {"verdict", "summary", "checks", "inputs"}  # what it compares, nothing more
-        problems = consistency_problems(report.model_dump(mode="json", include=parts))
-        if problems:
-            where, _, why = problems[0].partition(": ")
-            more = f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-            raise AbwInputError(
-                f"refused: the report contradicts itself: {why}{more}", file=name, field=where
-            )
+        contradiction = self_contradiction(report, name)
+        if contradiction is not None:
+            raise contradiction
     return report
+
+
+def self_contradiction(report: Any, file: str | Path) -> AbwInputError | None:
+    """The error for a report that contradicts itself (an edited verdict:
+    :func:`abw.verify_report.consistency_problems`), naming its first problem; None when it
+    agrees with itself."""
+    from abw.verify_report import consistency_problems
+
+    parts = {"verdict", "summary", "checks", "inputs"}  # what it compares, nothing more
+    problems = consistency_problems(report.model_dump(mode="json", include=parts))
+    if not problems:
+        return None
+    where, _, why = problems[0].partition(": ")
+    more = f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+    return AbwInputError(
+        f"refused: the report contradicts itself: {why}{more}", file=file, field=where
+    )
 
 
 def load_document(path: Path) -> Any:
@@ -141,6 +150,10 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
                 from abw.contract import compile_contract
 
                 compile_contract(loaded, file=file)
+            elif schema_id == REPORT_SCHEMA:  # ok only when it agrees with itself, as for readers
+                contradiction = self_contradiction(loaded, file)
+                if contradiction is not None:
+                    raise contradiction
     except AbwInputError as exc:
         # spans.4.status, or a contract clause's governance.hard[0].params.within
         names = re.findall(r"[^.\[\]]+", exc.field or "")

@@ -230,3 +230,19 @@ def test_strict_is_passed_to_the_gate_again(run_cli, tmp_path):
         "--strict",
     )
     assert code == 0, out + err
+
+
+def test_validate_refuses_a_report_that_contradicts_itself_as_every_reader_does(run_cli, judged):
+    """``abw validate`` said "ok" on a report whose verdict was edited to FAIL, which
+    ``abw report``, ``explain`` and the Action refuse: a file it calls ok is one they read."""
+    report = judged[0]
+    code, out, err = run_cli("validate", report)
+    assert code == 0 and out.strip() == f"{report}: ok", err
+    document = json.loads(report.read_text())
+    document["verdict"] = "FAIL"
+    report.write_text(json.dumps(document, indent=2))
+    code, out, err = run_cli("validate", report)
+    assert code == 2
+    assert "$.verdict: refused: the report contradicts itself: the report says FAIL" in out + err
+    code, _, err = run_cli("report", "-i", report, "-o", report.with_suffix(".md"))
+    assert code == 2 and "the report contradicts itself" in err
