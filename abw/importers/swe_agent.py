@@ -524,8 +524,8 @@ def _mini(
             _answer_call(waiting, message)
         elif role == "exit":
             _answer_submit(waiting, message)
-        elif role == "user" and _stopped(message, text) and (pending or waiting):
-            _stop(pending, waiting, _stopped(message, text), message)
+        elif role == "user" and (pending or waiting) and (stopped := _stopped(message, text)):
+            _stop(pending, waiting, stopped, message)
             pending = None
         elif role == "user" and _interrupt(message) == _FORMAT_ERROR:
             drafts.append(_unparsed_turn((index, 0), message, model, line))
@@ -551,7 +551,7 @@ def _stopped(message: dict[str, Any], text: str) -> str | None:
 def _stop(
     pending: Draft | None,
     waiting: list[tuple[Any, Draft]],
-    outcome: str | None,
+    outcome: str,
     message: dict[str, Any],
 ) -> None:
     """Settle the commands a person declined or stopped: the text-based command waiting for
