@@ -82,6 +82,12 @@ def _in_subagents_dir(path: Path) -> bool:
     return "subagents" in path.parent.parts[-3:]
 
 
+def _is_run_bookkeeping(path: Path) -> bool:
+    """A file under ``subagents/`` that is no transcript: a ``Workflow`` run (2.1.2xx) keeps
+    its ``journal.jsonl`` (``started``/``result`` per agent) beside its ``agent-*.jsonl``."""
+    return _in_subagents_dir(path) and not path.name.startswith("agent-")
+
+
 def _resumed_owners(wanted: set[tuple[Path, str]], sessions: list[Path]) -> set[tuple[Path, str]]:
     """The ``(folder, session id)`` of ``wanted`` that a session file in that folder holds on a
     later line (a resumed session carries its earlier ids); each session file is read once,
@@ -129,7 +135,11 @@ class ClaudeImporter(Importer):
         whose session is not there (imported on their own, with a warning, never dropped)."""
         from abw.importers.claude.reader import PROMPT_LOG
 
-        files = [p for p in export_files(folder, ("*.jsonl",)) if p.name != PROMPT_LOG]
+        files = [
+            p
+            for p in export_files(folder, ("*.jsonl",))
+            if p.name != PROMPT_LOG and not _is_run_bookkeeping(p)
+        ]
         # (a session resumed and left at once is an empty file: nothing to import)
         sessions = [p for p in files if not self.is_subagent_file(p) and p.stat().st_size > 0]
         return sorted([*sessions, *self._orphans(files, sessions)])
@@ -180,7 +190,9 @@ class ClaudeImporter(Importer):
                 continue
             nested = folder / name / "subagents"
             if nested.is_dir():
-                found += sorted(p for p in nested.rglob("*.jsonl") if p.is_file())
+                found += sorted(
+                    p for p in nested.rglob("*.jsonl") if p.is_file() and not _is_run_bookkeeping(p)
+                )
         unique = dict.fromkeys(p for p in found if p.resolve() != session.resolve())
         return sorted(unique, key=lambda p: (p.name, str(p)))
 
