@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from abw.errors import AbwInputError
 from abw.importers.codex.values import as_float, as_int
 from abw.importers.rawio import decode_json_string
 from abw.importers.spans import exit_outcome
@@ -17,6 +18,9 @@ _EXITED = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _WALL = re.compile(r"Wall time:\s*([0-9.]+)\s*seconds")
 _SANDBOX_EXIT = re.compile(r"exit code:\s*(-?\d+)")
 _TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
+#: A code-mode ``exec`` script's status line, and its wall time (``Wall time 0.1 seconds``).
+_SCRIPT_STATUS = ("Script completed", "Script failed")
+_SCRIPT_WALL = re.compile(r"^Wall time:?\s*([0-9.]+)\s*seconds", re.MULTILINE)
 
 
 #: How the output of a call that failed before or while running starts (Codex's own texts; an
@@ -47,6 +51,9 @@ class Verdict:
 def classify_output(output: Any, file: Path | None = None, line: int | None = None) -> Verdict:
     """Read a call's output: exit code, sandbox/rejection texts, wall time, a running session."""
     value = decode_json_string(output, file, line)
+    script = _code_mode(value, file, line)
+    if script is not None:
+        return script
     if isinstance(value, dict):
         if value.get("isError") is True:
             return Verdict("error")
@@ -85,6 +92,53 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
     if lowered.startswith(_FAILED_PREFIXES):
         return Verdict("error", None, seconds)
     return Verdict("ok", None, seconds)
+
+
+def _code_mode(value: Any, file: Path | None, line: int | None) -> Verdict | None:
+    """A code-mode ``exec`` script's output (0.150+), None for any other: its status line
+    (``Script completed`` / ``Script failed``), ``Wall time X seconds`` and ``Output:``, then
+    what the script printed, as ``input_text`` parts (or one string). A failed script is an
+    error; a completed one takes the exit code of the last command result it printed
+    (``{"chunk_id", "exit_code", "output", …}``, what ``tools.exec_command`` returns), as a
+    shell script ends with its last command's status."""
+    parts = _texts(value)
+    if not parts or not parts[0].startswith(_SCRIPT_STATUS):
+        return None
+    head, _, body = parts[0].partition("\nOutput:\n")
+    wall = _SCRIPT_WALL.search(head)
+    if wall is None:  # (Codex's status line is always followed by the wall time)
+        return None
+    seconds = float(wall.group(1))
+    if head.startswith("Script failed"):
+        return Verdict("error", None, seconds)
+    result: dict[str, Any] = {}
+    for part in [body, *parts[1:]]:
+        printed = _printed_json(part, file, line)
+        if isinstance(printed, dict) and "chunk_id" in printed and "exit_code" in printed:
+            result = printed
+    code = as_int(result.get("exit_code"))
+    if code is None:
+        return Verdict("ok", None, seconds)
+    text = result.get("output") if isinstance(result.get("output"), str) else ""
+    return Verdict(command_outcome(code, text), code, seconds)
+
+
+def _printed_json(text: str, file: Path | None, line: int | None) -> Any:
+    """What a script printed, parsed when it is JSON; a text that is no JSON the command
+    returned (a key repeated) is just text."""
+    try:
+        return decode_json_string(text.strip(), file, line)
+    except AbwInputError:
+        return None
+
+
+def _texts(value: Any) -> list[str]:
+    """The texts of an output: one string, or a list of ``{"type", "text"}`` parts."""
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list):
+        return []
+    return [p["text"] for p in value if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
 def command_outcome(code: int | None, body: str) -> str:

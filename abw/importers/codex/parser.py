@@ -111,9 +111,32 @@ def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
 
 def _turn_start(state: RolloutState, line: int) -> None:
     _close_llm(state)
+    if state.turn_before is None:  # (``task_started`` then ``user_message``: one turn)
+        state.turn_before = (state.final_status, state.final_text)
     state.turn_starts.append(line)
     state.cancelled_turn = state.failed_turn = False
     state.final_status = "unknown"
+
+
+def _user_turn(state: RolloutState, line: int) -> None:
+    """A person's message opens a user turn: the unit ``thread_rolled_back`` counts."""
+    _turn_start(state, line)
+    state.user_turns.append(state.turn_before or (state.final_status, state.final_text))
+    state.turn_before = None
+
+
+def _rolled_back(state: RolloutState, payload: dict[str, Any]) -> None:
+    """``thread_rolled_back``: Codex drops the last ``num_turns`` user turns from the
+    conversation, so its final status and output are again those before the first of them (the
+    rolled-back turns' spans stay: their calls ran)."""
+    count = as_int(payload.get("num_turns"))
+    if count is None or count < 1 or not state.user_turns:
+        return
+    keep = max(len(state.user_turns) - count, 0)
+    state.final_status, state.final_text = state.user_turns[keep]
+    del state.user_turns[keep:]
+    state.turn_before = None
+    state.cancelled_turn = state.failed_turn = False
 
 
 def _set_final(state: RolloutState, status: str) -> None:
@@ -125,15 +148,22 @@ def _set_final(state: RolloutState, status: str) -> None:
 
 def _event(state: RolloutState, line: int, payload: dict[str, Any], when: datetime | None) -> None:
     kind = nonempty_str(payload.get("type"))
-    if kind in {"task_started", "user_message"}:
+    if kind == "task_started":
         state.turn_events = True
         _turn_start(state, line)
+    elif kind == "user_message":
+        state.turn_events = True
+        _user_turn(state, line)
+    elif kind == "thread_rolled_back":
+        _rolled_back(state, payload)
     elif kind == "task_complete":
+        state.turn_before = None
         _set_final(state, "success")
         message = payload.get("last_agent_message")
         if isinstance(message, str):
             state.final_text = message
     elif kind == "turn_aborted":
+        state.turn_before = None
         state.aborts.append(line)
         state.final_status = "cancelled"
         state.cancelled_turn = True
@@ -208,7 +238,7 @@ def _item(state: RolloutState, line: int, payload: dict[str, Any], when: datetim
         else:
             _close_llm(state)
             if role == "user" and not state.turn_events and not _injected(payload):
-                _turn_start(state, line)
+                _user_turn(state, line)
         return
     if kind in _MODEL_ITEMS:
         _open_llm(state, line, when)

@@ -57,6 +57,10 @@ class RolloutState:
     #: the turn being read ended on an ``error`` event (Codex writes ``task_complete`` after it)
     failed_turn: bool = False
     final_text: str | None = None
+    #: the run's (status, final text) as each user turn began, for ``thread_rolled_back``
+    user_turns: list[tuple[str, str | None]] = field(default_factory=list)
+    #: the run's (status, final text) before the turn being read began, until its user message
+    turn_before: tuple[str, str | None] | None = None
     recognised: int = 0
     exec_output: tuple[int, str] | None = None  # the first ``codex exec --json`` line, its field
     exec_thread: str | None = None
