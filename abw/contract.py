@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,9 @@ from abw.models.rules import RULE_KINDS
 from abw.text import comment_line, log_yaml
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
+#: Keys of a compiled rule or assertion that come from the clause, never from its params.
+RULE_OWN_KEYS = ("id", "kind", "statement", "enforcement")
+ASSERTION_OWN_KEYS = ("id", "statement", "severity")
 
 
 def load_contract(path: str | Path) -> tuple[Any, str]:
@@ -133,10 +137,21 @@ class _Compiler:
             if found is not None:
                 origin, nested = found
                 rest = tuple(p for p in location[size:] if p not in RULE_KINDS)
-                return (*origin, "params", *rest) if nested and rest else (*origin, *rest)
+                if nested and rest and rest[0] not in ("id", "statement"):
+                    return (*origin, "params", *rest)
+                return (*origin, *rest)
         return None
 
+    def own_keys(self, clause: Any, keys: tuple[str, ...]) -> None:
+        """An error for a ``params`` key the clause itself sets (its id, statement, kind and
+        strength): in params it would replace the clause's own, e.g. make a hard clause soft."""
+        for key in keys:
+            if key in clause.params:
+                message = f"{key} is set by the clause (its id, statement, rule and section)"
+                raise self.error(message, "params", key)
+
     def rule(self, clause: Any, enforcement: str, kind: str, params: dict[str, Any]) -> None:
+        self.own_keys(clause, RULE_OWN_KEYS)
         self.came_from(("rules", len(self.rules)), nested=True)
         self.rules.append(
             {
@@ -161,7 +176,7 @@ class _Compiler:
                 self.came_from(("invariants", "required_tools", len(tools)), "params", "tool")
                 tools.append(params["tool"])
             else:
-                count = {"tool": params.pop("tool"), "min": 1, "count_status": "success"}
+                count = {"tool": _exact(params.pop("tool")), "min": 1, "count_status": "success"}
                 self.rule(clause, enforcement, "count", {**count, **params})
         elif kind == "forbidden_tool":
             params = self.params(clause, ("tool",))
@@ -171,7 +186,10 @@ class _Compiler:
                 tools.append(params["tool"])
             else:
                 self.rule(
-                    clause, enforcement, "count", {"tool": params.pop("tool"), "max": 0, **params}
+                    clause,
+                    enforcement,
+                    "count",
+                    {"tool": _exact(params.pop("tool")), "max": 0, **params},
                 )
         elif kind == "precedence" and hard and set(clause.params) == {"before", "after"}:
             order = self.invariants["required_order"]
@@ -179,8 +197,12 @@ class _Compiler:
             order.append(dict(clause.params))
         elif kind in BUILTIN_LIMITS:
             value = self.params(clause, ("value",))["value"]
-            if not isinstance(value, int | float):  # min() below compares it
+            # checked here, not only in the spec: a value that does not win the min() below
+            # never reaches the spec, and a soft one reaches it as a count rule's ``max``
+            if isinstance(value, bool) or not isinstance(value, int):
                 raise self.error("Input should be a valid integer", "params", "value")
+            if value < 0:
+                raise self.error("Input should be greater than or equal to 0", "params", "value")
             if hard:
                 current = self.invariants.get(kind)
                 if current is None or value < current:
@@ -201,6 +223,7 @@ class _Compiler:
             if enforcement == "precondition":
                 raise self.error("an assertion cannot be a precondition")
             severity = "error" if hard else "warn"
+            self.own_keys(clause, ASSERTION_OWN_KEYS)
             self.came_from(("assertions", len(self.assertions)), nested=True)
             self.assertions.append(
                 {
@@ -235,7 +258,7 @@ class _Compiler:
         if enforcement == "precondition":
             raise self.error(f"{kind} cannot be a precondition")
         items = value if kind == "required_output_fields" else sorted(value)
-        for field in items:
+        for index, field in enumerate(items):
             pointer = "/output/" + field.replace("~", "~0").replace("/", "~1")
             matcher = (
                 {"op": "exists"}
@@ -245,7 +268,7 @@ class _Compiler:
             self.came_from(("assertions", len(self.assertions)), nested=True)
             self.assertions.append(
                 {
-                    "id": f"{clause.id}.{field}",
+                    "id": f"{clause.id}.{_id_part(field, index)}",
                     "statement": clause.statement,
                     "severity": "warn",
                     "selector": pointer,
@@ -318,6 +341,22 @@ class _Compiler:
         if self.assertions:
             document["assertions"] = self.assertions
         return document
+
+
+def _exact(tool: Any) -> Any:
+    """The glob of exactly the tool ``tool`` names: a tool clause means one tool, hard (the
+    exact names of ``required_tools``) or soft (a ``count`` rule, which reads globs)."""
+    from abw.semantics import literal_pattern
+
+    return literal_pattern(tool) if isinstance(tool, str) else tool
+
+
+def _id_part(field: str, index: int) -> str:
+    """``field`` where it may be part of an id; else its characters an id may hold, and its
+    index (an output field may hold any text: ``refund/amount``, ``état``)."""
+    if re.fullmatch(r"[A-Za-z0-9_.\-]+", field):
+        return field
+    return f"{re.sub(r'[^A-Za-z0-9_.-]+', '-', field).strip('-')}-{index}".lstrip("-")
 
 
 def compile_contract(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abw.errors import AbwInputError
+from abw.semantics import literal_pattern
 from abw.text import comment_line
 
 TOOL = {"type": ["tool"]}
@@ -71,8 +72,8 @@ def convert(
         spec = Spec.model_validate(body)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise AbwInputError(f"the converted spec is invalid: {first['msg']}", field=where) from None
+        where = ".".join(str(p) for p in first["loc"])  # the spec's, not the contract's field
+        raise AbwInputError(f"the converted spec is invalid: {where}: {first['msg']}") from None
     return Conversion(fmt, spec, notes)
 
 
@@ -101,7 +102,7 @@ def _behaviorlock(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
         raise AbwInputError("scenarios must be a list", field="scenarios")
     project = document.get("project") if isinstance(document.get("project"), dict) else {}
     assertions: list[dict[str, Any]] = []
-    ids: list[str] = []
+    places: list[tuple[str, str]] = []  # each assertion's place in the contract, its scenario
     for s_index, scenario in enumerate(scenarios):
         if not isinstance(scenario, dict) or not isinstance(scenario.get("id"), str):
             raise AbwInputError("a scenario needs a string id", field=f"scenarios.{s_index}")
@@ -117,16 +118,21 @@ def _behaviorlock(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
                 )
                 continue
             severity = {"warning": "warn"}.get(assertion.get("severity"), assertion.get("severity"))
+            new_id = _slug(name, f"assertion-{a_index}")
+            if new_id != name:
+                notes.append(
+                    f"{where} ({name}): written with the id {new_id} (abw ids are [A-Za-z0-9_.-])"
+                )
             converted = {
-                "id": name,
+                "id": new_id,
                 "statement": str(assertion.get("statement") or name),
                 "severity": severity or "error",
                 "selector": _selector(selector),
                 "matcher": assertion.get("matcher"),
-                "scenarios": [scenario["id"]],
+                "scenarios": [literal_pattern(scenario["id"])],  # the id, never a glob
             }
             if assertion.get("limitations"):
-                converted["limitations"] = list(assertion["limitations"])
+                converted["limitations"] = _names(assertion, "limitations", where, [])
             known = {"id", "statement", "severity", "selector", "matcher", "limitations"}
             for key in sorted(set(assertion) - known):
                 notes.append(f"{where} ({name}): field {key!r} has no abw equivalent: left out")
@@ -135,11 +141,8 @@ def _behaviorlock(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
                 notes.append(f"{where} ({name}): {problem}: left out")
                 continue
             assertions.append(converted)
-            ids.append(name)
-    repeated = {i for i in ids if ids.count(i) > 1}
-    for item in assertions:  # an id used in two scenarios: qualify it by its scenario
-        if item["id"] in repeated:
-            item["id"] = f"{item['scenarios'][0]}.{item['id']}"
+            places.append((where, scenario["id"]))
+    _qualify(assertions, places)
     notes.append(
         "gate: an error assertion whose value is unknown makes behaviorlock fail (exit 1); "
         "abw reports it INCONCLUSIVE (exit 3; --allow-inconclusive makes it 0)"
@@ -152,17 +155,40 @@ def _behaviorlock(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
     }
 
 
-def _assertion_problem(assertion: dict[str, Any]) -> str | None:
-    from pydantic import TypeAdapter, ValidationError
+def _qualify(assertions: list[dict[str, Any]], places: list[tuple[str, str]]) -> None:
+    """An id used in two scenarios is qualified by its scenario's; one that still repeats (twice
+    in one scenario) is an input error at its second place."""
+    ids = [item["id"] for item in assertions]
+    repeated = {i for i in ids if ids.count(i) > 1}
+    seen: set[str] = set()
+    for item, (where, scenario) in zip(assertions, places, strict=True):
+        if item["id"] in repeated:
+            item["id"] = f"{_slug(scenario, 'scenario')}.{item['id']}"
+        if item["id"] in seen:
+            message = f"assertion id {item['id']} repeats in scenario {scenario}"
+            raise AbwInputError(message, field=f"{where}.id")
+        seen.add(item["id"])
 
+
+def _assertion_problem(assertion: dict[str, Any]) -> str | None:
     from abw.models.rules import Assertion
 
+    return _problem(Assertion, assertion)
+
+
+def _problem(model: Any, value: dict[str, Any]) -> str | None:
+    """``field: message`` of the first reason ``value`` is not a valid ``model``, or None;
+    the field is the converted item's own (pydantic's union tags left out)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from abw.models.rules import RULE_KINDS
+
     try:
-        TypeAdapter(Assertion).validate_python(assertion)
+        TypeAdapter(model).validate_python(value)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        return f"{where}: {first['msg']}"
+        loc = [str(p) for p in first["loc"] if p not in RULE_KINDS and "-" not in str(p)]
+        return f"{'.'.join(loc)}: {first['msg']}" if loc else str(first["msg"])
     return None
 
 
@@ -205,7 +231,7 @@ def _event_match(matcher: Any) -> dict[str, Any]:
     if tool is not None and kind != "tool.call":
         raise _Skip(f"tool {tool!r} on a {kind} event")
     if kind == "tool.call":
-        out: dict[str, Any] = {"name": tool or "*", **TOOL}
+        out: dict[str, Any] = {"name": _glob(tool or "*"), **TOOL}
         if "ok" in matcher:
             out["status"] = ["success"] if matcher["ok"] else ["error"]
         _only(matcher, {"type", "tool", "ok"})
@@ -243,8 +269,27 @@ def _only(matcher: dict[str, Any], allowed: set[str]) -> None:
         raise _Skip(f"matcher fields {extra} do not apply to {matcher.get('type')} events here")
 
 
-def _proof(classes: Any, outcome_id: Any = None) -> list[str]:
-    classes = classes if isinstance(classes, list) and classes else DEFAULT_EVIDENCE
+def _glob(pattern: Any) -> Any:
+    """A peer glob (``*`` and ``?``; ``[`` and a leading ``=`` literal) as abw's glob that
+    matches the same names: ``[`` as ``[[]``, a leading ``=`` as ``[=]``."""
+    if not isinstance(pattern, str):
+        return pattern  # (the converted rule's check names the field)
+    pattern = pattern.replace("[", "[[]")
+    return "[=]" + pattern[1:] if pattern.startswith("=") else pattern
+
+
+def _names(rule: dict[str, Any], key: str, where: str, default: list[str]) -> list[str]:
+    """The list of names at ``rule[key]`` (``default`` when absent or empty); anything else
+    (a single string too, which would otherwise read as its characters) is an input error."""
+    value = rule.get(key)
+    if value is None or value == []:
+        return list(default)
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise AbwInputError("must be a list of non-empty strings", field=f"{where}.{key}")
+    return list(value)
+
+
+def _proof(classes: list[str], outcome_id: Any = None) -> list[str]:
     return [f"outcome.{c}:{outcome_id or '*'}" for c in classes]
 
 
@@ -252,15 +297,18 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
     kind = rule.get("kind")
     name = rule.get("id")
     if kind == "deny_tool":
-        return [{"kind": "count", "tool": {"name": rule["tool"], **TOOL}, "max": 0}]
+        return [{"kind": "count", "tool": {"name": _glob(rule["tool"]), **TOOL}, "max": 0}]
     if kind == "allow_tools":
-        return [{"kind": "tool_allowlist", "tools": list(rule["tools"])}]
+        if "tools" not in rule:
+            raise KeyError("tools")
+        tools = [_glob(t) for t in _names(rule, "tools", where, [])]
+        return [{"kind": "tool_allowlist", "tools": tools}]
     if kind == "require_approval":
         scope = rule.get("scope")
         out: dict[str, Any] = {
             "kind": "precedence",
-            "before": {"name": f"approval:{scope or '*'}", "type": ["guardrail"]},
-            "after": {"name": rule["tool"], **TOOL},
+            "before": {"name": _glob(f"approval:{scope or '*'}"), "type": ["guardrail"]},
+            "after": {"name": _glob(rule["tool"]), **TOOL},
             "subject": "attempts",
             "bind": {"before": "approval_id", "after": "approval_id"},
         }
@@ -276,7 +324,9 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
         )
         return [out]
     if kind == "stop_is_final":
-        allowed = rule.get("allowed_after") or ["run.completed", "run.failed", "telemetry.*"]
+        allowed = _names(
+            rule, "allowed_after", where, ["run.completed", "run.failed", "telemetry.*"]
+        )
         stop = rule.get("stop_type") or "control.stop"
         if any(c in stop for c in "*?["):
             raise _Skip(f"stop_type glob {stop!r}: abw stops at the first matching span")
@@ -290,14 +340,17 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
         ]
     if kind == "completion_requires_outcome":
         completion = [
-            *(rule.get("completion_types") or ["run.completed"]),
+            *_names(rule, "completion_types", where, ["run.completed"]),
             "agent.claims_completion",
         ]
         return [
             {
                 "kind": "precedence",
                 "before": {
-                    "name": _proof(rule.get("evidence_classes"), rule.get("outcome_id")),
+                    "name": _proof(
+                        _names(rule, "evidence_classes", where, DEFAULT_EVIDENCE),
+                        rule.get("outcome_id"),
+                    ),
                     "type": ["guardrail"],
                 },
                 "after": {"name": completion, "type": ["guardrail", "llm"]},
@@ -310,7 +363,9 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
                 "tool": {"name": "agent.claims_completion", "type": ["llm"]},
                 "field": "confidence",
                 "threshold": rule["threshold"],
-                "evidence": {"name": _proof(rule.get("evidence_classes"))},
+                "evidence": {
+                    "name": _proof(_names(rule, "evidence_classes", where, DEFAULT_EVIDENCE))
+                },
             }
         ]
     if kind == "retry_limit":
@@ -323,7 +378,7 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
         return [
             {
                 "kind": "retry_limit",
-                "tool": {"name": rule.get("tool") or "*", **TOOL},
+                "tool": {"name": _glob(rule.get("tool") or "*"), **TOOL},
                 "max_attempts": rule["max_attempts"],
                 "group_by": group,
             }
@@ -366,8 +421,42 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
             f"{where} ({name}): a call with no result in a run with no end event is unknown in "
             "abw (the recording may be cut off); the peer says violated"
         )
-        return [{"kind": "result_required", "tool": {"name": rule.get("tool") or "*", **TOOL}}]
+        tool = _glob(rule.get("tool") or "*")
+        return [{"kind": "result_required", "tool": {"name": tool, **TOOL}}]
     raise _Skip(f"rule kind {kind!r} is unknown")
+
+
+def _check_rule(item: dict[str, Any], rule: dict[str, Any], where: str) -> None:
+    """An input error naming the contract's rule (and its field, when the converted rule's
+    field has the same name) where ``item``, converted from ``rule``, is not a valid rule."""
+    from abw.models.rules import Rule
+
+    problem = _problem(Rule, item)
+    if problem is None:
+        return
+    key = problem.split(".", 1)[0].split(":", 1)[0]
+    field = f"{where}.{key}" if key in rule and key not in ("id", "kind") else where
+    message = f"rule {rule['id']} ({rule.get('kind')}) converts to an invalid rule: {problem}"
+    raise AbwInputError(message, field=field)
+
+
+def _compare(document: dict[str, Any]) -> dict[str, Any]:
+    """The contract's compare options, each of the type the peer takes (a string ``"no"``
+    would turn an option on)."""
+    compare = document.get("compare")
+    if compare is None:
+        return {}
+    if not isinstance(compare, dict):
+        raise AbwInputError("must be an object", field="compare")
+    for key in ("fail_on_new_tools", "fail_on_new_violations", "require_same_outcome_or_better"):
+        if key in compare and not isinstance(compare[key], bool):
+            raise AbwInputError("must be true or false", field=f"compare.{key}")
+    percent = compare.get("max_tool_call_increase_percent")
+    if percent is not None and (
+        isinstance(percent, bool) or not isinstance(percent, int | float) or percent < 0
+    ):
+        raise AbwInputError("must be a number >= 0", field="compare.max_tool_call_increase_percent")
+    return compare
 
 
 def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
@@ -375,10 +464,19 @@ def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, A
     if not isinstance(rules_in, list):
         raise AbwInputError("rules must be a list", field="rules")
     rules: list[dict[str, Any]] = []
+    seen: set[str] = set()
     for index, rule in enumerate(rules_in):
         where = f"rules.{index}"
         if not isinstance(rule, dict) or not isinstance(rule.get("id"), str):
             raise AbwInputError("a rule needs a string id", field=where)
+        if rule["id"] in seen:
+            raise AbwInputError(f"rule id {rule['id']} repeats", field=f"{where}.id")
+        seen.add(rule["id"])
+        key = _slug(rule["id"], f"rule-{index}")
+        if key != rule["id"]:
+            notes.append(
+                f"{where} ({rule['id']}): written with the id {key} (abw ids are [A-Za-z0-9_.-])"
+            )
         try:
             mapped = _rule(rule, notes, where)
         except (_Skip, KeyError, TypeError) as exc:
@@ -387,13 +485,14 @@ def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, A
             continue
         statement = rule.get("description")
         for i, item in enumerate(mapped):
-            item = {"id": f"{rule['id']}.{i}", **item}
+            item = {"id": f"{key}.{i}", **item}
             if isinstance(statement, str) and statement:
                 item["statement"] = statement
             if rule.get("severity") == "warning":
                 item["enforcement"] = "soft"
+            _check_rule(item, rule, where)
             rules.append(item)
-    compare = document.get("compare") if isinstance(document.get("compare"), dict) else {}
+    compare = _compare(document)
     # the peer's defaults: fail_on_new_tools, fail_on_new_violations and
     # require_same_outcome_or_better are on unless the contract turns them off
     assertions = []

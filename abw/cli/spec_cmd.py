@@ -90,7 +90,8 @@ def convert(
     try:
         conversion = convert_contract(document, source_format, spec_id)
     except AbwInputError as exc:
-        raise AbwInputError(exc.message, file=contract_path, field=exc.field) from None
+        line = None if exc.field is None else _field_line(raw, exc.field)
+        raise AbwInputError(exc.message, file=contract_path, line=line, field=exc.field) from None
     text = header(conversion, contract_path.name, sha256_hex(raw)) + spec_yaml(conversion.spec)
     from abw.text import log_line, plural
 
@@ -103,3 +104,11 @@ def convert(
         notes = plural(len(conversion.unexpressible), "note")
         click.echo(f"abw: wrote {out} ({notes})", err=True)
     return 0
+
+
+def _field_line(raw: bytes, field: str) -> int | None:
+    """The line of the contract's ``rules.3.tools`` (a dotted field, indexes as numbers)."""
+    from abw.jsonlocate import value_line
+
+    location = [int(p) if p.isdigit() else p for p in field.split(".")]
+    return value_line(raw, location)
