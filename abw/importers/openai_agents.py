@@ -55,6 +55,8 @@ REMOVED_FIELDS = {
 _REJECTED = re.compile(r"Tool execution for \S* ?was manually rejected by user\.")
 #: The ``error.message`` of a ``function`` span whose tool task was cancelled while it ran.
 _CANCELLED = "Tool execution cancelled"
+#: The ``error.message`` of the span whose guardrail tripped (the run then raises).
+_TRIPWIRE = "Guardrail tripwire triggered"
 
 
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
@@ -152,7 +154,9 @@ class OpenAIAgentsImporter(Importer):
             data = span["span_data"]
             kind = data.get("type")
             failed = span.get("error") is not None
-            if failed and (not ancestors or _runs_the_agent(kind, ancestors)):
+            if failed and (
+                not ancestors or _runs_the_agent(kind, ancestors) or _tripwire(span, ancestors)
+            ):
                 root_error = True
             emitted_type, name = _kind(data)
             if emitted_type is None:
@@ -236,6 +240,19 @@ def _function_outcome(span: dict[str, Any]) -> str | None:
     if isinstance(detail, str) and _REJECTED.fullmatch(detail):
         return "rejected"
     return "interrupted" if error.get("message") == _CANCELLED else None
+
+
+def _tripwire(span: dict[str, Any], ancestors: list[Node]) -> bool:
+    """Whether a span's error is a guardrail's tripwire that ended the run: the SDK raises
+    ``…GuardrailTripwireTriggered`` and records ``Guardrail tripwire triggered`` on the span
+    that ran the guardrails (0.24: the ``turn``), below no ``function`` span (not a sub-agent's
+    run a tool called); the root and agent spans record none."""
+    error = span.get("error")
+    return (
+        isinstance(error, dict)
+        and error.get("message") == _TRIPWIRE
+        and not any(a.payload["span_data"].get("type") == "function" for a in ancestors)
+    )
 
 
 def _runs_the_agent(kind: Any, ancestors: list[Node]) -> bool:

@@ -25,7 +25,10 @@ with them (a wrapper: LlamaIndex's ``structured_predict``). Content comes from a
 from the GenAI content events (Strands Agents). Every ``traceId`` becomes its own trace (not one
 of only a ``create_agent`` span); its final output is any-agent's recorded ``final_output``
 where the file has one; a run whose root ended well but whose top agent span failed (the OpenAI
-Agents SDK over OpenInference) failed. See docs/importers.md.
+Agents SDK over OpenInference) failed. A call whose exception is a ``KeyboardInterrupt`` or
+``CancelledError`` was interrupted (a run so stopped: cancelled), and an Agents SDK tool call a
+person rejected (its status message) rejected; a guardrail its tripwire names is denied, and
+the run it ended an error. See docs/importers.md.
 
 The package, lowest module first: ``span`` (the format-neutral span), ``encodings`` (a file into
 spans), ``classify`` (what each span is), ``content``, ``arguments``, ``attributes``,

@@ -40,7 +40,8 @@ def has_tokens(span: OSpan) -> bool:
     return any(count(span.attributes.get(k)) is not None for k in keys)
 
 
-def _error_type(span: OSpan) -> str | None:
+def error_type(span: OSpan) -> str | None:
+    """The span's own error type: its ``error.type``, else its exception event's type."""
     value = nonblank(span.attributes.get("error.type"))
     if value:
         return value
@@ -73,9 +74,9 @@ def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: 
         value = count(a.get(key))
         if value is not None:
             out.setdefault(name, value)
-    error_type = _error_type(span)
-    if error_type and draft.outcome == "error":
-        out["error_type"] = error_type
+    failure = error_type(span)
+    if failure and draft.outcome == "error":
+        out["error_type"] = failure
     if propagated:
         out["error_propagated"] = True
     if span.status != "UNSET":

@@ -15,11 +15,11 @@ from abw.importers.otel.classify import CLAUDE_CODE, agent_scope, classify
 from abw.importers.otel.content import span_content
 from abw.importers.otel.fold import repeated_call, unwrap_requests
 from abw.importers.otel.outcomes import (
-    agent_failed,
-    claude_code_gave_up,
     claude_code_tool_outcome,
     own_failure,
+    run_status,
     span_outcome,
+    tripped,
 )
 from abw.importers.otel.span import OSpan
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
@@ -83,6 +83,8 @@ def build_trace(
         claude_tool = claude_code_tool_outcome(node) if span.name == f"{CLAUDE_CODE}tool" else None
         if claude_tool and outcome == "ok":
             outcome = claude_tool[0]
+        if kind.type == "guardrail" and outcome == "ok" and tripped(span, ancestors):
+            outcome = "denied"
         draft = Draft(
             (position,),
             kind.type,
@@ -121,9 +123,7 @@ def build_trace(
     final_status = "unknown"
     ended = root is not None and (root.end_ns is not None or root.status == "OK")
     if root is not None and ended and not (cut_off and root.parent_id):
-        failed = root.status == "ERROR" or claude_code_gave_up(walk[0][0])
-        failed = failed or agent_failed(walk, kinds, failing_messages, failing_below)
-        final_status = "error" if failed else "success"
+        final_status = run_status(walk, kinds, failing_messages, failing_below)
     final_output, final_text = final_answer(root, llm_outputs, recorded_output)
     return make_trace(
         platform=platform,

@@ -4,6 +4,9 @@ root span did not say so."""
 
 from __future__ import annotations
 
+import re
+
+from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, Kind
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.tree import Node
@@ -12,6 +15,29 @@ from abw.importers.tree import Node
 #: ``source``: a person declined, or aborted; any other source (config, classifier, hook) is
 #: a rule that denied it. ``decision`` cancelled: the wait was cut.
 _CLAUDE_REFUSED = {"user_reject": "rejected", "user_abort": "interrupted"}
+
+#: The OpenAI Agents SDK's ``function`` span error over OpenInference: the status message is
+#: ``<error.message>: <error.data>`` (Python: the dict's repr; JS: its JSON). A call a person
+#: rejected (0.8 on; its message is the rejection text, which a run may configure) ends its
+#: data with this ``error``; a tool task cancelled while it ran has the message below.
+_AGENTS_REJECTED = re.compile(
+    r"""Tool execution for \S* ?was manually rejected by user\.["']\}\Z"""
+)
+_AGENTS_CANCELLED = "Tool execution cancelled: {"
+
+#: The OpenAI Agents SDK's record of a tripped input or output guardrail, which ends the run
+#: (it raises ``…GuardrailTripwireTriggered``): the error it sets on the span running the
+#: guardrails (0.24: the ``turn``), over OpenInference ``Guardrail tripwire triggered:
+#: {'guardrail': '<name>', …}``; the guardrail's own span records nothing.
+_TRIPWIRE = re.compile(r"""Guardrail tripwire triggered: \{["']guardrail["']: ?["'](.*?)["'][,}]""")
+
+#: The error types of a span stopped while it ran, not failed: its asyncio task cancelled (a
+#: client that stopped a streaming run) or the process interrupted (^C). OpenInference writes
+#: a ``BaseException``'s class name, the OpenTelemetry SDK its module too.
+_STOPPED = frozenset(
+    {"CancelledError", "asyncio.CancelledError", "asyncio.exceptions.CancelledError"}
+    | {"KeyboardInterrupt"}
+)
 
 
 def own_failure(span: OSpan) -> bool:
@@ -26,7 +52,10 @@ def span_outcome(
     that never ended is incomplete unless its status is OK: the call returned."""
     if span.status == "ERROR":
         if own_failure(span):
-            return "error", False
+            return ("interrupted" if error_type(span) in _STOPPED else "error"), False
+        stopped = _agents_stopped(span) if kind.type == "tool" else None
+        if stopped:
+            return stopped, False
         if span.status_message and span.status_message in failing_messages:
             return "ok", True  # leaked from the span that really failed
         if not span.status_message and failing_below.get(span.span_id):
@@ -39,6 +68,26 @@ def span_outcome(
     ):
         return "denied", False
     return "ok", False
+
+
+def tripped(span: OSpan, ancestors: list[Node]) -> bool:
+    """Whether an Agents SDK guardrail span tripped: a span above it names it in its tripwire
+    error (:data:`_TRIPWIRE`)."""
+    for ancestor in ancestors:
+        found = _TRIPWIRE.match(ancestor.payload.status_message or "")
+        if found and found[1] == span.name:
+            return True
+    return False
+
+
+def _agents_stopped(span: OSpan) -> str | None:
+    """``rejected`` (a person declined the call) or ``interrupted`` (its task was cancelled)
+    where an OpenAI Agents SDK tool span's status message says so (:data:`_AGENTS_REJECTED`),
+    as ``abw import openai-agents`` reads the same error; else ``None``."""
+    message = span.status_message or ""
+    if _AGENTS_REJECTED.search(message):
+        return "rejected"
+    return "interrupted" if message.startswith(_AGENTS_CANCELLED) else None
 
 
 def claude_code_tool_outcome(node: Node) -> tuple[str, str | None] | None:
@@ -63,29 +112,59 @@ def claude_code_tool_outcome(node: Node) -> tuple[str, str | None] | None:
     return None
 
 
-def agent_failed(
+def run_status(
     walk: list[tuple[Node, list[Node]]],
     kinds: dict[str, Kind],
     failing_messages: set[str | None],
     failing_below: dict[str, bool],
-) -> bool:
-    """Whether the run's agent failed though its root span did not: the last agent span that
-    the root holds through agent and infrastructure spans only (not a sub-agent a tool called)
-    has an error of its own (:func:`span_outcome`). The OpenAI Agents SDK traced by OpenInference
-    ends its ``Agent workflow`` root OK when the run raised (a tool error it lets through, max
-    turns exceeded): only the agent span records it."""
+) -> str:
+    """An ended run's status: ``error`` where its root span has an ERROR status, Claude Code
+    gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
+    (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
+    ``cancelled`` where the root or that agent was stopped while it ran (:data:`_STOPPED`);
+    else ``success``."""
+    root: OSpan = walk[0][0].payload
+    if root.status == "ERROR":
+        return "cancelled" if own_failure(root) and error_type(root) in _STOPPED else "error"
+    if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
+        return "error"
+    outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
+    return {"error": "error", "interrupted": "cancelled"}.get(outcome or "", "success")
+
+
+def _tripwire_ended(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> bool:
+    """Whether a guardrail's tripwire ended the run (:data:`_TRIPWIRE`, on a span the root
+    holds through agent and infrastructure spans only: not a sub-agent a tool called). The
+    Agents SDK sets it on the ``turn`` and ends the agent and the root OK."""
+    scope = {"agent", "container"}
+    return any(
+        _TRIPWIRE.match(node.payload.status_message or "")
+        and all(kinds[a.key].type in scope for a in ancestors)
+        for node, ancestors in walk
+    )
+
+
+def _agent_outcome(
+    walk: list[tuple[Node, list[Node]]],
+    kinds: dict[str, Kind],
+    failing_messages: set[str | None],
+    failing_below: dict[str, bool],
+) -> str | None:
+    """The outcome of the run's agent where it failed or was stopped though its root span did
+    not say so: the last agent span that the root holds through agent and infrastructure spans
+    only (not a sub-agent a tool called), when its ERROR status is its own
+    (:func:`span_outcome`). The OpenAI Agents SDK traced by OpenInference ends its ``Agent
+    workflow`` root OK when the run raised (a tool error it lets through, max turns exceeded):
+    only the agent span records it."""
     scope = {"agent", "container"}
     top = [
         node
         for node, ancestors in walk[1:]
         if kinds[node.key].type == "agent" and all(kinds[a.key].type in scope for a in ancestors)
     ]
-    if not top:
-        return False
-    last: OSpan = top[-1].payload
-    if last.status != "ERROR":
-        return False
-    return span_outcome(last, kinds[top[-1].key], failing_messages, failing_below)[0] == "error"
+    if not top or top[-1].payload.status != "ERROR":
+        return None
+    return span_outcome(top[-1].payload, kinds[top[-1].key], failing_messages, failing_below)[0]
 
 
 def claude_code_gave_up(root: Node) -> bool:
