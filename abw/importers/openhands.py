@@ -1,26 +1,31 @@
 """OpenHands trajectories: V0 action/observation events and V1 (software-agent-sdk) events.
 
-**V0** (a JSON array of ``{id, source, action|observation, ...}``): each agent action that calls
-a tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...) is a tool span named by
-``tool_call_metadata.function_name`` (else the action), paired with the observation whose
-``cause`` is its id. The status comes from the observation: ``error`` or a non-zero
-``exit_code`` -> error; exit ``-1`` that "timed out" or has "no new output" -> timeout;
-``user_rejected`` -> rejected; none -> incomplete. LLM spans are implicit: one per distinct
-``model_response.id`` (placed before its first action), plus agent messages, all named by the
-run's model (a message before the first ``model_response``: the model that one names; a run
-with none: the model its evaluation's record names, as below, else ``llm``); a run that records no
-``tool_call_metadata`` at all (CodeAct before function calling) has one llm span before each agent
-action, the model call it answered. Event order is file order; OpenDevin's
-history of ``[action, observation]`` pairs (mid-2024) is read as those events in order. A
-``condensation`` (and V1's ``Condensation``) is a ``memory`` span ``compaction``: ``trigger``
-``auto``, or ``other`` after a ``condensation_request`` (``CondensationRequest``), and
-``forgotten_events``, a count; the condenser's own model call is no llm span (no agent turn).
+**V0** (a JSON array of ``{id, source, action|observation, ...}``): each agent action that calls a
+tool (``run``, ``edit``, ``read``, ``browse``, ``finish``, ...) is a tool span named by
+``tool_call_metadata.function_name`` (else the action), paired with the observation whose ``cause``
+is its id. The status comes from the observation: ``error`` or a non-zero ``exit_code`` -> error;
+exit ``-1`` that "timed out" or has "no new output" -> timeout; ``user_rejected`` -> rejected; a
+failed browser action (``extras.error``) -> error; the controller's "not executed" error for the
+call in flight followed by the ``stopped`` state -> interrupted; none -> incomplete. In
+confirmation mode an action is written twice (awaiting confirmation, then, with a new id, confirmed
+or rejected): one call. LLM spans are implicit: one per distinct ``model_response.id`` (placed
+before its first action), plus agent messages, all named by the run's model (a message before the
+first ``model_response``: the model that one names; a run with none: the model its evaluation's
+record names, as below, else ``llm``); a run that records no ``tool_call_metadata`` at all (CodeAct
+before function calling) has one llm span before each agent action, the model call it answered.
+Event order is file order; OpenDevin's history of ``[action, observation]`` pairs (mid-2024) is
+read as those events in order. A ``condensation`` (and V1's ``Condensation``) is a ``memory`` span
+``compaction``: ``trigger`` ``auto``, or ``other`` after a ``condensation_request``
+(``CondensationRequest``), and ``forgotten_events``, a count; the condenser's own model call is no
+llm span (no agent turn).
 
 **V1** (``{kind: "ActionEvent"|"ObservationEvent"|"MessageEvent"|..., ...}``, the
 software-agent-sdk's events) means the same: an ``ActionEvent`` is a tool span named by its
 ``tool_name`` (else its action's ``kind``), paired with the ``ObservationEvent`` (or
 ``AgentErrorEvent``, ``UserRejectObservation``) whose ``action_id`` is its id or whose
-``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0. One llm span
+``tool_call_id`` is its own; ``is_error``/``error`` -> error, the exit code as in V0; an ACP
+server's call (``ACPToolCallEvent``s of one ``tool_call_id``) is a tool span named by its
+``tool_kind``, ended by its ``completed`` or ``failed`` event. One llm span
 per distinct ``llm_response_id``, plus agent messages without one, named by the model an
 evaluation's record names (else ``llm``): ``metadata.llm.model`` (V1), ``metadata.llm_config.model``
 (V0), ``metadata.model_name`` or gorilla's ``model_id`` (OpenDevin, mid-2024). ``FinishAction``
@@ -90,6 +95,9 @@ _STATE_STATUS = {
     "paused": "cancelled",
     "rejected": "cancelled",
 }
+#: The ``error_id`` of the error the V0 controller answers the call in flight with when it
+#: stops (the stop button, the session closed) or fails (a runtime crash).
+_NOT_EXECUTED = "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED"
 REMOVED_FIELDS = (
     "message",
     "args",
@@ -159,8 +167,22 @@ V1_REMOVED_FIELDS = (
     "error",
     "rejection_reason",
     "detail",
+    "title",
+    "raw_input",
+    "raw_output",
+    "content",
 )
 _V1_SHELL = {"ExecuteBashAction", "TerminalAction", "BashAction"}
+#: The V1 events between the errors an interrupt writes for the calls it cuts short (the
+#: SDK's ``AgentErrorEvent``, an ACP server's call closed ``failed``) and its ``InterruptEvent``.
+_CUT_KINDS = {
+    "AgentErrorEvent",
+    "ACPToolCallEvent",
+    "ConversationStateUpdateEvent",
+    "InterruptEvent",
+}
+#: The ACP tool kinds that read (an ``ACPToolCallEvent``'s ``tool_kind``): V0's read, browse.
+_ACP_RETRIEVERS = {"read", "search", "fetch"}
 _V1_SHELL_TOOLS = _SHELL | {"terminal"}
 #: V1 conversation execution statuses, as V0's agent states.
 _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
@@ -531,6 +553,8 @@ class OpenHandsImporter(Importer):
         final_status, final_text, model = "unknown", None, None
         unnamed: list[Draft] = []  # llm spans before the run's first model_response
         first_model, requested = None, False
+        pending: Draft | None = None  # a call awaiting the user's confirmation
+        cut: list[Draft] = []  # calls just answered "not executed": a stop writes one a call
         # a run before function calling (CodeAct's text actions, OpenDevin): no model response
         # is recorded, and every agent action answered one model call
         text_actions = not any("tool_call_metadata" in event for event in events)
@@ -539,6 +563,8 @@ class OpenHandsImporter(Importer):
             meta = as_dict(event.get("tool_call_metadata"))
             response = as_dict(meta.get("model_response"))
             action = event.get("action")
+            if event.get("observation") not in {"error", "agent_state_changed"}:
+                cut.clear()
             if action == "condensation_request":  # (the agent's, on a context-window error)
                 requested = True
                 continue
@@ -550,6 +576,9 @@ class OpenHandsImporter(Importer):
                 final_status = "unknown"  # the user sets the run going again (as in V1)
                 continue
             if isinstance(action, str) and event.get("source") == "agent":
+                if pending is not None and _decided(event, pending):  # (confirmation mode)
+                    calls[repr(event.get("id"))], pending.started_at, pending = pending, when, None
+                    continue
                 response_id = response.get("id")
                 model = identifier(response.get("model")) or model
                 first_model = first_model or model
@@ -590,6 +619,8 @@ class OpenHandsImporter(Importer):
                 draft = self._action(event, index, action, meta, when, options, path)
                 drafts.append(draft)
                 calls[repr(event.get("id"))] = draft
+                if _confirmation(event) == "awaiting_confirmation":
+                    pending = draft
                 if isinstance(meta.get("tool_call_id"), str):
                     by_tool_call[meta["tool_call_id"]] = draft
                 if action == "finish":  # the terminal tool call: it has no observation
@@ -604,6 +635,7 @@ class OpenHandsImporter(Importer):
                 if observation == "agent_state_changed":
                     state = as_dict(event.get("extras")).get("agent_state")
                     final_status = _STATE_STATUS.get(str(state), final_status)
+                    _stopped(cut, state)
                     continue
                 draft = calls.get(repr(event.get("cause")))
                 if draft is None:
@@ -611,6 +643,8 @@ class OpenHandsImporter(Importer):
                 if draft is None or draft.outcome is not None:
                     continue
                 _observe(draft, event, observation, when)
+                if observation == "error" and _not_executed(event):
+                    cut.append(draft)
         for llm in unnamed:  # one run, one model: its first model_response names it
             llm.name = str(first_model or configured or llm.name)
         return drafts, final_status, final_text
@@ -642,6 +676,39 @@ class OpenHandsImporter(Importer):
         called = _function_arguments(meta) if meta.get("function_name") else None
         draft.keep_arguments(options.argument_fields, args if called is None else called, path)
         return draft
+
+
+def _confirmation(event: dict[str, Any]) -> Any:
+    """A V0 action's ``confirmation_state`` (confirmation mode), if any."""
+    return as_dict(event.get("args")).get("confirmation_state")
+
+
+def _decided(event: dict[str, Any], pending: Draft) -> bool:
+    """Whether ``event`` is the call ``pending`` awaited confirmation for, added again (with a
+    new id) once the user confirmed or rejected it: the same call, not a second one."""
+    return (
+        pending.outcome is None
+        and _confirmation(event) in {"confirmed", "rejected"}
+        and pending.attributes.get("action") == event.get("action")
+    )
+
+
+def _not_executed(event: dict[str, Any]) -> bool:
+    """An error observation the controller wrote for the call in flight when it stopped or
+    failed (``_reset``; its ``error_id`` since 2025-04: ``..._NOT_EXECUTED``, from 2025-08
+    ``..._NOT_EXECUTED_STOPPED`` or ``..._NOT_EXECUTED_ERROR``)."""
+    error_id = as_dict(event.get("extras")).get("error_id")
+    return isinstance(error_id, str) and error_id.startswith(_NOT_EXECUTED)
+
+
+def _stopped(cut: list[Draft], state: Any) -> None:
+    """A V0 agent state change: when the agent is stopped (the stop button, the session
+    closed), the calls just answered "not executed" (:func:`_not_executed`) were cut short by
+    it: interrupted, as V1's ``AgentErrorEvent`` before an ``InterruptEvent``."""
+    if state == "stopped":
+        for draft in cut:
+            draft.outcome = "interrupted"
+    cut.clear()
 
 
 def _point_at_files(spans: list[Span], drafts: list[Draft], files: list[str]) -> None:
@@ -705,6 +772,7 @@ def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -
     extras = as_dict(event.get("extras"))
     metadata = as_dict(extras.get("metadata"))
     code = _exit_code(extras)  # (before 2025 ``extras.exit_code``; since, its ``metadata``'s)
+    failed = event.get("success") is False or extras.get("error") is True  # (a failed browse)
     draft.output = {"content": event.get("content"), "observation": observation}
     draft.duration_ms = ms_between(draft.started_at, when)
     if isinstance(code, int) and not isinstance(code, bool):
@@ -715,7 +783,7 @@ def _observe(draft: Draft, event: dict[str, Any], observation: str, when: Any) -
         draft.outcome = "rejected"
     elif isinstance(code, int) and _timed_out(code, metadata.get("suffix")):
         draft.outcome = "timeout"
-    elif (isinstance(code, int) and code != 0) or event.get("success") is False:
+    elif (isinstance(code, int) and code != 0) or failed:
         draft.outcome = "error"
     else:
         draft.outcome = "ok"
@@ -775,6 +843,7 @@ class _V1Run:
     drafts: list[Draft] = field(default_factory=list)
     calls: dict[str, Draft] = field(default_factory=dict)  # ActionEvent id -> its span
     by_tool_call: dict[str, Draft] = field(default_factory=dict)
+    acp: dict[str, Draft] = field(default_factory=dict)  # an ACP server's tool_call_id -> span
     responses: dict[str, Draft] = field(default_factory=dict)  # llm_response_id -> llm span
     final_status: str = "unknown"
     final_text: str | None = None
@@ -787,12 +856,14 @@ class _V1Run:
         for index, event in enumerate(events):
             kind = event.get("kind") if _is_v1(event) else None
             when = parse_time(event.get("timestamp"))
-            if kind not in {"AgentErrorEvent", "ConversationStateUpdateEvent", "InterruptEvent"}:
+            if kind not in _CUT_KINDS:
                 self.cut.clear()
             if kind == "ActionEvent" and event.get("source", "agent") == "agent":
                 self._action(index, event, when)
             elif kind in {"ObservationEvent", "UserRejectObservation", "AgentErrorEvent"}:
                 self._answer(event, str(kind), when)
+            elif kind == "ACPToolCallEvent":
+                self._acp_call(index, event, when)
             elif kind == "MessageEvent":
                 self._message(index, event, when)
             elif kind == "ConversationStateUpdateEvent":
@@ -854,6 +925,36 @@ class _V1Run:
             message = action.get("message")
             self.final_text = message if isinstance(message, str) else self.final_text
 
+    def _acp_call(self, index: int, event: dict[str, Any], when: datetime | None) -> None:
+        """A tool call of an ACP server (Claude Code, Codex, Gemini CLI run by ``ACPAgent``):
+        its first event starts the span, named by its ``tool_kind`` (never its ``title``, the
+        call's text); the first with a terminal ``status`` (``completed``, ``failed``; one
+        event when the call starts so) ends it."""
+        call_id = event.get("tool_call_id")
+        draft = self.acp.get(call_id) if isinstance(call_id, str) else None
+        if draft is None:
+            name = identifier(event.get("tool_kind")) or "tool"
+            tool_input = event.get("raw_input", ABSENT)
+            draft = Draft((index, 1), "tool", name, None, tool_input, span_id=_id(event))
+            draft.started_at = when
+            if name in _ACP_RETRIEVERS:
+                draft.type = "retriever"
+            if name == "execute":
+                command = tool_input.get("command") if isinstance(tool_input, dict) else None
+                draft.mark_shell(self.options.labels, command)
+            draft.keep_arguments(self.options.argument_fields, tool_input, self.path)
+            self.drafts.append(draft)
+            if isinstance(call_id, str):
+                self.acp[call_id] = draft
+        status = event.get("status")
+        if draft.outcome is None and status in {"completed", "failed"}:
+            failed = status == "failed" or event.get("is_error") is True
+            draft.outcome = "error" if failed else "ok"
+            draft.output = event.get("raw_output", ABSENT)
+            draft.duration_ms = ms_between(draft.started_at, when)
+            if failed:  # (the SDK closes so each call an interrupt cuts short)
+                self.cut.append(draft)
+
     def _answer(self, event: dict[str, Any], kind: str, when: datetime | None) -> None:
         """An observation, a rejection or an agent error: the outcome of its tool call."""
         action_id, call_id = event.get("action_id"), event.get("tool_call_id")
@@ -901,10 +1002,12 @@ class _V1Run:
         self.final_status = "success"
 
     def _state(self, event: dict[str, Any]) -> None:
-        """A state update: its ``execution_status`` (alone, or in a full state)."""
+        """A state update: its ``execution_status`` (alone, or in a full state; from 2025-09-30
+        to 2025-11-04 the agent server wrote it ``agent_status``)."""
         key, value = event.get("key"), event.get("value")
         if key == "full_state":
-            value = as_dict(value).get("execution_status")
-        elif key != "execution_status":
+            state = as_dict(value)
+            value = state.get("execution_status", state.get("agent_status"))
+        elif key not in {"execution_status", "agent_status"}:
             return
         self.final_status = _V1_STATUS.get(str(value), self.final_status)
