@@ -40,10 +40,17 @@ def status(scenario_id: str | None, runs: list[Any]) -> ExecutionStatus:
 
 
 def check(state: ExecutionStatus, runs: list[Any]) -> Check:
-    """PASS when every run completed; WARN naming how many did not, and how they ended."""
+    """PASS when every run completed; WARN naming how many did not, and how they ended;
+    INCONCLUSIVE when the scenario has no candidate run (never "All 0 runs completed")."""
     where = scenario_text(state.scenario_id)
     bad = len(state.incomplete_runs)
-    if not bad:
+    verdict = "WARN" if bad else "PASS" if state.runs else "INCONCLUSIVE"
+    if not state.runs:
+        message = (
+            f"No candidate run to check: the candidate has no run of {where} (is its "
+            "--scenario-id spelled as the baseline's?), so none is known to complete."
+        )
+    elif not bad:
         message = (
             f"All {plural(state.runs, 'candidate run')} of {where} completed (final_status "
             "success)."
@@ -66,7 +73,7 @@ def check(state: ExecutionStatus, runs: list[Any]) -> Check:
         "execution",
         "incomplete_runs",
         state.scenario_id,
-        verdict="WARN" if bad else "PASS",
+        verdict=verdict,
         message=message,
         runs_checked=state.runs,
         measured={

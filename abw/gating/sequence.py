@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -57,7 +58,7 @@ def in_recording_order(
 ) -> tuple[list[T], Order]:
     """:func:`recording_order` of any runs, given their start times and identities
     (trace id, file SHA-256, file)."""
-    if runs and all(t is not None for t in times):
+    if all(t is not None for t in times):  # (no run yet: nothing is out of order)
         keyed = sorted(zip(times, runs, strict=True), key=lambda p: (p[0], *identity(p[1])))
         return [t for _, t in keyed], "recording"
     return sorted(runs, key=identity), "trace_id"
@@ -117,6 +118,11 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
         gone = [d for d in previous.digests if d not in now]
         if gone:
             why = f"{len(gone)} earlier run(s) are missing (removed or replaced)"
+        elif _inserted(current, previous):
+            why = (
+                f"{len(current) - previous.n} new run(s) sort before its last run (by start "
+                "time, or trace id where a run has none), so they do not append to it"
+            )
         elif len(current) >= previous.n:
             why = "the earlier runs are all present but in a different order (reordered)"
     elif len(current) < previous.n:
@@ -128,6 +134,19 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
         f"does not extend the earlier gate's {previous.n} run(s): {why}; the sequence "
         f"restarts (restart {restarts}) and is tested at a spent-down level.",
     )
+
+
+def _inserted(current: list[str], previous: Previous) -> bool:
+    """Whether the earlier runs, all present, keep their order and only new runs sorted
+    among them (the earlier runs' own chain is unchanged)."""
+    left = Counter(previous.digests or ())
+    kept = []
+    for digest in current:
+        if left[digest]:
+            left[digest] -= 1
+            kept.append(digest)
+    heads = chain(kept)
+    return len(current) > previous.n and bool(heads) and heads[-1] == previous.chain
 
 
 def previous_from_report(report: Any) -> dict[str | None, Previous]:
