@@ -77,7 +77,7 @@ def report(
         format_for_path,
         load_report,
         normalize_format,
-        render,
+        payload,
         write_reports,
     )
     from abw.render.markdown import HeadingTooLong
@@ -127,7 +127,7 @@ def report(
     written: list[tuple[str, Path]] = []
     try:
         for out, fmt in plan:
-            written.append((fmt, write_atomic(out, render(report_model, fmt, **options))))
+            written.append((fmt, write_atomic(out, payload(report_model, fmt, options))))
         if out_dir is not None:
             paths = write_reports(report_model, out_dir, FORMATS, **options)
             written += list(paths.items())

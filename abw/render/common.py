@@ -183,16 +183,18 @@ def md(value: Any) -> str:
     return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
 
 
-def clean_all(value: Any) -> Any:
+def clean_all(value: Any, limit: int | None = None) -> Any:
     """:func:`abw.text.clean` applied to every string (keys too) of JSON-like data: the one
     field escaper of the JSON formats (SARIF), so no field, hashes and versions read from a
-    report included, can carry a control character."""
+    report included, can carry a control character. With ``limit``, every value string is
+    also :func:`shorten`-ed to at most that many characters (in the same walk)."""
     if isinstance(value, str):
-        return clean_block(value)
+        text = clean_block(value)
+        return text if limit is None else shorten(text, limit)
     if isinstance(value, dict):
-        return {clean(k): clean_all(v) for k, v in value.items()}
+        return {clean(k): clean_all(v, limit) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [clean_all(v) for v in value]
+        return [clean_all(v, limit) for v in value]
     return value
 
 

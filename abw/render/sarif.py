@@ -16,7 +16,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from abw.hashing import sha256_hex
+import orjson
+
+from abw.hashing import ORJSON_OPTIONS, proven_json_bytes, sha256_hex
 from abw.models.report import Check, GateReport, Violation
 from abw.render.common import VERDICT_RANK, category_title, clean_all, md, safe_url, shorten
 from abw.render.rules import RuleText, rule_text
@@ -347,7 +349,8 @@ def sarif_document(
             "inputsDigest": report.inputs.digest,
         },
     }
-    return _bounded(clean_all({"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}))
+    document = {"$schema": SARIF_SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return clean_all(document, MAX_STRING)  # every string at most MAX_STRING characters
 
 
 def driver_version(version: str) -> dict[str, str]:
@@ -357,17 +360,6 @@ def driver_version(version: str) -> dict[str, str]:
     if _SEMVER.fullmatch(version) and len(version) <= 64:
         return {"version": version, "semanticVersion": version}
     return {"version": version} if _VERSION.fullmatch(version) else {}
-
-
-def _bounded(value: Any) -> Any:
-    """Every string of the document at most :data:`MAX_STRING` characters."""
-    if isinstance(value, str):
-        return shorten(value, MAX_STRING)
-    if isinstance(value, dict):
-        return {k: _bounded(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_bounded(v) for v in value]
-    return value
 
 
 def limit_notes(report: GateReport, text: str) -> list[str]:
@@ -406,6 +398,22 @@ def limit_notes(report: GateReport, text: str) -> list[str]:
     return notes
 
 
+def sarif_bytes(document: dict[str, Any]) -> bytes:
+    """``json.dumps(document, indent=2, ensure_ascii=False) + "\\n"`` as UTF-8, written by orjson
+    where it gives the same bytes (the standard library's indented encoder runs in Python:
+    10 s for 25,000 results)."""
+    return proven_json_bytes(document, _SARIF_JSON, _stdlib_sarif)
+
+
+_SARIF_JSON = (
+    (ORJSON_OPTIONS & ~orjson.OPT_SORT_KEYS) | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+)
+
+
+def _stdlib_sarif(document: Any) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def _strings(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -433,10 +441,10 @@ def render_sarif(
     limit = max_results
     while True:
         doc = sarif_document(report, category=category, base_dir=base_dir, max_results=limit)
-        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-        size = len(gzip.compress(text.encode("utf-8"), mtime=0))
+        data = sarif_bytes(doc)
+        size = len(gzip.compress(data, mtime=0))
         if size <= max_gzip_bytes:
-            return text
+            return data.decode("utf-8", "surrogatepass")
         if limit <= 1:  # never a file code scanning rejects, nor one that drops results
             raise ValueError(
                 f"the SARIF is {size:,} bytes gzipped with a single result, over code "
