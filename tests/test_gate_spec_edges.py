@@ -55,29 +55,31 @@ def _spec(tmp_path: Path, body: str) -> Path:
     return path
 
 
-def test_repeated_rule_id_names_the_second_rule_and_its_line(tmp_path, run_cli):
-    """A copy-pasted rule (same id) is refused at the copy, not at the spec's line 1."""
+@pytest.mark.parametrize(
+    ("second_rule", "error"),
+    [
+        (  # a copy-pasted rule (same id) is refused at the copy, not at the spec's line 1
+            "{kind: count, id: one-commit, tool: classify, max: 1}",
+            "rules.1: rule ids repeat: one-commit",
+        ),
+        (
+            "{kind: recovery, violation: count-9, actions: [policy_check], within_steps: 2}",
+            "rules.1.violation: recovery rule names unknown rule ids: count-9",
+        ),
+    ],
+)
+def test_a_spec_wide_rule_error_names_its_rule_and_line(tmp_path, run_cli, second_rule, error):
+    """Repeated rule ids and unknown rule references were refused at the spec's line 1 with
+    no field; they name the rule they are about, at its line."""
     spec = _spec(
         tmp_path,
         "rules:\n"
         "  - {kind: count, id: one-commit, tool: refund_commit, max: 1}\n"
-        "  - {kind: count, id: one-commit, tool: classify, max: 1}\n",
+        f"  - {second_rule}\n",
     )
     code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
     assert code == 2
-    assert err.strip() == (f"abw: error: {spec}:5: rules.1: rule ids repeat: one-commit"), err
-
-
-def test_recovery_of_an_unknown_rule_names_its_field_and_line(tmp_path, run_cli):
-    spec = _spec(
-        tmp_path,
-        "rules:\n"
-        "  - {kind: count, tool: refund_commit, max: 1}\n"
-        "  - {kind: recovery, violation: count-9, actions: [policy_check], within_steps: 2}\n",
-    )
-    code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
-    assert code == 2
-    assert f"{spec}:5: rules.1.violation: recovery rule names unknown rule ids: count-9" in err
+    assert err.strip() == f"abw: error: {spec}:5: {error}", err
 
 
 def test_repeated_clause_id_in_a_contract_names_the_clause_and_its_line(tmp_path, run_cli):
