@@ -125,17 +125,13 @@ def _tail(path: Path) -> str:
     return " ".join(lines[-1].split())[:300] if lines else ""
 
 
-def resolve_cwd(scenario: Scenario, base: Path) -> Path:
-    return scenario.folder(base)
-
-
 def transcript_pattern(scenario: Scenario, base: Path) -> str | None:
     """The absolute glob of a scenario whose transcript is a file/folder glob."""
     if scenario.source != "glob":
         return None
     assert scenario.transcript is not None
     pattern = os.path.expandvars(os.path.expanduser(scenario.transcript))
-    return pattern if os.path.isabs(pattern) else str(resolve_cwd(scenario, base) / pattern)
+    return pattern if os.path.isabs(pattern) else str(scenario.folder(base) / pattern)
 
 
 def run_once(
@@ -170,7 +166,7 @@ def run_once(
         process = subprocess.Popen(
             command,
             shell=True,
-            cwd=resolve_cwd(scenario, base),
+            cwd=scenario.folder(base),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=out,
