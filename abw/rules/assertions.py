@@ -13,11 +13,13 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from abw.rules.jsonvalue import MISSING, is_number, json_equal, json_key, resolve, show
 from abw.semantics import errors, in_order, retries
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 AssertionStatus = Literal["compatible", "drifted", "unknown"]
 RELATIONAL = frozenset({"same", "set_same", "sequence_same", "number_delta", "rank_not_lower"})
@@ -182,13 +184,15 @@ def _difference(candidate: float, baseline: float) -> float | Fraction:
     try:
         return candidate - baseline
     except OverflowError:
+        from fractions import Fraction  # (only for integers beyond a float)
+
         return Fraction(candidate) - Fraction(baseline)
 
 
 def _number(value: float | Fraction) -> str:
     """A number for a message: ``:g``, or the digits of an integer beyond a float's range."""
     try:
-        return f"{float(value):g}" if isinstance(value, Fraction) else f"{value:g}"
+        return f"{float(value):g}"
     except OverflowError:
         return show(int(value))
 
