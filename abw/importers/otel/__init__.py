@@ -24,8 +24,12 @@ llm child of an llm span and records its input, none, or one in another instrume
 with them (a wrapper: LlamaIndex's ``structured_predict``). Content comes from attributes, else
 from the GenAI content events (Strands Agents). Every ``traceId`` becomes its own trace (not one
 of only a ``create_agent`` span); its final output is any-agent's recorded ``final_output``
-where the file has one; a run whose root ended well but whose top agent span failed (the OpenAI
-Agents SDK over OpenInference) failed. A call whose exception is a ``KeyboardInterrupt`` or
+where the file has one (else the root's output, else pydantic-ai's ``final_result`` on the
+run's own agent span); a run whose root ended well but whose top agent span failed (the OpenAI
+Agents SDK over OpenInference) failed, and one whose last own call was cancelled (pydantic-ai)
+cancelled; a run whose root was never exported (several top spans naming one absent parent:
+smolagents over OpenInference when the run raised) ends as its last top span failed, else
+unknown. A call whose exception is a ``KeyboardInterrupt`` or
 ``CancelledError`` was interrupted (a run so stopped: cancelled), and an Agents SDK tool call a
 person rejected (its status message) rejected; a guardrail its tripwire names is denied, and
 the run it ended an error. See docs/importers.md.

@@ -1,6 +1,6 @@
 """The run's final output and its text (for ``--output-fields``): the output the file records,
-else the root span's, else the last model answer (OpenInference's flattened output messages,
-LangChain's serialised messages and generations)."""
+else the root span's, else pydantic-ai's ``final_result``, else the last model answer
+(OpenInference's flattened output messages, LangChain's serialised messages and generations)."""
 
 from __future__ import annotations
 
@@ -19,22 +19,43 @@ _WORKFLOW_RESULT = "StopEvent("
 #: OpenInference's flattened output message text: ``llm.output_messages.<i>.message.content``.
 _OI_OUTPUT_TEXT = re.compile(r"llm\.output_messages\.(\d+)\.message\.content")
 
+#: pydantic-ai's record of its run's output on the agent run span (a text, or the JSON of a
+#: structured output, which its model returned as a call of its ``final_result`` tool).
+_PYDANTIC_AI_RESULT = "final_result"
+
+_OPERATION = "gen_ai.operation.name"
+
 #: The class names LangChain serialises an AI message under (``dumpd``'s constructor ``id``).
 _AI_MESSAGES = {"AIMessage", "AIMessageChunk"}
 
 
+def recorded_result(spans: list[tuple[OSpan, int]]) -> Any:
+    """pydantic-ai's ``final_result`` on the run's own agent span (the last outermost
+    ``invoke_agent`` span), given each span with its depth; ``ABSENT`` where that span has none
+    (a run that failed: a sub-agent's answer, deeper, is not the run's)."""
+    agents = [(depth, s) for s, depth in spans if s.attributes.get(_OPERATION) == "invoke_agent"]
+    if not agents:
+        return ABSENT
+    top = min(depth for depth, _ in agents)
+    value = [s for depth, s in agents if depth == top][-1].attributes.get(_PYDANTIC_AI_RESULT)
+    return value if isinstance(value, str) else ABSENT
+
+
 def final_answer(
-    root: OSpan | None, llm_outputs: list[Any], recorded: Any
+    root: OSpan | None, llm_outputs: list[Any], recorded: Any, result: Any = ABSENT
 ) -> tuple[Any, str | None]:
     """The run's final output and its text (for ``--output-fields``): the output the file
     records for the run (any-agent's ``final_output``: a text, or a structured answer as it
-    is), else the root span's output, else the last llm output; as its assistant text when it
-    has one."""
+    is), else the root span's output, else the ``result`` its agent span records
+    (:func:`recorded_result`), else the last llm output; as its assistant text when it has
+    one."""
     if recorded is not ABSENT:
         return recorded, recorded if isinstance(recorded, str) else json.dumps(recorded)
     output = span_content(root, output=True) if root else ABSENT
     if isinstance(output, str) and output.startswith(_WORKFLOW_RESULT):
         output = ABSENT  # a repr, cut short: the answer is the last model output's
+    if output is ABSENT:
+        output = result
     if output is ABSENT and llm_outputs:
         output = llm_outputs[-1]
     if output is ABSENT or output is None:

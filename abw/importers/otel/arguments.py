@@ -20,6 +20,7 @@ ARGUMENT_KEYS = (
     "gcp.vertex.agent.tool_call_args",
     "traceloop.entity.input",  # OpenLLMetry's @tool: {"args": [], "kwargs": {...}}
     "spring.ai.tool.call.arguments",  # Spring AI
+    "tool_arguments",  # pydantic-ai's instrumentation version 2
 )
 
 #: OpenInference's record of a Python call (smolagents, LlamaIndex tools) and OpenLLMetry's

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abw.importers.base import ImportOptions
-from abw.importers.otel.answer import final_answer, flat_answer
+from abw.importers.otel.answer import final_answer, flat_answer, recorded_result
 from abw.importers.otel.arguments import keep_arguments
 from abw.importers.otel.attributes import record_attributes
 from abw.importers.otel.classify import CLAUDE_CODE, agent_scope, classify
@@ -16,6 +16,8 @@ from abw.importers.otel.content import span_content
 from abw.importers.otel.fold import repeated_call, unwrap_requests
 from abw.importers.otel.outcomes import (
     claude_code_tool_outcome,
+    lost_root,
+    lost_root_status,
     own_failure,
     run_status,
     span_outcome,
@@ -122,9 +124,13 @@ def build_trace(
     root: OSpan | None = walk[0][0].payload if walk else None
     final_status = "unknown"
     ended = root is not None and (root.end_ns is not None or root.status == "OK")
-    if root is not None and ended and not (cut_off and root.parent_id):
+    if walk and lost_root(walk):
+        root = None  # the first top span is not the run's root: no output of the run's
+        final_status = lost_root_status(walk, kinds, failing_messages, failing_below)
+    elif root is not None and ended and not (cut_off and root.parent_id):
         final_status = run_status(walk, kinds, failing_messages, failing_below)
-    final_output, final_text = final_answer(root, llm_outputs, recorded_output)
+    result = recorded_result([(node.payload, len(ancestors)) for node, ancestors in walk])
+    final_output, final_text = final_answer(root, llm_outputs, recorded_output, result)
     return make_trace(
         platform=platform,
         export_format=encoding,

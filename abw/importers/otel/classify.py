@@ -20,6 +20,10 @@ _MERGED_TOOLS = "(merged tools)"
 #: OpenInference marks every traced method of an LLM object ``LLM``.
 _PREPARES_REQUEST = "._prepare_chat_with_tools"
 
+#: smolagents' agent spans over OpenInference: ``<agent>.run`` with ``smolagents.*`` attributes.
+_SMOLAGENTS = "smolagents."
+_SMOLAGENTS_RUN = ".run"
+
 #: Claude Code's own tracing (``CLAUDE_CODE_ENHANCED_TELEMETRY_BETA``) names its spans
 #: ``claude_code.<span.type>``: ``interaction`` > ``llm_request`` and ``tool`` > the tool's
 #: ``tool.blocked_on_user`` (its permission check) and ``tool.execution`` (its run).
@@ -151,7 +155,7 @@ def classify(span: OSpan) -> Kind:
         if oi == "GUARDRAIL":
             return Kind("guardrail", name or "guardrail")
         if oi == "AGENT":
-            return Kind("agent", nonblank(a.get("agent.name")) or name)
+            return Kind("agent", nonblank(a.get("agent.name")) or _smolagents_agent(a, name))
         return Kind("container", name)
     op = str(a.get("gen_ai.operation.name") or "")
     if (op, a.get("spring.ai.kind")) == _SPRING_AI_TOOL:
@@ -194,6 +198,13 @@ def classify(span: OSpan) -> Kind:
     if name.startswith("invoke_agent "):
         return Kind("agent", name[len("invoke_agent ") :].strip())
     return _by_name(a, name)
+
+
+def _smolagents_agent(a: dict[str, Any], name: str) -> str:
+    """An OpenInference agent span's agent: smolagents' is named after the method it traces,
+    ``<agent name or class>.run`` (its ``smolagents.*`` attributes tell it), the rest by name."""
+    smolagents = any(key.startswith(_SMOLAGENTS) for key in a)
+    return name.removesuffix(_SMOLAGENTS_RUN) or name if smolagents else name
 
 
 def _claude_code_kind(a: dict[str, Any], name: str) -> Kind:

@@ -22,6 +22,7 @@ INPUT_KEYS = (
     "gcp.vertex.agent.tool_call_args",  # Google ADK
     "gcp.vertex.agent.llm_request",
     "spring.ai.tool.call.arguments",  # Spring AI (its opt-in tool content)
+    "tool_arguments",  # pydantic-ai's instrumentation version 2 (its ``running tool`` spans)
 )
 
 OUTPUT_KEYS = (
@@ -37,6 +38,7 @@ OUTPUT_KEYS = (
     "gcp.vertex.agent.tool_response",  # Google ADK
     "gcp.vertex.agent.llm_response",
     "spring.ai.tool.call.result",  # Spring AI
+    "tool_response",  # pydantic-ai's instrumentation version 2
 )
 
 _FLAT_INPUT = ("llm.input_messages.", "gen_ai.prompt.")

@@ -121,15 +121,57 @@ def run_status(
     """An ended run's status: ``error`` where its root span has an ERROR status, Claude Code
     gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
     (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
-    ``cancelled`` where the root or that agent was stopped while it ran (:data:`_STOPPED`);
-    else ``success``."""
+    ``cancelled`` where the root, that agent or its last call was stopped while it ran
+    (:data:`_STOPPED`, :func:`_last_call_stopped`); else ``success``."""
     root: OSpan = walk[0][0].payload
     if root.status == "ERROR":
         return "cancelled" if own_failure(root) and error_type(root) in _STOPPED else "error"
     if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
         return "error"
     outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
+    if outcome is None and _last_call_stopped(walk, kinds):
+        return "cancelled"
     return {"error": "error", "interrupted": "cancelled"}.get(outcome or "", "success")
+
+
+def lost_root(walk: list[tuple[Node, list[Node]]]) -> bool:
+    """Whether the run's root is missing: several top spans name the same parent, which the
+    export lacks. The root never ended (smolagents over OpenInference leaves its agent span
+    open when the run raises), so the first top span is no root."""
+    tops = [node.payload.parent_id for node, ancestors in walk if not ancestors]
+    return len(tops) > 1 and len(set(tops)) == 1 and tops[0] is not None
+
+
+def lost_root_status(
+    walk: list[tuple[Node, list[Node]]],
+    kinds: dict[str, Kind],
+    failing_messages: set[str | None],
+    failing_below: dict[str, bool],
+) -> str:
+    """The status of a run whose root is missing (:func:`lost_root`): its last top span's
+    own failure (``error``; ``cancelled`` where it was stopped), else ``unknown``."""
+    last = max((node for node, a in walk if not a), key=lambda n: n.payload.start_ns or 0)
+    outcome = span_outcome(last.payload, kinds[last.key], failing_messages, failing_below)[0]
+    return {"error": "error", "interrupted": "cancelled"}.get(outcome, "unknown")
+
+
+def _last_call_stopped(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> bool:
+    """Whether the run's own last call (held by the root through agent and infrastructure
+    spans only) was stopped while it ran (:data:`_STOPPED`): pydantic-ai ends its agent span
+    with no error when its task is cancelled; only the call in flight records it."""
+    scope = {"agent", "container"}
+    calls = [
+        node.payload
+        for node, ancestors in walk[1:]
+        if kinds[node.key].type not in scope and all(kinds[a.key].type in scope for a in ancestors)
+    ]
+    last: OSpan | None = max(calls, key=lambda s: s.start_ns or 0, default=None)
+    return (
+        last is not None
+        and last.status == "ERROR"
+        and own_failure(last)
+        and error_type(last) in _STOPPED
+    )
 
 
 def _tripwire_ended(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> bool:
