@@ -77,16 +77,18 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
         return Verdict(command_outcome(code, _body(head)), code, seconds)
     if running:
         return Verdict(None, None, seconds, running.group(1))
-    lowered = head.lower()
+    lowered = _after_wall_time(head).lower()
     if lowered.startswith("patch rejected:"):  # Codex's patch safety check refused to apply it
         return Verdict("denied", None, seconds)
     if lowered.startswith("failed in sandbox") or "sandbox denied" in lowered:
         code = _SANDBOX_EXIT.search(head)
         return Verdict("denied", int(code.group(1)) if code else None, seconds)
+    if lowered.startswith("approval policy is") and "reject command" in lowered:
+        return Verdict("denied", None, seconds)  # escalation asked under a policy that forbids it
     if "rejected by user" in lowered or lowered.startswith("user rejected"):
-        return Verdict("rejected")
-    if lowered in {"aborted", "aborted by user"} or lowered.startswith("aborted"):
-        return Verdict("interrupted")
+        return Verdict("rejected", None, seconds)
+    if lowered.startswith("aborted"):
+        return Verdict("interrupted", None, seconds)
     if _timed_out(_body(text)):
         return Verdict("timeout", None, seconds)
     if lowered.startswith(_FAILED_PREFIXES):
@@ -146,6 +148,13 @@ def command_outcome(code: int | None, body: str) -> str:
     if code is not None and exit_outcome(code) != "error":
         return exit_outcome(code)
     return "timeout" if _timed_out(body) else "error"
+
+
+def _after_wall_time(text: str) -> str:
+    """The text after a leading ``Wall time: X seconds`` line (0.171 opens a call's note with
+    it: "Wall time: 5.8 seconds\naborted by user"), else the whole text."""
+    first, newline, rest = text.partition("\n")
+    return rest.lstrip() if newline and _WALL.fullmatch(first.strip()) else text
 
 
 def _body(text: str) -> str:

@@ -49,6 +49,9 @@ _HARMLESS_ITEMS = {
     "additional_tools",
     "other",
 }
+#: Records that hold no behavior (0.171+): the context Codex keeps in sync with the model
+#: (``world_state``: environment, instructions, skills) and each response's token usage.
+_STATE_RECORDS = {"world_state", "token_usage_record"}
 #: A ``tool_search_output``'s status -> outcome (an unfinished search stays unanswered).
 _SEARCH_STATUS = {"completed": "ok", "failed": "error", "incomplete": "error"}
 
@@ -84,6 +87,9 @@ def read_rollout(
 def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
     kind = nonempty_str(record.get("type"))
     payload = record.get("payload")
+    if kind in _STATE_RECORDS:
+        state.recognised += 1
+        return
     if kind not in RECORD_TYPES or not isinstance(payload, dict):
         state.unknown_types.add(str(kind))
         note_exec_output(state, line, record)
@@ -158,6 +164,9 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
         _rolled_back(state, payload)
     elif kind == "task_complete":
         state.turn_before = None
+        if payload.get("error"):  # (0.171+: a failed turn's error, and no ``error`` event)
+            _set_final(state, "error")
+            state.failed_turn = True
         _set_final(state, "success")
         message = payload.get("last_agent_message")
         if isinstance(message, str):
