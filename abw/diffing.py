@@ -258,9 +258,11 @@ def diff_result(
 ) -> DiffResult:
     """The diff of one scenario from its baseline shape and its candidate runs' measures
     (:class:`RunShape` or anything with its fields), in run order; ``totals``: how often each
-    tool appears on those runs' paths, summed over the runs."""
+    tool appears on those runs' paths, summed over the runs. With runs on one side only, every
+    comparison (distances, tool changes, divergences) is None: each side's own tool means stay."""
     tools_b, tools_c = set(shape.tools), {name for name, count in totals.items() if count}
     tools = sorted(tools_b | tools_c)
+    both = bool(runs) and shape.runs > 0
     per_run = [
         built(
             RunDistance,
@@ -268,39 +270,63 @@ def diff_result(
                 "trace_id": r.trace_id,
                 "trace_file": r.path,
                 "nearest_baseline_trace_id": r.nearest,
-                "path_edit_distance": r.distance,
+                "path_edit_distance": r.distance if both else None,
             },
         )
         for r in runs
     ]
-    distances = [r.distance for r in runs]
 
     def means(counts: dict[str, int], n: int) -> dict[str, float]:
         return {t: counts.get(t, 0) / n for t in tools} if n else dict.fromkeys(tools, 0.0)
 
     mean_b = means(shape.totals, shape.runs)
     mean_c = means(totals, len(runs))
-    fingerprint = math.sqrt(sum((mean_b[t] - mean_c[t]) ** 2 for t in tools))
-    union = tools_b | tools_c
-    jaccard = 1.0 - len(tools_b & tools_c) / len(union) if union else 0.0
-    divergences = [r.divergence for r in runs if r.divergence is not None]
-    first = min(divergences, key=lambda d: (d.step, d.trace_id, d.trace_file), default=None)
+    divergences = [r.divergence for r in runs if r.divergence is not None] if both else []
     return DiffResult(
         scenario_id=scenario_id,
         baseline_runs=shape.runs,
         candidate_runs=len(runs),
-        path_edit_distance_mean=sum(distances) / len(distances) if distances else 0.0,
-        path_edit_distance_max=max(distances, default=0.0),
         per_run=per_run,
-        fingerprint_distance=fingerprint,
-        tool_jaccard_distance=jaccard,
         baseline_tool_means={t: v for t, v in mean_b.items() if t in tools_b},
         candidate_tool_means={t: v for t, v in mean_c.items() if t in tools_c},
-        tools_new=sorted(tools_c - tools_b),
-        tools_missing=sorted(tools_b - tools_c),
-        first_divergence=first,
+        first_divergence=min(
+            divergences, key=lambda d: (d.step, d.trace_id, d.trace_file), default=None
+        ),
         divergences=divergences,
+        **_comparison([r.distance for r in runs], mean_b, mean_c, tools_b, tools_c)
+        if both
+        else dict.fromkeys(_COMPARED),
     )
+
+
+#: The DiffResult fields that compare the two sides (None with runs on one side only).
+_COMPARED = (
+    "path_edit_distance_mean",
+    "path_edit_distance_max",
+    "fingerprint_distance",
+    "tool_jaccard_distance",
+    "tools_new",
+    "tools_missing",
+)
+
+
+def _comparison(
+    distances: list[float],
+    mean_b: dict[str, float],
+    mean_c: dict[str, float],
+    tools_b: set[str],
+    tools_c: set[str],
+) -> dict[str, Any]:
+    """The :data:`_COMPARED` fields of a scenario with runs on both sides."""
+    union = tools_b | tools_c
+    return {
+        "path_edit_distance_mean": sum(distances) / len(distances),
+        "path_edit_distance_max": max(distances),
+        "fingerprint_distance": math.sqrt(sum((mean_b[t] - mean_c[t]) ** 2 for t in sorted(union))),
+        "tool_jaccard_distance": 1.0 - len(tools_b & tools_c) / len(union) if union else 0.0,
+        "tools_new": sorted(tools_c - tools_b),
+        "tools_missing": sorted(tools_b - tools_c),
+    }
 
 
 def tool_totals(paths: Iterable[list[str]]) -> dict[str, int]:

@@ -109,8 +109,8 @@ def test_one_result_per_scenario_including_one_sided_ones():
     assert [r.scenario_id for r in results] == [None, "other", "refund"]
     none, other, refund = results
     assert none.baseline_runs == 0 and none.per_run[0].nearest_baseline_trace_id is None
-    assert none.per_run[0].path_edit_distance == 1.0
-    assert other.candidate_runs == 0 and other.path_edit_distance_mean == 0
+    assert none.per_run[0].path_edit_distance is None
+    assert other.candidate_runs == 0 and other.path_edit_distance_mean is None
     assert refund.path_edit_distance_max == 0
 
 

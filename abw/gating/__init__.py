@@ -149,7 +149,8 @@ def merged_report(
     cand_groups: dict[str | None, list[RunSummary]] = {}
     for summary in candidate:
         cand_groups.setdefault(summary.scenario_id, []).append(summary)
-    scenarios = sorted(set(base_groups) | set(cand_groups), key=scenario_key)
+    present = set(base_groups) | set(cand_groups)
+    scenarios = sorted(present | sequence.carried(previous, present), key=scenario_key)
     diffs = [
         diff_result(
             sid, context.shape(sid), cand_groups.get(sid, []), partial.tool_totals.get(sid, {})
@@ -169,7 +170,13 @@ def merged_report(
         ordered, order = sequence.in_recording_order(runs, [t.started_at for t in runs], RUN_ORDER)
         digests = [t.sha256 for t in ordered]
         heads = sequence.chain(digests)
-        link = sequence.continuity(digests, (previous or {}).get(sid) if previous else None)
+        failing = execution.failing(ordered, failed)
+        link = sequence.continuity(
+            digests,
+            (previous or {}).get(sid) if previous else None,
+            spec_sha256=spec_sha256,
+            outcomes={t.sha256: t.path not in failing for t in ordered},
+        )
         state = SequenceState(
             order=order,
             n=len(ordered),
@@ -180,8 +187,7 @@ def merged_report(
         )
         status = execution.status(sid, ordered)
         executions.append(status)
-        checks.append(execution.check(status, ordered))
-        failing = execution.failing(ordered, failed)
+        checks.append(execution.check(status, ordered, baseline_runs=len(base_groups.get(sid, []))))
         stats = sample_sufficiency.statistics(
             sid,
             [t.path not in failing for t in ordered],

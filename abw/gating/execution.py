@@ -39,13 +39,19 @@ def status(scenario_id: str | None, runs: list[Any]) -> ExecutionStatus:
     )
 
 
-def check(state: ExecutionStatus, runs: list[Any]) -> Check:
+def check(state: ExecutionStatus, runs: list[Any], *, baseline_runs: int = 1) -> Check:
     """PASS when every run completed; WARN naming how many did not, and how they ended;
-    INCONCLUSIVE when the scenario has no candidate run (never "All 0 runs completed")."""
+    INCONCLUSIVE when the scenario has no candidate run (never "All 0 runs completed");
+    ``baseline_runs`` 0 with no candidate run: a scenario only an earlier gate had."""
     where = scenario_text(state.scenario_id)
     bad = len(state.incomplete_runs)
     verdict = "WARN" if bad else "PASS" if state.runs else "INCONCLUSIVE"
-    if not state.runs:
+    if not state.runs and not baseline_runs:
+        message = (
+            f"No candidate run to check: neither set has a run of {where}, which an earlier "
+            "gate of this candidate (--previous) gated, so none is known to complete."
+        )
+    elif not state.runs:
         message = (
             f"No candidate run to check: the candidate has no run of {where} (is its "
             "--scenario-id spelled as the baseline's?), so none is known to complete."

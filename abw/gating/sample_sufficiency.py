@@ -252,7 +252,12 @@ def checks(
     found: list[Check] = []
 
     enough = stats.n >= stats.min_runs
-    if stats.n == 0:
+    if stats.n == 0 and not baseline_runs:  # (only an earlier gate had it: sequence.carried)
+        text = (
+            f"Neither set has runs for {where}, which an earlier gate of this candidate "
+            "(--previous) gated: its sequence is kept, not dropped."
+        )
+    elif stats.n == 0:
         text = (
             f"The candidate has no runs for {where}, which the baseline covers with "
             f"{plural(baseline_runs, 'run')}."

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
@@ -85,6 +85,10 @@ class Previous:
     #: further (n, H_n) claimed for the same restart count (several sticky-comment markers,
     #: not all of them abw's): the sequence extends the earlier one only if it extends each
     claims: tuple[tuple[int, str], ...] = ()
+    #: what judged the earlier runs, when its report is at hand: its spec's SHA-256, and per
+    #: run digest whether that run passed (the baseline and abw's version can change that)
+    spec_sha256: str | None = None
+    outcomes: tuple[tuple[str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -94,8 +98,18 @@ class Continuity:
     message: str
 
 
-def continuity(current: list[str], previous: Previous | None) -> Continuity:
-    """Whether ``current`` (ordered digests) extends ``previous``; a restart otherwise."""
+def continuity(
+    current: list[str],
+    previous: Previous | None,
+    *,
+    spec_sha256: str | None = None,
+    outcomes: Mapping[str, bool] | None = None,
+) -> Continuity:
+    """Whether ``current`` (ordered digests) extends ``previous``; a restart otherwise.
+
+    A sequence judged anew is no extension either: a spec other than the earlier gate's
+    (``spec_sha256``), or an earlier run that passes or fails differently now (``outcomes``:
+    per digest, whether the run passed here)."""
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
     heads = chain(current)
@@ -103,21 +117,23 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
     def extended(n: int, head: str) -> bool:
         return n == 0 or (0 < n <= len(heads) and heads[n - 1] == head)
 
-    if all(extended(n, head) for n, head in ((previous.n, previous.chain), *previous.claims)):
-        added = len(current) - previous.n
-        return Continuity(
-            "extends",
-            min(max(previous.restarts, 0), MAX_RESTARTS),
-            f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
-        )
     why = "runs were removed, replaced or reordered"
+    if all(extended(n, head) for n, head in ((previous.n, previous.chain), *previous.claims)):
+        why = _judged_anew(previous, spec_sha256, outcomes or {})
+        if why is None:
+            added = len(current) - previous.n
+            return Continuity(
+                "extends",
+                min(max(previous.restarts, 0), MAX_RESTARTS),
+                f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
+            )
+        return _restarted(previous, why)
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
-        now = set(current)
-        gone = [d for d in previous.digests if d not in now]
+        gone = (Counter(previous.digests) - Counter(current)).total()  # (copies counted)
         if gone:
-            why = f"{len(gone)} earlier run(s) are missing (removed or replaced)"
+            why = f"{gone} earlier run(s) are missing (removed or replaced)"
         elif _inserted(current, previous):
             why = (
                 f"{len(current) - previous.n} new run(s) sort before its last run (by start "
@@ -127,6 +143,10 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
             why = "the earlier runs are all present but in a different order (reordered)"
     elif len(current) < previous.n:
         why = f"it has {len(current)} run(s), fewer than the earlier {previous.n} (removed)"
+    return _restarted(previous, why)
+
+
+def _restarted(previous: Previous, why: str) -> Continuity:
     restarts = min(max(previous.restarts, 0) + 1, MAX_RESTARTS)
     return Continuity(
         "restarted",
@@ -134,6 +154,32 @@ def continuity(current: list[str], previous: Previous | None) -> Continuity:
         f"does not extend the earlier gate's {previous.n} run(s): {why}; the sequence "
         f"restarts (restart {restarts}) and is tested at a spent-down level.",
     )
+
+
+def _judged_anew(
+    previous: Previous, spec_sha256: str | None, outcomes: Mapping[str, bool]
+) -> str | None:
+    """Why the earlier runs are judged otherwise than the earlier gate judged them, if they
+    are: a test of other outcomes, or at another tau or level, is another test."""
+    if previous.n and spec_sha256 and previous.spec_sha256 not in (None, spec_sha256):
+        return "the spec changed since the earlier gate (its SHA-256 differs)"
+    changed = {d for d, passed in previous.outcomes if outcomes.get(d, passed) != passed}
+    if changed:
+        return (
+            f"{len(changed)} earlier run(s) pass or fail differently now (the baseline, "
+            "--strict or abw's version changed)"
+        )
+    return None
+
+
+def carried(
+    previous: Mapping[str | None, Previous] | None, present: Iterable[str | None]
+) -> set[str | None]:
+    """The scenarios an earlier gate spent looks on (runs in its sequence, or a restart) that
+    have no run on either side now: each stays in the report with its sequence (restarted,
+    its restart count kept), so dropping a scenario's runs from both sets between looks can
+    never give it back a level it spent."""
+    return {sid for sid, p in (previous or {}).items() if p.n or p.restarts} - set(present)
 
 
 def _inserted(current: list[str], previous: Previous) -> bool:
@@ -153,15 +199,25 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
     """Per scenario, what an earlier gate report (a validated
     :class:`~abw.models.report.GateReport`) recorded."""
     digests: dict[str | None, list[str]] = {}
+    file_digest: dict[str, str] = {}
     for item in report.inputs.traces:
         if item.role == "candidate":
             digests.setdefault(item.scenario_id, []).append(item.sha256)
+            file_digest[item.file] = item.sha256
+    outcomes: dict[str | None, set[tuple[str, bool]]] = {}
+    for run in report.runs:
+        if run.role == "candidate" and run.passed is not None and run.trace_file in file_digest:
+            outcomes.setdefault(run.scenario_id, set()).add(
+                (file_digest[run.trace_file], run.passed)
+            )
     return {
         stats.scenario_id: Previous(
             n=stats.sequence.n,
             chain=stats.sequence.chain,
             restarts=stats.sequence.restarts,
             digests=tuple(digests.get(stats.scenario_id, [])),
+            spec_sha256=report.inputs.spec_sha256,
+            outcomes=tuple(sorted(outcomes.get(stats.scenario_id, ()))),
         )
         for stats in report.statistics
         if stats.sequence is not None

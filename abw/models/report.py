@@ -81,7 +81,9 @@ class RunDistance(_Model):
     trace_id: str
     trace_file: str
     nearest_baseline_trace_id: str | None
-    path_edit_distance: float
+    path_edit_distance: float | None = Field(
+        description="None when the scenario has no baseline run: nothing to measure against."
+    )
 
 
 class Divergence(_Model):
@@ -100,19 +102,22 @@ class Divergence(_Model):
     baseline_path: list[str] = Field(description="The nearest baseline path sharing the prefix.")
 
 
+_ONE_SIDED = "None when the scenario has runs on one side only: nothing to compare with."
+
+
 class DiffResult(_Model):
     scenario_id: str | None = None
     baseline_runs: int
     candidate_runs: int
-    path_edit_distance_mean: float
-    path_edit_distance_max: float
+    path_edit_distance_mean: float | None = Field(description=_ONE_SIDED)
+    path_edit_distance_max: float | None = Field(description=_ONE_SIDED)
     per_run: list[RunDistance] = Field(default_factory=list)
-    fingerprint_distance: float
-    tool_jaccard_distance: float
+    fingerprint_distance: float | None = Field(description=_ONE_SIDED)
+    tool_jaccard_distance: float | None = Field(description=_ONE_SIDED)
     baseline_tool_means: dict[str, float] = Field(default_factory=dict)
     candidate_tool_means: dict[str, float] = Field(default_factory=dict)
-    tools_new: list[str] = Field(default_factory=list)
-    tools_missing: list[str] = Field(default_factory=list)
+    tools_new: list[str] | None = Field(default_factory=list, description=_ONE_SIDED)
+    tools_missing: list[str] | None = Field(default_factory=list, description=_ONE_SIDED)
     first_divergence: Divergence | None = Field(
         default=None, description="The earliest divergence over all candidate runs."
     )

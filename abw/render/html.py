@@ -107,7 +107,8 @@ def _diff_view(diff: DiffResult, report: GateReport) -> dict[str, Any]:
     shape = diff_shape_checks(report, diff.scenario_id)
     metrics = []
     for key, label, attribute in DIFF_METRICS:
-        value = float(getattr(diff, attribute))
+        value = getattr(diff, attribute)  # None: runs on one side only, nothing compared
+        value = None if value is None else float(value)
         check = shape.get(key)
         warn, fail = thresholds(check.limits) if check else (None, None)
         metrics.append(
@@ -117,7 +118,9 @@ def _diff_view(diff: DiffResult, report: GateReport) -> dict[str, Any]:
                 "warn": warn,
                 "fail": fail,
                 "verdict": check.verdict if check else None,
-                "gauge": Markup(svg.gauge(value, warn, fail, label=label)),
+                "gauge": Markup(svg.gauge(value, warn, fail, label=label))
+                if value is not None
+                else "",
             }
         )
     edit = shape.get("path_edit_distance")
@@ -130,7 +133,7 @@ def _diff_view(diff: DiffResult, report: GateReport) -> dict[str, Any]:
         "histogram": Markup(
             svg.histogram([r.path_edit_distance for r in diff.per_run], warn=warn, fail=fail)
         )
-        if diff.per_run
+        if diff.path_edit_distance_mean is not None and diff.per_run
         else None,
         "tool_bars": Markup(svg.tool_bars(diff.baseline_tool_means, diff.candidate_tool_means))
         if diff.baseline_tool_means or diff.candidate_tool_means

@@ -160,8 +160,8 @@ def _evidence(check: Check, details_url: str | None) -> str:
     return head + "\n" + "\n".join(rows) + tail + "\n\n</details>"
 
 
-def _threshold_cell(value: float, check: Check | None) -> str:
-    text = fmt_num(value)
+def _threshold_cell(value: float | None, check: Check | None) -> str:
+    text = fmt_num(None if value is None else float(value))
     if check is None:
         return text
     warn, fail = thresholds(check.limits)
@@ -184,12 +184,11 @@ def _diff_blocks(report: GateReport) -> list[Block]:
     for d in report.diff:
         sid = d.scenario_id
         shape = diff_shape_checks(report, sid)
-        cells = [
-            _threshold_cell(float(getattr(d, attr)), shape.get(key))
-            for key, _, attr in DIFF_METRICS
-        ]
+        cells = [_threshold_cell(getattr(d, attr), shape.get(key)) for key, _, attr in DIFF_METRICS]
 
-        def tools(names: list[str]) -> str:
+        def tools(names: list[str] | None) -> str:
+            if names is None:  # (runs on one side only: nothing compared)
+                return DASH
             shown = ", ".join(_name(t, 60) for t in names[:8])
             return (shown + (f" +{len(names) - 8}" if len(names) > 8 else "")) or "\u2014"
 
