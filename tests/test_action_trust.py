@@ -321,3 +321,31 @@ def test_on_change_never_leaves_a_look_alike_body_under_a_copied_marker(fake, ru
     assert fake.comments[forged]["body"] == genuine["body"]  # shows the real verdict now
     rerun = publish(runner, report, GITHUB_RUN_ID="4243")  # type: ignore[arg-type]
     assert "comment unchanged" in rerun.stdout, rerun.stdout
+
+
+def test_a_spec_edited_between_looks_on_one_commit_restarts_the_sequence(fake, runner):
+    """The marker carried the run chain only: a re-run of the same commit under an edited spec
+    (tau lowered after an INCONCLUSIVE look, say) extended the earlier sequence as if it were
+    the same test. The marker now carries the spec's SHA-256, so the sequence restarts."""
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    assert runner.run(inputs).code == 0
+    spec = runner.workspace / "behavior.yaml"
+    spec.write_text(spec.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+    result = runner.run(inputs)
+    state = sequence_state(runner, result)
+    assert state["continuity"] == "restarted" and state["restarts"] == 1, state
+    assert "the spec changed since the earlier gate" in state["continuity_message"]
+
+
+def test_a_marker_without_a_spec_hash_still_reads_as_the_earlier_gate():
+    """Markers written before the spec hash (and forged ones with a bad hash, refused whole)."""
+    from abw.gating.sequence import decode_marker
+
+    old = chain_token(HEAD_SHA, [["refund", 3, "a" * 64, 1]])
+    candidate, sequences = decode_marker(old)
+    assert candidate == HEAD_SHA and sequences["refund"].restarts == 1
+    assert sequences["refund"].spec_sha256 is None
+    bad = json.dumps({"c": HEAD_SHA, "s": [["refund", 3, "a" * 64, 1]], "h": "nope"})
+    import base64
+
+    assert decode_marker(base64.urlsafe_b64encode(bad.encode()).decode()) == ("", {})

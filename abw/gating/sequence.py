@@ -224,10 +224,11 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
     }
 
 
-def encode_marker(statistics: list[Any], candidate: str = "") -> str:
+def encode_marker(statistics: list[Any], candidate: str = "", spec_sha256: str = "") -> str:
     """Every scenario's chain as one marker token: base64url of
-    ``{"c": candidate, "s": [[sid, n, H_n, k], ...]}``; ``candidate`` names what was gated
-    (the Action uses the commit SHA)."""
+    ``{"c": candidate, "s": [[sid, n, H_n, k], ...]}``, with ``"h": spec_sha256`` when given
+    (a later gate under another spec restarts the sequences); ``candidate`` names what was
+    gated (the Action uses the commit SHA)."""
     import base64
     import json
 
@@ -236,14 +237,18 @@ def encode_marker(statistics: list[Any], candidate: str = "") -> str:
         for s in statistics
         if s.sequence is not None
     ]
-    text = json.dumps({"c": candidate, "s": rows}, separators=(",", ":"), ensure_ascii=True)
+    document: dict[str, Any] = {"c": candidate, "s": rows}
+    if _HEAD.fullmatch(spec_sha256):  # (a published report's own hash may be anything)
+        document["h"] = spec_sha256
+    text = json.dumps(document, separators=(",", ":"), ensure_ascii=True)
     return base64.urlsafe_b64encode(text.encode("ascii")).decode("ascii").rstrip("=")
 
 
 def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
     """The inverse of :func:`encode_marker`: (candidate, sequences); a token that is not
     exactly what :func:`encode_marker` writes (unreadable, a negative or non-integer count, a
-    chain that is no SHA-256, a scenario twice) gives ("", {}): no earlier gate. A count above
+    chain or spec hash that is no SHA-256, a scenario twice) gives ("", {}): no earlier gate. A
+    marker without a spec hash (abw before it wrote one) judges no spec change. A count above
     :data:`MAX_RESTARTS` reads as that many."""
     import base64
     import binascii
@@ -252,8 +257,10 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         document = json.loads(raw.decode("ascii"))
-        candidate, rows = document["c"], document["s"]
+        candidate, rows, spec = document["c"], document["s"], document.get("h")
         if not isinstance(candidate, str) or not isinstance(rows, list):
+            return "", {}
+        if spec is not None and not (isinstance(spec, str) and _HEAD.fullmatch(spec)):
             return "", {}
         sequences: dict[str | None, Previous] = {}
         for row in rows:
@@ -267,7 +274,7 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
                 and sid not in sequences
             ):
                 return "", {}
-            sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS))
+            sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS), spec_sha256=spec)
         return candidate, sequences
     except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
         return "", {}

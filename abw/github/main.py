@@ -439,7 +439,9 @@ def _publish(
     )
     if inputs.comment != "off":
         digest = report_digest(inputs.check_name, canonical_json(report.model_dump(mode="json")))
-        extra = {"chain": encode_marker(report.statistics, ctx.head_sha or "")}
+        extra = {
+            "chain": encode_marker(report.statistics, ctx.head_sha or "", report.inputs.spec_sha256)
+        }
         room = markdown_room(inputs.check_name, digest, extra)
         body = build_body(
             inputs.check_name,
