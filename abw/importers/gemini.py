@@ -9,19 +9,25 @@ their ids, after a compression, an Esc or a ``/rewind``) and ``{"$rewindTo": id}
 conversation cut back: Gemini CLI's loader drops that message and every later one). A behavior
 gate sees every step the recording shows the agent took: a rewound message, or one a checkpoint
 leaves out, ran and stays, in recording order (one warning per file); a checkpoint's copy of a
-recorded message counts once (the recorded one). The run's final status and output are those of
-the conversation at its end, replayed as ``loadConversationRecord`` does. A subagent's own
-recording (``kind: subagent``, under ``chats/<parent session id>/``) is not a session: it is
-skipped with a warning.
+recorded message counts once (the recorded one), and a message only a checkpoint lists (a
+compression's summary and its ``Got it.`` reply) is the CLI's, no step. The run's final status
+and output are those of the conversation at its end, replayed as ``loadConversationRecord``
+does, except that what a compression summarized stays in it: it does not undo the answer. A
+subagent's own recording (``kind: subagent``, under ``chats/<parent session id>/``) is not a
+session: it is skipped with a warning.
 
 Each ``gemini`` message is an llm span (named by its model), followed by its ``toolCalls`` in
-order: status ``success``/``error``/``cancelled`` -> ok/error/rejected, a ``cancelled`` call
-that ran and was cut short (0.5x on: its error is ``[Operation Cancelled] User cancelled tool
-execution.`` or ``… Operation cancelled.``, no ``Reason:``) -> interrupted.
-``delegate_to_agent`` is a handoff to ``args.agent_name`` (the subagent's own steps are not in
-the file); so is a subagent called by its own name (newer versions: ``resultDisplay`` is its
-progress, ``isSubagentProgress``, or the call holds ``agentId``), an error when that progress
-ends in ``state: error`` (a failed subagent's call is recorded ``success``). A call's start is
+the order the model made them (:func:`_call_order`): status ``success``/``error``/``cancelled``
+-> ok/error/rejected, a ``cancelled`` call that ran and was cut short (0.5x on: its error is
+``[Operation Cancelled] User cancelled tool execution.`` or ``… Operation cancelled.``, no
+``Reason:``) -> interrupted.
+``delegate_to_agent`` and ``invoke_agent`` (0.6x) are a handoff to ``args.agent_name`` (the
+subagent's own steps are not in the file); so is a subagent called by its own name (0.3x-0.5x:
+``resultDisplay`` is its progress, ``isSubagentProgress``, or the call holds ``agentId``), an
+error when that progress ends in ``state: error`` or short of its goal (``terminateReason``
+not ``GOAL``: a failed subagent's call is recorded ``success``). A ``gemini`` message with no
+text, thoughts or tokens after a notice only holds calls (:func:`_calls_holder`): no llm span,
+its calls the previous model message's. A call's start is
 the epoch-ms Gemini CLI writes into the id it makes (:data:`_ID_TIME`), its end the call's
 timestamp. ``logs.json`` (user prompts only) holds no
 behavior and is refused.
@@ -127,6 +133,11 @@ def _is_prompt_log(document: Any) -> bool:
 
 #: The info message Gemini CLI records when the user cancels the turn in flight (Esc).
 _CANCELLED = "Request cancelled."
+#: The messages Gemini CLI records of its own (notices, not the user's or the model's).
+_NOTICE_TYPES = frozenset({"info", "warning", "error"})
+#: The tools that call a subagent named in ``args.agent_name``: ``delegate_to_agent`` (0.2x),
+#: ``invoke_agent`` (0.6x; 0.3x-0.5x called a subagent by its own name).
+_DELEGATE_TOOLS = frozenset({"delegate_to_agent", "invoke_agent"})
 #: The message types Gemini CLI records (a recording with none of them and no sessionId is not one).
 _MESSAGE_TYPES = frozenset({"user", "gemini", "info", "warning", "error"})
 #: The ``type`` of the events ``--output-format stream-json`` prints (``JsonStreamEventType``;
@@ -160,8 +171,9 @@ class GeminiImporter(Importer):
         records = _records(raw, path, options) if path.suffix == ".jsonl" else None
         line_of: Callable[[tuple[str | int, ...]], int | None]
         ended: list[int] | None = None  # the messages the conversation ends with (all)
+        made: set[int] = set()  # messages Gemini CLI made for its history: no step
         if records is not None:
-            document, message_lines, ended = replayed(records, path, options)
+            document, message_lines, ended, made = replayed(records, path, options)
             if document.get("kind") == "subagent":
                 options.warn(
                     f"{path.name}: a subagent's own recording (kind: subagent), not a session: "
@@ -206,7 +218,11 @@ class GeminiImporter(Importer):
                 raise AbwInputError(
                     "a message is not an object", file=path, field=f"messages.{index}"
                 )
-            if message.get("type") != "gemini":
+            if message.get("type") != "gemini" or index in made:
+                continue
+            if _calls_holder(messages, index) and drafts:
+                parent = next((d.span_id for d in reversed(drafts) if d.type == "llm"), None)
+                self._calls(message, index, parent, options, path, drafts, line_of)
                 continue
             when = parse_time(message.get("timestamp"))
             llm = Draft(
@@ -224,20 +240,7 @@ class GeminiImporter(Importer):
                 if isinstance(tokens.get(source), int):
                     llm.attributes[target] = tokens[source]
             drafts.append(llm)
-            calls = message.get("toolCalls")
-            if calls is not None and not isinstance(calls, list):
-                raise AbwInputError(
-                    "expected a list of tool calls",
-                    file=path,
-                    line=llm.line,
-                    field=f"messages.{index}.toolCalls",
-                )
-            calls = calls or []
-            for position, call in enumerate(calls, 1):
-                if isinstance(call, dict):
-                    draft = self._call(call, index, position, llm.span_id, options, path)
-                    draft.line = line_of(("messages", index, "toolCalls", position - 1))
-                    drafts.append(draft)
+            self._calls(message, index, llm.span_id, options, path, drafts, line_of)
         if ended is None:
             ended = list(range(len(messages)))
         final_status, final_text = _run_end([messages[index] for index in ended])
@@ -255,6 +258,32 @@ class GeminiImporter(Importer):
                 removed_fields=held_fields(document, REMOVED_FIELDS),
             )
         ]
+
+    def _calls(
+        self,
+        message: dict[str, Any],
+        index: int,
+        parent: str | None,
+        options: ImportOptions,
+        path: Path,
+        drafts: list[Draft],
+        line_of: Callable[[tuple[str | int, ...]], int | None],
+    ) -> None:
+        """Append the spans of a ``gemini`` message's ``toolCalls``, children of ``parent``."""
+        calls = message.get("toolCalls")
+        if calls is not None and not isinstance(calls, list):
+            raise AbwInputError(
+                "expected a list of tool calls",
+                file=path,
+                line=line_of(("messages", index)),
+                field=f"messages.{index}.toolCalls",
+            )
+        calls = calls or []
+        for offset, (position, call) in enumerate(zip(_call_order(calls), calls, strict=True)):
+            if isinstance(call, dict):
+                draft = self._call(call, index, position, parent, options, path)
+                draft.line = line_of(("messages", index, "toolCalls", offset))
+                drafts.append(draft)
 
     def _call(
         self,
@@ -284,17 +313,14 @@ class GeminiImporter(Importer):
             draft.type = "retriever"
         elif name in MEMORY_TOOLS:
             draft.type = "memory"
-        if name == "delegate_to_agent":
-            draft.type = "handoff"
+        if name in _DELEGATE_TOOLS or _subagent_call(call):
+            draft.type = "handoff"  # (a subagent called by its own name is the tool)
+            draft.attributes["tool"] = name
             agent = args.get("agent_name") if isinstance(args, dict) else None
-            draft.attributes["tool"] = name
-            if isinstance(agent, str) and agent:
+            if name in _DELEGATE_TOOLS and isinstance(agent, str) and agent:
                 draft.name = agent
-        elif _subagent_call(call):
-            draft.type = "handoff"  # the subagent is the tool, called by its own name
-            draft.attributes["tool"] = name
-            if outcome == "ok" and _subagent_state(call) == "error":
-                draft.outcome = "error"  # its call "succeeded" in returning the failure
+            if outcome == "ok":  # its call "succeeded" in returning the failure
+                draft.outcome = _subagent_outcome(call)
         if name in SHELL_TOOLS and isinstance(args, dict):
             draft.mark_shell(options.labels, args.get("command"))
         if name in SHELL_TOOLS and outcome == "ok":
@@ -366,7 +392,7 @@ def _records(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int, 
 
 def replayed(
     records: list[tuple[int, Any]], path: Path, options: ImportOptions
-) -> tuple[dict[str, Any], dict[int, int], list[int]]:
+) -> tuple[dict[str, Any], dict[int, int], list[int], set[int]]:
     """The session a 0.39+ recording's ``(line, record)`` pairs add up to, as the document the
     earlier format holds: ``messages`` every message recorded, in the order first recorded, each
     as last written under its id (a rewound one, one a checkpoint leaves out: they ran; a
@@ -388,7 +414,8 @@ def replayed(
     index = {message_id: n for n, message_id in enumerate(replay.recorded)}
     document = {**replay.metadata, "messages": [m for _, m in replay.recorded.values()]}
     lines = {n: line for n, (line, _) in enumerate(replay.recorded.values())}
-    return document, lines, [index[message_id] for message_id in replay.live]
+    ended = [index[message_id] for message_id in replay.ending()]
+    return document, lines, ended, {index[message_id] for message_id in replay.made}
 
 
 class _Replay:
@@ -400,6 +427,7 @@ class _Replay:
         self.recorded: dict[str, tuple[int, dict[str, Any]]] = {}  # id -> (line, message)
         self.live: dict[str, None] = {}
         self.dropped: dict[str, str] = {}  # id -> "rewind" / "checkpoint", while out of live
+        self.made: set[str] = set()  # ids only a checkpoint lists: turns the CLI made itself
         self.ignored = 0
 
     def read(self, line: int, record: Any) -> None:
@@ -430,15 +458,25 @@ class _Replay:
         self.recorded[message["id"]] = (line, message)
         self.live[message["id"]] = None
         self.dropped.pop(message["id"], None)
+        self.made.discard(message["id"])
 
     def _checkpoint(self, line: int, messages: Any) -> None:
-        """A checkpoint: the conversation is its messages; one not recorded yet is new."""
+        """A checkpoint: the conversation is its messages. One not recorded is the CLI's own (a
+        compression's summary and its ``Got it.`` reply): what such a checkpoint leaves out is
+        summarized, not undone, and stays in the conversation the run ends with, before it;
+        a checkpoint of recorded messages only (a rollback) cuts what it leaves out."""
         listed = _with_ids(messages)
         kept = {message["id"] for message in listed}
-        self._drop([i for i in self.live if i not in kept], "checkpoint")
-        self.live.clear()
+        left_out = [i for i in self.live if i not in kept]
+        summarized = any(message["id"] not in self.recorded for message in listed)
+        self._drop(left_out, "checkpoint")
+        for message_id in left_out if summarized else []:
+            self.live[message_id] = None  # (still counted in the warning: out of the history)
         for message in listed:
-            self.recorded.setdefault(message["id"], (line, message))
+            if message["id"] not in self.recorded:
+                self.recorded[message["id"]] = (line, message)
+                self.made.add(message["id"])
+            self.live.pop(message["id"], None)
             self.live[message["id"]] = None
             self.dropped.pop(message["id"], None)
 
@@ -447,11 +485,16 @@ class _Replay:
             del self.live[message_id]
             self.dropped[message_id] = why
 
+    def ending(self) -> list[str]:
+        """The conversation the run ends with, in order, without the messages the CLI made."""
+        return [message_id for message_id in self.live if message_id not in self.made]
+
     def warn_dropped(self, path: Path, options: ImportOptions) -> None:
         """One warning when steps the conversation no longer holds are kept."""
         counts = {"rewind": 0, "checkpoint": 0}
         for message_id, why in self.dropped.items():
-            counts[why] += _steps(self.recorded[message_id][1])
+            if message_id not in self.made:
+                counts[why] += _steps(self.recorded[message_id][1])
         parts = []
         if counts["rewind"]:
             parts.append(f"{plural(counts['rewind'], 'step')} the session later rewound")
@@ -483,8 +526,10 @@ def _run_end(messages: list[Any]) -> tuple[str, str | None]:
     after an ``error`` message, cancelled after ``Request cancelled.``, success after a model
     message calling no tool, else unknown; the answer is the last model text."""
     final_status, final_text = "unknown", None
-    for message in messages:
+    for index, message in enumerate(messages):
         kind = message.get("type")
+        if (kind == "user" and _tool_results(message)) or _calls_holder(messages, index):
+            continue  # what the turn's calls returned, after it ended: not a new turn
         if kind == "user":
             final_status = "unknown"
         elif kind == "error":
@@ -507,11 +552,44 @@ def _subagent_call(call: dict[str, Any]) -> bool:
     return display.get("isSubagentProgress") is True or _text(call.get("agentId")) is not None
 
 
-def _subagent_state(call: dict[str, Any]) -> str | None:
-    """The subagent's final state (``completed``/``error``/``cancelled``): a failed subagent's
-    call is recorded ``success``, its failure only in this state and in its output text."""
-    state = as_dict(call.get("resultDisplay")).get("state")
-    return state if isinstance(state, str) else None
+def _subagent_outcome(call: dict[str, Any]) -> str:
+    """The outcome of a subagent's ``success`` call from its progress: error when it ends in
+    ``state: error``, or ``completed`` short of its goal (``terminateReason`` ``ERROR``,
+    ``MAX_TURNS``, ``ERROR_NO_COMPLETE_TASK_CALL``; ``TIMEOUT`` a timeout), else ok."""
+    display = as_dict(call.get("resultDisplay"))
+    reason = display.get("terminateReason")
+    if display.get("state") == "error":
+        return "error"
+    if isinstance(reason, str) and reason != "GOAL":
+        return "timeout" if reason == "TIMEOUT" else "error"
+    return "ok"
+
+
+def _calls_holder(messages: list[Any], index: int) -> bool:
+    """Whether ``messages[index]`` only holds tool calls, no model call: the ``gemini`` message
+    Gemini CLI's ``recordToolCalls`` makes when the last message is not the model's (cancelled
+    calls recorded after the ``Request cancelled.`` info message): no text, thoughts or tokens."""
+    message = messages[index]
+    before = messages[index - 1] if index else None
+    return (
+        isinstance(before, dict)
+        and before.get("type") in _NOTICE_TYPES
+        and bool(message.get("toolCalls"))
+        and not message.get("content")
+        and not message.get("thoughts")
+        and "tokens" not in message
+    )
+
+
+def _tool_results(message: dict[str, Any]) -> bool:
+    """Whether a ``user`` message only returns tool results (``functionResponse`` parts, which
+    0.6x records as a message of its own), no prompt of the user's."""
+    content = message.get("content")
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and all(isinstance(p, dict) and set(p) == {"functionResponse"} for p in content)
+    )
 
 
 def _exit_code(result: Any) -> int | None:
@@ -532,6 +610,28 @@ def _exit_code(result: Any) -> int | None:
 
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+#: A call id of 0.29 on ends ``_<epoch ms>_<n>``: ``n`` is the call's place in the model's answer.
+_ID_ORDER = re.compile(r"_(\d{12,14})_(\d+)$")
+
+
+def _call_order(calls: list[Any]) -> list[int]:
+    """The place (from 1) of each of a message's calls in the order the model made them, by
+    the ``_<ms>_<n>`` of their ids: Gemini CLI records calls as they finish, and after an Esc
+    the cancelled ones come first (a parallel read that ran first was listed last). Recorded
+    order when an id lacks that ending."""
+    keys = []
+    for position, call in enumerate(calls):
+        call_id = call.get("id") if isinstance(call, dict) else None
+        match = _ID_ORDER.search(call_id) if isinstance(call_id, str) else None
+        if match is None:
+            return list(range(1, len(calls) + 1))
+        keys.append((int(match.group(1)), int(match.group(2)), position))
+    ranks = [0] * len(calls)
+    for rank, (_, _, position) in enumerate(sorted(keys), 1):
+        ranks[position] = rank
+    return ranks
 
 
 def _id_time(call_id: Any) -> datetime | None:
