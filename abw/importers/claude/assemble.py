@@ -131,9 +131,8 @@ def _final_status(main: FileParser) -> str:
         return "unknown"
     if any(d.outcome == "incomplete" for d in main.drafts.get(agent, ()) if d.type != "llm"):
         return "unknown"
-    return {"text": "success", "interrupt": "cancelled", "api_error": "error"}.get(
-        state.last_event or "", "unknown"
-    )
+    ends = {"text": "success", "interrupt": "cancelled", "api_error": "error", "max_turns": "error"}
+    return ends.get(state.last_event or "", "unknown")
 
 
 def _span(draft: Draft, ordinal: int, parent: Draft | None, main: FileParser) -> dict[str, Any]:

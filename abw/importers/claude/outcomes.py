@@ -58,9 +58,21 @@ _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ "
 #: ``PreToolUse:<tool> hook error: …``; the auto-mode classifier and the built-in safety
 #: check write ``Permission for this action/command was denied by …``.
 _POLICY_BLOCK = re.compile(r"PreToolUse:\S+ hook error: |Permission for this \w+ was denied by ")
-#: ``toolDenialKind`` on a refused call's result line (2.1.2xx): the person refused it;
-#: any other kind (``permission-rule``, ``automode-blocked``) is a policy that did.
 _USER_DENIAL = "user-rejected"
+#: ``toolDenialKind`` on the result line of a call that did not run to its end (2.1.2xx) ->
+#: outcome: the person refused it; it was stopped (2.1.3xx: ``interrupted``, a call the session
+#: ended under, answered when it is resumed; ``cancelled``, the turn was aborted before it ran).
+#: Any other kind (``permission-rule``, ``automode-blocked``) is a policy that refused it.
+_DENIAL_OUTCOMES = {
+    _USER_DENIAL: "rejected",
+    "interrupted": "interrupted",
+    "cancelled": "interrupted",
+}
+#: ``permissionDecision.source`` of a refused call (2.1.3xx; the OTel ``source`` of the same
+#: decision) -> outcome: a person refused it at the prompt, or closed the prompt; any other
+#: source (``config``: a mode, ``-p`` with no rule allowing it; ``hook``), or a deny rule
+#: (``reasonType: rule``, whatever its source), is a policy.
+_DECISION_OUTCOMES = {"user_reject": "rejected", "user_abort": "interrupted"}
 
 
 def span_type(tool: str) -> str:
@@ -111,21 +123,43 @@ def result_text(content: Any) -> str:
     return ""
 
 
-def classify_result(
-    is_error: Any, content: Any, tool_use_result: Any, denial_kind: Any = None
-) -> str:
-    """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``
-    and ``toolDenialKind``.
+def decision_outcome(decision: Any) -> str | None:
+    """The outcome a ``permissionDecision`` that refused the call gives it, else None."""
+    if not isinstance(decision, dict) or decision.get("decision") != "reject":
+        return None
+    source = decision.get("source")
+    if not isinstance(source, str) or not source:
+        return None
+    if decision.get("reasonType") == "rule":  # a deny rule (a user's settings: user_reject)
+        return "denied"
+    return _DECISION_OUTCOMES.get(source, "denied")
 
-    Structure first: ``toolUseResult`` = ``User rejected tool use`` is a rejection, its
+
+def classify_result(
+    is_error: Any,
+    content: Any,
+    tool_use_result: Any,
+    denial_kind: Any = None,
+    decision: Any = None,
+) -> str:
+    """The outcome of a tool call from its ``tool_result`` block and the line's ``toolUseResult``,
+    ``toolDenialKind`` and ``permissionDecision``.
+
+    Structure first: a ``permissionDecision`` that refused the call says who did, unless a
+    ``toolDenialKind`` other than ``user-rejected`` does (:func:`decision_outcome`; 2.1.3xx
+    writes ``user-rejected`` for a refusal by configuration too);
+    ``toolUseResult`` = ``User rejected tool use`` is a rejection, its
     ``interrupted: true`` an interrupt; ``is_error: true`` (optional in the format: absent means
     false), an ``Error…`` string or ``status`` ``error``/``failed`` is a failure. A failure that
-    names its ``toolDenialKind`` was refused (``user-rejected``: rejected, any other: denied).
+    names its ``toolDenialKind`` did not run to its end (:data:`_DENIAL_OUTCOMES`, else denied).
     Only a failure, or a result that carries no structure at all (no ``toolUseResult``, no
     ``is_error``), is refined by the fixed texts Claude Code starts such results with; a
     successful result is ``ok`` whatever its output says (a ``Read`` of a transcript holds those
     texts too).
     """
+    refused = decision_outcome(decision) if denial_kind in (None, _USER_DENIAL) else None
+    if refused is not None:
+        return refused
     tur = tool_use_result
     if tur == _REJECTED_RESULT:
         return "rejected"
@@ -139,7 +173,7 @@ def classify_result(
     if not failed and (tur is not None or is_error is not None):
         return "ok"
     if isinstance(denial_kind, str) and denial_kind:
-        return "rejected" if denial_kind == _USER_DENIAL else "denied"
+        return _DENIAL_OUTCOMES.get(denial_kind, "denied")
     text = result_text(content).lstrip()
     if text.startswith(_REJECTED):
         return "rejected"

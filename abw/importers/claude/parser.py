@@ -76,6 +76,8 @@ _USAGE_KEYS = (
 )
 MAIN = "main"
 FILE = "file"
+#: The ``attachment`` type Claude Code writes when a run hits ``--max-turns`` (2.1.3xx) and stops.
+MAX_TURNS = "max_turns_reached"
 #: ``system`` subtypes that compact the agent's context: (span name, metadata key).
 _COMPACTIONS = {
     "compact_boundary": ("compaction", "compactMetadata"),
@@ -110,6 +112,7 @@ class Draft:
     children: list[tuple[Any, str]] = field(default_factory=list)  # (FileParser, agent key)
     agent_id: str | None = None
     span_id: str = ""
+    message_id: str | None = None  # a tool call's API message (``message.id``)
 
 
 @dataclass
@@ -127,6 +130,9 @@ class AgentState:
     retries: list[tuple[int, Any, Any, Any]] = field(default_factory=list)
     #: a ``model_refusal_fallback`` whose request has no llm span yet: its attributes
     fallback: dict[str, str] = field(default_factory=dict)
+    #: calls a person refused since the last interrupt (2.1.3xx writes a running call the
+    #: user stopped so too; the interrupt line's ``interruptedMessageId`` then names its message)
+    rejected: list[Draft] = field(default_factory=list)
 
 
 #: The model name Claude Code gives the assistant messages it writes itself.
@@ -300,12 +306,14 @@ class FileParser:
         elif kind == "file-history-snapshot":
             self.removed.add("file_history")
         elif kind == "attachment":  # context Claude Code attached (hook output, goal status...)
-            self._agent_key(record)  # keeps inline sidechain chains unbroken
+            agent = self._agent_key(record)  # keeps inline sidechain chains unbroken
             attachment = record.get("attachment")
             if attachment:
                 self.removed.add("attachment")
             if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
                 self._queued_command(attachment)
+            elif isinstance(attachment, dict) and attachment.get("type") == MAX_TURNS:
+                self._state(agent).last_event = "max_turns"  # the run stopped at --max-turns
         elif kind in ("queue-operation", "last-prompt") and (
             "content" in record or "lastPrompt" in record
         ):
@@ -482,6 +490,8 @@ class FileParser:
         if arguments is not None:  # only fields named with --argument-fields, after labels
             draft.attributes["arguments"] = arguments
         draft.agent_id = self.agent_id if agent == FILE else None
+        message_id = record["message"].get("id")
+        draft.message_id = message_id if isinstance(message_id, str) else None
         mcp = mcp_parts(tool)
         if mcp is not None:
             draft.attributes["mcp_server"], draft.attributes["mcp_tool"] = mcp
@@ -575,12 +585,20 @@ class FileParser:
                 self._background_done(*notified)
 
     def _interrupt(self, state: AgentState, record: dict[str, Any]) -> None:
+        """Calls still open are interrupted; so are those answered ``User rejected tool use``
+        of the message the line's ``interruptedMessageId`` names (2.1.3xx: the user pressed Esc
+        while they ran; a refusal at the prompt names no message)."""
         moment = self._time(record)
         for draft in state.pending.values():
             draft.outcome = "interrupted"
             draft.duration_ms = ms_between(draft.started, moment)
             draft.attributes["duration_source"] = "timestamps"
         state.pending.clear()
+        stopped = record.get("interruptedMessageId")
+        for draft in state.rejected:
+            if isinstance(stopped, str) and draft.message_id == stopped:
+                draft.outcome = "interrupted"
+        state.rejected.clear()
         state.last_event = "interrupt"
 
     def _tool_result(self, line: int, index: int, block: dict[str, Any], record: dict) -> None:
@@ -602,8 +620,14 @@ class FileParser:
         content = block.get("content")
         tool_use_result = record.get("toolUseResult")
         draft.outcome = classify_result(
-            block.get("is_error"), content, tool_use_result, record.get("toolDenialKind")
+            block.get("is_error"),
+            content,
+            tool_use_result,
+            record.get("toolDenialKind"),
+            record.get("permissionDecision"),
         )
+        if draft.outcome == "rejected":
+            state.rejected.append(draft)
         draft.output_hash = content_hash(content) if "content" in block else None
         reported = reported_duration_ms(tool_use_result)
         if reported is not None:

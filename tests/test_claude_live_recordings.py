@@ -1,0 +1,158 @@
+"""``abw import claude`` on transcripts the real Claude Code 2.1.332 wrote in this repository,
+driven against a loopback Messages API (tests/corpus/claude-code-live/generate/; see
+tests/corpus/PROVENANCE.md). The folder ``shop`` is the CLI's project folder as written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from abw.traceio import render_trace
+from abw.validate import validate_document
+from tests.conftest import CORPUS
+from tests.test_realfiles_claude_more import _trace
+
+SHOP = CORPUS / "claude-code-live" / "shop"
+#: ``-p`` run, ``--permission-mode acceptEdits --allowedTools Bash``: Read + Bash in one message,
+#: Bash ok, Bash exit 3, Read of a missing file, Edit, answer; then ``--resume`` with a second
+#: prompt (Bash, answer) and ``-p /compact --resume``.
+BASIC = SHOP / "887d3ce8-1df4-4dfe-9334-df0a2d5fd05e.jsonl"
+#: ``-p`` run, ``--permission-mode default``: Bash ``rm -rf build`` and a Write, both refused by
+#: configuration (no rule allows them, no one to ask), then a Read and the answer.
+DENIED = SHOP / "25027e19-aff6-4822-a874-f8220ee1f05c.jsonl"
+#: ``-p`` with deny rules in ~/.claude/settings.json: ``Bash(rm -rf build)`` and
+#: ``Read(//home/dev/shop/cart.py)`` refused (the Write rule did not match: it ran).
+RULES = SHOP / "757a58ce-60aa-4905-ac3b-e25e572e8694.jsonl"
+#: Interactive, ``--dangerously-skip-permissions``: Esc pressed while ``Bash`` ran (5 s into a
+#: 30 s command), then a second prompt answered after a Bash call.
+ESC_RUNNING = SHOP / "d233db21-18e4-4ef6-8119-500a9632d51e.jsonl"
+#: Interactive, ``--permission-mode default``: Esc at the permission prompt of a Bash call.
+ESC_PROMPT = SHOP / "2e3f66eb-c1cf-4e61-b21a-c57378e354e3.jsonl"
+#: ``-p``: an ``Agent`` launched in the background; its transcript under ``subagents/``.
+AGENT = SHOP / "fb017813-f7b8-4b1d-98be-2dda41a37ae8.jsonl"
+#: ``-p``: Bash ok, then the API answers 400 and the run ends on the error.
+API_ERROR = SHOP / "eff61a5f-1144-4539-8153-0f7b1a6c83b3.jsonl"
+#: ``-p``: a background Bash that exits 4 beside a foreground one in the same message.
+BACKGROUND = SHOP / "dae9fbdc-8ba1-45d2-99e6-fe969cf5abed.jsonl"
+#: ``-p``: ended (SIGTERM) 5 s into a 30 s Bash call, then ``-p --resume`` with a new prompt.
+KILLED = SHOP / "58db8314-d796-4e55-bcd2-f9c32efe8b53.jsonl"
+#: ``-p --max-turns 2``: the run stops after two API replies (a ``max_turns_reached``
+#: attachment; the CLI's result says ``error_max_turns``).
+MAX_TURNS = SHOP / "d05bf530-b9bf-4499-a0b4-a78762baa779.jsonl"
+#: Interactive: Esc while the first of two Bash calls of one message ran.
+ESC_PARALLEL = SHOP / "cb516474-1dd3-42ce-86cb-0c9d9099b2b3.jsonl"
+
+
+def _tools(path: Path) -> list[tuple[str, int, str, str]]:
+    trace = _trace(path)
+    return [
+        (s.name, s.source_ref.line, s.status, s.outcome) for s in trace.spans if s.type != "llm"
+    ]
+
+
+def test_a_call_refused_by_configuration_in_print_mode_is_denied():
+    """2.1.332 writes ``toolDenialKind: user-rejected`` on a call that ``-p`` refused because
+    no rule allowed it (``permissionDecision`` ``{decision: reject, source: config}``): no one
+    rejected it. It read ``rejected`` (cancelled); a policy refusal is ``denied`` (error)."""
+    assert _tools(DENIED) == [
+        ("Bash", 19, "error", "denied"),
+        ("Write", 26, "error", "denied"),
+        ("Read", 30, "success", "ok"),
+    ]
+    assert _trace(DENIED).run.final_status == "success"
+
+
+def test_a_call_a_users_deny_rule_refused_is_denied_not_rejected():
+    """A deny rule of the user's settings is written ``permissionDecision.source: user_reject``
+    (``reasonType: rule``); no one was asked. The Bash call also names ``toolDenialKind:
+    permission-rule``; the Read names no kind at all."""
+    assert _tools(RULES) == [
+        ("Bash", 19, "error", "denied"),
+        ("Write", 26, "success", "ok"),
+        ("Read", 30, "error", "denied"),
+    ]
+
+
+def test_a_running_call_the_user_stopped_with_esc_is_interrupted():
+    """2.1.332 answers a call stopped while it ran with ``User rejected tool use`` too; the
+    interrupt line after it names the call's message (``interruptedMessageId``). It read
+    ``rejected``; a refusal at the prompt (no message named) stays ``rejected``."""
+    assert _tools(ESC_RUNNING) == [
+        ("Bash", 21, "cancelled", "interrupted"),
+        ("Bash", 38, "success", "ok"),
+    ]
+    assert _trace(ESC_RUNNING).run.final_status == "success"  # the next prompt was answered
+    assert _tools(ESC_PARALLEL) == [  # the second call never started
+        ("Bash", 18, "cancelled", "interrupted"),
+        ("Bash", 19, "cancelled", "interrupted"),
+    ]
+    assert _tools(ESC_PROMPT) == [("Bash", 20, "cancelled", "rejected")]
+    assert _trace(ESC_PROMPT).run.final_status == "cancelled"
+
+
+def test_a_call_the_session_ended_under_is_interrupted_once_resumed():
+    """On ``--resume`` 2.1.332 answers a call left open by the session's end with ``[Tool call
+    interrupted: …]`` and ``toolDenialKind: interrupted``: any kind but ``user-rejected`` read as
+    a policy's refusal, ``denied`` (error)."""
+    assert _tools(KILLED) == [
+        ("Bash", 19, "cancelled", "interrupted"),
+        ("Bash", 29, "success", "ok"),
+    ]
+    assert _trace(KILLED).run.final_status == "success"
+
+
+def test_a_run_stopped_at_max_turns_failed():
+    """It ended on a tool result with nothing after it but the ``max_turns_reached``
+    attachment: read ``unknown``. A run stopped by its turn limit failed, as other importers
+    read an iteration or step limit."""
+    trace = _trace(MAX_TURNS)
+    assert trace.run.final_status == "error"
+    assert [s.outcome for s in trace.spans if s.type != "llm"] == ["ok", "ok", "ok"]
+
+
+def test_print_mode_session_resumed_and_compacted_reads_call_by_call():
+    trace = _trace(BASIC)
+    assert _tools(BASIC) == [
+        ("Read", 21, "success", "ok"),
+        ("Bash", 22, "success", "ok"),  # same API message as the Read
+        ("Bash", 29, "success", "ok"),
+        ("Bash", 34, "error", "error"),  # exit 3
+        ("Read", 37, "error", "error"),  # no such file
+        ("Edit", 41, "success", "ok"),
+        ("Bash", 51, "success", "ok"),  # after --resume
+        ("compaction", 62, "success", "ok"),
+    ]
+    assert [s.type for s in trace.spans].count("llm") == 8  # six API replies, two after --resume
+    assert trace.run.final_status == "success"
+    assert trace.run.agent_version == "2.1.332"
+
+
+def test_agent_background_and_api_error_sessions():
+    agent = _trace(AGENT)
+    assert [
+        (s.name, s.attributes.get("agent"), s.outcome) for s in agent.spans if s.type != "llm"
+    ] == [
+        ("Agent", "main", "ok"),
+        ("Bash", "subagent", "ok"),
+        ("Bash", "subagent", "error"),  # cat of a missing file
+    ]
+    assert _tools(BACKGROUND)[:2] == [("Bash", 19, "error", "error"), ("Bash", 20, "success", "ok")]
+    errored = _trace(API_ERROR)
+    assert (errored.spans[-1].name, errored.spans[-1].status) == ("api_error", "error")
+    assert errored.run.final_status == "error"
+
+
+def test_the_project_folder_imports_validates_and_leaks_nothing(run_cli, tmp_path):
+    out = tmp_path / "out"
+    code, _, err = run_cli("import", "claude", "--input", SHOP, "--out", out, "-q")
+    assert code == 0, err
+    written = sorted(out.iterdir())
+    assert len(written) == 11
+    for path in written:
+        text = path.read_text(encoding="utf-8")
+        assert validate_document(json.loads(text), path.name) == []
+        for raw in ("/home/dev", "cart.py", "S-basic", "pytest", "nowhere.txt", "claude-0"):
+            assert raw not in text
+    first = render_trace(_trace(BASIC))
+    assert first == render_trace(_trace(BASIC))
