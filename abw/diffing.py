@@ -10,8 +10,10 @@ first divergent step is where a candidate path leaves the prefix tree of the bas
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -293,7 +295,13 @@ def diff_result(
             divergences, key=lambda d: (d.step, d.trace_id, d.trace_file), default=None
         ),
         divergences=divergences,
-        **_comparison([r.distance for r in runs], mean_b, mean_c, tools_b, tools_c)
+        **_comparison(
+            [r.distance for r in runs],
+            {t: Fraction(shape.totals.get(t, 0), shape.runs or 1) for t in tools},
+            {t: Fraction(totals.get(t, 0), len(runs) or 1) for t in tools},
+            tools_b,
+            tools_c,
+        )
         if both
         else dict.fromkeys(_COMPARED),
     )
@@ -312,21 +320,47 @@ _COMPARED = (
 
 def _comparison(
     distances: list[float],
-    mean_b: dict[str, float],
-    mean_c: dict[str, float],
+    mean_b: dict[str, Fraction],
+    mean_c: dict[str, Fraction],
     tools_b: set[str],
     tools_c: set[str],
 ) -> dict[str, Any]:
-    """The :data:`_COMPARED` fields of a scenario with runs on both sides."""
+    """The :data:`_COMPARED` fields of a scenario with runs on both sides, each the double
+    nearest its exact value (a figure equal to a threshold as written is equal to it, not a
+    rounding error past it: 1 - 17/20 is 0.15, not 0.15000000000000002)."""
     union = tools_b | tools_c
+    squares = sum(((mean_b[t] - mean_c[t]) ** 2 for t in union), Fraction(0))
     return {
-        "path_edit_distance_mean": sum(distances) / len(distances),
+        "path_edit_distance_mean": mean_distance(distances),
         "path_edit_distance_max": max(distances),
-        "fingerprint_distance": math.sqrt(sum((mean_b[t] - mean_c[t]) ** 2 for t in sorted(union))),
-        "tool_jaccard_distance": 1.0 - len(tools_b & tools_c) / len(union) if union else 0.0,
+        "fingerprint_distance": _nearest_sqrt(squares),
+        "tool_jaccard_distance": len(union - (tools_b & tools_c)) / len(union) if union else 0.0,
         "tools_new": sorted(tools_c - tools_b),
         "tools_missing": sorted(tools_b - tools_c),
     }
+
+
+def mean_distance(distances: list[float]) -> float:
+    """The double nearest the exact mean of path edit distances (at least one)."""
+    exact = Counter(map(_exact_distance, distances))
+    total = sum((value * count for value, count in exact.items()), Fraction(0))
+    return float(total / len(distances))
+
+
+def _exact_distance(distance: float) -> Fraction:
+    """A path edit distance d / L (L <= MAX_TRACE_SPANS) as that fraction: fractions with such
+    denominators lie further apart than the rounding of their doubles."""
+    return Fraction(distance).limit_denominator(MAX_TRACE_SPANS)
+
+
+def _nearest_sqrt(value: Fraction) -> float:
+    """The double nearest the square root of ``value`` (the midpoints compared exactly)."""
+    root = math.sqrt(float(value))
+    while (Fraction(root) + Fraction(up := math.nextafter(root, math.inf))) ** 2 < 4 * value:
+        root = up
+    while root and (Fraction(root) + Fraction(down := math.nextafter(root, 0))) ** 2 > 4 * value:
+        root = down
+    return root
 
 
 def tool_totals(paths: Iterable[list[str]]) -> dict[str, int]:

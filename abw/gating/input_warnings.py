@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from abw.diffing import Symbols, group_by_scenario, path_names, scenario_key
+from abw.diffing import Symbols, group_by_scenario, mean_distance, path_names, scenario_key
 from abw.gating.common import scenario_text
 from abw.gating.summary import RUN_ORDER
 from abw.models.report import InputWarning
@@ -199,10 +199,8 @@ def baseline_spread(runs: list[TraceFile]) -> float | None:
     """Mean, over baseline runs, of the path edit distance to the nearest *other* baseline run
     (None for fewer than two runs): how far apart repeated runs of one task already are.
 
-    Each nearest distance is found by rapidfuzz's C loop, and the mean is exactly rounded
-    (``math.fsum``): no numpy on the gate's path."""
-    import math
-
+    Each nearest distance is found by rapidfuzz's C loop, and the mean is the double nearest
+    the exact one (abw.diffing.mean_distance): no numpy on the gate's path."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import extractOne
 
@@ -215,7 +213,7 @@ def baseline_spread(runs: list[TraceFile]) -> float | None:
         extractOne(path, encoded[:i] + encoded[i + 1 :], scorer=Levenshtein.normalized_distance)[1]
         for i, path in enumerate(encoded)
     ]
-    return math.fsum(nearest) / len(nearest)
+    return mean_distance(nearest)
 
 
 def _spread(baseline: list[TraceFile], thresholds: Thresholds) -> list[InputWarning]:
