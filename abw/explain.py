@@ -107,16 +107,37 @@ def _contradict(count: int) -> str:
     return f"{plural(count, 'run')} {'contradicts' if count == 1 else 'contradict'}"
 
 
-def _why(check: Check) -> str:
-    if (
-        check.id.startswith(
-            ("behavior_contract.rules.", "operational_quality.rules.", "output_eval.assertions.")
+def _why_inconclusive(check: Check) -> str:
+    """Why an INCONCLUSIVE check decided nothing, and what decides it (never "FAILs")."""
+    if check.message.startswith("Vacuous:"):  # (abw.gating.vacuity.apply)
+        return (
+            "The spec names something no run shows, so the check checked nothing; fix the "
+            "spec (the message names the nearest real one), not the runs."
         )
-        and check.verdict == "INCONCLUSIVE"
+    violated = check.measured.get("violated")
+    if check.limits.get("enforcement") == "precondition" and isinstance(violated, int) and violated:
+        return (
+            f"{_contradict(violated)} a precondition: the contract's promise does not apply to "
+            "them, so the check decides nothing (INCONCLUSIVE, never PASS) and they do not count "
+            "as failed runs."
+        )
+    if check.id.startswith(
+        ("behavior_contract.rules.", "operational_quality.rules.", "output_eval.assertions.")
     ):
         from abw.rules.checks import UNKNOWN_WHY
 
         return UNKNOWN_WHY
+    if check.rule == "baseline_coverage":
+        return (
+            "The candidate's runs have no baseline runs of their scenario to be compared with; "
+            "record baseline runs of it under the same --scenario-id."
+        )
+    return "The evidence is not enough to decide either way; run more candidate runs."
+
+
+def _why(check: Check) -> str:
+    if check.verdict == "INCONCLUSIVE":
+        return _why_inconclusive(check)
     if check.verdict == "PASS":
         return (
             "No run contradicts the rule, so it passed."
@@ -136,6 +157,4 @@ def _why(check: Check) -> str:
             f"{_contradict(len(check.violations))} the rule{split}; one counterexample is "
             "proof, so the check FAILs."
         )
-    if check.verdict == "INCONCLUSIVE":
-        return "The evidence is not enough to decide either way; run more candidate runs."
     return f"The measured value is past the {check.verdict.lower()} limit."

@@ -126,14 +126,13 @@ def _diff_view(diff: DiffResult, report: GateReport) -> dict[str, Any]:
     edit = shape.get("path_edit_distance")
     warn, fail = thresholds(edit.limits) if edit else (None, None)
     div = diff.first_divergence
+    measured = [r.path_edit_distance for r in diff.per_run if r.path_edit_distance is not None]
     return {
         "scenario_id": diff.scenario_id,
         "diff": diff,
         "metrics": metrics,
-        "histogram": Markup(
-            svg.histogram([r.path_edit_distance for r in diff.per_run], warn=warn, fail=fail)
-        )
-        if diff.path_edit_distance_mean is not None and diff.per_run
+        "histogram": Markup(svg.histogram(measured, warn=warn, fail=fail))
+        if diff.path_edit_distance_mean is not None and measured
         else None,
         "tool_bars": Markup(svg.tool_bars(diff.baseline_tool_means, diff.candidate_tool_means))
         if diff.baseline_tool_means or diff.candidate_tool_means
