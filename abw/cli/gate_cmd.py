@@ -35,6 +35,30 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
                 check_target(path, folder=folder)
 
 
+def check_report_dir(
+    report_dir: Path | None, option: str, files: list[tuple[str, Path | None, str]] = ()
+) -> None:
+    """Refuse, before any work is done, a report folder one of whose report files cannot be
+    written (a folder in its place, say), and an output file (option, path, its format) that
+    a report file of another format would overwrite: a usage error, nothing written."""
+    if report_dir is None or importlib.util.find_spec("abw.render") is None:
+        return  # (without the renderers, deliver says so)
+    from abw.atomic import check_target
+    from abw.errors import AbwInputError, naming_field
+    from abw.render import report_paths
+
+    with naming_field(option):
+        for fmt, path in report_paths(report_dir).items():
+            check_target(path)
+            for file_option, file, file_fmt in files:
+                if file is not None and file_fmt != fmt and file.resolve() == path.resolve():
+                    raise AbwInputError(
+                        f"{option} writes the {fmt} report to {path.name} there, over the "
+                        f"{file_fmt} file {file_option} names; give {file_option} another name",
+                        field=file_option,
+                    )
+
+
 def deliver(
     report: GateReport,
     code: int,
@@ -156,6 +180,7 @@ def gate_command(
         raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
     # a path of the wrong kind is a usage error, found before the gate
     check_outputs(("--out", out, False), ("--report-dir", report_dir, True))
+    check_report_dir(report_dir, "--report-dir", [("--out", out, "json")])
     # building the models at import, load, gate and report writing allocate millions of
     # acyclic objects (docs/performance.md)
     with gc_paused():

@@ -71,6 +71,7 @@ def report(
     files were written, 2 for bad input or usage.
     """
     from abw.atomic import check_target, write_atomic
+    from abw.cli.gate_cmd import check_report_dir
     from abw.errors import AbwInputError, naming_field
     from abw.render import (
         FORMATS,
@@ -117,6 +118,7 @@ def report(
     if out_dir is not None:
         with naming_field("--out-dir"):
             check_target(out_dir, folder=True)
+        check_report_dir(out_dir, "--out-dir", [("--out", out, fmt) for out, fmt in plan])
     report_model = load_report(input_path)
     options = {
         "details_url": details_url,

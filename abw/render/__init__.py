@@ -184,6 +184,12 @@ def render(report: GateReport, fmt: str, **options: Any) -> str:
     return _render(canonical(report), normalize_format(fmt), options)
 
 
+def report_paths(out_dir: Path, formats: Iterable[str] = FORMATS) -> dict[str, Path]:
+    """Where :func:`write_reports` puts each format under ``out_dir``: fmt -> path."""
+    names = [normalize_format(fmt) for fmt in formats]
+    return {name: Path(out_dir) / FILE_NAMES[name] for name in names}
+
+
 def write_reports(
     report: GateReport,
     out_dir: Path,
@@ -194,13 +200,10 @@ def write_reports(
     from abw.atomic import write_atomic
 
     report = canonical(report)
-    written: dict[str, Path] = {}
-    for fmt in formats:
-        name = normalize_format(fmt)
-        written[name] = write_atomic(
-            Path(out_dir) / FILE_NAMES[name], payload(report, name, options)
-        )
-    return written
+    return {
+        name: write_atomic(path, payload(report, name, options))
+        for name, path in report_paths(out_dir, formats).items()
+    }
 
 
 def payload(report: GateReport, fmt: str, options: dict[str, Any]) -> str | Iterator[bytes]:
@@ -226,5 +229,6 @@ __all__ = [
     "payload",
     "render",
     "render_json",
+    "report_paths",
     "write_reports",
 ]

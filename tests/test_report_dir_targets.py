@@ -1,0 +1,46 @@
+"""A report folder is checked whole before the gate: each report file it will hold, and an
+output file that a report of another format would overwrite (`abw gate`, `abw report`)."""
+
+from __future__ import annotations
+
+from conftest import example_gate, one_line
+
+GATE = example_gate("good")
+
+
+def test_a_folder_where_a_report_file_goes_is_refused_before_the_gate(run_cli, tmp_path):
+    """`report.html` a folder: the gate ran, wrote the JSON, then stopped (exit 3) with the
+    Markdown, SARIF and JUnit reports never written; now nothing is written, exit 2."""
+    reports = tmp_path / "reports"
+    (reports / "report.html").mkdir(parents=True)
+    code, _, err = run_cli(*GATE, "--out", tmp_path / "r.json", "--report-dir", reports)
+    assert code == 2, err
+    assert "--report-dir" in one_line(err) and "report.html" in err
+    assert not (tmp_path / "r.json").exists()
+    assert sorted(p.name for p in reports.iterdir()) == ["report.html"]
+
+
+def test_out_named_as_a_report_file_of_another_format_is_refused(run_cli, tmp_path):
+    """`--out X/report.md --report-dir X`: the gate's JSON was silently overwritten by the
+    Markdown report."""
+    code, _, err = run_cli(*GATE, "--out", tmp_path / "report.md", "--report-dir", tmp_path)
+    assert code == 2, err
+    assert "--out" in one_line(err) and "report.md" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_out_as_the_report_folders_own_json_is_the_same_bytes(run_cli, tmp_path):
+    code, _, err = run_cli(*GATE, "--out", tmp_path / "gate-report.json", "--report-dir", tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "report.md").is_file()
+
+
+def test_abw_report_checks_its_out_dir_files_first(run_cli, tmp_path):
+    code, _, err = run_cli(*GATE, "--out", tmp_path / "r.json")
+    assert code == 0, err
+    out_dir = tmp_path / "views"
+    (out_dir / "report.sarif").mkdir(parents=True)
+    code, _, err = run_cli("report", "--input", tmp_path / "r.json", "--out-dir", out_dir)
+    assert code == 2, err
+    assert "--out-dir" in one_line(err) and "report.sarif" in err
+    assert sorted(p.name for p in out_dir.iterdir()) == ["report.sarif"]
