@@ -32,7 +32,11 @@ smolagents over OpenInference when the run raised) ends as its last top span fai
 unknown. A call whose exception is a ``KeyboardInterrupt`` or
 ``CancelledError`` was interrupted (a run so stopped: cancelled), and an Agents SDK tool call a
 person rejected (its status message) rejected; a guardrail its tripwire names is denied, and
-the run it ended an error. See docs/importers.md.
+the run it ended an error. A Strands agent span ended with ``strands.cancellation.type`` is a
+cancelled run. OpenInference's LangChain ``AGENT`` spans that are a tool (``tool.name``) are
+tools, and LangGraph's model node ``agent`` is no agent; OpenLLMetry's ``execute_task <graph>``
+beside an ``invoke_agent <graph>`` runs that agent, and its record of a LangChain tool call
+gives the call's ``inputs`` as the arguments. See docs/importers.md.
 
 The package, lowest module first: ``span`` (the format-neutral span), ``encodings`` (a file into
 spans), ``classify`` (what each span is), ``content``, ``arguments``, ``attributes``,

@@ -63,6 +63,8 @@ def final_answer(
     text = assistant_text(output)
     if text is None:
         text = _langchain_text(output)
+    if text is None:
+        text = _block_text(output)
     return (output if text is None else text), text
 
 
@@ -108,3 +110,14 @@ def _langchain_text(value: Any) -> str | None:
         parts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
         content = "".join(p for p in parts if isinstance(p, str))
     return content if nonblank(content) else None
+
+
+def _block_text(value: Any) -> str | None:
+    """The text of Strands Agents' record of a model answer (its ``gen_ai.choice`` message):
+    the JSON of Bedrock-style content blocks, ``[{"text": ...}]``; ``None`` where no block is
+    text (a ``toolUse``)."""
+    blocks = decode_json_string(value)
+    texts = [
+        b["text"] for b in as_list(blocks) if isinstance(b, dict) and isinstance(b.get("text"), str)
+    ]
+    return "".join(texts) if texts else None

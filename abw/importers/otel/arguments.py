@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from abw.importers.base import ImportOptions
+from abw.importers.otel.content import langchain_inputs
 from abw.importers.otel.span import OSpan
 from abw.importers.rawio import decode_json_string
-from abw.importers.spans import Draft
+from abw.importers.spans import ABSENT, Draft
 
 #: Where a tool span records the call's arguments (a JSON object, usually as a string).
 ARGUMENT_KEYS = (
@@ -32,13 +33,17 @@ def _call_arguments(span: OSpan, path: Path) -> Any:
     """A tool span's record of the call's arguments (the first of ``ARGUMENT_KEYS``, else the
     content of its one ``gen_ai.tool.message`` event: Strands Agents), with the
     ``{"args": [], "kwargs": {...}}`` wrapper OpenInference writes for smolagents and
-    LlamaIndex tools taken off."""
+    LlamaIndex tools, and OpenLLMetry's record of a LangChain call around its ``inputs``, taken
+    off."""
     attributes = span.attributes
     value = next((attributes[k] for k in ARGUMENT_KEYS if k in attributes), None)
     if value is None:
         sent = [a.get("content") for n, a in span.events if n == "gen_ai.tool.message"]
         value = sent[0] if len(sent) == 1 else None
     decoded = decode_json_string(value, path, span.line)
+    inputs = langchain_inputs(decoded)
+    if inputs is not ABSENT:
+        return inputs
     if (
         isinstance(decoded, dict)
         and isinstance(decoded.get("kwargs"), dict)

@@ -51,6 +51,10 @@ def error_type(span: OSpan) -> str | None:
     return None
 
 
+#: Google ADK's call id of a tool call it has no response for (the tool raised): no id.
+_ADK_NO_CALL_ID = "<not specified>"
+
+
 def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: bool) -> None:
     """Fill ``draft.attributes`` from the span: its ``agent``, a tool's ``tool_call_id``, token
     counts, ``retry_attempt``, an error's ``error_type``, ``error_propagated`` and
@@ -65,7 +69,7 @@ def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: 
         or nonblank(a.get("ai.toolCall.id"))
         or nonblank(a.get("spring.ai.tool.call.id"))
     )
-    if call_id and draft.type == "tool":
+    if call_id and call_id != _ADK_NO_CALL_ID and draft.type == "tool":
         out["tool_call_id"] = call_id
     tokens: tuple[tuple[str, str], ...] = ()
     if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names

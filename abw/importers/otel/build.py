@@ -11,7 +11,7 @@ from abw.importers.base import ImportOptions
 from abw.importers.otel.answer import final_answer, flat_answer, recorded_result
 from abw.importers.otel.arguments import keep_arguments
 from abw.importers.otel.attributes import record_attributes
-from abw.importers.otel.classify import CLAUDE_CODE, agent_scope, classify
+from abw.importers.otel.classify import CLAUDE_CODE, Kind, agent_scope, classify
 from abw.importers.otel.content import span_content
 from abw.importers.otel.fold import repeated_call, unwrap_requests
 from abw.importers.otel.outcomes import (
@@ -103,10 +103,7 @@ def build_trace(
             draft.duration_ms = round((span.end_ns - span.start_ns) / 1e6, 3)
         parent = next((a.key for a in reversed(ancestors) if a.key in emitted), None)
         draft.parent_span_id = parent
-        agent = next(
-            filter(None, (agent_scope(a.payload, kinds[a.key]) for a in reversed(ancestors))),
-            None,
-        )
+        agent = _agent(ancestors, kinds)
         record_attributes(draft, span, agent, propagated)
         if claude_tool and claude_tool[1] and draft.outcome == "error":
             draft.attributes["error_type"] = claude_tool[1]
@@ -143,6 +140,17 @@ def build_trace(
         final_text=final_text,
         removed_fields=_held(list(unique.values())),
     )
+
+
+def _agent(ancestors: list[Node], kinds: dict[str, Kind]) -> str | None:
+    """The agent a span runs in: the nearest ancestor's :func:`.classify.agent_scope`."""
+    for index in reversed(range(len(ancestors))):
+        node = ancestors[index]
+        siblings = [n.payload for n in ancestors[index - 1].children] if index else []
+        scope = agent_scope(node.payload, kinds[node.key], siblings)
+        if scope:
+            return scope
+    return None
 
 
 def _held(spans: list[OSpan]) -> list[str]:

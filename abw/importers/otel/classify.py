@@ -5,10 +5,13 @@ whether a trace's spans are an agent's run at all."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from abw.errors import AbwInputError
 from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.rawio import decode_json_string
 
 #: Google ADK's agent span before it wrote ``invoke_agent``: ``agent_run [weather_agent]``.
 _AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
@@ -19,6 +22,9 @@ _MERGED_TOOLS = "(merged tools)"
 #: LlamaIndex's ``<LLM class>._prepare_chat_with_tools``: it builds a request and sends none, but
 #: OpenInference marks every traced method of an LLM object ``LLM``.
 _PREPARES_REQUEST = "._prepare_chat_with_tools"
+
+#: LangGraph's ``create_react_agent`` names the node that calls the model ``agent``.
+_LANGGRAPH_MODEL_NODE = "agent"
 
 #: smolagents' agent spans over OpenInference: ``<agent>.run`` with ``smolagents.*`` attributes.
 _SMOLAGENTS = "smolagents."
@@ -155,7 +161,7 @@ def classify(span: OSpan) -> Kind:
         if oi == "GUARDRAIL":
             return Kind("guardrail", name or "guardrail")
         if oi == "AGENT":
-            return Kind("agent", nonblank(a.get("agent.name")) or _smolagents_agent(a, name))
+            return _openinference_agent(a, name, tool_name)
         return Kind("container", name)
     op = str(a.get("gen_ai.operation.name") or "")
     if (op, a.get("spring.ai.kind")) == _SPRING_AI_TOOL:
@@ -200,6 +206,27 @@ def classify(span: OSpan) -> Kind:
     return _by_name(a, name)
 
 
+def _openinference_agent(a: dict[str, Any], name: str, tool_name: str | None) -> Kind:
+    """An OpenInference ``AGENT`` span. Its LangChain instrumentation marks every run whose name
+    holds "agent" so: a tool called so (``tool.name``, which it writes on tool runs only) is a
+    tool, and LangGraph's node ``agent`` (``create_react_agent``'s model step; its
+    ``metadata`` names it as the node) is a step of the graph, not an agent of its own."""
+    if tool_name and nonblank(a.get("tool.name")):
+        return Kind("tool", tool_name)
+    if name == _LANGGRAPH_MODEL_NODE and _langgraph_node(a) == name:
+        return Kind("container", name)
+    return Kind("agent", nonblank(a.get("agent.name")) or _smolagents_agent(a, name))
+
+
+def _langgraph_node(a: dict[str, Any]) -> str | None:
+    """The LangGraph node an OpenInference span ran in (its ``metadata``'s ``langgraph_node``)."""
+    try:
+        metadata = decode_json_string(a.get("metadata"))
+    except AbwInputError:
+        return None
+    return nonblank(metadata.get("langgraph_node")) if isinstance(metadata, dict) else None
+
+
 def _smolagents_agent(a: dict[str, Any], name: str) -> str:
     """An OpenInference agent span's agent: smolagents' is named after the method it traces,
     ``<agent name or class>.run`` (its ``smolagents.*`` attributes tell it), the rest by name."""
@@ -240,14 +267,32 @@ def _by_name(a: dict[str, Any], name: str) -> Kind:
     return Kind("container", name)
 
 
-def agent_scope(span: OSpan, kind: Kind) -> str | None:
-    """The agent that a span's descendants run in: an agent span's name, or the
-    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds."""
+def agent_scope(span: OSpan, kind: Kind, siblings: Iterable[OSpan] = ()) -> str | None:
+    """The agent that a span's descendants run in: an agent span's name, the
+    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds, or the
+    graph an OpenLLMetry task runs (:func:`_langgraph_subagent`; ``siblings``: its parent's
+    other spans)."""
     if kind.type == "agent":
         return kind.name
     if span.name == f"{CLAUDE_CODE}tool":
         return nonblank(span.attributes.get("subagent_type"))
-    return None
+    return _langgraph_subagent(span, siblings)
+
+
+def _langgraph_subagent(span: OSpan, siblings: Iterable[OSpan]) -> str | None:
+    """OpenLLMetry traces a LangGraph graph run inside another's node (an agent a tool calls)
+    as an ``invoke_agent <graph>`` span with no children and, beside it, the ``execute_task
+    <graph>`` span that holds the graph's nodes: that task runs the agent its sibling names."""
+    a = span.attributes
+    name = nonblank(a.get("traceloop.entity.name"))
+    if a.get("gen_ai.operation.name") != "execute_task" or not name:
+        return None
+    invoked = any(
+        s.attributes.get("gen_ai.operation.name") == "invoke_agent"
+        and s.attributes.get("gen_ai.agent.name") == name
+        for s in siblings
+    )
+    return name if invoked else None
 
 
 def is_agent_run(members: list[OSpan]) -> bool:

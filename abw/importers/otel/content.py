@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from abw.errors import AbwInputError
 from abw.importers.otel.span import OSpan
+from abw.importers.rawio import decode_json_string
 from abw.importers.spans import ABSENT
 
 INPUT_KEYS = (
@@ -66,6 +68,29 @@ _MESSAGE_EVENTS = {
 
 _CHOICE_EVENT = "gen_ai.choice"
 
+#: OpenLLMetry's LangChain tool span records the callback's whole call as the tool's arguments
+#: (``gen_ai.tool.call.arguments``): the input's repr, tags, the run's metadata (LangGraph's
+#: per-run checkpoint ids) and kwargs (the model's ``tool_call_id``) around the ``inputs``.
+_LANGCHAIN_CALL = frozenset({"input_str", "tags", "metadata", "inputs", "kwargs"})
+
+
+def langchain_inputs(value: Any) -> Any:
+    """The ``inputs`` of OpenLLMetry's record of a LangChain tool call (:data:`_LANGCHAIN_CALL`,
+    a JSON string), else ``ABSENT``: the arguments the tool ran with, the same in every run. A
+    record that repeats a key is left as it is (its arguments' reader names file and line)."""
+    try:
+        decoded = decode_json_string(value)
+    except AbwInputError:
+        return ABSENT
+    if (
+        isinstance(decoded, dict)
+        and "input_str" in decoded
+        and isinstance(decoded.get("inputs"), dict)
+        and decoded.keys() <= _LANGCHAIN_CALL
+    ):
+        return decoded["inputs"]
+    return ABSENT
+
 
 def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str, ...]) -> Any:
     for key in keys:
@@ -76,11 +101,15 @@ def _content(attributes: dict[str, Any], keys: tuple[str, ...], flat: tuple[str,
 
 
 def span_content(span: OSpan, output: bool) -> Any:
-    """A span's input (``output``: its output): its content attributes, else the content the
+    """A span's input (``output``: its output): its content attributes (OpenLLMetry's record
+    of a LangChain tool call: its ``inputs``, :func:`langchain_inputs`), else the content the
     GenAI conventions put in span events (:func:`_event_content`)."""
     keys, flat = (OUTPUT_KEYS, _FLAT_OUTPUT) if output else (INPUT_KEYS, _FLAT_INPUT)
     found = _content(span.attributes, keys, flat)
-    return _event_content(span, output) if found is ABSENT else found
+    if found is ABSENT:
+        return _event_content(span, output)
+    inputs = ABSENT if output else langchain_inputs(found)
+    return found if inputs is ABSENT else inputs
 
 
 def _event_content(span: OSpan, output: bool) -> Any:

@@ -40,6 +40,11 @@ _STOPPED = frozenset(
 )
 
 
+#: Strands Agents ends the agent span of a cancelled invocation (its task cancelled) with no
+#: status, naming the cancellation's type in this attribute.
+_STRANDS_CANCELLED = "strands.cancellation.type"
+
+
 def own_failure(span: OSpan) -> bool:
     """The span carries its own evidence of failing: an exception event or ``error.type``."""
     return "error.type" in span.attributes or any(name == "exception" for name, _ in span.events)
@@ -122,10 +127,13 @@ def run_status(
     gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
     (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
     ``cancelled`` where the root, that agent or its last call was stopped while it ran
-    (:data:`_STOPPED`, :func:`_last_call_stopped`); else ``success``."""
+    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`_last_call_stopped`); else
+    ``success``."""
     root: OSpan = walk[0][0].payload
     if root.status == "ERROR":
         return "cancelled" if own_failure(root) and error_type(root) in _STOPPED else "error"
+    if nonblank(root.attributes.get(_STRANDS_CANCELLED)):
+        return "cancelled"
     if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
         return "error"
     outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
