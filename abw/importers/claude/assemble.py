@@ -131,7 +131,13 @@ def _final_status(main: FileParser) -> str:
         return "unknown"
     if any(d.outcome == "incomplete" for d in main.drafts.get(agent, ()) if d.type != "llm"):
         return "unknown"
-    ends = {"text": "success", "interrupt": "cancelled", "api_error": "error", "max_turns": "error"}
+    ends = {
+        "text": "success",
+        "interrupt": "cancelled",
+        "api_error": "error",
+        "max_turns": "error",
+        "hook_halt": "error",
+    }
     return ends.get(state.last_event or "", "unknown")
 
 

@@ -78,6 +78,10 @@ MAIN = "main"
 FILE = "file"
 #: The ``attachment`` type Claude Code writes when a run hits ``--max-turns`` (2.1.3xx) and stops.
 MAX_TURNS = "max_turns_reached"
+#: The ``attachment`` type of a hook that answered ``continue: false``: mid-turn (PreToolUse,
+#: PostToolUse...) it halts the run; after a ``Stop`` hook the answer was already given.
+HOOK_HALT = "hook_stopped_continuation"
+_AFTER_ANSWER_HOOKS = {"Stop", "SubagentStop"}
 #: ``system`` subtypes that compact the agent's context: (span name, metadata key).
 _COMPACTIONS = {
     "compact_boundary": ("compaction", "compactMetadata"),
@@ -123,6 +127,8 @@ class AgentState:
     last_event: str | None = None
     last_text_message: str | None = None
     final_text: str | None = None
+    #: ``final_text`` before ``last_text_message`` began (restored if that reply is cut off)
+    text_before: str | None = None
     first_user_text: str | None = None
     root_line: int | None = None
     #: ``system``/``api_error`` retry records not yet followed by the request's outcome:
@@ -310,14 +316,23 @@ class FileParser:
             attachment = record.get("attachment")
             if attachment:
                 self.removed.add("attachment")
-            if isinstance(attachment, dict) and attachment.get("type") == "queued_command":
-                self._queued_command(attachment)
-            elif isinstance(attachment, dict) and attachment.get("type") == MAX_TURNS:
-                self._state(agent).last_event = "max_turns"  # the run stopped at --max-turns
+            if isinstance(attachment, dict):
+                self._attachment(attachment, agent)
         elif kind in ("queue-operation", "last-prompt") and (
             "content" in record or "lastPrompt" in record
         ):
             self.removed.add("user_prompt")
+
+    def _attachment(self, attachment: dict[str, Any], agent: str) -> None:
+        """The attachments that say how the run went on: a queued prompt, ``--max-turns``
+        reached, a hook's ``continue: false`` that halted the run mid-turn."""
+        kind = attachment.get("type")
+        if kind == "queued_command":
+            self._queued_command(attachment)
+        elif kind == MAX_TURNS:
+            self._state(agent).last_event = "max_turns"  # the run stopped at --max-turns
+        elif kind == HOOK_HALT and attachment.get("hookEvent") not in _AFTER_ANSWER_HOOKS:
+            self._state(agent).last_event = "hook_halt"  # a hook stopped the run
 
     def _agent_key(self, record: dict[str, Any]) -> str:
         if self.sidechain_file:
@@ -401,6 +416,9 @@ class FileParser:
         if record.get("isApiErrorMessage") is True:
             llm.outcome = "error"
             state.last_event = "api_error"
+        aborted = record.get("isAbortedMidStream") is True  # Esc while it streamed (2.1.3xx)
+        if aborted:
+            llm.outcome = "interrupted"
         texts: list[str] = []
         for index, block in enumerate(content):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
@@ -428,10 +446,14 @@ class FileParser:
                 llm.attributes.update(fallback_attributes(refused))
             else:
                 self.removed.add("assistant_content")
-        if texts and record.get("isApiErrorMessage") is not True:  # an API error is no answer
+        if aborted and state.last_text_message == message_id:
+            state.final_text, state.last_text_message = state.text_before, None
+        if texts and record.get("isApiErrorMessage") is not True and not aborted:
+            # neither an API error nor a reply the user cut off mid-stream is an answer
             if state.last_text_message == message_id and state.final_text is not None:
                 state.final_text = "\n".join([state.final_text, *texts])
             else:
+                state.text_before = state.final_text
                 state.final_text = "\n".join(texts)
             state.last_text_message = message_id
             state.last_event = "text"
