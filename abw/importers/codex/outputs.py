@@ -26,7 +26,8 @@ _SCRIPT_WALL = re.compile(r"^Wall time:?\s*([0-9.]+)\s*seconds", re.MULTILINE)
 #: How the output of a call that failed before or while running starts (Codex's own texts; an
 #: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
 #: failed: …" and no ``patch_apply_end`` follows; an MCP call that failed, "tool call error: …",
-#: or "err: …" in older versions, which persisted no ``mcp_tool_call_end``).
+#: or "err: …" in older versions, which persisted no ``mcp_tool_call_end``; a call of a tool
+#: Codex does not have, "unsupported call: <name>").
 _FAILED_PREFIXES = (
     "execution error",
     "error",
@@ -35,6 +36,7 @@ _FAILED_PREFIXES = (
     "apply_patch verification failed",
     "tool call error",
     "err: ",
+    "unsupported call",
 )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.importers.base import ImportOptions
 from abw.importers.codex.exec_json import exec_refusal, note_exec_output
+from abw.importers.codex.items import note_item_completed
 from abw.importers.codex.outputs import Verdict, classify_output, command_outcome
 from abw.importers.codex.records import RECORD_TYPES, rollout_records
 from abw.importers.codex.removed import note_held
@@ -50,8 +51,9 @@ _HARMLESS_ITEMS = {
     "other",
 }
 #: Records that hold no behavior (0.171+): the context Codex keeps in sync with the model
-#: (``world_state``: environment, instructions, skills) and each response's token usage.
-_STATE_RECORDS = {"world_state", "token_usage_record"}
+#: (``world_state``: environment, instructions, skills), each response's token usage, and
+#: whether a message between agents starts a turn (``inter_agent_communication_metadata``).
+_STATE_RECORDS = {"world_state", "token_usage_record", "inter_agent_communication_metadata"}
 #: A ``tool_search_output``'s status -> outcome (an unfinished search stays unanswered).
 _SEARCH_STATUS = {"completed": "ok", "failed": "error", "incomplete": "error"}
 
@@ -200,6 +202,8 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
                 call.draft.outcome = command_outcome(code, "")
             elif payload.get("status") == "failed":
                 call.draft.outcome = "error"
+    elif kind == "item_completed":
+        note_item_completed(state, payload)
     elif kind == "patch_apply_end":
         call = state.calls.get(str(payload.get("call_id")))
         if call is not None and isinstance(payload.get("success"), bool):

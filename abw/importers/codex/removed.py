@@ -26,6 +26,7 @@ REMOVED_FIELDS = (
     "compacted.retained_context",
     "ghost_snapshot.ghost_commit",
     "message.content",
+    "agent_message.content",
     "reasoning.summary",
     "reasoning.encrypted_content",
     "function_call.arguments",
