@@ -16,21 +16,30 @@ messages' ``action`` and the replies to them.
 mini-swe-agent writes either ``{"messages": [...], "info": ...}`` or (its older runs, which its own
 inspector still reads) a bare list of messages. In its text-based form (1.x, and 2.x's
 ``*_textbased`` models) the command is the one fenced block of an assistant message
-(```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``), its status the
-next message's ``<returncode>`` (1.x: a reply that says the command ``timed out and has been
+(```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``; 2.x records the
+command it parsed, by its ``action_regex``, in ``extra.actions``: that one is read), its status
+the next message's ``<returncode>`` (1.x: a reply that says the command ``timed out and has been
 killed`` has none: a timeout). A 1.x message with no block or several ran nothing: the reply is a
 format error, and its llm span fails (``error_type: FormatError``); 2.x records no such message,
 only the format error's ``user`` message (``extra.interrupt_type: FormatError``), which stands for
 the model turn as a failed llm span. In its tool-calling form (2.x, ``trajectory_format``
 ``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named by
 its function (``bash``, a shell call), answered by the ``tool`` message with its ``tool_call_id``
-(else the next unanswered call, in order); the call that submitted is answered by the ``exit``
-message (``Submitted``) instead. A reply's exit code is its ``extra.returncode`` (2.x; the ``mini``
-CLI's default config writes the reply as JSON), else its ``<returncode>``; one whose
+(else the next unanswered call, in order); the call that submitted (a tool call, or 2.x's
+text-based command) is answered by the ``exit`` message (``Submitted``) instead. A reply's exit
+code is its ``extra.returncode`` (2.x; the ``mini`` CLI's default config writes the reply as
+JSON), else its ``<returncode>``; one whose
 ``extra.exception_type`` is ``TimeoutExpired`` (killed at the timeout) timed out. The commands a
 person declined in confirm mode (``UserRejection``; 1.x ``Command not executed. …``) are
-rejected, those a ^C stopped (``UserInterruption``; 1.x ``Interrupted by user: …``) interrupted.
+rejected, those a ^C stopped (``UserInterruption``; 1.x ``Interrupted by user: …``)
+interrupted. A new task a person gives when the agent submits (``UserNewTask``) answers the
+submitting call as the ``exit`` message does.
 Its llm spans are named by ``info.config.model.model_name`` (else the response's ``model``).
+2.x's Responses API models (``litellm_response``, ``openrouter_response``, ``portkey_response``)
+record the model's answer as the API's ``response`` object (``object: response``: its ``output``
+items of ``type: function_call`` are the tool calls, by ``call_id``) and each reply as a
+``function_call_output`` item (``call_id``, ``output``): read as the assistant and ``tool``
+messages they stand for.
 A ``messages`` document with nothing of mini-swe-agent in it (no command, no tool call, no
 ``trajectory_format`` or ``info``, roles other than system/user/assistant/tool/exit: a Gemini
 CLI session) is refused.
@@ -156,6 +165,9 @@ _STOPPED_TEXTS = {
 #: The exception mini-swe-agent raises when a model's answer holds no command it can run (no
 #: tool call, unparsable arguments, not exactly one command block).
 _FORMAT_ERROR = "FormatError"
+#: ``extra.interrupt_type`` of the new task a person types when the interactive agent submits
+#: (``confirm_exit``): the run goes on, the submitting call ran.
+_NEW_TASK = "UserNewTask"
 
 
 def bash_command(text: str) -> str | None:
@@ -200,6 +212,7 @@ REMOVED_FIELDS = (
     "messages.content",
     "messages.tool_calls",
     "messages.extra",
+    "messages.output",
     "info.traceback",
     "info.exception_str",
 )
@@ -499,6 +512,7 @@ def _mini(
     for index, message in enumerate(document["messages"]):
         if not isinstance(message, dict):
             continue
+        message = _chat_form(message)
         role, content = message.get("role"), message.get("content")
         text = _text(content)
         line = lines.get(("messages", index))
@@ -512,7 +526,7 @@ def _mini(
             calls = _mini_calls(message, (index, line), options, path)
             waiting.extend(calls)
             drafts.extend(draft for _, draft in calls)
-            commands = [] if calls else bash_commands(text)
+            commands = [] if calls else _commands(message, text)
             if len(commands) == 1:
                 pending = Draft((index, 1), "tool", "bash", "incomplete", commands[0])
                 pending.line = line
@@ -522,7 +536,10 @@ def _mini(
                 unparsed = llm  # nothing was run: a reply to it is 1.x's format error
         elif role == "tool":
             _answer_call(waiting, message)
-        elif role == "exit":
+        elif role == "exit" or (role == "user" and _interrupt(message) == _NEW_TASK):
+            if pending is not None:  # (2.x text-based: the command that submitted)
+                waiting.append((None, pending))
+                pending = None
             _answer_submit(waiting, message)
         elif role == "user" and (pending or waiting) and (stopped := _stopped(message, text)):
             _stop(pending, waiting, stopped, message)
@@ -535,6 +552,44 @@ def _mini(
             _settle(pending, content, text, message.get("extra"))
             pending = None
     return drafts, final_text
+
+
+def _commands(message: dict[str, Any], text: str) -> list[str]:
+    """The commands of a text-based answer: those 2.x parsed from it and ran (its
+    ``extra.actions``: by the model's ``action_regex``, which other fenced blocks, a
+    ```` ```bash ```` example, do not match), else its command blocks (1.x)."""
+    actions = as_dict(message.get("extra")).get("actions")
+    found = [as_dict(a).get("command") for a in _list(actions)]
+    if found and all(isinstance(command, str) for command in found):
+        return found
+    return bash_commands(text)
+
+
+def _chat_form(message: dict[str, Any]) -> dict[str, Any]:
+    """A Responses API item as the chat message it stands for: a ``response`` object is the
+    assistant message (its ``output_text`` parts the content, its ``function_call`` items the
+    ``tool_calls``), a ``function_call_output`` the ``tool`` message; any other unchanged."""
+    if message.get("object") == "response" and "role" not in message:
+        items = [as_dict(item) for item in _list(message.get("output"))]
+        calls = [_chat_call(item) for item in items if item.get("type") == "function_call"]
+        parts = [p for i in items if i.get("type") == "message" for p in _list(i.get("content"))]
+        extra = {**as_dict(message.get("extra")), "response": {"model": message.get("model")}}
+        return {"role": "assistant", "content": parts or None, "tool_calls": calls, "extra": extra}
+    if message.get("type") == "function_call_output" and "role" not in message:
+        reply = {"role": "tool", "tool_call_id": message.get("call_id")}
+        return reply | {"content": message.get("output"), "extra": message.get("extra")}
+    return message
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else ``[]``."""
+    return value if isinstance(value, list) else []
+
+
+def _chat_call(item: dict[str, Any]) -> dict[str, Any]:
+    """A Responses API ``function_call`` item as a chat ``tool_calls`` entry."""
+    function = {"name": item.get("name"), "arguments": item.get("arguments", ABSENT)}
+    return {"id": item.get("call_id"), "function": function}
 
 
 def _stopped(message: dict[str, Any], text: str) -> str | None:
@@ -580,12 +635,16 @@ def _unparsed_turn(
     """The llm span of a model turn 2.x never recorded as a message: its answer held no command
     it could run, and the ``user`` message of the format error (``extra.interrupt_type:
     FormatError``) stands in its place; the answer is its ``extra.model_response`` (text-based)
-    or the content of its ``extra.response`` (2.4+), when recorded."""
+    or the content of its ``extra.response`` (2.4+; a Responses API answer's ``output``), when
+    recorded."""
     extra = as_dict(message.get("extra"))
     name = model or _response_model(message) or "model"
     answer = extra.get("model_response", ABSENT)
-    if answer is ABSENT and isinstance(extra.get("response"), dict):
-        choices = extra["response"].get("choices")
+    response = as_dict(extra.get("response"))
+    if answer is ABSENT and isinstance(response.get("output"), list):  # Responses API
+        answer = response["output"]
+    elif answer is ABSENT and response:
+        choices = response.get("choices")
         first = as_dict(choices[0]) if isinstance(choices, list) and choices else {}
         answer = as_dict(first.get("message")).get("content", ABSENT)
     llm = Draft(key, "llm", name, None, output=answer)
@@ -656,11 +715,14 @@ def _answer_call(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> N
 
 
 def _answer_submit(waiting: list[tuple[Any, Draft]], message: dict[str, Any]) -> None:
-    """An ``exit`` message that says ``Submitted`` answers the call that submitted (no ``tool``
-    message does): the first unanswered call whose command prints the submit mark, else the
-    last unanswered one."""
-    status = as_dict(message.get("extra")).get("exit_status")
-    if not waiting or not isinstance(status, str) or status not in _SUBMITTED:
+    """An ``exit`` message that says ``Submitted``, or the new task a person gave instead of
+    letting the run end (``UserNewTask``), answers the call that submitted (its ``tool`` reply
+    says it was not executed): the first unanswered call whose command prints the submit mark,
+    else the last unanswered one."""
+    extra = as_dict(message.get("extra"))
+    status = extra.get("exit_status")
+    submitted = isinstance(status, str) and status in _SUBMITTED
+    if not waiting or not (submitted or extra.get("interrupt_type") == _NEW_TASK):
         return
     marked = [d for _, d in waiting if isinstance(d.input, str) and _SUBMIT_MARK in d.input]
     draft = marked[0] if marked else waiting[-1][1]
