@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from abw.importers.codex.state import RolloutState
-from abw.importers.codex.values import as_float
+from abw.importers.codex.values import duration_ms
 
 #: An ``McpToolCall`` item's status -> outcome (a result with ``isError``, or a server that
 #: died mid-call, is ``failed``; the call's output text says neither). A call the person
@@ -30,12 +30,9 @@ def note_item_completed(state: RolloutState, payload: dict[str, Any]) -> None:
     if outcome is not None:
         call.draft.outcome = outcome
         call.ended = True
-    duration = item.get("duration")
-    if isinstance(duration, dict):
-        secs, nanos = as_float(duration.get("secs")), as_float(duration.get("nanos"))
-        if secs is not None:
-            call.explicit_ms = round(secs * 1000 + (nanos or 0) / 1e6, 3)
-            call.duration_source = "item_completed"
+    milliseconds = duration_ms(item.get("duration"))
+    if milliseconds is not None:
+        call.explicit_ms, call.duration_source = milliseconds, "item_completed"
 
 
 def _cancelled(error: Any) -> bool:

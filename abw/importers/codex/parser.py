@@ -25,7 +25,7 @@ from abw.importers.codex.tools import (
     shell_command_text,
     tool_name,
 )
-from abw.importers.codex.values import as_float, as_int, nonempty_str, plain_name
+from abw.importers.codex.values import as_int, duration_ms, nonempty_str, plain_name
 from abw.importers.common import extract_arguments, identifier
 from abw.importers.rawio import decode_json_string
 from abw.importers.spans import SHELL_TOOLS, Draft, parse_time
@@ -192,12 +192,9 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
             code = as_int(payload.get("exit_code"))
             call.exit_code = code if code is not None else call.exit_code
             call.ended = True
-            duration = payload.get("duration")
-            if isinstance(duration, dict):
-                secs, nanos = as_float(duration.get("secs")), as_float(duration.get("nanos"))
-                if secs is not None:
-                    call.explicit_ms = round(secs * 1000 + (nanos or 0) / 1e6, 3)
-                    call.duration_source = "exec_command_end"
+            milliseconds = duration_ms(payload.get("duration"))
+            if milliseconds is not None:
+                call.explicit_ms, call.duration_source = milliseconds, "exec_command_end"
             if code is not None:
                 call.draft.outcome = command_outcome(code, "")
             elif payload.get("status") == "failed":

@@ -36,6 +36,15 @@ def as_float(value: Any) -> float | None:
     return None
 
 
+def duration_ms(value: Any) -> float | None:
+    """A Rust ``Duration`` as Codex writes it, ``{"secs": S, "nanos": N}``, in milliseconds
+    (three decimals); anything else is None."""
+    if not isinstance(value, dict):
+        return None
+    secs, nanos = as_float(value.get("secs")), as_float(value.get("nanos"))
+    return None if secs is None else round(secs * 1000 + (nanos or 0) / 1e6, 3)
+
+
 def plain_name(value: Any) -> str | None:
     """``value`` when it is a plain identifier, single spaces between its words allowed (an
     originator such as ``Codex Desktop``), else None: nothing else of a rollout is kept raw."""
