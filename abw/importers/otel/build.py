@@ -14,6 +14,7 @@ from abw.importers.otel.attributes import record_attributes
 from abw.importers.otel.classify import CLAUDE_CODE, Kind, agent_scope, classify
 from abw.importers.otel.content import span_content
 from abw.importers.otel.fold import repeated_call, unwrap_requests
+from abw.importers.otel.order import call_order, sort_start
 from abw.importers.otel.outcomes import (
     claude_code_tool_outcome,
     lost_root,
@@ -22,6 +23,8 @@ from abw.importers.otel.outcomes import (
     run_status,
     span_outcome,
     tripped,
+    vercel_aborted,
+    vercel_unfinished,
 )
 from abw.importers.otel.span import OSpan
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
@@ -60,7 +63,10 @@ def build_trace(
     for span in members:
         if span.span_id not in unique or span.end_ns is not None:
             unique[span.span_id] = span
-    nodes = [Node(s.span_id, s.parent_id, s.start_ns, s.end_ns, s) for s in unique.values()]
+    order = call_order(list(unique.values()))
+    nodes = [
+        Node(s.span_id, s.parent_id, sort_start(s, order), s.end_ns, s) for s in unique.values()
+    ]
     walk = preorder(nodes)
     kinds = {node.key: classify(node.payload) for node, _ in walk}
     unwrap_requests(walk, kinds)
@@ -72,6 +78,7 @@ def build_trace(
         if node.payload.status == "ERROR":
             for ancestor in ancestors:
                 failing_below[ancestor.key] = True
+    aborted = bool(walk) and vercel_aborted(walk[0][0])
     drafts: list[Draft] = []
     llm_outputs: list[Any] = []
     unread: set[str] = set()
@@ -87,6 +94,8 @@ def build_trace(
             outcome = claude_tool[0]
         if kind.type == "guardrail" and outcome == "ok" and tripped(span, ancestors):
             outcome = "denied"
+        if aborted and kind.type in {"tool", "llm"} and outcome == "ok":
+            outcome = "interrupted" if vercel_unfinished(node, ancestors) else outcome
         draft = Draft(
             (position,),
             kind.type,

@@ -83,6 +83,12 @@ VERCEL_LLM = {
     "ai.streamObject.doStream",
 }
 
+#: The Vercel AI SDK's legacy call spans (``ai.operationId``): a call named by its telemetry
+#: ``functionId`` is the agent it names, as AI SDK 7's OpenTelemetry integration writes the
+#: same call as ``invoke_agent`` with ``gen_ai.agent.name`` = the functionId.
+VERCEL_CALLS = {"ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"}
+_VERCEL_FUNCTION = "ai.telemetry.functionId"
+
 _MODEL_KEYS = (
     "gen_ai.request.model",
     "gen_ai.response.model",
@@ -195,6 +201,9 @@ def classify(span: OSpan) -> Kind:
         return Kind("agent", nonblank(a.get("traceloop.entity.name")) or name)
     if name == "ai.toolCall" or "ai.toolCall.name" in a:
         return Kind("tool", tool_name or name)
+    function = nonblank(a.get(_VERCEL_FUNCTION))
+    if function and a.get("ai.operationId") in VERCEL_CALLS:
+        return Kind("agent", function)
     if name in VERCEL_LLM:
         return Kind("llm", _model(a, name))
     if tool_name:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from abw.importers.otel.attributes import error_type
-from abw.importers.otel.classify import CLAUDE_CODE, Kind
+from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.tree import Node
 
@@ -33,16 +33,27 @@ _TRIPWIRE = re.compile(r"""Guardrail tripwire triggered: \{["']guardrail["']: ?[
 
 #: The error types of a span stopped while it ran, not failed: its asyncio task cancelled (a
 #: client that stopped a streaming run) or the process interrupted (^C). OpenInference writes
-#: a ``BaseException``'s class name, the OpenTelemetry SDK its module too.
+#: a ``BaseException``'s class name, the OpenTelemetry SDK its module too. JavaScript: the
+#: ``AbortError`` of a call whose ``AbortSignal`` fired (the Vercel AI SDK's ``abortSignal``).
 _STOPPED = frozenset(
     {"CancelledError", "asyncio.CancelledError", "asyncio.exceptions.CancelledError"}
-    | {"KeyboardInterrupt"}
+    | {"KeyboardInterrupt", "AbortError"}
 )
+
+#: The Vercel AI SDK's legacy root spans (:data:`.classify.VERCEL_CALLS`) record
+#: ``ai.response.finishReason`` when the call finishes; its OpenTelemetry integration (AI SDK
+#: 7) records ``gen_ai.response.finish_reasons`` on its ``invoke_agent`` root, whose children
+#: are ``agent_step`` spans, and ``gen_ai.execute_tool.duration`` on a tool call that returned
+#: or threw. A streamed call stopped by its ``AbortSignal`` ends its open spans with none of
+#: these and no error.
+_VERCEL_FINISH = "ai.response.finishReason"
 
 
 #: Strands Agents ends the agent span of a cancelled invocation (its task cancelled) with no
 #: status, naming the cancellation's type in this attribute.
 _STRANDS_CANCELLED = "strands.cancellation.type"
+
+_OP = "gen_ai.operation.name"
 
 
 def own_failure(span: OSpan) -> bool:
@@ -73,6 +84,37 @@ def span_outcome(
     ):
         return "denied", False
     return "ok", False
+
+
+def vercel_aborted(root: Node) -> bool:
+    """Whether the run is a Vercel AI SDK call that its ``AbortSignal`` stopped mid-stream:
+    its root ended with no error and no finish reason (:data:`_VERCEL_FINISH`)."""
+    span: OSpan = root.payload
+    if span.status == "ERROR":
+        return False
+    if span.attributes.get("ai.operationId") in VERCEL_CALLS:
+        return _VERCEL_FINISH not in span.attributes
+    steps = [c for c in root.children if c.payload.attributes.get(_OP) == "agent_step"]
+    return (
+        bool(steps)
+        and span.attributes.get(_OP) == "invoke_agent"
+        and "gen_ai.response.finish_reasons" not in span.attributes
+    )
+
+
+def vercel_unfinished(node: Node, ancestors: list[Node]) -> bool:
+    """Whether a call of an aborted Vercel AI SDK run (:func:`vercel_aborted`) was still
+    running when the signal fired: a tool call with no duration (AI SDK 7) or under a model
+    call with no finish reason (legacy spans); a model call with no finish reason that asked
+    for no call (the legacy spans record it when the step ends, after its calls)."""
+    a = node.payload.attributes
+    if a.get(_OP) == "execute_tool":
+        return "gen_ai.execute_tool.duration" not in a
+    if "ai.toolCall.name" in a:
+        return _VERCEL_FINISH not in (ancestors[-1].payload.attributes if ancestors else {})
+    finished = "gen_ai.response.finish_reasons" in a or _VERCEL_FINISH in a
+    asked = any("ai.toolCall.name" in c.payload.attributes for c in node.children)
+    return not finished and not asked
 
 
 def tripped(span: OSpan, ancestors: list[Node]) -> bool:
@@ -127,18 +169,22 @@ def run_status(
     gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
     (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
     ``cancelled`` where the root, that agent or its last call was stopped while it ran
-    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`_last_call_stopped`); else
-    ``success``."""
+    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`vercel_aborted`, :func:`_last_call`);
+    ``error`` where that last call is a failed model request; else ``success``."""
     root: OSpan = walk[0][0].payload
     if root.status == "ERROR":
         return "cancelled" if own_failure(root) and error_type(root) in _STOPPED else "error"
-    if nonblank(root.attributes.get(_STRANDS_CANCELLED)):
+    if nonblank(root.attributes.get(_STRANDS_CANCELLED)) or vercel_aborted(walk[0][0]):
         return "cancelled"
     if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
         return "error"
     outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
-    if outcome is None and _last_call_stopped(walk, kinds):
-        return "cancelled"
+    last = _last_call(walk, kinds)
+    if outcome is None and last is not None and last.status == "ERROR" and own_failure(last):
+        if error_type(last) in _STOPPED:
+            return "cancelled"
+        if kinds[last.span_id].type == "llm":
+            return "error"  # the run's last model request failed: it ended with no answer
     return {"error": "error", "interrupted": "cancelled"}.get(outcome or "", "success")
 
 
@@ -163,23 +209,19 @@ def lost_root_status(
     return {"error": "error", "interrupted": "cancelled"}.get(outcome, "unknown")
 
 
-def _last_call_stopped(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> bool:
-    """Whether the run's own last call (held by the root through agent and infrastructure
-    spans only) was stopped while it ran (:data:`_STOPPED`): pydantic-ai ends its agent span
-    with no error when its task is cancelled; only the call in flight records it."""
+def _last_call(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> OSpan | None:
+    """The run's own last call: the last started span that the root holds through agent and
+    infrastructure spans only. Where it was stopped while it ran (:data:`_STOPPED`), the run
+    was (pydantic-ai ends its agent span with no error when its task is cancelled); where it
+    is a model request that failed, the run ended with no answer (the Vercel AI SDK's
+    ``streamText`` ends its root with no error when the model's API fails)."""
     scope = {"agent", "container"}
     calls = [
         node.payload
         for node, ancestors in walk[1:]
         if kinds[node.key].type not in scope and all(kinds[a.key].type in scope for a in ancestors)
     ]
-    last: OSpan | None = max(calls, key=lambda s: s.start_ns or 0, default=None)
-    return (
-        last is not None
-        and last.status == "ERROR"
-        and own_failure(last)
-        and error_type(last) in _STOPPED
-    )
+    return max(calls, key=lambda s: s.start_ns or 0, default=None)
 
 
 def _tripwire_ended(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> bool:

@@ -1,0 +1,60 @@
+"""The order a model asked for its tool calls, which orders the calls that started in the same
+millisecond: JavaScript exporters record a start time in whole milliseconds (the Vercel AI SDK
+starts its parallel calls in one), so their end times — the start plus each call's duration —
+would order them by which ran shorter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from abw.errors import AbwInputError
+from abw.importers.otel.classify import classify
+from abw.importers.otel.span import OSpan, as_list, nonblank
+from abw.importers.rawio import as_dict, decode_json_string
+
+#: Room for the rank of a call below one nanosecond of start time in :func:`sort_start`.
+_RANKS = 1 << 32
+
+
+def call_order(spans: list[OSpan]) -> dict[str, int]:
+    """Each tool call id's place in the order the trace's model requests asked for them: the
+    ``tool_call`` parts of ``gen_ai.output.messages``, or the Vercel AI SDK's legacy
+    ``ai.response.toolCalls``, of the llm spans in start order. Empty where no two spans
+    started at once (nothing to order)."""
+    order: dict[str, int] = {}
+    starts = [s.start_ns for s in spans if s.start_ns is not None]
+    if len(set(starts)) == len(starts):
+        return order
+    for span in sorted(spans, key=lambda s: (s.start_ns or 0, s.span_id)):
+        if classify(span).type == "llm":
+            for call_id in _requested(span):
+                order.setdefault(call_id, len(order))
+    return order
+
+
+def _requested(span: OSpan) -> list[str]:
+    """The tool call ids a model request's recorded output asks for, in its order (none where
+    the output is no JSON this reads: it only orders, it does not judge the record)."""
+    a = span.attributes
+    ids: list[Any] = []
+    try:
+        messages = decode_json_string(a.get("gen_ai.output.messages"))
+        calls = decode_json_string(a.get("ai.response.toolCalls"))
+    except AbwInputError:
+        return []
+    for message in as_list(messages):
+        parts = as_list(as_dict(message).get("parts"))
+        ids += [as_dict(p).get("id") for p in parts if as_dict(p).get("type") == "tool_call"]
+    ids += [as_dict(call).get("toolCallId") for call in as_list(calls)]
+    return [i for i in ids if nonblank(i)]
+
+
+def sort_start(span: OSpan, order: dict[str, int]) -> int | None:
+    """The span's start time for ordering siblings: its start, then its call's place in
+    :func:`call_order` (``-1``: a span that is no requested call comes first)."""
+    if span.start_ns is None:
+        return None
+    a = span.attributes
+    call_id = nonblank(a.get("gen_ai.tool.call.id")) or nonblank(a.get("ai.toolCall.id"))
+    rank = order.get(call_id, -1) if call_id else -1
+    return span.start_ns * _RANKS + min(rank + 1, _RANKS - 1)
