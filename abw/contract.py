@@ -37,6 +37,7 @@ from abw.hashing import sha256_hex
 from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA
 from abw.models.contract import CLAUSE_RULE_KINDS
 from abw.models.rules import RULE_KINDS
+from abw.models.spec import WILDCARDS, glob_refusal
 from abw.text import comment_line, log_yaml
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
@@ -125,6 +126,16 @@ class _Compiler:
             raise self.error(f"clause {clause.id} needs {', '.join(missing)}")
         return dict(clause.params)
 
+    def exact_tool(self, clause: Any, bound: str) -> dict[str, Any]:
+        """The params of a tool clause, whose ``tool`` names one exact tool: a glob there
+        would name no real tool (a forbidden ``Bash*`` would forbid nothing)."""
+        params = self.params(clause, ("tool",))
+        tool = params["tool"]
+        if isinstance(tool, str) and WILDCARDS.intersection(tool):
+            how = f"a clause {{{{rule: count, params: {{{{tool: {{}}, {bound}}}}}}}}}"
+            raise self.error(glob_refusal(tool, how), "params", "tool")
+        return params
+
     def came_from(self, spec_location: Location, *below: str | int, nested: bool = False) -> None:
         """Record that the spec value at ``spec_location`` is the current clause's ``below``."""
         self.origins[spec_location] = ((*self.where, *below), nested)
@@ -170,7 +181,7 @@ class _Compiler:
         kind = clause.rule
         hard = enforcement == "hard"
         if kind == "required_tool":
-            params = self.params(clause, ("tool",))
+            params = self.exact_tool(clause, "min: 1, count_status: success")
             if hard and set(params) == {"tool"}:
                 tools = self.invariants["required_tools"]
                 self.came_from(("invariants", "required_tools", len(tools)), "params", "tool")
@@ -179,7 +190,7 @@ class _Compiler:
                 count = {"tool": _exact(params.pop("tool")), "min": 1, "count_status": "success"}
                 self.rule(clause, enforcement, "count", {**count, **params})
         elif kind == "forbidden_tool":
-            params = self.params(clause, ("tool",))
+            params = self.exact_tool(clause, "max: 0")
             if hard and set(params) == {"tool"}:
                 tools = self.invariants["forbidden_tools"]
                 self.came_from(("invariants", "forbidden_tools", len(tools)), "params", "tool")

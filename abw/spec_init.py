@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from abw.models.spec import Invariants, Spec, Thresholds
+from abw.models.spec import WILDCARDS, Invariants, Spec, Thresholds
 from abw.semantics import literal_pattern, order_violations, successes
 from abw.traceio import TraceFile
 
@@ -98,12 +98,28 @@ def build_spec(inferred: Inferred, spec_id: str, name: str | None = None) -> Spe
         id=spec_id,
         name=name,
         invariants=Invariants(
-            required_tools=inferred.required_tools,
+            required_tools=_exact_names(inferred.required_tools),
             max_path_length=inferred.max_path_length,
             max_errors=inferred.max_errors,
             max_retries=inferred.max_retries,
         ),
+        rules=[_required_rule(t) for t in _wildcard_names(inferred.required_tools)],
     )
+
+
+def _exact_names(tools: list[str]) -> list[str]:
+    """The tools ``required_tools`` can hold: names without a wildcard (``*``, ``?``)."""
+    return [t for t in tools if not WILDCARDS.intersection(t)]
+
+
+def _wildcard_names(tools: list[str]) -> list[str]:
+    """The tools named with a wildcard: required through an exact ``count`` rule instead."""
+    return [t for t in tools if WILDCARDS.intersection(t)]
+
+
+def _required_rule(tool: str) -> dict[str, object]:
+    """The rule requiring a successful span of exactly ``tool`` in every run."""
+    return {"kind": "count", "tool": literal_pattern(tool), "min": 1, "count_status": "success"}
 
 
 def _scalar(value: object) -> str:
@@ -149,7 +165,9 @@ def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> st
         "",
         "invariants:",
         "  # Tools with a successful span in every baseline run.",
-        "  required_tools: [" + ", ".join(_scalar(t) for t in inferred.required_tools) + "]",
+        "  required_tools: ["
+        + ", ".join(_scalar(t) for t in _exact_names(inferred.required_tools))
+        + "]",
         "  forbidden_tools: []",
         "  # Precedence: every successful `after` needs a successful `before` earlier (globs ok).",
     ]
@@ -207,6 +225,16 @@ def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> st
         f"    max_runs: {sprt.max_runs}",
         f"    boundaries: {sprt.boundaries}",
     ]
+    if globbed := _wildcard_names(inferred.required_tools):
+        lines += [
+            "",
+            "rules:",
+            "  # Required tools whose names hold * or ? (required_tools refuses them).",
+        ]
+        lines += [
+            f"  - {{kind: count, tool: {_pattern(t)}, min: 1, count_status: success}}"
+            for t in globbed
+        ]
     return "\n".join(lines) + "\n"
 
 

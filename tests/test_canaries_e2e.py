@@ -63,10 +63,12 @@ SPEC = """schema_version: behavior-spec/v0
 id: canaries
 invariants:
   required_tools: [a_tool_no_run_calls]
-  forbidden_tools: [Bash, shell, exec_command, Read, "*search*"]
+  forbidden_tools: [Bash, shell, exec_command, Read]
   max_path_length: 3
   max_errors: 0
   max_retries: 0
+rules:
+  - {kind: count, tool: "*search*", max: 0}
 thresholds: {min_runs: 3}
 """
 

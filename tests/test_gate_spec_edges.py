@@ -214,8 +214,8 @@ def test_an_empty_scenario_glob_is_refused_where_it_is_written(tmp_path, run_cli
 @pytest.mark.parametrize(
     ("bounds", "sentence"),
     [
-        ("max: 0", "classify is called never"),
-        ("{min: 1, max: 1}", "classify is called exactly 1 time"),
+        ("max: 0", "classify is never called"),
+        ("{min: 1, max: 1}", "classify is called exactly once"),
         ("min: 2", "classify is called at least 2 times"),
         ("max: 3", "classify is called at most 3 times"),
         ("{min: 1, max: 3}", "classify is called between 1 and 3 times"),

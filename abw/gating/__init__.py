@@ -197,7 +197,10 @@ def merged_report(
             hard_fail=hard_fail,
         )
         statistics.append(stats)
-        checks += sample_sufficiency.checks(stats, ordered, failing, len(base_groups.get(sid, [])))
+        baseline_runs = len(base_groups.get(sid, []))
+        checks += sample_sufficiency.checks(
+            stats, ordered, failing, baseline_runs, scenario_count, spec.thresholds.sequential
+        )
 
     checks.sort(key=lambda c: CATEGORY_ORDER.index(c.category))  # stable: spec order within
     verdict = worst_verdict([c.verdict for c in checks])

@@ -59,6 +59,12 @@ def _z_for(level: float) -> float:
     return NormalDist().inv_cdf(1 - level)
 
 
+def fail_z(z: float, scenarios: int) -> float:
+    """The Wilson z of the FAIL side: ``z``'s one-sided level Bonferroni-split over the
+    scenarios (``z`` itself for one)."""
+    return _z_for((1 - NormalDist().cdf(z)) / scenarios) if scenarios > 1 else z
+
+
 def sprt_plan(thresholds: Thresholds, scenarios: int = 1, restarts: int = 0) -> SprtPlan:
     """The SPRT a scenario is tested with: sprt.alpha / S and sprt.beta, both spent down."""
     config = thresholds.sprt
@@ -100,7 +106,7 @@ def statistics(
     # z is Bonferroni-corrected over the scenarios.
     z = thresholds.wilson_z
     one_side = 1 - NormalDist().cdf(z)
-    z_fail = _z_for(one_side / scenarios) if scenarios > 1 else z
+    z_fail = fail_z(z, scenarios)
     bounds = wilson_bounds(k, n, z)
     fail_bounds = wilson_bounds(k, n, z_fail)
     wilson = wilson_decision(k, n, z, tau)
@@ -214,6 +220,14 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _z_label(z: float, z_upper: float) -> str:
+    """The z of each Wilson bound: one, or the lower's and the upper's (the FAIL side's,
+    corrected for several scenarios)."""
+    if z_upper == z:
+        return f"z={z}"
+    return f"lower z={z}, upper z={z_upper:.4g}: the FAIL side split over the scenarios"
+
+
 def _level(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
@@ -237,15 +251,19 @@ def checks(
     runs: list[Any],
     failing: dict[str, str],
     baseline_runs: int,
+    scenarios: int = 1,
+    sequential: str = "anytime",
 ) -> list[Check]:
     """min_runs and the pass-rate check for one scenario.
 
     ``runs``: the scenario's run summaries in sequence order; ``failing``: per candidate
     trace file that did not pass, why (failed checks, or how it
-    ended when it did not complete).
+    ended when it did not complete); ``scenarios``: as for :func:`statistics`;
+    ``sequential``: the spec's setting (the SPRT overrides fixed).
     """
     sid = stats.scenario_id
     where = scenario_text(sid)
+    z_upper = fail_z(stats.z, scenarios)
     more = (
         f" Run about {plural(stats.runs_needed, 'more passing run')}." if stats.runs_needed else ""
     )
@@ -302,6 +320,8 @@ def checks(
             "continue": f"SPRT has not reached a boundary {counts}: collect more runs",
             "truncated": f"SPRT reached its limit of {sprt.max_runs} runs without a decision",
         }[sprt.decision] + f" ({levels}; {validity})."
+        if sequential == "fixed":
+            text += " sprt.enabled: the SPRT decides, not the Wilson bounds of sequential: fixed."
     elif stats.rule == "confidence_sequence":
         interval = (
             f"{stats.k} of {stats.n} runs passed; confidence-sequence bounds "
@@ -320,7 +340,8 @@ def checks(
     else:
         interval = (
             f"{stats.k} of {stats.n} runs passed; Wilson bounds "
-            f"[{_fmt(stats.wilson_lower)}, {_fmt(stats.wilson_upper)}] (z={stats.z})"
+            f"[{_fmt(stats.wilson_lower)}, {_fmt(stats.wilson_upper)}] "
+            f"({_z_label(stats.z, z_upper)})"
         )
         if verdict == "PASS":
             text = f"{interval}: the lower bound reaches tau={tau}"
@@ -357,6 +378,8 @@ def checks(
     }
     if stats.rule == "wilson":
         limits["z"] = stats.z
+        if z_upper != stats.z:
+            limits["z_upper"] = z_upper
     if stats.rule == "sprt":
         sprt = stats.sprt
         limits |= {

@@ -5,9 +5,10 @@ Unknown keys are an error (fail closed): a typo in a contract must never weaken 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import json
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from abw.models import SPEC_SCHEMA
 from abw.models.rules import Assertion, Rule, check_rule_references
@@ -15,6 +16,39 @@ from abw.models.rules import Assertion, Rule, check_rule_references
 
 class _Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+#: The glob wildcards a field of exact names refuses (``[`` stays literal there: peers and
+#: traces hold names like ``##[error]``, and no one writes a bracket class for a tool family).
+WILDCARDS = frozenset("*?")
+
+
+def _exact_name(how: str) -> AfterValidator:
+    """Refuse a wildcard in a field of exact names (``required_tools``, ``forbidden_tools``):
+    it names no real tool, so a forbidden ``Bash*`` would forbid nothing and PASS."""
+
+    def check(name: str) -> str:
+        if WILDCARDS.intersection(name):
+            raise ValueError(glob_refusal(name, how))
+        return name
+
+    return AfterValidator(check)
+
+
+def glob_refusal(name: str, how: str) -> str:
+    """Why ``name`` is refused as an exact tool name; ``how`` (a format of the quoted name)
+    says what to write instead."""
+    return (
+        f"{name!r} holds a glob wildcard (* or ?) but this field takes exact tool names: "
+        f"for every tool the glob matches write {how.format(json.dumps(name))}; for a tool "
+        f"named so, the same with tool: {json.dumps('=' + name)}"
+    )
+
+
+RequiredName = Annotated[
+    str, _exact_name("a rule {{kind: count, tool: {}, min: 1, count_status: success}}")
+]
+ForbiddenName = Annotated[str, _exact_name("a rule {{kind: count, tool: {}, max: 0}}")]
 
 
 class OrderConstraint(_Closed):
@@ -30,8 +64,8 @@ class OrderConstraint(_Closed):
 class Invariants(_Closed):
     """Hard constraints: any violating candidate run is a counterexample and FAILs the gate."""
 
-    required_tools: list[str] = Field(default_factory=list)
-    forbidden_tools: list[str] = Field(default_factory=list)
+    required_tools: list[RequiredName] = Field(default_factory=list)
+    forbidden_tools: list[ForbiddenName] = Field(default_factory=list)
     required_order: list[OrderConstraint] = Field(default_factory=list)
     max_path_length: int | None = Field(default=None, ge=0)
     max_errors: int | None = Field(default=None, ge=0)

@@ -20,6 +20,7 @@ from abw.rules.temporal import (
     response,
     retry_limit,
 )
+from abw.text import plural
 
 __all__ = [
     "BaselineRuns",
@@ -118,14 +119,15 @@ def recovery(
             continue
         (maybe if any(s.status == "unknown" for s in window) else bad).append(ordinal)
     names = ", ".join(actions)
+    steps = plural(within_steps, "step")
     return combine(
         bad,
         maybe,
-        f"every violation was followed by {names} within {within_steps} steps"
+        f"every violation was followed by {names} within {steps}"
         if violated.ordinals
         else "nothing to recover from",
-        f"a violation was not followed by a successful {names} within {within_steps} steps",
-        f"whether {names} recovered within {within_steps} steps is not recorded",
+        f"a violation was not followed by a successful {names} within {steps}",
+        f"whether {names} recovered within {steps} is not recorded",
     )
 
 

@@ -24,7 +24,7 @@ from abw.rules.baseline_marks import KnownPolicy, mark, split_text
 from abw.rules.jsonvalue import MISSING, show
 from abw.rules.outcome import label
 from abw.sharedfields import shared
-from abw.text import plural
+from abw.text import noun, plural
 
 CATEGORY = {
     "count": "operational_quality",
@@ -242,30 +242,42 @@ def rule_references(rules: list[Any], index: int) -> tuple[Any, ...]:
     return found
 
 
-def _times(low: int, high: int | None) -> str:
-    """How often a count allows a call: "never", "exactly 2 times", "at least 1 time",
-    "between 1 and 3 times" (a count rule's own sentence)."""
-    if high is None:
-        return f"at least {plural(low, 'time')}"
+def _count_sentence(tool: str, low: int, high: int | None, status: str) -> str:
+    """A count rule's own sentence: "x is never called", "x is called exactly once",
+    "x succeeds at least 2 times", "x is called between 1 and 3 times"."""
+    verb = "succeeds" if status == "success" else "is called"
     if high == 0:
-        return "never"
+        return f"{tool} never succeeds" if status == "success" else f"{tool} is never called"
+    if high is None:
+        return f"{tool} {verb} at least {_n_times(low)}"
     if low == high:
-        return f"exactly {plural(low, 'time')}"
-    return f"between {low} and {plural(high, 'time')}" if low else f"at most {plural(high, 'time')}"
+        return f"{tool} {verb} exactly {_n_times(low)}"
+    if low:
+        return f"{tool} {verb} between {low} and {high} times"
+    return f"{tool} {verb} at most {_n_times(high)}"
+
+
+def _at_most(limit: int, singular: str) -> str:
+    """ "at most 2 retries", "at most 1 retry", "no retries"."""
+    return f"no {noun(0, singular)}" if limit == 0 else f"at most {plural(limit, singular)}"
+
+
+def _n_times(n: int) -> str:
+    return "once" if n == 1 else plural(n, "time")
 
 
 def _describe(rule: Any) -> str:
     kind = rule.kind
     if kind == "precedence":
         noun = "attempt" if rule.subject == "attempts" else "successful call"
-        within = f" within {rule.within} steps" if rule.within else ""
+        within = f" within {plural(rule.within, 'step')}" if rule.within else ""
         bound = f" with {rule.bind.before} = {rule.bind.after}" if rule.bind else ""
         return (
             f"every {label(rule.after)} {noun} needs an earlier successful {label(rule.before)}"
             f"{within}{bound} (subject: {rule.subject})"
         )
     if kind == "response":
-        within = f" within {rule.within_steps} steps" if rule.within_steps else ""
+        within = f" within {plural(rule.within_steps, 'step')}" if rule.within_steps else ""
         return (
             f"every successful {rule.trigger} is followed by a successful {rule.response}{within}"
         )
@@ -275,12 +287,12 @@ def _describe(rule: Any) -> str:
         but = f" (except {', '.join(label(a) for a in rule.allowed)})" if rule.allowed else ""
         return f"nothing matching {label(rule.forbidden)}{but} runs after {label(rule.stop)}"
     if kind == "count":
-        return f"{label(rule.tool)} is called {_times(rule.min or 0, rule.max)}"
+        return _count_sentence(label(rule.tool), rule.min or 0, rule.max, rule.count_status)
     if kind == "retry_limit":
         if rule.max_attempts is not None:
-            what = f"at most {rule.max_attempts} attempts"
+            what = f"at most {plural(rule.max_attempts, 'attempt')}"
         else:
-            what = f"at most {rule.max_retries} retries of a failed call"
+            what = f"{_at_most(rule.max_retries, 'retry')} of a failed call"
         return f"{what} per {rule.group_by} of {label(rule.tool)}"
     if kind == "tool_allowlist":
         return f"every tool called is one of {', '.join(label(t) for t in rule.tools)}"
@@ -301,8 +313,9 @@ def _describe(rule: Any) -> str:
     if kind == "arguments":
         return f"{rule.tool} arguments meet the {rule.mode} constraint"
     if kind == "recovery":
-        return f"violations of {rule.violation} are recovered within {rule.within_steps} steps"
-    return f"at most {rule.max_violations} violations of {', '.join(rule.rules)} per run"
+        steps = plural(rule.within_steps, "step")
+        return f"violations of {rule.violation} are recovered within {steps}"
+    return f"{_at_most(rule.max_violations, 'violation')} of {', '.join(rule.rules)} per run"
 
 
 @dataclass

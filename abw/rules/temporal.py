@@ -20,6 +20,7 @@ from abw.rules.outcome import (
     matches,
     span_matches,
 )
+from abw.text import plural
 
 Span = Any  # abw.models.trace.Span
 
@@ -102,7 +103,7 @@ def precedence(
         if match is not False:
             earlier.add(index, span, match)
     a, b = label(after), label(before)
-    where = f" within {within} steps" if within else ""
+    where = f" within {plural(within, 'step')}" if within else ""
     bound = f" with {bind.before} = {bind.after}" if bind is not None else ""
     need = f"an earlier successful {b}{where}{bound}"
     return combine(
@@ -146,7 +147,7 @@ def response(
             unknown.append(span.ordinal)
         else:
             violated.append(span.ordinal)
-    where = f" within {within_steps} steps" if within_steps else ""
+    where = f" within {plural(within_steps, 'step')}" if within_steps else ""
     return combine(
         violated,
         unknown,
@@ -287,8 +288,8 @@ def _attempts(path: Sequence[Span], tool: Any, limit: int, group_by: str) -> Rul
     return combine(
         violated,
         unknown,
-        f"at most {worst} attempts per {kind} of {name} (limit {limit})",
-        f"more than {limit} attempts of one {kind} of {name}",
+        f"at most {plural(worst, 'attempt')} per {kind} of {name} (limit {limit})",
+        f"more than {plural(limit, 'attempt')} of one {kind} of {name}",
         f"attempts of {name} cannot be grouped: some calls have no input hash (limit {limit})",
     )
 
@@ -340,7 +341,7 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
     return combine(
         violated,
         unknown,
-        f"at most {worst} retries per {kind} of {name} (limit {max_retries})",
-        f"more than {max_retries} retries of one {kind} of {name}",
+        f"at most {plural(worst, 'retry')} per {kind} of {name} (limit {max_retries})",
+        f"more than {plural(max_retries, 'retry')} of one {kind} of {name}",
         f"retries of {name} cannot be counted: failed or unsigned calls are not recorded",
     )
