@@ -184,7 +184,7 @@ def test_openhands_terminal_calls_parallel_and_finish(conversation):
     outcome from its observation: exit code, ``is_error`` (a file that is not there); the
     FinishAction ends the run in success."""
     trace = conversation(OH_FINISH)
-    llm = ("llm", "llm", "ok", None)
+    llm = LLM  # the conversation's model, from base_state.json
     assert _steps(trace) == [
         llm,
         ("tool", "terminal", "ok", 0),
@@ -209,9 +209,9 @@ def test_openhands_max_iterations_and_rejection(conversation):
     assert stopped["run"]["final_status"] == "error"
     rejected = conversation(OH_REJECTED)
     assert [s[1:3] for s in _steps(rejected)] == [
-        ("llm", "ok"),
+        ("openai/gpt-4o-mini", "ok"),
         ("terminal", "rejected"),
-        ("llm", "ok"),
+        ("openai/gpt-4o-mini", "ok"),
     ]
     assert rejected["run"]["final_status"] == "success"
 
@@ -221,5 +221,5 @@ def test_openhands_resumed_conversation_ends_on_an_api_error(conversation):
     (``ConversationErrorEvent`` ``LLMServiceUnavailableError``): the run ends in error, not in
     the success of its first finish."""
     trace = conversation(OH_RESUMED_ERROR)
-    assert [s[1:3] for s in _steps(trace)] == [("llm", "ok"), ("finish", "ok")]
+    assert [s[1:3] for s in _steps(trace)] == [("openai/gpt-4o-mini", "ok"), ("finish", "ok")]
     assert trace["run"]["final_status"] == "error"

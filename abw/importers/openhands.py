@@ -27,16 +27,20 @@ software-agent-sdk's events) means the same: an ``ActionEvent`` is a tool span n
 server's call (``ACPToolCallEvent``s of one ``tool_call_id``) is a tool span named by its
 ``tool_kind``, ended by its ``completed`` or ``failed`` event. One llm span
 per distinct ``llm_response_id``, plus agent messages without one, named by the model an
-evaluation's record names (else ``llm``): ``metadata.llm.model`` (V1), ``metadata.llm_config.model``
-(V0), ``metadata.model_name`` or gorilla's ``model_id`` (OpenDevin, mid-2024). ``FinishAction``
+evaluation's record names: ``metadata.llm.model`` (V1), ``metadata.llm_config.model``
+(V0), ``metadata.model_name`` or gorilla's ``model_id`` (OpenDevin, mid-2024); a conversation's
+folder by the model its ``base_state.json`` names: its agent's, or, for a response of an LLM
+it switched from (another usage id), that one's usage record's (else ``llm``). ``FinishAction``
 and an agent message (the conversation waits for the user) end it in success. Nothing of an
 action, an observation or a message is read but its kind and status fields: they are hashed
 whole. A folder of
 ``event-NNNNN-<id>.json`` files (one event a file, as a conversation persists them, in
 ``<conversation>/events/``, or the agent server's ``<conversation>/event_service/events/`` of 2025;
-of its ``base_state.json`` only the ``execution_status`` is read, the last word on the final
-status (a local conversation that got stuck writes no event); ``meta.json`` is not read; one with
-no event file yet, just created, is skipped with a warning) is one conversation, and so is what
+of its ``base_state.json`` the ``execution_status`` is read, the last word on the final
+status (a local conversation that got stuck writes no event), and its models
+(``agent.llm.model``, ``stats.usage_to_metrics.*.token_usages[].model`` by ``response_id``);
+``meta.json`` is not read; one with no event file yet, just created, is skipped with a warning)
+is one conversation, and so is what
 ``openhands --headless --json`` prints: the same events one a line (but the ``SystemPromptEvent``),
 among the console lines the CLI prints around them (its banner, ``Agent is working``, the
 conversation summary, the id to resume it with), which are not read. A file is read so when its
@@ -190,7 +194,7 @@ _V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused
 _EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
 #: What a conversation's folder holds beside ``events/``: its state, the agent server's record
 #: of it (``meta.json``: the agent's config, its masked secrets); neither is a trajectory (of
-#: the state only its ``execution_status`` is read: :func:`_state_status`).
+#: the state only its ``execution_status`` and models are read: :func:`_state`).
 _STATE_FILES = {"base_state.json", "meta.json"}
 #: The key of a document that holds its events.
 _HISTORY_KEYS = ("events", "history", "trajectory")
@@ -198,6 +202,8 @@ _HISTORY_KEYS = ("events", "history", "trajectory")
 _BASE_STATE = "base_state.json"
 #: A line that opens a JSON object (``openhands --headless --json`` prints an event a line).
 _OBJECT_LINE = re.compile(rb"^[ \t]*\{", re.MULTILINE)
+#: The model an ACP agent's state names until its server says which it runs: no model.
+_ACP_MODEL = "acp-managed"
 
 
 def _is_v0(event: dict[str, Any]) -> bool:
@@ -354,25 +360,57 @@ def _conversation_of(holder: Path, root: Path) -> Path:
     return holder
 
 
-def _state_status(folder: Path, options: ImportOptions) -> str | None:
-    """The final status a conversation's ``base_state.json`` (beside its ``events/``) records:
-    its ``execution_status`` (``agent_status`` before late 2025), the one field read of it, as
-    a state update's (finished, error, stuck, paused); else None. The SDK writes no event when
+@dataclass(frozen=True)
+class _State:
+    """What a conversation's ``base_state.json`` says of its run: the final status
+    (:data:`_V1_STATUS`), its agent's model and the model that wrote each response."""
+
+    status: str | None = None
+    model: str | None = None
+    by_response: dict[str, str] = field(default_factory=dict)
+
+
+def _state(folder: Path, options: ImportOptions) -> _State:
+    """What a conversation's ``base_state.json`` (beside its ``events/``) records: its
+    ``execution_status`` (``agent_status`` before late 2025), as a state update's (finished,
+    error, stuck, paused), and its models (:func:`_state_models`). The SDK writes no event when
     a local conversation gets stuck (the agent server does: a state update): only the state says
     so. A state that is no JSON object is not read, with a warning (the events still are)."""
     events = _events_folder(folder)
     state = (events.parent if events != folder else folder) / _BASE_STATE
     if not state.is_file():
-        return None
+        return _State()
     try:
         document = load_json(read_raw(state), state)
     except AbwInputError as error:
         where = f":{error.line}" if error.line else ""
         options.warn(f"{folder.name}: {_BASE_STATE}{where} not read: {error.message}")
-        return None
+        return _State()
     state_of = as_dict(document)
     value = state_of.get("execution_status", state_of.get("agent_status"))
-    return _V1_STATUS.get(value) if isinstance(value, str) else None
+    status = _V1_STATUS.get(value) if isinstance(value, str) else None
+    return _State(status, *_state_models(state_of))
+
+
+def _state_models(state: dict[str, Any]) -> tuple[str | None, dict[str, str]]:
+    """The models a conversation's state names, plain identifiers: its agent's
+    (``agent.llm.model``; not an ACP agent's placeholder ``acp-managed``), and, by response id,
+    the one each model call of an LLM the agent no longer uses made (``switch_llm`` to another
+    ``usage_id``, a profile's): ``stats.usage_to_metrics.<usage_id>.token_usages``. The agent's
+    own usage id's are left out: its metrics keep the model they were made for, the first,
+    across a ``switch_llm`` under the same usage id (or a resume with another model)."""
+    agent_llm = as_dict(as_dict(state.get("agent")).get("llm"))
+    model = identifier(agent_llm.get("model"))
+    by_response: dict[str, str] = {}
+    for usage_id, metrics in as_dict(as_dict(state.get("stats")).get("usage_to_metrics")).items():
+        usages = (
+            as_dict(metrics).get("token_usages") if usage_id != agent_llm.get("usage_id") else []
+        )
+        for usage in map(as_dict, usages if isinstance(usages, list) else []):
+            response, name = usage.get("response_id"), identifier(usage.get("model"))
+            if isinstance(response, str) and response and name and name != _ACP_MODEL:
+                by_response.setdefault(response, name)
+    return (None if model == _ACP_MODEL else model), by_response
 
 
 def _model(document: Any) -> str | None:
@@ -478,9 +516,9 @@ class OpenHandsImporter(Importer):
         source_hash = sha256_hex(b"\n".join(raws))
         trace_id = f"openhands-{source_hash[:16]}"
         names = [path.name for path in files]
-        settled = _state_status(folder, options)
+        state = _state(folder, options)
         return self._trace(
-            events, source_hash, trace_id, lambda _: 1, folder, options, names, settled
+            events, source_hash, trace_id, lambda _: 1, folder, options, names, state
         )
 
     def _trace(
@@ -492,20 +530,21 @@ class OpenHandsImporter(Importer):
         path: Path,
         options: ImportOptions,
         files: list[str] | None = None,
-        settled: str | None = None,
+        state: _State | None = None,
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
-        it; ``source_hash``: the file's; ``files``: each event's own file, if any; ``settled``:
-        the final status its conversation's state records, if any: it is the last word)."""
+        it; ``source_hash``: the file's; ``files``: each event's own file, if any; ``state``:
+        what its conversation's state records, if any: its final status is the last word)."""
         events, prefix, v1, paired = _events(document, path, line_of)
         if isinstance(document, dict):
             keys = _TASK_KEYS + (_OPENDEVIN_TASK_KEYS if "history" in document else ())
             options = instance_scenario(options, task_id(document, keys))
         if v1:
-            run = _V1Run(options, path, _model(document))
+            state = state or _State()
+            run = _V1Run(options, path, _model(document) or state.model, state.by_response)
             run.read(events)
             drafts, final_status, final_text = run.drafts, run.final_status, run.final_text
-            final_status = settled or final_status
+            final_status = state.status or final_status
             removed = held_fields(events, V1_REMOVED_FIELDS)
         else:
             drafts, final_status, final_text = self._v0(events, options, path, _model(document))
@@ -840,6 +879,7 @@ class _V1Run:
     options: ImportOptions
     path: Path
     model: str | None
+    by_response: dict[str, str]  # llm_response_id -> the model that wrote it
     drafts: list[Draft] = field(default_factory=list)
     calls: dict[str, Draft] = field(default_factory=dict)  # ActionEvent id -> its span
     by_tool_call: dict[str, Draft] = field(default_factory=dict)
@@ -887,7 +927,7 @@ class _V1Run:
         key = response if isinstance(response, str) and response else None
         llm = self.responses.get(key) if key is not None else None
         if llm is None:
-            name = self.model or "llm"
+            name = (self.by_response.get(key) if key else None) or self.model or "llm"
             llm = Draft((index, 0), "llm", name, "ok", span_id=identifier(key))
             llm.output, llm.started_at = [], when
             self.drafts.append(llm)
