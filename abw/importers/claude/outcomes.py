@@ -34,6 +34,10 @@ BACKGROUND_OUTCOMES = {"completed": "ok", "failed": "error", "killed": "interrup
 #: The ``toolUseResult.status`` of a call that launched a background task named by its
 #: ``taskId`` (a ``Workflow`` run, 2.1.2xx; an ``Agent`` sent to a remote session).
 LAUNCHED_STATUSES = frozenset({"async_launched", "remote_launched"})
+#: The tool that watches a command's output lines as a background task (2.1.3xx: its result is
+#: ``{taskId, timeoutMs, persistent}``; the task ends ``completed``, or ``failed`` when the
+#: command exits non-zero).
+MONITOR_TOOL = "Monitor"
 #: The tool that stops a background task (its result names the ``task_id`` it stopped: killed).
 STOP_TOOL = "TaskStop"
 #: The user line Claude Code writes when a background task ends (its id and status come first).

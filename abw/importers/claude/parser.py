@@ -21,6 +21,7 @@ from abw.importers.claude.outcomes import (
     BACKGROUND_OUTCOMES,
     INTERRUPT_MARKER,
     LAUNCHED_STATUSES,
+    MONITOR_TOOL,
     SHELL_TOOLS,
     STOP_TOOL,
     TASK_NOTIFICATION,
@@ -32,6 +33,7 @@ from abw.importers.claude.outcomes import (
     result_text,
     span_type,
 )
+from abw.importers.claude.persisted import output_hash
 from abw.importers.claude.reader import PROMPT_LOG, JsonlReader, is_warmup_prompt
 from abw.importers.common import extract_arguments, identifier, match_label
 from abw.importers.spans import parse_time
@@ -650,7 +652,12 @@ class FileParser:
         )
         if draft.outcome == "rejected":
             state.rejected.append(draft)
-        draft.output_hash = content_hash(content) if "content" in block else None
+        if "content" in block:
+            draft.output_hash, stored = output_hash(content, self.path)
+            if stored is not None:
+                draft.attributes["output_stored"] = stored
+        else:
+            draft.output_hash = None
         reported = reported_duration_ms(tool_use_result)
         if reported is not None:
             draft.duration_ms = reported
@@ -668,7 +675,8 @@ class FileParser:
 
     def _background(self, draft: Draft, result: dict[str, Any]) -> None:
         """Note a call that launched a background task (``backgroundTaskId`` of a shell call, an
-        ``Agent`` launched ``isAsync``, the ``taskId`` of a ``Workflow`` ``async_launched``), or
+        ``Agent`` launched ``isAsync``, the ``taskId`` of a ``Workflow`` ``async_launched`` or of
+        a ``Monitor``), or
         read the final ``task.status`` a poll (``TaskOutput``) reports for one, or the
         ``task_id`` a ``TaskStop`` stopped (killed)."""
         task_id = result.get("backgroundTaskId")
@@ -676,6 +684,8 @@ class FileParser:
             task_id = result.get("agentId")
         elif task_id is None and _launched(result.get("status")):
             task_id = result.get("taskId")  # a Workflow run, a remote agent
+        elif task_id is None and draft.attributes.get("tool") == MONITOR_TOOL:
+            task_id = result.get("taskId")
         if isinstance(task_id, str) and task_id:
             draft.attributes["background"] = True
             self.background[task_id] = draft
