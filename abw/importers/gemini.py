@@ -10,17 +10,19 @@ conversation cut back: Gemini CLI's loader drops that message and every later on
 gate sees every step the recording shows the agent took: a rewound message, or one a checkpoint
 leaves out, ran and stays, in recording order (one warning per file); a checkpoint's copy of a
 recorded message counts once (the recorded one), and a message only a checkpoint lists (a
-compression's summary and its ``Got it.`` reply) is the CLI's, no step. The run's final status
-and output are those of the conversation at its end, replayed as ``loadConversationRecord``
-does, except that what a compression summarized stays in it: it does not undo the answer. A
-subagent's own recording (``kind: subagent``, under ``chats/<parent session id>/``) is not a
-session: it is skipped with a warning.
+compression's summary and its ``Got it.`` reply) is the CLI's, no step; so is a model turn the CLI
+wrote again when it set the history (``/chat resume``, ``/restore``: :func:`_history_copy`).
+The run's final status and output are those of the conversation at its end, replayed as
+``loadConversationRecord`` does, except that what a compression summarized stays in it: it does
+not undo the answer. A subagent's own recording (``kind: subagent``, under
+``chats/<parent session id>/``) is not a session: it is skipped with a warning.
 
 Each ``gemini`` message is an llm span (named by its model), followed by its ``toolCalls`` in
 the order the model made them (:func:`_call_order`): status ``success``/``error``/``cancelled``
 -> ok/error/rejected, a ``cancelled`` call that ran and was cut short (0.5x on: its error is
 ``[Operation Cancelled] User cancelled tool execution.`` or ``… Operation cancelled.``, no
-``Reason:``) -> interrupted.
+``Reason:``; a subagent's call holding its progress, which only a started subagent reports)
+-> interrupted.
 ``delegate_to_agent`` and ``invoke_agent`` (0.6x) are a handoff to ``args.agent_name`` (the
 subagent's own steps are not in the file); so is a subagent called by its own name (0.3x-0.5x:
 ``resultDisplay`` is its progress, ``isSubagentProgress``, or the call holds ``agentId``), an
@@ -133,6 +135,9 @@ def _is_prompt_log(document: Any) -> bool:
 
 #: The info message Gemini CLI records when the user cancels the turn in flight (Esc).
 _CANCELLED = "Request cancelled."
+#: How the info message Gemini CLI records when a turn would pass ``model.maxSessionTurns`` opens
+#: (``handleMaxSessionTurnsEvent``): the CLI stopped the run at its limit.
+_MAX_TURNS = "The session has reached the maximum number of turns"
 #: The messages Gemini CLI records of its own (notices, not the user's or the model's).
 _NOTICE_TYPES = frozenset({"info", "warning", "error"})
 #: The tools that call a subagent named in ``args.agent_name``: ``delegate_to_agent`` (0.2x),
@@ -218,7 +223,7 @@ class GeminiImporter(Importer):
                 raise AbwInputError(
                     "a message is not an object", file=path, field=f"messages.{index}"
                 )
-            if message.get("type") != "gemini" or index in made:
+            if message.get("type") != "gemini" or index in made or _history_copy(message):
                 continue
             if _calls_holder(messages, index) and drafts:
                 parent = next((d.span_id for d in reversed(drafts) if d.type == "llm"), None)
@@ -297,7 +302,9 @@ class GeminiImporter(Importer):
         name = str(call.get("name") or "tool")
         args = call.get("args", ABSENT)
         outcome = _STATUS.get(str(call.get("status")), "incomplete")
-        if outcome == "rejected" and _cancelled_running(call.get("result")):
+        if outcome == "rejected" and (
+            _cancelled_running(call.get("result")) or _subagent_call(call)
+        ):
             outcome = "interrupted"  # it ran and the user cut it short
         draft = Draft(
             (index, position),
@@ -515,7 +522,7 @@ def _with_ids(messages: Any) -> list[dict[str, Any]]:
 
 def _steps(message: dict[str, Any]) -> int:
     """The spans a message makes: a ``gemini`` message and its tool calls."""
-    if message.get("type") != "gemini":
+    if message.get("type") != "gemini" or _history_copy(message):
         return 0
     calls = message.get("toolCalls")
     return 1 + sum(isinstance(c, dict) for c in calls) if isinstance(calls, list) else 1
@@ -523,8 +530,11 @@ def _steps(message: dict[str, Any]) -> int:
 
 def _run_end(messages: list[Any]) -> tuple[str, str | None]:
     """The run's final status and answer, from the messages the conversation ends with: error
-    after an ``error`` message, cancelled after ``Request cancelled.``, success after a model
-    message calling no tool, else unknown; the answer is the last model text."""
+    after an ``error`` message or the max-session-turns notice, cancelled after ``Request
+    cancelled.`` or a model message one of whose calls was cancelled (the CLI returns no
+    cancelled call to the model: the user stopped the turn, and 0.6x records no notice when
+    another call of it had finished), success after a model message calling no tool, else
+    unknown; the answer is the last model text."""
     final_status, final_text = "unknown", None
     for index, message in enumerate(messages):
         kind = message.get("type")
@@ -536,12 +546,56 @@ def _run_end(messages: list[Any]) -> tuple[str, str | None]:
             final_status = "error"
         elif kind == "info" and message.get("content") == _CANCELLED:
             final_status = "cancelled"  # the user pressed Esc: the turn was cancelled
+        elif kind == "info" and str(message.get("content")).startswith(_MAX_TURNS):
+            final_status = "error"  # (as a Claude Code ``--max-turns`` stop)
         elif kind == "gemini":
-            content = message.get("content")
+            content, calls = message.get("content"), bool(message.get("toolCalls"))
+            if _history_copy(message):
+                content, calls = _parts_text(content), _parts_call(content)
             if isinstance(content, str) and content.strip():
                 final_text = content
-            final_status = "unknown" if message.get("toolCalls") else "success"
+            final_status = "unknown" if calls else "success"
+            if _any_cancelled(message):
+                final_status = "cancelled"
     return final_status, final_text
+
+
+def _history_copy(message: dict[str, Any]) -> bool:
+    """Whether a ``gemini`` message is a model turn Gemini CLI copied into the recording when it
+    set the chat's history (``setHistory``: ``/chat resume`` writes the saved turns again, under
+    new ids): its ``Part`` list as content, no ``model``, ``tokens`` null. No model call (every
+    answer the model gave is recorded with its model); the turn it copies stays the answer."""
+    return (
+        message.get("model") is None
+        and "tokens" in message
+        and message["tokens"] is None
+        and isinstance(message.get("content"), list)
+        and bool(message["content"])  # (an empty answer the model gave: no parts, no copy)
+        and not message.get("toolCalls")
+    )
+
+
+def _parts_text(parts: list[Any]) -> str:
+    """The answer text of a ``Part`` list (its thoughts left out)."""
+    return "".join(
+        p["text"]
+        for p in parts
+        if isinstance(p, dict) and isinstance(p.get("text"), str) and not p.get("thought")
+    )
+
+
+def _parts_call(parts: list[Any]) -> bool:
+    """Whether a ``Part`` list calls a tool."""
+    return any(isinstance(p, dict) and "functionCall" in p for p in parts)
+
+
+def _any_cancelled(message: dict[str, Any]) -> bool:
+    """Whether one of a ``gemini`` message's recorded calls is ``cancelled``."""
+    calls = message.get("toolCalls")
+    return isinstance(calls, list) and any(
+        isinstance(call, dict) and _STATUS.get(str(call.get("status"))) == "rejected"
+        for call in calls
+    )
 
 
 def _subagent_call(call: dict[str, Any]) -> bool:
