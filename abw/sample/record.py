@@ -14,6 +14,7 @@ they are complete.
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
 from pathlib import Path
@@ -39,14 +40,34 @@ def recorded_sequences(out: Path, scenario_id: str) -> list[int]:
     return sorted(int(m.group(1)) for m in found if m)
 
 
+def _inputs(importer: Any, transcripts: tuple[Path, ...]) -> tuple[Path, ...]:
+    """The inputs ``abw import`` would read among the files a run created or changed, each
+    once: a Claude Code subagent transcript is read with its session, an event file with its
+    conversation folder (``importer.discover`` of their common folder decides)."""
+    if len(transcripts) < 2:
+        return transcripts
+    folder = Path(os.path.commonpath(transcripts))
+    try:
+        entries = importer.discover(folder) if folder.is_dir() else []
+    except AbwInputError:
+        return transcripts
+    inputs: list[Path] = []
+    for path in transcripts:
+        owner = next((e for e in entries if e == path or e in path.parents), None)
+        if owner is not None and owner not in inputs:
+            inputs.append(owner)
+    return tuple(inputs) or transcripts
+
+
 def _import(scenario: Scenario, transcripts: tuple[Path, ...], staging: Path) -> list[Path]:
     """Every trace ``abw import <importer> ... <import_args>`` writes for these transcripts."""
     from abw.cli.import_cmd import make_import_command
     from abw.importers import get_importer
 
-    command = make_import_command(scenario.importer, get_importer(scenario.importer).help)
+    importer = get_importer(scenario.importer)
+    command = make_import_command(scenario.importer, importer.help)
     written: list[Path] = []
-    for index, source in enumerate(transcripts):
+    for index, source in enumerate(_inputs(importer, transcripts)):
         target = staging / f"{index:03d}"
         args = ["--input", str(source), "--out", str(target), "--scenario-id", scenario.id]
         command.main(args=[*args, "--quiet", *scenario.import_args], standalone_mode=False)
