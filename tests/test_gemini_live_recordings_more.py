@@ -211,3 +211,18 @@ def test_a_running_subagent_stopped_by_esc_is_interrupted(imported):
         ("handoff", "generalist", "interrupted"),
     ]
     assert trace["run"]["final_status"] == "cancelled"
+
+
+def test_importing_only_a_subagents_recording_into_a_file_says_why_nothing_is_written(
+    run_cli, tmp_path
+):
+    """`--out x.json` with an input the importer skips said '0 traces to write: --out must be a
+    folder', losing the importer's reason; now the one line gives it."""
+    from tests.conftest import one_line
+
+    (recording,) = (MORE / "90f9c5ed-b0b9-4b53-bb1a-c6c9ef552f94").glob("*.jsonl")
+    code, _, err = run_cli("import", "gemini", "--input", recording, "--out", tmp_path / "x.json")
+    assert code == 2
+    assert "no trace to write" in one_line(err) and "subagent's own recording" in err
+    assert "--out must be a folder" not in err
+    assert not (tmp_path / "x.json").exists()

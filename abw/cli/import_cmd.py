@@ -329,6 +329,9 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             results = [(path, import_file(importer, path, options)) for path in bar]
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1
+        if out.suffix == ".json" and total == 0:  # the importer's warning says why
+            why = f": {options.warnings[0]}" if options.warnings else ""
+            raise AbwInputError(f"no trace to write{why}", file=input_path)
         if out.suffix == ".json" and not single_file:
             raise AbwInputError(
                 f"{total} traces to write: --out must be a folder", file=out, field="--out"
