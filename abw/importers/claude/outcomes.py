@@ -63,6 +63,9 @@ _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ "
 #: check write ``Permission for this action/command was denied by …``.
 _POLICY_BLOCK = re.compile(r"PreToolUse:\S+ hook error: |Permission for this \w+ was denied by ")
 _USER_DENIAL = "user-rejected"
+#: The sentence 2.1.3xx appends to the rejection text of a call stopped while it ran (the
+#: Agent SDK's ``interrupt()``: no ``interruptedMessageId`` names it).
+_STOPPED_RUNNING = "this call was stopped while running, not refused before it ran"
 #: ``toolDenialKind`` on the result line of a call that did not run to its end (2.1.2xx) ->
 #: outcome: the person refused it; it was stopped (2.1.3xx: ``interrupted``, a call the session
 #: ended under, answered when it is resumed; ``cancelled``, the turn was aborted before it ran).
@@ -140,6 +143,21 @@ def decision_outcome(decision: Any) -> str | None:
 
 
 def classify_result(
+    is_error: Any,
+    content: Any,
+    tool_use_result: Any,
+    denial_kind: Any = None,
+    decision: Any = None,
+) -> str:
+    """The outcome of a tool call (:func:`_classify`); a rejection whose text says the call
+    was stopped while it ran (:data:`_STOPPED_RUNNING`) is interrupted."""
+    outcome = _classify(is_error, content, tool_use_result, denial_kind, decision)
+    if outcome == "rejected" and _STOPPED_RUNNING in result_text(content)[:4000]:
+        return "interrupted"
+    return outcome
+
+
+def _classify(
     is_error: Any,
     content: Any,
     tool_use_result: Any,
