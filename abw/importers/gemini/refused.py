@@ -1,0 +1,111 @@
+"""What is refused: a ``logs.json`` prompt log, what ``gemini -p`` prints (``--output-format
+json`` / ``stream-json``), and a document that is no chat recording."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from abw.errors import AbwInputError
+from abw.importers.gemini.messages import MESSAGE_TYPES, text
+from abw.importers.rawio import load_json, read_raw
+
+#: The ``type`` of the events ``--output-format stream-json`` prints (``JsonStreamEventType``;
+#: its ``error`` left out: a recording's error message has that type too).
+STREAM_EVENTS = frozenset({"init", "message", "tool_use", "tool_result", "result"})
+#: The members of what ``--output-format json`` prints (``JsonOutput``).
+JSON_OUTPUT_KEYS = frozenset({"session_id", "response", "stats", "error", "warnings"})
+SESSION_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]{0,99}")
+LEADING_SPACE = re.compile(rb"\s*")
+
+
+def prompt_log_file(path: Path) -> bool:
+    """Whether a ``*logs.json`` file is a prompt log (not a unit of import)."""
+    if not path.name.endswith("logs.json"):
+        return False
+    try:
+        return is_prompt_log(load_json(read_raw(path), path))
+    except AbwInputError:
+        return False
+
+
+def is_prompt_log(document: Any) -> bool:
+    """Whether a document is ``logs.json``: a list of ``{messageId, message, ...}`` prompts."""
+    return (
+        isinstance(document, list)
+        and bool(document)
+        and all(isinstance(e, dict) and "messageId" in e and "message" in e for e in document)
+    )
+
+
+def refuse_stream_json(raw: bytes, path: Path) -> None:
+    """Refuse ``--output-format stream-json`` output: its first record is one of the stream's
+    events (``init`` names the session), whatever the file is called. Only a line opening as
+    the CLI writes them (``{"type":"``) is parsed: a recording's first line never does."""
+    leading = LEADING_SPACE.match(raw)
+    start = leading.end() if leading else 0
+    if not raw.startswith(b'{"type":"', start):
+        return
+    end = raw.find(b"\n", start)
+    try:
+        record = json.loads(raw[start : end if end >= 0 else len(raw)])
+    except ValueError:
+        return
+    if (
+        isinstance(record, dict)
+        and text(record.get("type")) in STREAM_EVENTS
+        and "timestamp" in record
+        and "id" not in record
+    ):
+        raise AbwInputError(
+            headless_refusal("stream-json", record.get("session_id")),
+            file=path,
+            line=raw.count(b"\n", 0, start) + 1,
+            field="type",
+        )
+
+
+def headless_refusal(output_format: str, session_id: Any) -> str:
+    """Why ``gemini --output-format <output_format>`` output is refused, and the recording of its
+    session to import (named ``session-<time>-<the session id's first 8 characters>``)."""
+    known = isinstance(session_id, str) and SESSION_ID.fullmatch(session_id)
+    name = f"session-*-{session_id[:8]}" if known else "session-*"
+    return (
+        f"not a Gemini CLI chat recording: this is `gemini --output-format {output_format}` "
+        "output (what the CLI printed); import the session's recording "
+        f"~/.gemini/tmp/<project>/chats/{name}.json (.jsonl from 0.39) instead"
+    )
+
+
+def refuse_document(document: Any, path: Path) -> None:
+    """Refuse a document that is no chat recording: a prompt log, ``--output-format json``
+    output, no ``messages[]``, or another tool's ``messages[]``."""
+    if is_prompt_log(document):
+        raise AbwInputError(
+            "this is a Gemini CLI logs.json (user prompts only, no model or tool steps); "
+            "import the chat recording chats/session-*.json instead",
+            file=path,
+        )
+    if isinstance(document, dict) and document and set(document) <= JSON_OUTPUT_KEYS:
+        raise AbwInputError(
+            headless_refusal("json", document.get("session_id")),
+            file=path,
+            field=min(document),
+        )
+    if not isinstance(document, dict) or not isinstance(document.get("messages"), list):
+        raise AbwInputError(
+            "not a Gemini CLI chat recording: expected an object with messages[]",
+            file=path,
+            field="messages",
+        )
+    if "sessionId" not in document and not any(
+        isinstance(m, dict) and m.get("type") in MESSAGE_TYPES for m in document["messages"]
+    ):  # (another tool's messages[]: mini-swe-agent's, a chat API's)
+        raise AbwInputError(
+            "not a Gemini CLI chat recording: no sessionId and no user, gemini, info, "
+            "warning or error message",
+            file=path,
+            field="messages",
+        )
