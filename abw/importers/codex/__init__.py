@@ -28,6 +28,9 @@ starts with (``fork_context`` / ``fork_turns``) is context, not its work, and is
 (``codex fork``, ``/fork``: ``forked_from_id``, a plain ``source``) is a run of its own; the copy
 of the parent's history its rollout starts with is left out the same way when the parent's
 rollout lies beside it to tell it apart, else kept with a warning (:func:`.subagents._user_fork`).
+A backtrack in the 0.171 TUI (Esc Esc, paginated history) goes on in a later file of the same
+thread, ``rollout-<time>-<thread id>_<segment id>.jsonl``: read with the thread's first file
+beside it, as one run (:meth:`CodexImporter._segments`).
 
 ``codex exec --json`` output (what the CLI printed: ``thread.started`` / ``item.completed``
 events in newer versions, 0.46 among them; ``{"id", "msg"}`` event envelopes before) is refused,
@@ -80,6 +83,27 @@ def _trace_id(thread_id: str | None, path: Path) -> str:
     if thread_id is None:
         return f"codex-{path.stem}"
     return plain_id(thread_id) or f"codex-{content_hash(thread_id)[:32]}"
+
+
+def _segment(path: Path, thread: Thread) -> bool:
+    """Whether ``path`` is named as a later file of its thread (``…-<thread id>_<id>.jsonl``)."""
+    return bool(thread.thread_id) and f"-{thread.thread_id}_" in path.name
+
+
+def _go_on(state: RolloutState, path: Path, n: int, fold: Fold, held: dict[str, list[Any]]) -> None:
+    """Read the ``n``-th later file of ``state``'s thread into it: its spans after the earlier
+    files' (each from its own file), and the run's end where it holds a turn that ended."""
+    raw = read_raw(path)
+    later, later_held = read_rollout(raw, path, state.options, None, None)
+    for kind, payloads in later_held.items():
+        held.setdefault(kind, []).extend(payloads)
+    for draft in later.drafts:
+        draft.sort_key = (1 << 61, n, *draft.sort_key)
+        fold.file_of[id(draft)] = path.name
+    state.drafts.extend(later.drafts)
+    state.aborts.extend(later.aborts)
+    if later.final_status != "unknown":
+        state.final_status, state.final_text = later.final_status, later.final_text
 
 
 class CodexImporter(Importer):
@@ -148,11 +172,36 @@ class CodexImporter(Importer):
         except (OSError, AbwInputError):
             return None
 
+    def _segments(self, path: Path, thread: Thread) -> list[Path]:
+        """The later files of ``path``'s thread beside it, oldest first: 0.171's paginated
+        history goes on in a new ``rollout-<time>-<thread id>_<segment id>.jsonl`` (the same
+        ``session_meta`` id, no copy of the turns kept) when a person backtracks (Esc Esc);
+        none when ``path`` is itself such a file."""
+        if thread.thread_id is None or thread.kind is not None or _segment(path, thread):
+            return []
+        return sorted(
+            p
+            for p, t in self._folder(path.parent).items()
+            if t.thread_id == thread.thread_id and t.kind is None and _segment(p, t)
+        )
+
+    def _continued(self, path: Path) -> bool:
+        """Whether ``path`` is a later file of a thread whose first file lies beside it (read
+        with that file)."""
+        thread = self._folder(path.parent).get(path)
+        if thread is None or thread.kind is not None or not _segment(path, thread):
+            return False
+        folder = self._folder(path.parent).items()
+        return any(t.thread_id == thread.thread_id and not _segment(p, t) for p, t in folder)
+
     def discover(self, folder: Path) -> list[Path]:
         """Rollout files; ``~/.codex/history.jsonl`` (a prompt log) is not one, and a spawned
-        sub-agent's rollout whose parent's rollout lies in the same folder is read with it."""
+        sub-agent's rollout whose parent's rollout lies in the same folder, or a later file of
+        a thread, is read with it."""
         files = [p for p in super().discover(folder) if p.name != "history.jsonl"]
-        return [p for p in files if p.suffix != ".jsonl" or not self._folded(p)]
+        return [
+            p for p in files if p.suffix != ".jsonl" or not (self._folded(p) or self._continued(p))
+        ]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
@@ -173,11 +222,20 @@ class CodexImporter(Importer):
             if copied_history(records, thread):
                 parent = self._forked_from(path, thread)
                 own = own_lines(records, thread, None, path, options, parent)
+        elif path.suffix == ".jsonl" and self._continued(path):
+            options.warn(
+                f"{path.name}: a later file of thread {plain_id(thread.thread_id) or '?'} "
+                "(after a backtrack), imported on its own: import its folder to read it with "
+                "the thread's first file"
+            )
         state, held = read_rollout(raw, path, options, own, records)
         fold = Fold(options)
         if thread.kind is not None:
             fold.mark(state.drafts, thread, path.name)
         self._fold(fold, state, path, held, {path.resolve()})
+        if path.suffix == ".jsonl":
+            for n, segment in enumerate(self._segments(path, thread)):
+                _go_on(state, segment, n, fold, held)
         spans = finish(state.drafts, path)
         fold.patch(state.drafts, spans)
         trace_id = _trace_id(state.trace_id, path)

@@ -18,6 +18,11 @@ _EXITED = re.compile(r"(?:Process exited with code|Exit code:)\s*(-?\d+)")
 _WALL = re.compile(r"Wall time:\s*([0-9.]+)\s*seconds")
 _SANDBOX_EXIT = re.compile(r"exit code:\s*(-?\d+)")
 _TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
+#: A call Codex could not start: "exec_command failed: CreateProcess { message: … }" (or
+#: "exec_command failed for `cmd`: …"); a message "Rejected(…)" is its command policy refusing
+#: the command (0.171: "rm -f style commands are not permitted") before it ran.
+_NOT_STARTED = re.compile(r"^\w+ failed(?: for .*?)?: CreateProcess \{", re.DOTALL)
+_POLICY_REJECTED = 'CreateProcess { message: "Rejected('
 #: A code-mode ``exec`` script's status line, and its wall time (``Wall time 0.1 seconds``).
 _SCRIPT_STATUS = ("Script completed", "Script failed")
 _SCRIPT_WALL = re.compile(r"^Wall time:?\s*([0-9.]+)\s*seconds", re.MULTILINE)
@@ -27,7 +32,8 @@ _SCRIPT_WALL = re.compile(r"^Wall time:?\s*([0-9.]+)\s*seconds", re.MULTILINE)
 #: ``apply_patch`` whose patch does not match the files is answered "apply_patch verification
 #: failed: …" and no ``patch_apply_end`` follows; an MCP call that failed, "tool call error: …",
 #: or "err: …" in older versions, which persisted no ``mcp_tool_call_end``; a call of a tool
-#: Codex does not have, "unsupported call: <name>").
+#: Codex does not have, "unsupported call: <name>"; a ``view_image`` of a file it cannot open,
+#: "unable to locate image at `<path>`: …" and its siblings).
 _FAILED_PREFIXES = (
     "execution error",
     "error",
@@ -37,6 +43,10 @@ _FAILED_PREFIXES = (
     "tool call error",
     "err: ",
     "unsupported call",
+    "unable to locate image",
+    "unable to read image",
+    "unable to process image",
+    "image path `",
 )
 
 
@@ -91,6 +101,8 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
         return Verdict("rejected", None, seconds)
     if lowered.startswith("aborted"):
         return Verdict("interrupted", None, seconds)
+    if _NOT_STARTED.match(text):
+        return Verdict("denied" if _POLICY_REJECTED in text else "error", None, seconds)
     if _timed_out(_body(text)):
         return Verdict("timeout", None, seconds)
     if lowered.startswith(_FAILED_PREFIXES):

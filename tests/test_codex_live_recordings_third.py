@@ -1,0 +1,171 @@
+"""A third set of rollouts written by the real Codex CLI 0.171.0 against a loopback fake of the
+Responses API (tests/corpus/codex-live-third/generate/): web searches, ``-i`` images and
+``view_image``, ``--output-schema`` (with and without ``--json``), a very long command output,
+the read-only sandbox, a command the command policy refuses, and the TUI's ``/compact``,
+backtrack (Esc Esc) and ``codex resume``, each checked against what the recording itself says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from abw.importers import get_importer
+from abw.importers.base import ImportOptions
+from abw.importers.codex import classify_output
+from abw.importers.common import final_output_hash
+from tests.conftest import CORPUS
+
+LIVE = CORPUS / "codex-live-third"
+FILES = sorted(LIVE.glob("*__rollout-*.jsonl"))
+
+
+def _file(scenario: str) -> Path:
+    (path,) = LIVE.glob(f"{scenario}__rollout-*.jsonl")
+    return path
+
+
+def _import(scenario: str | Path, options: ImportOptions | None = None):
+    path = scenario if isinstance(scenario, Path) else _file(scenario)
+    (trace,) = get_importer("codex").import_file(path, options or ImportOptions())
+    return trace
+
+
+def _tools(trace) -> list[tuple[str, str, str | None]]:
+    """(name, outcome, call id) of every span that is no model request, in order."""
+    return [(s.name, s.outcome, s.span_id) for s in trace.spans if s.type != "llm"]
+
+
+def test_an_rm_force_the_command_policy_refuses_is_denied():
+    """Under approval "never" Codex refuses ``rm -f`` before it runs: the output is
+    "exec_command failed: CreateProcess { message: "Rejected(… not permitted …)" }" (it was
+    read ok, as if the command had run)."""
+    trace = _import("rmforce")
+    assert _tools(trace) == [
+        ("exec_command", "ok", "call_ls"),
+        ("exec_command", "denied", "call_rm"),
+    ]
+    assert trace.run.final_status == "success"
+
+
+@pytest.mark.parametrize(
+    ("output", "outcome"),
+    [
+        (  # (the form Codex writes when it names the command, seen in real CLI logs)
+            "exec_command failed for `/bin/bash -lc 'rm -rf out'`: CreateProcess { message: "
+            "\"Rejected(\\\"`/bin/bash -lc 'rm -rf out'` rejected: rm -f style commands are not "
+            'permitted. Use a safer approach\\")" }',
+            "denied",
+        ),
+        ('exec_command failed: CreateProcess { message: "No such file or directory" }', "error"),
+        ("Tests failed: CreateProcess is a word here", "ok"),
+    ],
+)
+def test_a_call_codex_could_not_start_is_read_by_its_reason(output, outcome):
+    assert classify_output(output).outcome == outcome
+
+
+def test_view_image_of_a_missing_file_is_an_error():
+    """``view_image`` answers a file it cannot open "unable to locate image at `…`: No such
+    file or directory" (it was read ok); the image it showed is ok."""
+    trace = _import("image")
+    assert _tools(trace) == [
+        ("view_image", "ok", "call_img"),
+        ("view_image", "error", "call_noimg"),
+    ]
+
+
+def test_web_searches_take_the_status_the_model_gave_them():
+    """A ``web_search_call`` is the model's own (server-side) step: ``completed`` is ok,
+    ``failed`` an error; Codex runs nothing for it."""
+    trace = _import("websearch")
+    assert _tools(trace) == [
+        ("web_search", "ok", "ws_a"),
+        ("web_search", "error", "ws_b"),
+        ("exec_command", "ok", "call_w"),
+    ]
+
+
+def test_structured_output_is_the_final_answer_and_exec_json_output_is_refused(tmp_path, run_cli):
+    """``--output-schema``: the JSON answer is the final output; the ``--json`` events the CLI
+    printed for the same run are refused, naming the rollout to import."""
+    for scenario in ("schema", "jsonexec"):
+        trace = _import(scenario)
+        assert trace.run.final_output_hash == final_output_hash(
+            '{"files": ["cart.py"], "ok": true}'
+        )
+        assert _tools(trace) == [("exec_command", "ok", "call_s")]
+    stdout = LIVE / "jsonexec__exec-json-stdout.jsonl"
+    code, _, err = run_cli("import", "codex", "--input", stdout, "--out", tmp_path / "t.json")
+    assert code == 2
+    assert "import the session's rollout" in err
+
+
+def test_long_output_read_by_its_exit_code_and_the_read_only_sandbox_an_error():
+    """A truncated output ("Warning: truncated output …") keeps its exit code; a write the
+    read-only sandbox refused exits 1 ("Read-only file system"), with no approval asked."""
+    assert _tools(_import("longout")) == [("exec_command", "ok", "call_long")]
+    assert _tools(_import("readonly")) == [
+        ("exec_command", "error", "call_write"),
+        ("exec_command", "ok", "call_read"),
+    ]
+
+
+def test_tui_compact_is_a_step_and_the_run_goes_on():
+    trace = _import("tuicompact")
+    assert [s.name for s in trace.spans if s.type != "llm"] == [
+        "exec_command",
+        "compaction",
+        "exec_command",
+    ]
+    assert trace.run.final_output_hash == final_output_hash("Done with turn 2.")
+
+
+def test_codex_resume_in_the_tui_goes_on_in_the_same_file_as_one_run():
+    """``codex resume <id>`` (the TUI) of a ``codex exec`` session appends its turn to the
+    session's file: one run of both turns, ending as the resumed turn ended."""
+    trace = _import("tuiresume")
+    assert _tools(trace) == [("exec_command", "ok", "call_r0"), ("exec_command", "ok", "call_r1")]
+    assert trace.run.final_output_hash == final_output_hash("Done with turn 1.")
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name.split("__")[0])
+def test_no_raw_text_reaches_the_trace(path):
+    text = _import(path).model_dump_json()
+    for raw in (
+        "/home/dev",
+        "please work",
+        "secret-tail-marker",
+        "59999",
+        "shop secret pricing",
+        "python sum of prices",
+        "iVBORw0KGgo",
+        "rm -f",
+        "Read-only file system",
+        "cart.py",
+    ):
+        assert raw not in text
+
+
+def test_a_tui_backtrack_goes_on_in_a_later_file_of_the_same_run(tmp_path, run_cli):
+    """Esc Esc then Enter in the 0.171 TUI rewinds to before the second prompt and starts a new
+    file of the same thread (``…-<thread id>_<segment id>.jsonl``, same ``session_meta`` id,
+    holding only the turn after the rewind). The folder is one run: the rewound turn's calls
+    stay (they ran), then the new turn's, and it ends as the new turn ended (it was two runs
+    with one trace id, the first ending on the abandoned answer)."""
+    first, later = _file("undo"), _file("undone")
+    for path in (first, later):
+        (tmp_path / "in").mkdir(exist_ok=True)
+        (tmp_path / "in" / path.name).write_bytes(path.read_bytes())
+    code, _, err = run_cli("import", "codex", "--input", tmp_path / "in", "--out", tmp_path / "out")
+    assert (code, err.strip()) == (0, "abw: wrote 1 trace to " + str(tmp_path / "out"))
+    (trace,) = get_importer("codex").import_file(tmp_path / "in" / first.name, ImportOptions())
+    assert [(s.name, s.source_ref.file) for s in trace.spans if s.type != "llm"] == [
+        ("exec_command", first.name),
+        ("exec_command", first.name),
+        ("exec_command", later.name),
+    ]
+    assert trace.run.final_output_hash == final_output_hash("Done with turn 1.")
+    options = ImportOptions()
+    get_importer("codex").import_file(tmp_path / "in" / later.name, options)
+    assert any("a later file of thread" in w for w in options.warnings)
