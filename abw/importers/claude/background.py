@@ -1,0 +1,70 @@
+"""Background tasks: the calls that launched them, and the ends later lines report (a poll's
+final status, a ``TaskStop``, a ``<task-notification>``), which give those calls their outcome."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from abw.importers.claude.drafts import Draft, text_of
+from abw.importers.claude.filestate import FileState
+from abw.importers.claude.outcomes import (
+    BACKGROUND_OUTCOMES,
+    LAUNCHED_STATUSES,
+    MONITOR_TOOL,
+    STOP_TOOL,
+    TASK_NOTIFICATION,
+    notified_task,
+)
+
+
+def _launched(status: Any) -> bool:
+    """Whether a tool result's ``status`` says it launched a background task."""
+    return isinstance(status, str) and status in LAUNCHED_STATUSES
+
+
+class BackgroundTasks(FileState):
+    """Reads the launch and the end of background tasks."""
+
+    def _background(self, draft: Draft, result: dict[str, Any]) -> None:
+        """Note a call that launched a background task (``backgroundTaskId`` of a shell call, an
+        ``Agent`` launched ``isAsync``, the ``taskId`` of a ``Workflow`` ``async_launched`` or of
+        a ``Monitor``), or
+        read the final ``task.status`` a poll (``TaskOutput``) reports for one, or the
+        ``task_id`` a ``TaskStop`` stopped (killed)."""
+        task_id = result.get("backgroundTaskId")
+        if draft.type == "handoff" and result.get("isAsync") is True:
+            task_id = result.get("agentId")
+        elif task_id is None and _launched(result.get("status")):
+            task_id = result.get("taskId")  # a Workflow run, a remote agent
+        elif task_id is None and draft.attributes.get("tool") == MONITOR_TOOL:
+            task_id = result.get("taskId")
+        if isinstance(task_id, str) and task_id:
+            draft.attributes["background"] = True
+            self.background[task_id] = draft
+            return
+        task = result.get("task")
+        if isinstance(task, dict) and isinstance(task.get("task_id"), str):
+            self._background_done(task["task_id"], task.get("status"))
+        elif draft.attributes.get("tool") == STOP_TOOL and isinstance(result.get("task_id"), str):
+            self._background_done(result["task_id"], "killed")
+
+    def _background_done(self, task_id: str, status: Any) -> None:
+        """A background task ended: the call that launched it takes its final outcome
+        (:data:`BACKGROUND_OUTCOMES`; a status that is not final changes nothing)."""
+        draft = self.background.get(task_id)
+        if draft is None or not isinstance(status, str) or status not in BACKGROUND_OUTCOMES:
+            return
+        draft.outcome = BACKGROUND_OUTCOMES[status]
+        draft.attributes["background_status"] = status
+
+    def _queued_command(self, attachment: dict[str, Any]) -> None:
+        """An ``attachment`` of type ``queued_command``: a message queued while the model was
+        busy and handed to it within the turn (2.1.1xx+). When it is a background task's
+        ``<task-notification>`` (``commandMode: task-notification``), the task ended: read as
+        on a user line (only the head: task id and status). It is no prompt and no event of the
+        run: the turn it joins goes on."""
+        text = text_of(attachment.get("prompt"))
+        if text is not None and text.lstrip().startswith(TASK_NOTIFICATION):
+            notified = notified_task(text)
+            if notified is not None:
+                self._background_done(*notified)
