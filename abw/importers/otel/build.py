@@ -4,6 +4,7 @@ final output, and the raw fields the export held."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -156,10 +157,17 @@ def _agent(ancestors: list[Node], kinds: dict[str, Kind]) -> str | None:
     for index in reversed(range(len(ancestors))):
         node = ancestors[index]
         siblings = [n.payload for n in ancestors[index - 1].children] if index else []
-        scope = agent_scope(node.payload, kinds[node.key], siblings)
+        scope = agent_scope(node.payload, kinds[node.key], siblings, _below(node))
         if scope:
             return scope
     return None
+
+
+def _below(node: Node) -> Iterator[OSpan]:
+    """Every span under ``node``, depth first (lazily)."""
+    for child in node.children:
+        yield child.payload
+        yield from _below(child)
 
 
 def _held(spans: list[OSpan]) -> list[str]:

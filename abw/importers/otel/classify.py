@@ -34,6 +34,9 @@ _SMOLAGENTS_RUN = ".run"
 #: ``claude_code.<span.type>``: ``interaction`` > ``llm_request`` and ``tool`` > the tool's
 #: ``tool.blocked_on_user`` (its permission check) and ``tool.execution`` (its run).
 CLAUDE_CODE = "claude_code."
+#: Claude Code's tools that run a subagent, and its model requests' source prefix there.
+_CLAUDE_CODE_AGENT_TOOLS = ("Agent", "Task")
+_BUILTIN = "agent.builtin."
 
 #: ``call_llm`` is any-agent's name for a model call (its other operation names are semconv);
 #: Semantic Kernel names its model calls ``chat.completions`` / ``text.completions`` (and their
@@ -276,16 +279,33 @@ def _by_name(a: dict[str, Any], name: str) -> Kind:
     return Kind("container", name)
 
 
-def agent_scope(span: OSpan, kind: Kind, siblings: Iterable[OSpan] = ()) -> str | None:
+def agent_scope(
+    span: OSpan, kind: Kind, siblings: Iterable[OSpan] = (), below: Iterable[OSpan] = ()
+) -> str | None:
     """The agent that a span's descendants run in: an agent span's name, the
-    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds, or the
-    graph an OpenLLMetry task runs (:func:`_langgraph_subagent`; ``siblings``: its parent's
-    other spans)."""
+    ``subagent_type`` of Claude Code's ``Agent`` tool, whose subagent's spans it holds
+    (:func:`_claude_code_subagent`; ``below``: its descendants), or the graph an OpenLLMetry
+    task runs (:func:`_langgraph_subagent`; ``siblings``: its parent's other spans)."""
     if kind.type == "agent":
         return kind.name
     if span.name == f"{CLAUDE_CODE}tool":
-        return nonblank(span.attributes.get("subagent_type"))
+        return _claude_code_subagent(span, below)
     return _langgraph_subagent(span, siblings)
+
+
+def _claude_code_subagent(span: OSpan, below: Iterable[OSpan]) -> str | None:
+    """The subagent a Claude Code ``Agent`` (``Task``) tool runs: its ``subagent_type``
+    (written with ``OTEL_LOG_TOOL_DETAILS``), else the ``agent.builtin.<type>``
+    ``query_source_safe`` of the subagent's model requests, else the tool's name."""
+    a = span.attributes
+    named = nonblank(a.get("subagent_type"))
+    if named or a.get("tool_name") not in _CLAUDE_CODE_AGENT_TOOLS:
+        return named
+    for inner in below:
+        source = nonblank(inner.attributes.get("query_source_safe")) or ""
+        if inner.name == f"{CLAUDE_CODE}llm_request" and source.startswith(_BUILTIN):
+            return nonblank(source.removeprefix(_BUILTIN)) or a["tool_name"]
+    return str(a["tool_name"])
 
 
 def _langgraph_subagent(span: OSpan, siblings: Iterable[OSpan]) -> str | None:

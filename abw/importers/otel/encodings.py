@@ -354,6 +354,20 @@ def _document(whole: Any, path: Path) -> Export:
     )
 
 
+def _refuse_js_dump(values: list[Any], path: Path) -> None:
+    """Refuse OpenTelemetry JS SDK objects dumped one after another (``_spanContext``: the
+    Gemini CLI's ``telemetry.outfile``, spans, logs and metrics mixed): no export, and its
+    spans hold no tool call's outcome."""
+    if any(isinstance(v, dict) and "_spanContext" in v for v in values):
+        raise AbwInputError(
+            "OpenTelemetry JS SDK objects dumped one after another (the Gemini CLI's "
+            "telemetry.outfile), not an export: send its traces to an OpenTelemetry "
+            "Collector (telemetry.otlpEndpoint) and import the file exporter's OTLP/JSON",
+            file=path,
+            field="_spanContext",
+        )
+
+
 def _json_lines(
     raw: bytes, path: Path, broken: MalformedJson, warnings: list[str] | None
 ) -> Export:
@@ -390,6 +404,7 @@ def _json_lines(
             if values and all(_is_console(v) for v in values):
                 _console(values, spans)
                 return Export(spans, "otel-console")
+            _refuse_js_dump(values, path)
             raise (broken if first else line_error) from None
         first = False
         document = _unwrap(document, path, number)

@@ -178,6 +178,8 @@ def run_status(
         return "cancelled"
     if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
         return "error"
+    if claude_code_cut_off(walk[0][0]):
+        return "cancelled"
     outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
     last = _last_call(walk, kinds)
     if outcome is None and last is not None and last.status == "ERROR" and own_failure(last):
@@ -268,3 +270,18 @@ def claude_code_gave_up(root: Node) -> bool:
     requests = [c.payload for c in root.children if c.payload.name == f"{CLAUDE_CODE}llm_request"]
     last: OSpan | None = max(requests, key=lambda s: s.start_ns or 0, default=None)
     return last is not None and (last.status == "ERROR" or last.attributes.get("success") is False)
+
+
+def claude_code_cut_off(root: Node) -> bool:
+    """A Claude Code interaction that ended while the tools its last model request asked for
+    (``stop_reason`` tool_use) ran: no ``claude_code.tool`` span started after that request
+    (``claude -p`` ended by a signal ends the interaction span, never the tool's)."""
+    if root.payload.name != f"{CLAUDE_CODE}interaction":
+        return False
+    spans = [c.payload for c in root.children]
+    requests = [s for s in spans if s.name == f"{CLAUDE_CODE}llm_request"]
+    last: OSpan | None = max(requests, key=lambda s: s.start_ns or 0, default=None)
+    if last is None or last.attributes.get("stop_reason") != "tool_use":
+        return False
+    tools = [s for s in spans if s.name == f"{CLAUDE_CODE}tool"]
+    return not any((s.start_ns or 0) >= (last.start_ns or 0) for s in tools)
