@@ -109,7 +109,9 @@ def _contradict(count: int) -> str:
 
 def _why_inconclusive(check: Check) -> str:
     """Why an INCONCLUSIVE check decided nothing, and what decides it (never "FAILs")."""
-    if check.message.startswith("Vacuous:"):  # (abw.gating.vacuity.apply)
+    from abw.gating.vacuity import VACUOUS
+
+    if check.message.startswith(VACUOUS):
         return (
             "The spec names something no run shows, so the check checked nothing; fix the "
             "spec (the message names the nearest real one), not the runs."

@@ -30,9 +30,15 @@ def test_out_named_as_a_report_file_of_another_format_is_refused(run_cli, tmp_pa
 
 
 def test_out_as_the_report_folders_own_json_is_the_same_bytes(run_cli, tmp_path):
-    code, _, err = run_cli(*GATE, "--out", tmp_path / "gate-report.json", "--report-dir", tmp_path)
+    """--out naming the folder's own gate-report.json is allowed: both write the same bytes."""
+    alone = tmp_path / "alone.json"
+    code, _, err = run_cli(*GATE, "--out", alone)
     assert code == 0, err
-    assert (tmp_path / "report.md").is_file()
+    folder = tmp_path / "reports"
+    code, _, err = run_cli(*GATE, "--out", folder / "gate-report.json", "--report-dir", folder)
+    assert code == 0, err
+    assert (folder / "gate-report.json").read_bytes() == alone.read_bytes()
+    assert (folder / "report.md").is_file()
 
 
 def test_abw_report_checks_its_out_dir_files_first(run_cli, tmp_path):

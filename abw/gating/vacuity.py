@@ -29,6 +29,10 @@ from abw.text import plural
 
 Kinds = frozenset[tuple[str, str]]
 
+#: How the message of a check that can decide nothing (a name no run shows) begins: the
+#: readers of a report (``abw explain``) tell such a check by it.
+VACUOUS = "Vacuous:"
+
 
 @dataclass(frozen=True)
 class Observed:
@@ -362,7 +366,7 @@ def apply(
         else:
             update = {
                 "verdict": "INCONCLUSIVE",
-                "message": f"Vacuous: {text} This check cannot decide anything until the spec "
+                "message": f"{VACUOUS} {text} This check cannot decide anything until the spec "
                 f"names a real {' and a real '.join(found.real)}.",
                 "violations": [],
                 "measured": measured,

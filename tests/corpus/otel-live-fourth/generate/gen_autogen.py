@@ -20,11 +20,14 @@ from autogen_agentchat.teams import RoundRobinGroupChat, Swarm
 from autogen_agentchat.tools import AgentTool
 from autogen_core import CancellationToken
 from autogen_ext.models.openai import OpenAIChatCompletionClient
-from fake_openai import FakeOpenAI, neutral_paths
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+#: The loopback stub: otel-live-more/generate/fake_openai.py (the file that wrote that folder).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "otel-live-more" / "generate"))
+from fake_openai import FakeOpenAI, neutral_paths
 
 PROMPT = "CANARY-PROMPT refund order 42 for /home/dev/shop customer"
 

@@ -18,7 +18,6 @@ from typing import Any
 
 os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
 
-from fake_openai import FakeOpenAI, neutral_paths
 from openai import AsyncOpenAI
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.json.file import FileSpanExporter
@@ -27,6 +26,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from semantic_kernel.agents import ChatCompletionAgent
 from semantic_kernel.connectors.ai.open_ai import OpenAIChatCompletion
 from semantic_kernel.functions import kernel_function
+
+#: The loopback stub: otel-live-more/generate/fake_openai.py (the file that wrote that folder).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "otel-live-more" / "generate"))
+from fake_openai import FakeOpenAI, neutral_paths
 
 #: Set when the slow tool starts: the run is cancelled then, not after a fixed delay.
 STARTED = threading.Event()

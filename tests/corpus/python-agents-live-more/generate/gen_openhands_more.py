@@ -14,12 +14,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from fake_openai import FakeOpenAI
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.sdk.context.condenser import LLMSummarizingCondenser
 from openhands.tools.file_editor import FileEditorTool
 from openhands.tools.terminal import TerminalTool
 from pydantic import SecretStr
+
+#: The loopback stub: python-agents-live/generate/fake_openai.py (the file that wrote that folder).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python-agents-live" / "generate"))
+from fake_openai import FakeOpenAI
 
 SHOP = "/home/dev/shop"
 TASK = "Fix total() in cart.py: the test in test_cart.py fails."
