@@ -85,6 +85,12 @@ def _trace_id(thread_id: str | None, path: Path) -> str:
     return plain_id(thread_id) or f"codex-{content_hash(thread_id)[:32]}"
 
 
+#: Sort keys start with a line number; spans placed after every line of the file start above
+#: them: a thread's later files' (after a backtrack), then sub-agents linked to no call.
+_AFTER_LINES = 1 << 61
+_AFTER_LATER_FILES = 1 << 62
+
+
 def _segment(path: Path, thread: Thread) -> bool:
     """Whether ``path`` is named as a later file of its thread (``…-<thread id>_<id>.jsonl``)."""
     return bool(thread.thread_id) and f"-{thread.thread_id}_" in path.name
@@ -98,7 +104,7 @@ def _go_on(state: RolloutState, path: Path, n: int, fold: Fold, held: dict[str, 
     for kind, payloads in later_held.items():
         held.setdefault(kind, []).extend(payloads)
     for draft in later.drafts:
-        draft.sort_key = (1 << 61, n, *draft.sort_key)
+        draft.sort_key = (_AFTER_LINES, n, *draft.sort_key)
         fold.file_of[id(draft)] = path.name
     state.drafts.extend(later.drafts)
     state.aborts.extend(later.aborts)
@@ -297,7 +303,7 @@ class CodexImporter(Importer):
                     "linked to any "
                     f"spawn_agent call of {path.name}; its spans are kept at the end of the trace"
                 )
-                prefix: tuple[Any, ...] = (1 << 62, late)
+                prefix: tuple[Any, ...] = (_AFTER_LATER_FILES, late)
             else:
                 claimed.add(call_id or "")
                 prefix = (*spawn.draft.sort_key, len(claimed))
