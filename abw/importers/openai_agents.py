@@ -1,7 +1,8 @@
 """OpenAI Agents SDK native trace export (``Trace.export()`` / ``Span.export()`` objects).
 
 Accepts the ``{"data": [...]}`` body the SDK's ``BackendSpanExporter`` uploads, a bare JSON list,
-or JSON Lines with one exported object per line. ``function`` spans are tools (an ``error``
+or JSON Lines with one exported object or one upload's body per line (a run's several uploads,
+each POST body a line). ``function`` spans are tools (an ``error``
 makes them errors), ``generation``/``response`` are llm spans, ``handoff`` is a handoff to
 ``to_agent``, ``guardrail`` is a guardrail (``triggered`` -> denied); ``agent``, ``custom``
 (turn/task) and ``mcp_tools`` spans only scope and order their children. Spans are ordered
@@ -63,15 +64,26 @@ def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int |
     body = json_body(raw, path)
     try:
         document = parse_json(body, path)
-    except MalformedJson:  # JSON Lines
-        return list(jsonl_records(body, path, options.warnings))
-    if isinstance(document, dict) and isinstance(document.get("data"), list):
+    except MalformedJson:  # JSON Lines: exported objects, or the bodies of several uploads
+        return [
+            (line, item)
+            for line, record in jsonl_records(body, path, options.warnings)
+            for item in (_uploaded(record) or [record])
+        ]
+    if _uploaded(document) is not None:
         return [(None, item) for item in document["data"]]
     if isinstance(document, list):
         return [(None, item) for item in document]
     if isinstance(document, dict):
         return [(1, document)]
     raise AbwInputError("expected {'data': [...]} of exported traces and spans", file=path)
+
+
+def _uploaded(record: Any) -> list[Any] | None:
+    """The items of one upload's ``{"data": [...]}`` body, else None."""
+    if isinstance(record, dict) and isinstance(record.get("data"), list):
+        return record["data"]
+    return None
 
 
 def _epoch(value: Any) -> float | None:
@@ -145,6 +157,7 @@ class OpenAIAgentsImporter(Importer):
             for _, s in members
         ]
         walk = preorder(nodes)
+        unreturned = _unreturned(walk)
         drafts: list[Draft] = []
         emitted: set[str] = set()
         last_output: Any = ABSENT
@@ -159,10 +172,10 @@ class OpenAIAgentsImporter(Importer):
             ):
                 root_error = True
             emitted_type, name = _kind(data)
-            if emitted_type is None:
+            if emitted_type is None or unreturned.get(node.key) == "ran later":
                 continue
             outcome = _function_outcome(span) if kind == "function" and failed else None
-            outcome = outcome or ("error" if failed else "ok")
+            outcome = outcome or unreturned.get(node.key) or ("error" if failed else "ok")
             if span.get("ended_at") is None and not failed:
                 outcome = "incomplete"
             if kind == "guardrail" and data.get("triggered") is True:
@@ -210,6 +223,10 @@ class OpenAIAgentsImporter(Importer):
             emitted.add(node.key)
         ended = all(s.get("ended_at") for _, s in members)
         final_status = "error" if root_error else ("success" if ended and members else "unknown")
+        if final_status == "success" and "incomplete" in unreturned.values():
+            final_status = "unknown"  # it waits for a person's approval
+        if final_status == "success" and "interrupted" in unreturned.values():
+            final_status = "cancelled"
         final = None if last_output is ABSENT else last_output
         final_text = assistant_text(final) if final is not None else None
         extra = {}
@@ -230,6 +247,62 @@ class OpenAIAgentsImporter(Importer):
             ),
             extra_run=extra,
         )
+
+
+def _sdk_span(node: Node, kind: str) -> bool:
+    """Whether a node is the SDK's ``custom`` span of a run (``task``) or of a turn (``turn``)."""
+    return as_dict(node.payload["span_data"].get("data")).get("sdk_span_type") == kind
+
+
+def _unreturned(walk: list[tuple[Node, list[Node]]]) -> dict[str, str]:
+    """The outcome of each ``function`` call that never returned: no error, no output though
+    its input is recorded, in the last turn of its run (no model call answered it). Stopped
+    while it ran (``result.cancel()``: it ended after its turn) -> ``interrupted``; else it
+    waited for a person's approval (0.24 traces the request as a span): its call ran later in
+    the trace (the run resumed from its state) -> ``ran later`` (no call of its own), the run
+    resumed without it -> ``rejected`` (0.24 traces no rejection at resume), else
+    ``incomplete``."""
+    last_turn: dict[str | None, str] = {}
+    tasks: list[Node] = []
+    for node, ancestors in walk:
+        task = next((a.key for a in reversed(ancestors) if _sdk_span(a, "task")), None)
+        if _sdk_span(node, "turn"):
+            last_turn[task] = node.key
+        elif _sdk_span(node, "task"):
+            tasks.append(node)
+    outcomes: dict[str, str] = {}
+    for position, (node, ancestors) in enumerate(walk):
+        span, data = node.payload, node.payload["span_data"]
+        turn = ancestors[-1] if ancestors else None
+        if (
+            data.get("type") != "function"
+            or span.get("error") is not None
+            or data.get("output") is not None
+            or not isinstance(data.get("input"), str)
+            or turn is None
+            or turn.key not in last_turn.values()
+        ):
+            continue
+        if node.end is not None and turn.end is not None and node.end > turn.end:
+            outcomes[node.key] = "interrupted"
+        elif any(_same_call(data, later.payload) for later, _ in walk[position + 1 :]):
+            outcomes[node.key] = "ran later"
+        elif any((t.start or 0) > (turn.end or 0) for t in tasks):
+            outcomes[node.key] = "rejected"
+        else:
+            outcomes[node.key] = "incomplete"
+    return outcomes
+
+
+def _same_call(data: dict[str, Any], later: dict[str, Any]) -> bool:
+    """Whether a later span runs the same function with the same input and returned."""
+    other = later["span_data"]
+    return (
+        other.get("type") == "function"
+        and other.get("name") == data.get("name")
+        and other.get("input") == data.get("input")
+        and (other.get("output") is not None or later.get("error") is not None)
+    )
 
 
 def _function_outcome(span: dict[str, Any]) -> str | None:
