@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import_one
 
 #: openai-agents 0.24.0 over openinference-instrumentation-openai-agents 2.6.0: its second
 #: ``issue_refund`` call failed (``Error running tool (non-fatal)``) and the run went on.
@@ -20,9 +21,7 @@ AGENTS_OI = CORPUS / "otel" / "gen__otlp-json__openai-agents__openinference.json
 
 
 def _imported(run_cli, fmt: str, source: Path, out: Path) -> dict[str, Any]:
-    code, _, err = run_cli("import", fmt, "--input", source, "--out", out, "-q")
-    assert code == 0, err
-    return json.loads(out.read_text())
+    return cli_import_one(run_cli, fmt, source, out, "-q")
 
 
 def _tools(trace: dict[str, Any]) -> list[tuple[str, str | None, str]]:
@@ -205,10 +204,7 @@ def test_a_real_tripped_input_guardrail_is_denied_and_ends_the_run_either_way(
     """The same real run (the SDK raised InputGuardrailTripwireTriggered) exported natively
     and over OpenInference: the guardrail is denied and the run an error both ways (the native
     import read it as success: the tripwire is on the ``turn`` span, not the root or agent)."""
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", importer, "--input", GUARDRAILS / name, "--out", out, "-q")
-    assert code == 0, err
-    trace = json.loads(out.read_text())
+    trace = _imported(run_cli, importer, GUARDRAILS / name, tmp_path / "trace.json")
     assert [(s["type"], s["name"], s["outcome"]) for s in trace["spans"]] == [
         ("guardrail", "no_card_numbers", "denied")
     ]

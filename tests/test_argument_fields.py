@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from abw.errors import AbwInputError
-from abw.importers.base import ImportOptions
+from abw.importers.base import Importer, ImportOptions
 from abw.importers.claude import ClaudeImporter
 from abw.importers.codex import CodexImporter
 from abw.importers.common import (
@@ -25,8 +25,10 @@ from abw.importers.common import (
     extract_arguments,
     parse_argument_fields,
 )
+from abw.models.trace import Trace
 from abw.traceio import load_trace, render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 CLAUDE_FOUR = CORPUS / "claude-code" / "agentcmd__full-session-four.jsonl"
 CLAUDE_MCP = CORPUS / "claude-code" / "agentcmd__individual__tool-mcp__happy__change_title.jsonl"
@@ -41,12 +43,14 @@ CODEX_EXEC = (
 CLAUDE_FIELDS = "Read:limit,Read:offset,Grep:output_mode"
 
 
-def _import(importer, path: Path, fields: str, **kwargs: Any):
-    options = ImportOptions(
-        argument_fields=parse_argument_fields(fields), exported_at="2026-01-01T00:00:00Z", **kwargs
+def _import(importer: Importer, path: Path, fields: str, **kwargs: Any) -> Trace:
+    return import_trace(
+        importer,
+        path,
+        argument_fields=parse_argument_fields(fields),
+        exported_at="2026-01-01T00:00:00Z",
+        **kwargs,
     )
-    (trace,) = importer.import_file(path, options)
-    return trace
 
 
 def _claude_calls(path: Path) -> list[tuple[str, Any]]:
@@ -275,7 +279,7 @@ def test_only_named_fields_are_disclosed(tmp_path, importer, source, fields, dis
     planter = Planter(CLAUDE_KEEP if importer is ClaudeImporter else CODEX_KEEP)
     planted = planter.plant_file(source, tmp_path / source.name)
     options = ImportOptions(argument_fields=parse_argument_fields(fields), exported_at="x")
-    (trace,) = importer().import_file(planted, options)
+    trace = import_trace(importer(), planted, options)
     text = render_trace(trace) + "\n".join(options.warnings)
     found = {planter.where[m] for m in _CANARY.findall(text)}
     assert found == disclosed  # the named string fields, and nothing else

@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 from tests.test_adapter_kit import SAMPLE, installed_example  # noqa: F401 (a fixture)
 
 OTEL_PYDANTIC = CORPUS / "otel" / "gen__otlp-json__pydantic-ai__genai-semconv.jsonl"
@@ -36,7 +36,7 @@ AGENTS_FIELDS = "issue_refund:amount,get_order_status:order_id"
 
 def _import(name: str, path: Path, fields: str) -> tuple[list[Any], ImportOptions]:
     options = ImportOptions(argument_fields=parse_argument_fields(fields), exported_at="x")
-    return get_importer(name).import_file(path, options), options
+    return import_traces(name, path, options), options
 
 
 def _observed(trace: Any, tools: set[str]) -> list[tuple[str, dict[str, Any]]]:

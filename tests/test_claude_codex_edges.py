@@ -7,14 +7,11 @@ import json
 from pathlib import Path
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import_one, jsonl_records
 
 _CODEMIE = "codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 _WORKFLOW = "entireio__entire-graph__workflow-failed-queued-2.1.210-7789048.jsonl"
 _AGENTV = "agentv__rollout-2026-06-18T02-33-46-019ed893-d2a6-7c30-a8b8-5a8a49cfa23e.jsonl"
-
-
-def _records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
 def _write(path: Path, records: list[dict]) -> Path:
@@ -24,15 +21,13 @@ def _write(path: Path, records: list[dict]) -> Path:
 
 def _import(run_cli, name: str, source: Path, out: Path) -> dict:
     """``abw import <name>`` of one file: the trace written (exit code 0, no internal error)."""
-    code, _, err = run_cli("import", name, "--input", source, "--out", out, "-q")
-    assert code == 0, err
-    return json.loads(out.read_text())
+    return cli_import_one(run_cli, name, source, out, "-q")
 
 
 def test_claude_reported_duration_beyond_a_double_is_no_duration(run_cli, tmp_path):
     """A ``durationSeconds`` whose milliseconds overflow a double (1e306 s) was an inf duration:
     the trace could not be written ("internal error"). It is no reported duration."""
-    records = _records(CORPUS / "claude-code" / "agentcmd__full-session-five.jsonl")
+    records = jsonl_records(CORPUS / "claude-code" / "agentcmd__full-session-five.jsonl")
     records[20]["toolUseResult"]["durationSeconds"] = 1e306  # line 21: a WebSearch result
     source = _write(tmp_path / "session.jsonl", records)
     trace = _import(run_cli, "claude", source, tmp_path / "run.json")
@@ -45,7 +40,7 @@ def test_claude_reported_duration_beyond_a_double_is_no_duration(run_cli, tmp_pa
 def test_claude_system_subtype_not_a_string_is_skipped(run_cli, tmp_path):
     """A ``system`` record whose ``subtype`` is an object (a newer version's shape) was an
     internal error; like any record abw does not know, it is skipped."""
-    records = _records(CORPUS / "claude-code" / "spotter__short.jsonl")
+    records = jsonl_records(CORPUS / "claude-code" / "spotter__short.jsonl")
     records[13]["subtype"] = {"kind": "local_command"}  # line 14
     source = _write(tmp_path / "short.jsonl", records)
     trace = _import(run_cli, "claude", source, tmp_path / "run.json")
@@ -55,7 +50,7 @@ def test_claude_system_subtype_not_a_string_is_skipped(run_cli, tmp_path):
 def test_claude_background_status_not_a_string_is_no_launch(run_cli, tmp_path):
     """A ``Workflow`` result whose ``status`` is an object was an internal error: it launched
     no background task that abw can tell, so the call is a plain ``ok``."""
-    records = _records(CORPUS / "claude-code-newest" / _WORKFLOW)
+    records = jsonl_records(CORPUS / "claude-code-newest" / _WORKFLOW)
     records[5]["toolUseResult"]["status"] = {"state": "async_launched"}  # line 6
     source = _write(tmp_path / "workflow.jsonl", records)
     trace = _import(run_cli, "claude", source, tmp_path / "run.json")
@@ -67,8 +62,8 @@ def test_claude_background_status_not_a_string_is_no_launch(run_cli, tmp_path):
 def test_codex_turn_that_failed_is_an_error_though_task_complete_follows(run_cli, tmp_path):
     """Codex ends a turn that failed (a stream cut off, a usage limit) with an ``error`` event
     and then ``task_complete`` (no answer): the run failed, it is not a success."""
-    records = _records(CORPUS / "codex" / _CODEMIE)[:381]  # the last turn, before its answer
-    done = _records(CORPUS / "codex" / _CODEMIE)[385]
+    records = jsonl_records(CORPUS / "codex" / _CODEMIE)[:381]  # the last turn, before its answer
+    done = jsonl_records(CORPUS / "codex" / _CODEMIE)[385]
     done["payload"]["last_agent_message"] = None
     error = {
         "timestamp": done["timestamp"],
@@ -84,7 +79,7 @@ def test_codex_mcp_call_failed_text_is_an_error(run_cli, tmp_path):
     """An MCP call that failed is answered ``tool call error: …`` (``err: …`` in older
     versions), and versions before ``mcp_tool_call_end`` was persisted write nothing else:
     the call failed, it is not ``ok``."""
-    records = _records(CORPUS / "codex" / _AGENTV)
+    records = jsonl_records(CORPUS / "codex" / _AGENTV)
     del records[292]  # line 293: the mcp_tool_call_end older versions did not persist
     output = records[292]["payload"]  # line 294: the call's output
     assert output["type"] == "function_call_output"
@@ -100,7 +95,7 @@ def test_codex_session_meta_values_are_kept_only_when_plain(run_cli, tmp_path):
     """The thread id, ``cli_version`` and ``originator`` were copied into the run verbatim,
     whatever they held (a path, a workflow command): like Claude's session id, a value that is
     no plain identifier is hashed (the id) or left out."""
-    records = _records(CORPUS / "codex" / "simonw-cct__sample_codex_session.jsonl")
+    records = jsonl_records(CORPUS / "codex" / "simonw-cct__sample_codex_session.jsonl")
     meta = records[0]["payload"]
     meta["id"] = "run\n::error::/home/alice/secret-project"
     meta["cli_version"] = "0.77.0 /home/alice"

@@ -6,12 +6,11 @@ tests/corpus/PROVENANCE.md). The folder ``shop`` is the CLI's project folder as 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from abw.traceio import render_trace
 from abw.validate import validate_document
 from tests.conftest import CORPUS
-from tests.test_realfiles_claude_more import _trace
+from tests.test_realfiles_claude_more import _tools, _trace
 
 SHOP = CORPUS / "claude-code-live" / "shop"
 #: ``-p`` run, ``--permission-mode acceptEdits --allowedTools Bash``: Read + Bash in one message,
@@ -42,13 +41,6 @@ KILLED = SHOP / "58db8314-d796-4e55-bcd2-f9c32efe8b53.jsonl"
 MAX_TURNS = SHOP / "d05bf530-b9bf-4499-a0b4-a78762baa779.jsonl"
 #: Interactive: Esc while the first of two Bash calls of one message ran.
 ESC_PARALLEL = SHOP / "cb516474-1dd3-42ce-86cb-0c9d9099b2b3.jsonl"
-
-
-def _tools(path: Path) -> list[tuple[str, int, str, str]]:
-    trace = _trace(path)
-    return [
-        (s.name, s.source_ref.line, s.status, s.outcome) for s in trace.spans if s.type != "llm"
-    ]
 
 
 def test_a_call_refused_by_configuration_in_print_mode_is_denied():

@@ -12,7 +12,7 @@ from pathlib import Path
 from abw.importers.common import final_output_hash
 from abw.validate import validate_document
 from tests.conftest import CORPUS
-from tests.test_realfiles_claude_more import _trace
+from tests.test_realfiles_claude_more import _tools, _trace
 
 SHOP = CORPUS / "claude-code-live-more" / "shop"
 #: ``-p`` with hooks in ~/.claude/settings.json: PreToolUse blocks ``rm`` (exit 2), denies by
@@ -53,13 +53,6 @@ ESC_STREAM_NEXT = SHOP / "f6374b9a-5dde-4312-b21f-2a9471fd5667.jsonl"
 #: Interactive: an Agent (2.1.332 runs it in the background) whose Bash was still running
 #: when the session was closed.
 AGENT = SHOP / "a8f2e4fa-fd77-4c1d-a8af-88856bab32bd.jsonl"
-
-
-def _tools(path: Path) -> list[tuple[str, int, str, str]]:
-    trace = _trace(path)
-    return [
-        (s.name, s.source_ref.line, s.status, s.outcome) for s in trace.spans if s.type != "llm"
-    ]
 
 
 def _llm(path: Path) -> list[tuple[int, str]]:

@@ -9,29 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from abw.importers import get_importer
 from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, rollout, tool_spans
 from tests.test_import_codex import _NOT_CONTENT, _content_leaves
 
 LIVE = CORPUS / "codex-live"
 FILES = sorted(LIVE.glob("*__rollout-*.jsonl"))
 
 
-def _file(scenario: str) -> Path:
-    (path,) = LIVE.glob(f"{scenario}__rollout-*.jsonl")
-    return path
-
-
-def _import(scenario: str | Path, options: ImportOptions | None = None):
-    path = scenario if isinstance(scenario, Path) else _file(scenario)
-    (trace,) = get_importer("codex").import_file(path, options or ImportOptions())
-    return trace
-
-
-def _tools(trace) -> list[tuple[str, str, str | None]]:
-    """(name, outcome, call id) of every span that is no model request, in order."""
-    return [(s.name, s.outcome, s.span_id) for s in trace.spans if s.type != "llm"]
+def _import(scenario: str | Path, options: ImportOptions | None = None) -> Trace:
+    return import_trace(
+        "codex", scenario if isinstance(scenario, Path) else rollout(LIVE, scenario), options
+    )
 
 
 def _raw_calls(path: Path) -> list[tuple[str, str]]:
@@ -48,7 +39,7 @@ def test_every_call_is_a_step_with_the_outcome_it_had():
     """ls ok, cat of a missing file exit 1, two parallel calls (git status 128, python ok), the
     plan, a patch applied, a patch that did not match, a command exiting 3; then the answer."""
     trace = _import("tools")
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("exec_command", "ok", "call_ls"),
         ("exec_command", "error", "call_cat"),
         ("exec_command", "error", "call_p1"),
@@ -58,7 +49,7 @@ def test_every_call_is_a_step_with_the_outcome_it_had():
         ("apply_patch", "error", "call_badpatch"),
         ("exec_command", "error", "call_test"),
     ]
-    assert [(n, i) for n, _, i in _tools(trace)] == _raw_calls(_file("tools"))
+    assert [(n, i) for n, _, i in tool_spans(trace)] == _raw_calls(rollout(LIVE, "tools"))
     codes = [s.attributes.get("exit_code") for s in trace.spans if s.name == "exec_command"]
     assert codes == [0, 1, 128, 0, 3]
     assert (trace.run.final_status, trace.run.agent_version) == ("success", "0.171.0")
@@ -73,14 +64,14 @@ def test_a_turn_that_failed_is_an_error_though_task_complete_ends_it(scenario):
     trace = _import(scenario)
     assert trace.run.final_status == "error"
     assert trace.run.final_output_hash is None
-    assert _tools(trace) == [("exec_command", "ok", "call_ok")]
+    assert tool_spans(trace) == [("exec_command", "ok", "call_ok")]
 
 
 def test_an_escalation_the_approval_policy_refuses_is_denied():
     """Codex's answer "approval policy is Never; reject command — you cannot ask for escalated
     permissions …" ran nothing: the call read ok."""
     trace = _import("escalate")
-    assert _tools(trace) == [("exec_command", "denied", "call_esc")]
+    assert tool_spans(trace) == [("exec_command", "denied", "call_esc")]
     assert trace.run.final_status == "success"
 
 
@@ -101,7 +92,10 @@ def test_a_polled_command_is_one_step_and_the_resumed_session_one_run():
     (span,) = [s for s in poll.spans if s.type != "llm"]
     assert (span.outcome, span.attributes["polls"], span.attributes["exit_code"]) == ("ok", 1, 0)
     resumed = _import("resume")
-    assert _tools(resumed) == [("exec_command", "ok", "call_r0"), ("exec_command", "ok", "call_r1")]
+    assert tool_spans(resumed) == [
+        ("exec_command", "ok", "call_r0"),
+        ("exec_command", "ok", "call_r1"),
+    ]
     assert resumed.run.final_status == "success"
 
 

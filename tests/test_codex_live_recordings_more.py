@@ -10,28 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from abw.importers import get_importer
 from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, rollout, tool_spans
 
 LIVE = CORPUS / "codex-live-more"
 FILES = sorted(LIVE.glob("*__rollout-*.jsonl"))
 
 
-def _file(scenario: str) -> Path:
-    (path,) = LIVE.glob(f"{scenario}__rollout-*.jsonl")
-    return path
-
-
-def _import(scenario: str | Path, options: ImportOptions | None = None):
-    path = scenario if isinstance(scenario, Path) else _file(scenario)
-    (trace,) = get_importer("codex").import_file(path, options or ImportOptions())
-    return trace
-
-
-def _tools(trace) -> list[tuple[str, str, str | None]]:
-    """(name, outcome, call id) of every span that is no model request, in order."""
-    return [(s.name, s.outcome, s.span_id) for s in trace.spans if s.type != "llm"]
+def _import(scenario: str | Path, options: ImportOptions | None = None) -> Trace:
+    return import_trace(
+        "codex", scenario if isinstance(scenario, Path) else rollout(LIVE, scenario), options
+    )
 
 
 def _mcp_items(path: Path) -> dict[str, dict]:
@@ -48,9 +39,9 @@ def test_mcp_calls_have_the_outcome_and_duration_codex_recorded():
     """0.171 writes no ``mcp_tool_call_end``: a result with ``isError`` and a server that died
     mid-call (and the call after it) are ``failed`` only in their ``item_completed`` item; the
     outputs ("Wall time: …\\nOutput:" + the text) were read ok."""
-    path = _file("mcp")
+    path = rollout(LIVE, "mcp")
     trace = _import(path)
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("tool_search", "ok", "call_search"),
         ("mcp__shopdb__lookup", "ok", "call_lookup"),
         ("mcp__shopdb__broken", "error", "call_broken"),
@@ -70,17 +61,17 @@ def test_an_mcp_call_the_person_cancelled_is_rejected_and_one_cut_by_esc_interru
     is "user cancelled MCP tool call" (read ok: the output is a list of text parts); Esc while
     the call runs answers it "aborted by user after 4.4s" and aborts the turn."""
     denied = _import("mcpdeny")
-    assert _tools(denied)[1:] == [("mcp__shopdb__slow", "rejected", "call_slow")]
+    assert tool_spans(denied)[1:] == [("mcp__shopdb__slow", "rejected", "call_slow")]
     assert denied.run.final_status == "success"
     cut = _import("mcpslow")
-    assert _tools(cut)[1:] == [("mcp__shopdb__slow", "interrupted", "call_slow")]
+    assert tool_spans(cut)[1:] == [("mcp__shopdb__slow", "interrupted", "call_slow")]
     assert cut.run.final_status == "cancelled"
 
 
 def test_a_call_of_a_tool_codex_does_not_have_is_an_error():
     """Codex answers it "unsupported call: run_tests"; it did nothing, and was read ok."""
     trace = _import("ghost")
-    assert _tools(trace) == [("run_tests", "error", "call_ghost")]
+    assert tool_spans(trace) == [("run_tests", "error", "call_ghost")]
     assert trace.run.final_status == "success"
 
 
@@ -107,7 +98,7 @@ def test_a_v2_sub_agent_folds_into_its_parent():
 
 def test_patches_and_a_failing_command():
     trace = _import("patch")
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("apply_patch", "ok", "call_add"),
         ("apply_patch", "error", "call_bad"),
         ("apply_patch", "ok", "call_fix"),
@@ -120,7 +111,7 @@ def test_tui_approvals_declines_and_esc():
     one ("No, and tell Codex what to do differently") and pressing Esc on a running command
     both abort the turn: Codex records "aborted by user" and ``turn_aborted`` alike."""
     approved = _import("approve")
-    assert _tools(approved) == [
+    assert tool_spans(approved) == [
         ("exec_command", "ok", "call_stamp"),
         ("exec_command", "error", "call_nope"),
     ]

@@ -10,30 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.codex import classify_output
 from abw.importers.common import final_output_hash
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, import_traces, rollout, tool_spans
 
 LIVE = CORPUS / "codex-live-third"
 FILES = sorted(LIVE.glob("*__rollout-*.jsonl"))
 
 
-def _file(scenario: str) -> Path:
-    (path,) = LIVE.glob(f"{scenario}__rollout-*.jsonl")
-    return path
-
-
-def _import(scenario: str | Path, options: ImportOptions | None = None):
-    path = scenario if isinstance(scenario, Path) else _file(scenario)
-    (trace,) = get_importer("codex").import_file(path, options or ImportOptions())
-    return trace
-
-
-def _tools(trace) -> list[tuple[str, str, str | None]]:
-    """(name, outcome, call id) of every span that is no model request, in order."""
-    return [(s.name, s.outcome, s.span_id) for s in trace.spans if s.type != "llm"]
+def _import(scenario: str | Path, options: ImportOptions | None = None) -> Trace:
+    return import_trace(
+        "codex", scenario if isinstance(scenario, Path) else rollout(LIVE, scenario), options
+    )
 
 
 def test_an_rm_force_the_command_policy_refuses_is_denied():
@@ -41,7 +32,7 @@ def test_an_rm_force_the_command_policy_refuses_is_denied():
     "exec_command failed: CreateProcess { message: "Rejected(… not permitted …)" }" (it was
     read ok, as if the command had run)."""
     trace = _import("rmforce")
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("exec_command", "ok", "call_ls"),
         ("exec_command", "denied", "call_rm"),
     ]
@@ -69,7 +60,7 @@ def test_view_image_of_a_missing_file_is_an_error():
     """``view_image`` answers a file it cannot open "unable to locate image at `…`: No such
     file or directory" (it was read ok); the image it showed is ok."""
     trace = _import("image")
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("view_image", "ok", "call_img"),
         ("view_image", "error", "call_noimg"),
     ]
@@ -79,7 +70,7 @@ def test_web_searches_take_the_status_the_model_gave_them():
     """A ``web_search_call`` is the model's own (server-side) step: ``completed`` is ok,
     ``failed`` an error; Codex runs nothing for it."""
     trace = _import("websearch")
-    assert _tools(trace) == [
+    assert tool_spans(trace) == [
         ("web_search", "ok", "ws_a"),
         ("web_search", "error", "ws_b"),
         ("exec_command", "ok", "call_w"),
@@ -94,7 +85,7 @@ def test_structured_output_is_the_final_answer_and_exec_json_output_is_refused(t
         assert trace.run.final_output_hash == final_output_hash(
             '{"files": ["cart.py"], "ok": true}'
         )
-        assert _tools(trace) == [("exec_command", "ok", "call_s")]
+        assert tool_spans(trace) == [("exec_command", "ok", "call_s")]
     stdout = LIVE / "jsonexec__exec-json-stdout.jsonl"
     code, _, err = run_cli("import", "codex", "--input", stdout, "--out", tmp_path / "t.json")
     assert code == 2
@@ -104,8 +95,8 @@ def test_structured_output_is_the_final_answer_and_exec_json_output_is_refused(t
 def test_long_output_read_by_its_exit_code_and_the_read_only_sandbox_an_error():
     """A truncated output ("Warning: truncated output …") keeps its exit code; a write the
     read-only sandbox refused exits 1 ("Read-only file system"), with no approval asked."""
-    assert _tools(_import("longout")) == [("exec_command", "ok", "call_long")]
-    assert _tools(_import("readonly")) == [
+    assert tool_spans(_import("longout")) == [("exec_command", "ok", "call_long")]
+    assert tool_spans(_import("readonly")) == [
         ("exec_command", "error", "call_write"),
         ("exec_command", "ok", "call_read"),
     ]
@@ -125,7 +116,10 @@ def test_codex_resume_in_the_tui_goes_on_in_the_same_file_as_one_run():
     """``codex resume <id>`` (the TUI) of a ``codex exec`` session appends its turn to the
     session's file: one run of both turns, ending as the resumed turn ended."""
     trace = _import("tuiresume")
-    assert _tools(trace) == [("exec_command", "ok", "call_r0"), ("exec_command", "ok", "call_r1")]
+    assert tool_spans(trace) == [
+        ("exec_command", "ok", "call_r0"),
+        ("exec_command", "ok", "call_r1"),
+    ]
     assert trace.run.final_output_hash == final_output_hash("Done with turn 1.")
 
 
@@ -153,13 +147,13 @@ def test_a_tui_backtrack_goes_on_in_a_later_file_of_the_same_run(tmp_path, run_c
     holding only the turn after the rewind). The folder is one run: the rewound turn's calls
     stay (they ran), then the new turn's, and it ends as the new turn ended (it was two runs
     with one trace id, the first ending on the abandoned answer)."""
-    first, later = _file("undo"), _file("undone")
+    first, later = rollout(LIVE, "undo"), rollout(LIVE, "undone")
     for path in (first, later):
         (tmp_path / "in").mkdir(exist_ok=True)
         (tmp_path / "in" / path.name).write_bytes(path.read_bytes())
     code, _, err = run_cli("import", "codex", "--input", tmp_path / "in", "--out", tmp_path / "out")
     assert (code, err.strip()) == (0, "abw: wrote 1 trace to " + str(tmp_path / "out"))
-    (trace,) = get_importer("codex").import_file(tmp_path / "in" / first.name, ImportOptions())
+    trace = import_trace("codex", tmp_path / "in" / first.name)
     assert [(s.name, s.source_ref.file) for s in trace.spans if s.type != "llm"] == [
         ("exec_command", first.name),
         ("exec_command", first.name),
@@ -167,5 +161,5 @@ def test_a_tui_backtrack_goes_on_in_a_later_file_of_the_same_run(tmp_path, run_c
     ]
     assert trace.run.final_output_hash == final_output_hash("Done with turn 1.")
     options = ImportOptions()
-    get_importer("codex").import_file(tmp_path / "in" / later.name, options)
+    import_traces("codex", tmp_path / "in" / later.name, options)
     assert any("a later file of thread" in w for w in options.warnings)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from abw.importers import get_importer
-from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 #: A real rollout of many turns, its last three each ending with ``task_complete``.
 TURNS = (
@@ -18,9 +18,8 @@ TURNS = (
 )
 
 
-def _import(path: Path):
-    (trace,) = get_importer("codex").import_file(path, ImportOptions())
-    return trace
+def _import(path: Path) -> Trace:
+    return import_trace("codex", path)
 
 
 def _lines(path: Path) -> list[str]:

@@ -16,6 +16,7 @@ from abw.hashing import sha256_hex
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from tests.conftest import CORPUS, one_line
+from tests.importkit import import_traces
 
 FOLDER = CORPUS / "codex-subagents"
 PARENT_ID = "019e1dea-c02a-71b3-b87f-67812459e1d9"
@@ -29,7 +30,7 @@ FORKED = FOLDER / f"gen__rollout-2026-05-12T10-00-02-{FORKED_ID}.jsonl"
 def _folder_traces(folder: Path, options: ImportOptions | None = None) -> list:
     importer = get_importer("codex")
     options = options or ImportOptions()
-    return [t for path in importer.discover(folder) for t in importer.import_file(path, options)]
+    return [t for path in importer.discover(folder) for t in import_traces(importer, path, options)]
 
 
 def _lines(path: Path) -> list[dict]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 FORKS = CORPUS / "codex-forks"
 PARENT = FORKS / "gen__rollout-2026-05-20T11-00-00-019e2a10-4c3b-7d21-9a8e-1f2e3d4c5b6a.jsonl"
@@ -25,7 +26,7 @@ CANCELS = CORPUS / "gemini-cli-cancels" / "gen__session-2026-08-07T09-00-9c2e4b1
 
 
 def _outcomes() -> dict[str, str]:
-    (trace,) = get_importer("gemini").import_file(CANCELS, ImportOptions())
+    trace = import_trace("gemini", CANCELS)
     return {s.span_id: s.outcome for s in trace.spans if s.type != "llm"}
 
 
@@ -51,8 +52,7 @@ def test_the_cancelled_calls_leak_nothing_and_import_the_same_twice():
 
 def _codex(path: Path) -> tuple[object, list[str]]:
     options = ImportOptions()
-    (trace,) = get_importer("codex").import_file(path, options)
-    return trace, options.warnings
+    return import_trace("codex", path, options), options.warnings
 
 
 def test_a_user_fork_leaves_out_the_parent_history_it_was_forked_with():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import, json_steps
 
 LIVE = CORPUS / "gemini-cli-live"
 SHELL = LIVE / "session-2026-12-03T23-20-9873db1d.jsonl"
@@ -33,16 +34,10 @@ def imported(run_cli, tmp_path):
     """Import one recording with the real CLI; its trace as JSON, and the CLI's stderr."""
 
     def run(path: Path) -> tuple[dict, str]:
-        out = tmp_path / f"{path.stem}.json"
-        code, _, err = run_cli("import", "gemini", "--input", path, "--out", out)
-        assert code == 0, err
-        return json.loads(out.read_text()), err
+        (trace,), err = cli_import(run_cli, "gemini", path, tmp_path / f"{path.stem}.json")
+        return trace, err
 
     return run
-
-
-def _steps(trace: dict) -> list[tuple[str, str, str]]:
-    return [(s["type"], s["name"], s["outcome"]) for s in trace["spans"]]
 
 
 def _raw_calls(path: Path) -> dict[str, dict]:
@@ -81,7 +76,7 @@ def test_every_recording_imports_field_by_field_and_leaks_nothing(imported):
     }
     for path, (steps, final) in expected.items():
         trace, _ = imported(path)
-        assert _steps(trace) == steps, path.name
+        assert json_steps(trace) == steps, path.name
         assert trace["run"]["final_status"] == final, path.name
         text = json.dumps(trace)
         assert not [s for s in RAW if s in text], path.name
@@ -119,7 +114,7 @@ def test_a_subagent_that_stopped_short_of_its_goal_is_an_error_and_the_resume_is
     assert call["resultDisplay"]["terminateReason"] == "ERROR_NO_COMPLETE_TASK_CALL"
     trace, err = imported(SUBAGENT_FAILED_RESUMED)
     llm = ("llm", "gemini-2.5-pro", "ok")
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         llm,
         ("handoff", "generalist", "error"),
         llm,
@@ -139,7 +134,7 @@ def test_calls_cancelled_by_esc_are_the_turns_and_the_run_ends_cancelled(importe
     kinds = [json.loads(line).get("type") for line in ESC.read_text().splitlines()]
     assert [k for k in kinds if k] == ["user", "gemini", "info", "gemini", "user"]
     trace, _ = imported(ESC)
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gemini-2.5-pro", "ok"),
         ("tool", "run_shell_command", "rejected"),
     ]
@@ -154,7 +149,7 @@ def test_parallel_calls_cut_by_esc_keep_the_order_the_model_made_them(imported):
     raw = [c["name"] for c in _raw_calls(PARALLEL_ESC).values()]
     assert raw == ["run_shell_command", "write_file", "read_file"]
     trace, _ = imported(PARALLEL_ESC)
-    assert _steps(trace)[1:] == [
+    assert json_steps(trace)[1:] == [
         ("retriever", "read_file", "ok"),
         ("tool", "run_shell_command", "rejected"),
         ("tool", "write_file", "rejected"),
@@ -166,13 +161,13 @@ def test_a_call_cancelled_at_the_approval_prompt_and_an_api_error_at_the_end(imp
     """A call the user cancelled while asked to approve it: rejected, the run cancelled. An API
     error after a tool result: Gemini CLI nudges the model twice, then the run ends in error."""
     trace, _ = imported(APPROVAL_CANCELLED)
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gemini-2.5-pro", "ok"),
         ("tool", "run_shell_command", "rejected"),
     ]
     assert trace["run"]["final_status"] == "cancelled"
     trace, _ = imported(INTERACTIVE_API_ERROR)
-    assert _steps(trace) == [("llm", "gemini-2.5-pro", "ok"), ("retriever", "read_file", "ok")]
+    assert json_steps(trace) == [("llm", "gemini-2.5-pro", "ok"), ("retriever", "read_file", "ok")]
     assert trace["run"]["final_status"] == "error"
 
 

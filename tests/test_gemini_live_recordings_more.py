@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import, json_steps
 
 MORE = CORPUS / "gemini-cli-live-more"
 #: First round: Esc while a read had finished, a shell ran and an edit waited (no notice).
@@ -24,16 +25,10 @@ def imported(run_cli, tmp_path):
     """Import one recording with the real CLI; its trace as JSON, and the CLI's stderr."""
 
     def run(path: Path) -> tuple[dict, str]:
-        out = tmp_path / f"{path.stem}.json"
-        code, _, err = run_cli("import", "gemini", "--input", path, "--out", out)
-        assert code == 0, err
-        return json.loads(out.read_text()), err
+        (trace,), err = cli_import(run_cli, "gemini", path, tmp_path / f"{path.stem}.json")
+        return trace, err
 
     return run
-
-
-def _steps(trace: dict) -> list[tuple[str, str, str]]:
-    return [(s["type"], s["name"], s["outcome"]) for s in trace["spans"]]
 
 
 def test_a_turn_stopped_by_esc_after_one_of_its_calls_finished_is_cancelled(imported):
@@ -41,7 +36,7 @@ def test_a_turn_stopped_by_esc_after_one_of_its_calls_finished_is_cancelled(impo
     no call of the turn finished), only the cancelled calls, and returns nothing to the model.
     The user stopped the run: cancelled, not unknown (a file cut off mid-turn)."""
     trace, _ = imported(PARALLEL_ESC)
-    assert [step[2] for step in _steps(trace)] == ["ok", "ok", "rejected", "rejected"]
+    assert [step[2] for step in json_steps(trace)] == ["ok", "ok", "rejected", "rejected"]
     assert trace["run"]["final_status"] == "cancelled"
 
 
@@ -57,7 +52,7 @@ def test_chat_resume_copies_no_model_call_and_its_copied_answer_ends_the_run(imp
     name was ``gemini``; a session that ends right there ends on the saved answer."""
     trace, err = imported(CHAT_RESUMED)
     llm = ("llm", "gemini-2.5-pro", "ok")
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         llm,
         ("retriever", "read_file", "ok"),
         llm,
@@ -106,7 +101,7 @@ def test_mcp_tools_read_by_their_recorded_names_and_outcomes(imported):
     tool is not registered in headless mode without --yolo: the model's call is an error."""
     trace, _ = imported(MCP)
     llm = ("llm", "gemini-2.5-pro", "ok")
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         llm,
         ("tool", "mcp_shopdb_lookup", "ok"),
         llm,
@@ -119,7 +114,7 @@ def test_mcp_tools_read_by_their_recorded_names_and_outcomes(imported):
     ]
     assert trace["run"]["final_status"] == "success"
     trace, _ = imported(MCP_UNTRUSTED)
-    assert _steps(trace)[1] == ("tool", "mcp_shopdb_lookup", "error")
+    assert json_steps(trace)[1] == ("tool", "mcp_shopdb_lookup", "error")
 
 
 def test_running_parallel_shells_stopped_by_esc_end_the_run_cancelled(imported):
@@ -127,7 +122,7 @@ def test_running_parallel_shells_stopped_by_esc_end_the_run_cancelled(imported):
     ``cancelled`` (``Reason: Operation cancelled by user``, as for a queued call: rejected) and
     no notice; the run is cancelled."""
     trace, _ = imported(SHELLS_ESC)
-    assert _steps(trace)[1:] == [
+    assert json_steps(trace)[1:] == [
         ("tool", "run_shell_command", "rejected"),
         ("tool", "run_shell_command", "rejected"),
         ("retriever", "read_file", "ok"),
@@ -152,7 +147,7 @@ def test_a_session_resumed_after_a_crash_mid_tool_and_the_subagent_recording(
     (no step), the resumed turn answers. A subagent's own recording beside its session is
     skipped with a warning in a folder import; the session holds the handoff."""
     trace, _ = imported(CRASH_RESUMED)
-    assert _steps(trace) == [("llm", "gemini-2.5-pro", "ok")] * 2
+    assert json_steps(trace) == [("llm", "gemini-2.5-pro", "ok")] * 2
     assert trace["run"]["final_status"] == "success"
     folder = tmp_path / "chats"
     folder.mkdir()
@@ -165,7 +160,7 @@ def test_a_session_resumed_after_a_crash_mid_tool_and_the_subagent_recording(
     assert code == 0, err
     assert "a subagent's own recording (kind: subagent), not a session: skipped" in err
     traces = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")]
-    assert [_steps(t)[1] for t in traces] == [("handoff", "generalist", "ok")]
+    assert [json_steps(t)[1] for t in traces] == [("handoff", "generalist", "ok")]
 
 
 RESTORED = MORE / "session-2026-12-04T00-13-97e9e32c.jsonl"
@@ -178,7 +173,7 @@ def test_restore_copies_no_model_call_and_its_rerun_edit_is_a_step(imported):
     on that call with no answer: unknown, and the answer before the restore is not its."""
     trace, err = imported(RESTORED)
     llm = ("llm", "gemini-2.5-pro", "ok")
-    assert _steps(trace) == [llm, ("tool", "replace", "ok"), llm, ("tool", "replace", "ok")]
+    assert json_steps(trace) == [llm, ("tool", "replace", "ok"), llm, ("tool", "replace", "ok")]
     assert [s["source_ref"]["line"] for s in trace["spans"]] == [7, 7, 10, 19]
     assert "3 steps a later checkpoint left out" in err
     assert trace["run"]["final_status"] == "unknown"
@@ -206,7 +201,7 @@ def test_a_running_subagent_stopped_by_esc_is_interrupted(imported):
     subagent's progress (``state: running``, its cancelled shell): it ran, so interrupted, not
     a call the user declined; the run is cancelled."""
     trace, _ = imported(SUBAGENT_ESC)
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gemini-2.5-pro", "ok"),
         ("handoff", "generalist", "interrupted"),
     ]

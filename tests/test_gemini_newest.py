@@ -9,16 +9,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from abw.importers import get_importer
-from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 NEWEST = CORPUS / "gemini-cli-newest" / "gen__session-2026-08-06T10-00-7f3c2a10.jsonl"
 
 
-def _import(path: Path):
-    (trace,) = get_importer("gemini").import_file(path, ImportOptions())
-    return trace
+def _import(path: Path) -> Trace:
+    return import_trace("gemini", path)
 
 
 def _calls(path: Path) -> dict[str, dict]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 GEMINI = CORPUS / "gemini-cli" / "vibecodingtracker__test_conversation_gemini.jsonl"
 SECOND_PROMPT = "231038fa-bbfb-4b43-9a30-b8b7fcf54895"  # line 22: the user's second prompt
@@ -31,8 +32,7 @@ REWOUND = "42a121a5-b72a-43e2-9e9d-640b17ea8978"  # line 26: a model message wit
 
 def _gemini(path: Path) -> tuple[object, list[str]]:
     options = ImportOptions()
-    (trace,) = get_importer("gemini").import_file(path, options)
-    return trace, options.warnings
+    return import_trace("gemini", path, options), options.warnings
 
 
 def _lines() -> list[str]:

@@ -19,6 +19,7 @@ from abw.importers.claude.outcomes import classify_result
 from abw.traceio import render_trace
 from abw.validate import validate_document
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 CLAUDE = CORPUS / "claude-code"
 FILES = sorted(CLAUDE.glob("*.jsonl"))
@@ -137,9 +138,7 @@ def first_user_text(path: Path, root: str) -> str:
 
 def import_one(path: Path, **options) -> tuple[object, ImportOptions]:
     opts = ImportOptions(exported_at=PINNED, **options)
-    traces = ClaudeImporter().import_file(path, opts)
-    assert len(traces) == 1
-    return traces[0], opts
+    return import_trace(ClaudeImporter(), path, opts), opts
 
 
 def tool_spans(trace) -> list:

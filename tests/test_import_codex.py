@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from abw.importers import get_importer
-from abw.importers.base import ImportOptions
 from abw.importers.codex import classify_output
 from abw.importers.common import parse_labels
+from abw.models.trace import Trace
 from abw.traceio import load_trace, render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 CODEX = CORPUS / "codex"
 FILES = sorted(CODEX.glob("*.jsonl"))
@@ -22,9 +22,8 @@ V040 = CODEX / "agentcmd__rollout-2025-09-24T19-22-20-01997e76-d124-7592-9cac-2e
 V0125 = CODEX / "codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
 
 
-def _import(path: Path, **kwargs) -> object:
-    (trace,) = get_importer("codex").import_file(path, ImportOptions(**kwargs))
-    return trace
+def _import(path: Path, **kwargs) -> Trace:
+    return import_trace("codex", path, **kwargs)
 
 
 def _expected(path: Path) -> list[tuple[str, str]]:

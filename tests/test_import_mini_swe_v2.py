@@ -18,8 +18,10 @@ import pytest
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields, parse_labels
+from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, path_statuses
 
 MINI = CORPUS / "mini-swe-agent"
 SUBMITTED = MINI / "miniswe2__django__django-11039.traj.json"  # 2.2.7, Submitted
@@ -29,9 +31,8 @@ TOOL_CALLING = [SUBMITTED, SERVER_ERROR]
 GEMINI_SESSION = CORPUS / "gemini-cli" / "codemie__session-2025-12-01T21-45-5b959dae.json"
 
 
-def _import(path: Path, **kwargs: Any):
-    (trace,) = get_importer("swe-agent").import_file(path, ImportOptions(**kwargs))
-    return trace
+def _import(path: Path, **kwargs: Any) -> Trace:
+    return import_trace("swe-agent", path, **kwargs)
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -67,16 +68,12 @@ def _expected(document: dict[str, Any]) -> list[tuple[str, str]]:
     return expected
 
 
-def _path(trace) -> list[tuple[str, str]]:
-    return [(s.name, s.status) for s in trace.path()]
-
-
 @pytest.mark.parametrize("path", TOOL_CALLING, ids=lambda p: p.name)
 def test_every_tool_call_is_a_span_judged_by_its_reply(path):
     document = _load(path)
     expected = _expected(document)
     trace = _import(path)
-    assert len(expected) >= 15 and _path(trace) == expected
+    assert len(expected) >= 15 and path_statuses(trace) == expected
     assert ("bash", "error") in expected  # non-zero return codes are read
     assert all(s.attributes["tool_alias"] == "shell" for s in trace.path())
     assistants = sum(m["role"] == "assistant" for m in document["messages"])
@@ -101,10 +98,10 @@ def test_the_submitting_call_is_answered_by_the_exit_message(tmp_path):
 
 def test_replies_pair_by_tool_call_id_else_in_order(tmp_path):
     document = _load(SUBMITTED)
-    expected = _path(_import(SUBMITTED))
+    expected = path_statuses(_import(SUBMITTED))
     for message in document["messages"]:
         message.pop("tool_call_id", None)
-    assert _path(_import(_write(tmp_path, document, "order.traj.json"))) == expected
+    assert path_statuses(_import(_write(tmp_path, document, "order.traj.json"))) == expected
     # one assistant message with two calls answered in reverse order: paired by id
     first = next(m for m in document["messages"] if m["role"] == "assistant")
     index = document["messages"].index(first)
@@ -116,7 +113,7 @@ def test_replies_pair_by_tool_call_id_else_in_order(tmp_path):
     ]
     document["messages"][index + 1 : index + 2] = replies
     trace = _import(_write(tmp_path, document, "pairs.traj.json"))
-    assert _path(trace)[:2] == [("bash", "success"), ("bash", "error")]
+    assert path_statuses(trace)[:2] == [("bash", "success"), ("bash", "error")]
     assert [s.attributes["exit_code"] for s in trace.path()[:2]] == [0, 2]
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from abw.adapter_kit import run_adapter_kit
-from abw.importers import get_importer
-from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields, parse_labels
+from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 
 FOLDER = CORPUS / "openhands"
 V1_OUTPUT = FOLDER / "openhands_v1__openagentsafety_output.jsonl"
@@ -26,8 +26,8 @@ V1_EVENTS = FOLDER / "v1-events"
 SWE_AGENT = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
 
 
-def _import(path: Path, **kwargs) -> list:
-    return get_importer("openhands").import_file(path, ImportOptions(**kwargs))
+def _import(path: Path, **kwargs) -> list[Trace]:
+    return import_traces("openhands", path, **kwargs)
 
 
 def _instances() -> list[dict]:

@@ -11,8 +11,10 @@ import pytest
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields
+from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 
 OTEL = CORPUS / "otel"
 OI = OTEL / "gen__otlp-json__openai-agents__openinference.jsonl"
@@ -21,8 +23,8 @@ JAEGER = OTEL / "packetpanic__jaeger_get-inventory.json"
 NATIVE = CORPUS / "openai-agents" / "gen__openai-agents-sdk__native-trace-export.json"
 
 
-def _import(path: Path, name: str = "otel") -> list:
-    return get_importer(name).import_file(path, ImportOptions())
+def _import(path: Path, name: str = "otel") -> list[Trace]:
+    return import_traces(name, path)
 
 
 def _raw_otlp_spans(path: Path) -> list[dict]:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from abw.hashing import content_hash
-from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 
 ANY_AGENT = sorted((CORPUS / "any-agent").glob("*.json"))
 STRUCTURED = CORPUS / "any-agent" / "mozilla-ai__any-agent__OPENAI_trace@f3af2116.json"
@@ -31,7 +31,7 @@ def _import(
     path: Path, name: str = "otel", options: ImportOptions | None = None
 ) -> tuple[list[Any], ImportOptions]:
     options = options or ImportOptions()
-    return get_importer(name).import_file(path, options), options
+    return import_traces(name, path, options), options
 
 
 def _render(traces: list[Any], options: ImportOptions) -> str:

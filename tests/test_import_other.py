@@ -18,15 +18,7 @@ from abw.importers.base import ImportOptions
 from abw.importers.common import parse_labels
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
-
-
-def _import(name: str, path: Path, **kwargs) -> list:
-    return get_importer(name).import_file(path, ImportOptions(**kwargs))
-
-
-def _path(trace) -> list[tuple[str, str]]:
-    return [(s.name, s.status) for s in trace.path()]
-
+from tests.importkit import import_traces, path_statuses
 
 # ----------------------------------------------------------------- LangSmith
 
@@ -58,9 +50,9 @@ def _langsmith_expected(path: Path) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize("path", LANGSMITH, ids=lambda p: p.name)
 def test_langsmith_batch_and_multipart(path):
-    (trace,) = _import("langsmith", path)
-    assert _path(trace) == _langsmith_expected(path)
-    assert _path(trace) == [
+    (trace,) = import_traces("langsmith", path)
+    assert path_statuses(trace) == _langsmith_expected(path)
+    assert path_statuses(trace) == [
         ("vector_search", "success"),
         ("web_fetch", "error"),
         ("calculator", "success"),
@@ -74,7 +66,7 @@ def test_langsmith_js_patch_without_id_and_epoch_millisecond_times():
     """langsmith-js sends a run's PATCH to /runs/{id}: the body has no id (it was refused:
     "patch.id: a run has no id"), but its dotted_order ends with it; its times are epoch
     milliseconds (read as seconds, they were past the year 9999: no start, no duration)."""
-    (trace,) = _import("langsmith", LANGSMITH_JS)
+    (trace,) = import_traces("langsmith", LANGSMITH_JS)
     (span,) = trace.spans
     assert (span.type, span.name, span.status) == ("llm", "gpt-4o-mini", "success")
     assert span.span_id == trace.run.trace_id == "dc34609e-3eeb-459d-bc2a-6fedb01d2e6e"
@@ -86,7 +78,7 @@ def test_langsmith_js_patch_without_id_and_epoch_millisecond_times():
 
 
 def test_langsmith_batch_and_multipart_agree_on_content_hashes():
-    a, b = (_import("langsmith", p)[0] for p in LANGSMITH)
+    a, b = (import_traces("langsmith", p)[0] for p in LANGSMITH)
     assert [s.input_hash for s in a.spans] == [s.input_hash for s in b.spans]
 
 
@@ -114,7 +106,7 @@ def test_langsmith_post_then_patch_and_output_fields(tmp_path):
     ]
     path = tmp_path / "runs.json"
     path.write_text(json.dumps({"post": [root, tool], "patch": patches}))
-    (trace,) = _import("langsmith", path, output_fields=("refund",))
+    (trace,) = import_traces("langsmith", path, output_fields=("refund",))
     (span,) = trace.path()
     assert (span.name, span.status, span.duration_ms) == ("charge", "success", 1000.0)
     assert trace.run.final_status == "success"
@@ -136,10 +128,10 @@ def test_langsmith_traces_in_run_order(tmp_path):
         earlier.append(copy)
     path = tmp_path / "two.json"
     path.write_text(json.dumps({"post": runs + earlier}))
-    first, second = _import("langsmith", path)
+    first, second = import_traces("langsmith", path)
     assert first.run.trace_id == runs[0]["trace_id"] + "-b"
     assert second.run.trace_id == runs[0]["trace_id"]
-    assert _path(first) == _path(second) == _langsmith_expected(source)
+    assert path_statuses(first) == path_statuses(second) == _langsmith_expected(source)
 
 
 # ----------------------------------------------------------------- Gemini CLI
@@ -157,8 +149,8 @@ def test_gemini_tool_calls_in_order(path):
             if name == "delegate_to_agent":
                 name = call["args"]["agent_name"]
             expected.append((name, {"success": "success", "error": "error"}[call["status"]]))
-    (trace,) = _import("gemini", path)
-    assert _path(trace) == expected
+    (trace,) = import_traces("gemini", path)
+    assert path_statuses(trace) == expected
     gemini_messages = sum(m["type"] == "gemini" for m in document["messages"])
     assert sum(s.type == "llm" for s in trace.spans) == gemini_messages
     assert trace.run.trace_id == document["sessionId"]
@@ -167,7 +159,7 @@ def test_gemini_tool_calls_in_order(path):
 
 def test_gemini_subagent_is_a_handoff():
     path = CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
-    (trace,) = _import("gemini", path)
+    (trace,) = import_traces("gemini", path)
     (handoff,) = [s for s in trace.spans if s.type == "handoff"]
     assert handoff.name == "codebase_investigator"
     assert handoff.attributes["tool"] == "delegate_to_agent"
@@ -228,7 +220,7 @@ def test_a_gemini_turn_the_user_cancelled_ends_the_run_cancelled():
     messages = [json.loads(line) for line in path.read_text().splitlines()]
     last = [m for m in messages if m.get("type")][-1]
     assert (last["type"], last["content"]) == ("info", "Request cancelled.")
-    (trace,) = _import("gemini", path)
+    (trace,) = import_traces("gemini", path)
     assert trace.run.final_status == "cancelled"
     assert trace.source.export_format == "gemini-chat-jsonl"
 
@@ -257,7 +249,7 @@ def test_gemini_cancelled_and_error_calls(tmp_path):
     }
     path = tmp_path / "session.json"
     path.write_text(json.dumps(doc))
-    (trace,) = _import("gemini", path, labels=parse_labels("deploy"))
+    (trace,) = import_traces("gemini", path, labels=parse_labels("deploy"))
     assert [(s.name, s.outcome) for s in trace.path()] == [
         ("deploy", "rejected"),
         ("write_file", "error"),
@@ -274,7 +266,7 @@ def test_gemini_source_lines_point_at_messages_and_calls(path):
     document = json.loads(path.read_text())
     ids = [m["id"] for m in document["messages"] if m["type"] == "gemini"]
     ids += [c["id"] for m in document["messages"] for c in m.get("toolCalls", [])]
-    (trace,) = _import("gemini", path)
+    (trace,) = import_traces("gemini", path)
     assert len(trace.spans) == len(ids)
     for span in trace.spans:
         line = span.source_ref.line
@@ -313,9 +305,9 @@ def test_gemini_jsonl_recording_reads_as_the_session_it_records(path, tmp_path, 
     replays it, it is the same session: the same spans as the one-document recording, each on
     the line its message was last written on."""
     document = json.loads(path.read_text())
-    (legacy,) = _import("gemini", path)
+    (legacy,) = import_traces("gemini", path)
     jsonl = _as_jsonl(document, tmp_path / "session-x.jsonl")
-    (trace,) = _import("gemini", jsonl)
+    (trace,) = import_traces("gemini", jsonl)
     assert _same_spans(trace, legacy) and trace.run.trace_id == legacy.run.trace_id
     assert trace.run.final_status == legacy.run.final_status
     assert trace.source.export_format == "gemini-chat-jsonl"
@@ -330,9 +322,9 @@ def test_gemini_jsonl_recording_reads_as_the_session_it_records(path, tmp_path, 
     # steps stay; the run ends as the conversation does (tests/test_history_rewrites.py)
     last = document["messages"][-1]
     kept = {"messages": document["messages"][:-1]}
-    (expected,) = _import("gemini", _write_json(tmp_path / "kept.json", {**document, **kept}))
+    (expected,) = import_traces("gemini", _write_json(tmp_path / "kept.json", {**document, **kept}))
     for name, extra in (("rewound", {"$rewindTo": last["id"]}), ("checkpoint", {"$set": kept})):
-        (trace,) = _import("gemini", _as_jsonl(document, tmp_path / f"{name}.jsonl", [extra]))
+        (trace,) = import_traces("gemini", _as_jsonl(document, tmp_path / f"{name}.jsonl", [extra]))
         assert _same_spans(trace, legacy)
         assert trace.run.final_status == expected.run.final_status
         assert trace.run.final_output_hash == expected.run.final_output_hash
@@ -367,13 +359,13 @@ def test_gemini_jsonl_subagent_recording_and_other_lines(tmp_path):
     path = CORPUS / "gemini-cli" / "codemie__session-2025-12-01T21-45-5b959dae.json"
     laid_out = tmp_path / "session-old.jsonl"
     laid_out.write_bytes(path.read_bytes())
-    (legacy,) = _import("gemini", path)
-    (trace,) = _import("gemini", laid_out)
+    (legacy,) = import_traces("gemini", path)
+    (trace,) = import_traces("gemini", laid_out)
     assert _same_spans(trace, legacy) and trace.source.export_format == "gemini-chat-json"
     headless = tmp_path / "session-headless.jsonl"
     headless.write_text(json.dumps({"id": "m1", "type": "user", "content": "x"}) + "\n")
     with pytest.raises(AbwInputError, match="no session line"):
-        _import("gemini", headless)
+        import_traces("gemini", headless)
 
 
 def test_gemini_shell_exit_code_decides_the_outcome(tmp_path):
@@ -403,7 +395,7 @@ def test_gemini_shell_exit_code_decides_the_outcome(tmp_path):
         call["status"] = "success"
     path = tmp_path / GEMINI[0].name
     path.write_text(json.dumps(document, indent=2))
-    (trace,) = _import("gemini", path)
+    (trace,) = import_traces("gemini", path)
     shell = [s for s in trace.path() if s.name == "run_shell_command"]
     assert [(s.status, s.attributes.get("exit_code")) for s in shell] == [
         ("error", 127),
@@ -415,7 +407,7 @@ def test_gemini_shell_exit_code_decides_the_outcome(tmp_path):
 
 def test_removed_fields_name_only_what_the_input_held():
     """removed_fields lists the content kinds the file held, not a fixed list."""
-    (gemini,) = _import("gemini", GEMINI[0])
+    (gemini,) = import_traces("gemini", GEMINI[0])
     document = json.loads(GEMINI[0].read_text())
     calls = [c for m in document["messages"] for c in m.get("toolCalls", [])]
     held = {f"toolCalls.{k}" for c in calls for k, v in c.items() if v not in (None, "", [], {})}
@@ -433,13 +425,13 @@ def test_removed_fields_name_only_what_the_input_held():
     with tempfile.TemporaryDirectory() as folder:
         bare = Path(folder) / "session.json"
         bare.write_text(json.dumps(document))
-        (trimmed,) = _import("gemini", bare)
+        (trimmed,) = import_traces("gemini", bare)
     assert set(gemini.redaction.removed_fields) - set(trimmed.redaction.removed_fields) == {
         "messages.thoughts",
         "toolCalls.description",
     }
     for path in OPENHANDS:
-        (trace,) = _import("openhands", path)
+        (trace,) = import_traces("openhands", path)
         events = json.loads(path.read_text())
         for name in trace.redaction.removed_fields:
             top = name.split(".")[0]
@@ -466,8 +458,8 @@ def test_openhands_actions_paired_with_observations(path):
             continue
         code = (obs.get("extras", {}).get("metadata") or {}).get("exit_code", 0)
         expected.append((name, "success" if code == 0 else "error"))
-    (trace,) = _import("openhands", path)
-    assert _path(trace) == expected
+    (trace,) = import_traces("openhands", path)
+    assert path_statuses(trace) == expected
     responses = {
         e["tool_call_metadata"]["model_response"]["id"]
         for e in events
@@ -483,7 +475,7 @@ def test_openhands_actions_paired_with_observations(path):
 def test_openhands_source_lines_point_at_events(path):
     raw_lines = path.read_text().splitlines()
     events = json.loads(path.read_text())
-    (trace,) = _import("openhands", path)
+    (trace,) = import_traces("openhands", path)
     for span in trace.spans:
         line = span.source_ref.line
         assert raw_lines[line - 1].strip() == "{"
@@ -506,7 +498,7 @@ def test_openhands_llm_spans_before_the_first_model_response_name_its_model():
         if e.get("tool_call_metadata")
     }
     assert models == {"gpt-4o-2024-08-06"}
-    (trace,) = _import("openhands", path)
+    (trace,) = import_traces("openhands", path)
     assert {s.name for s in trace.spans if s.type == "llm"} == models
     assert sum(s.type == "llm" for s in trace.spans) == 3
 
@@ -523,7 +515,7 @@ def test_openhands_copies_no_action_text_into_a_span(tmp_path):
     obj["action"] = {"command": "curl -u user:secret-token https://example.invalid"}
     hostile = tmp_path / path.name
     hostile.write_text(json.dumps(events, indent=2))
-    (trace,) = _import("openhands", hostile)
+    (trace,) = import_traces("openhands", hostile)
     text = render_trace(trace)
     assert "secret-plan" not in text and "secret-token" not in text
     assert [s.name for s in trace.path()] == ["tool"]  # the edit, nameless; the object skipped
@@ -531,7 +523,7 @@ def test_openhands_copies_no_action_text_into_a_span(tmp_path):
 
 
 def test_openhands_soft_timeout():
-    (trace,) = _import("openhands", CORPUS / "openhands" / "openhands__basic_gui_mode.json")
+    (trace,) = import_traces("openhands", CORPUS / "openhands" / "openhands__basic_gui_mode.json")
     server = [s for s in trace.path() if s.attributes.get("exit_code") == -1]
     assert [(s.outcome, s.status) for s in server] == [("timeout", "error")]
     assert trace.run.final_status == "success"
@@ -545,7 +537,7 @@ def test_openhands_evaluation_output_is_a_trace_per_instance(run_cli, tmp_path):
     folder import skipped it without a word. Each line is a run: its instance is its scenario,
     its spans point at its line, an ``error`` (the iteration limit here) ends it in error."""
     instances = [json.loads(line) for line in EVAL_OUTPUT.read_text().splitlines()]
-    traces = _import("openhands", EVAL_OUTPUT, scenario_id="ignored")
+    traces = import_traces("openhands", EVAL_OUTPUT, scenario_id="ignored")
     assert [t.run.scenario_id for t in traces] == [i["instance_id"] for i in instances]
     assert [t.run.final_status for t in traces] == ["success", "success", "error"]
     assert len({t.run.trace_id for t in traces}) == 3
@@ -592,8 +584,8 @@ def test_swe_agent_steps(path):
             r"Traceback|command not found|introduced new syntax error", step["observation"]
         )
         expected.append((first if first in SWE_OWN else "bash", "error" if failed else "success"))
-    (trace,) = _import("swe-agent", path)
-    assert _path(trace) == expected
+    (trace,) = import_traces("swe-agent", path)
+    assert path_statuses(trace) == expected
     assert sum(s.type == "llm" for s in trace.spans) == len(document["trajectory"])
     assert trace.run.final_status == "success"  # exit_status: submitted
     text = render_trace(trace)
@@ -602,7 +594,7 @@ def test_swe_agent_steps(path):
 
 def test_swe_agent_bash_labels_and_durations():
     path = CORPUS / "swe-agent" / "sweagent__demo_function_calling_replace__marshmallow-1867.traj"
-    (trace,) = _import("swe-agent", path, labels=parse_labels("python:tool"))
+    (trace,) = import_traces("swe-agent", path, labels=parse_labels("python:tool"))
     assert [s.name for s in trace.path()].count("python") == 2
     assert trace.run.model_extra["replayed"] is True
     durations = [s.duration_ms for s in trace.path()]
@@ -615,11 +607,11 @@ def test_swe_agent_replay_config_is_not_a_replay():
     real = CORPUS / "swe-agent" / "sweagent__test-repo__6e44b9__sweagenttestrepo-1c2844.traj"
     document = json.loads(real.read_text())
     assert "replay_config" in document and document["info"]["model_stats"]["tokens_sent"] > 0
-    (trace,) = _import("swe-agent", real)
+    (trace,) = import_traces("swe-agent", real)
     assert "replayed" not in trace.run.model_extra
     assert next(s.name for s in trace.spans if s.type == "llm") == "gpt-4o"
     demo = CORPUS / "swe-agent" / "sweagent__demo_function_calling_replace__marshmallow-1867.traj"
-    (replay,) = _import("swe-agent", demo)
+    (replay,) = import_traces("swe-agent", demo)
     assert replay.run.model_extra["replayed"] is True
 
 
@@ -627,7 +619,7 @@ def test_swe_agent_replay_config_is_not_a_replay():
 def test_swe_agent_source_lines_point_at_their_steps(path):
     raw_lines = path.read_text().splitlines()
     steps = json.loads(path.read_text())["trajectory"]
-    (trace,) = _import("swe-agent", path)
+    (trace,) = import_traces("swe-agent", path)
     lines = [s.source_ref.line for s in trace.spans if s.type == "llm"]
     assert len(lines) == len(steps) and lines == sorted(set(lines))
     for line, step in zip(lines, steps, strict=True):
@@ -639,7 +631,9 @@ def test_swe_agent_source_lines_point_at_their_steps(path):
 
 
 def test_removed_fields_are_what_the_file_held():
-    held = {path.name: set(_import("swe-agent", path)[0].redaction.removed_fields) for path in SWE}
+    held = {
+        path.name: set(import_traces("swe-agent", path)[0].redaction.removed_fields) for path in SWE
+    }
     old = held["sweagent__pydicom__pydicom-1458.traj"]  # 0.x: no replay_config, no history use
     assert "replay_config" not in old and "messages.content" not in old
     assert "replay_config" in held["sweagent__test-repo__6e44b9__sweagenttestrepo-1c2844.traj"]
@@ -648,7 +642,7 @@ def test_removed_fields_are_what_the_file_held():
         for name in held[path.name]:
             top = name.split(".")[0]
             assert document.get(top), (path.name, name)
-    (mini,) = _import("swe-agent", MINI_LIST)
+    (mini,) = import_traces("swe-agent", MINI_LIST)
     assert mini.redaction.removed_fields == ["messages.content"]
 
 
@@ -663,8 +657,8 @@ def test_swe_agent_history_only_demonstration():
     assert "trajectory" not in json.loads(SWE_DEMO.read_text())
     actions = [m["action"] for m in history if m["role"] == "assistant"]
     expected = [(a.split()[0] if a.split()[0] in SWE_OWN else "bash", "success") for a in actions]
-    (trace,) = _import("swe-agent", SWE_DEMO)
-    assert _path(trace) == expected
+    (trace,) = import_traces("swe-agent", SWE_DEMO)
+    assert path_statuses(trace) == expected
     assert sum(s.type == "llm" for s in trace.spans) == len(actions)
     assert [s.type for s in trace.path()][:2] == ["retriever", "retriever"]  # find_file, open
     assert trace.run.final_status == "unknown"  # no info.exit_status
@@ -688,8 +682,8 @@ def test_a_runs_history_alone_gives_its_steps(tmp_path):
     the run, never answered in the history, succeeded."""
     path = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
     assert any(m.get("is_demo") for m in json.loads(path.read_text())["history"])
-    (full,) = _import("swe-agent", path)
-    (alone,) = _import("swe-agent", _without_trajectory(path, tmp_path))
+    (full,) = import_traces("swe-agent", path)
+    (alone,) = import_traces("swe-agent", _without_trajectory(path, tmp_path))
     assert [(s.type, s.name, s.status) for s in alone.spans] == [
         (s.type, s.name, s.status) for s in full.spans
     ]
@@ -704,7 +698,7 @@ def test_an_unanswered_action_in_a_history_is_incomplete(tmp_path):
         for i, m in enumerate(history)
         if m["role"] == "assistant" and m["action"].startswith("edit")
     )
-    (trace,) = _import("swe-agent", _without_trajectory(path, tmp_path, cut=last_edit + 1))
+    (trace,) = import_traces("swe-agent", _without_trajectory(path, tmp_path, cut=last_edit + 1))
     assert (trace.path()[-1].name, trace.path()[-1].status) == ("edit", "unknown")
     assert trace.path()[-1].outcome == "incomplete"
 
@@ -724,8 +718,8 @@ def test_mini_swe_agent_bare_message_list():
             # the submit command's reply is the submitted diff itself, with no return code
             expected.append(("bash", "success" if not code or code.group(1) == "0" else "error"))
     assert expected.count(("bash", "error")) == 2  # non-zero return codes (a missing file, ...)
-    (trace,) = _import("swe-agent", MINI_LIST)
-    assert len(expected) >= 5 and _path(trace) == expected
+    (trace,) = import_traces("swe-agent", MINI_LIST)
+    assert len(expected) >= 5 and path_statuses(trace) == expected
     assert sum(s.type == "llm" for s in trace.spans) == sum(
         m["role"] == "assistant" for m in messages
     )
@@ -760,8 +754,8 @@ def test_mini_swe_agent(tmp_path):
     }
     path = tmp_path / "run.traj.json"
     path.write_text(json.dumps(doc))
-    (trace,) = _import("swe-agent", path, labels=parse_labels("make"))
-    assert _path(trace) == [("make", "error"), ("bash", "success")]
+    (trace,) = import_traces("swe-agent", path, labels=parse_labels("make"))
+    assert path_statuses(trace) == [("make", "error"), ("bash", "success")]
 
 
 # ----------------------------------------------------------------- OpenAI Agents SDK
@@ -797,8 +791,8 @@ def test_openai_agents_native_export():
             expected.append((d["to_agent"], status))
         elif d["type"] == "guardrail":
             expected.append((d["name"], status))
-    (trace,) = _import("openai-agents", NATIVE)
-    assert _path(trace) == expected
+    (trace,) = import_traces("openai-agents", NATIVE)
+    assert path_statuses(trace) == expected
     assert sum(s.type == "llm" for s in trace.spans) == sum(
         s["span_data"]["type"] == "generation" for s in spans.values()
     )
@@ -822,12 +816,12 @@ def test_openai_agents_responses_api_spans_keep_their_token_counts():
         if s["span_data"]["type"] == "response"
     ]
     assert len(usages) == 4
-    (trace,) = _import("openai-agents", RESPONSES)
+    (trace,) = import_traces("openai-agents", RESPONSES)
     llm = [s for s in trace.spans if s.type == "llm"]
     assert [(s.attributes["input_tokens"], s.attributes["output_tokens"]) for s in llm] == [
         (u["input_tokens"], u["output_tokens"]) for u in usages
     ]
-    assert _path(trace)[1:3] == [("get_weather", "success"), ("charge_card", "error")]
+    assert path_statuses(trace)[1:3] == [("get_weather", "success"), ("charge_card", "error")]
     assert "CANARY" not in render_trace(trace)
 
 
@@ -875,7 +869,7 @@ def test_an_empty_file_is_named_empty(tmp_path, name, content):
     empty = tmp_path / "empty.json"
     empty.write_bytes(content)
     with pytest.raises(AbwInputError, match="the file is empty"):
-        _import(name, empty)
+        import_traces(name, empty)
 
 
 @pytest.mark.parametrize("name", sorted(JSON_IMPORTERS))
@@ -883,7 +877,7 @@ def test_a_byte_order_mark_is_skipped(tmp_path, name):
     source = JSON_IMPORTERS[name]
     marked = tmp_path / source.name
     marked.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
-    plain, with_bom = _import(name, source), _import(name, marked)
+    plain, with_bom = import_traces(name, source), import_traces(name, marked)
     assert plain and len(with_bom) == len(plain)
     for a, b in zip(with_bom, plain, strict=True):
         assert a.source.source_hash != b.source.source_hash  # the hash is of the bytes as given
@@ -902,9 +896,9 @@ def test_a_time_past_the_last_utc_moment_is_no_time(tmp_path):
         message["timestamp"] = "9999-12-31T23:59:59-05:00"
     late = tmp_path / GEMINI[0].name
     late.write_text(json.dumps(document))
-    (trace,) = _import("gemini", late)
-    (plain,) = _import("gemini", GEMINI[0])
-    assert _path(trace) == _path(plain)
+    (trace,) = import_traces("gemini", late)
+    (plain,) = import_traces("gemini", GEMINI[0])
+    assert path_statuses(trace) == path_statuses(plain)
     assert all(s.started_at is None for s in trace.spans if s.type == "llm")
 
 
@@ -949,28 +943,31 @@ def test_removed_fields_of_every_json_importer_are_what_the_input_held():
     tool calls does not list tool arguments; an export without events does not list events)."""
     codex = CORPUS / "codex" / "agenthistory__real_sessions_codex_session-01.jsonl"
     payloads = [json.loads(line).get("payload", {}) for line in codex.read_text().splitlines()]
-    (trace,) = _import("codex", codex)
+    (trace,) = import_traces("codex", codex)
     assert not any(p.get("type") == "function_call" for p in payloads)
     assert "function_call.arguments" not in trace.redaction.removed_fields
     assert "message.content" in trace.redaction.removed_fields
     batch = CORPUS / "langsmith" / "gen__langsmith__runs-batch_payload.json"
     document = json.loads(batch.read_text())
     runs = document["post"] + document.get("patch", [])
-    for trace in _import("langsmith", batch):
+    for trace in import_traces("langsmith", batch):
         assert trace.redaction.removed_fields
         for name in trace.redaction.removed_fields:
             assert _held_independently(runs, name), name
     for name in ("tags", "events"):
         held = _held_independently(runs, name)
-        assert any(name in t.redaction.removed_fields for t in _import("langsmith", batch)) == held
-    (native,) = _import("openai-agents", NATIVE)
+        assert (
+            any(name in t.redaction.removed_fields for t in import_traces("langsmith", batch))
+            == held
+        )
+    (native,) = import_traces("openai-agents", NATIVE)
     spans = [o for o in json.loads(NATIVE.read_text())["data"] if o.get("object") == "trace.span"]
     assert ("error.message" in native.redaction.removed_fields) == _held_independently(
         [s.get("error") or {} for s in spans], "message"
     )
     assert "trace.metadata" not in native.redaction.removed_fields  # the trace has none
     any_agent = CORPUS / "any-agent" / "anyagent__OPENAI_trace.json"
-    (trace,) = _import("otel", any_agent)
+    (trace,) = import_traces("otel", any_agent)
     assert not _held_independently(json.loads(any_agent.read_text())["spans"], "events")
     assert trace.redaction.removed_fields == ["span.attributes", "span.name"]
 
@@ -1003,7 +1000,7 @@ def test_an_export_of_many_traces_hashes_its_bytes_once(monkeypatch, tmp_path):
             return real(data, *args, **kwargs)
 
         monkeypatch.setattr(hashlib, "sha256", counting)
-        traces = _import(name, path)
+        traces = import_traces(name, path)
         monkeypatch.setattr(hashlib, "sha256", real)
         assert len(traces) > 1 and len(whole) == 1, (name, len(traces), len(whole))
         assert {t.source.source_hash for t in traces} == {real(raw).hexdigest()}

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import_one
 
 AGENTS_TOOL_ERROR = (
     CORPUS / "openai-agents" / "gen__openai-agents-sdk-0.24.0__tool-error-raised.json"
@@ -18,9 +19,7 @@ AGENTS_TOOL_ERROR = (
 
 
 def _imported(run_cli, fmt: str, source: Path, out: Path) -> dict[str, Any]:
-    code, _, err = run_cli("import", fmt, "--input", source, "--out", out, "-q")
-    assert code == 0, err
-    return json.loads(out.read_text())
+    return cli_import_one(run_cli, fmt, source, out, "-q")
 
 
 def _statuses(trace: dict[str, Any], kind: str = "tool") -> list[tuple[str, str]]:

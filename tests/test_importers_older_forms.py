@@ -7,14 +7,12 @@ import json
 from pathlib import Path
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import
 
 
 def _import(run_cli, name: str, source: Path, out: Path) -> list[dict]:
     """``abw import <name>`` of ``source`` into ``out``: the traces written, in file order."""
-    code, _, err = run_cli("import", name, "--input", source, "--out", out, "-q")
-    assert code == 0, err
-    files = sorted(out.glob("*.json")) if out.is_dir() else [out]
-    return [json.loads(f.read_text()) for f in files]
+    return cli_import(run_cli, name, source, out, "-q")[0]
 
 
 def _tools(trace: dict) -> list[tuple[str, str, object]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_written
 
 FINISH = CORPUS / "python-agents-live" / "openhands-sdk-1.58.2__terminal-finish"
 MORE = CORPUS / "python-agents-live-more"
@@ -33,9 +34,7 @@ def imported(run_cli, tmp_path):
     def run(folder: Path) -> dict:
         out = tmp_path / "out"
         shutil.rmtree(out, ignore_errors=True)
-        code, _, err = run_cli("import", "openhands", "--input", folder, "--out", out)
-        assert code == 0, err
-        (trace_file,) = out.iterdir()
+        (trace_file,), _ = cli_written(run_cli, "openhands", folder, out)
         text = trace_file.read_text()
         assert not [raw for raw in RAW if raw in text]
         return json.loads(text)

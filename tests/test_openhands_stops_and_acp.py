@@ -16,6 +16,8 @@ from typing import Any
 
 from conftest import CORPUS
 
+from tests.importkit import cli_import_one
+
 GUI = CORPUS / "openhands" / "openhands__basic_gui_mode.json"
 REJECTED = "Action has been rejected by the user! Waiting for further user input."
 #: The controller's answer to the call in flight when the agent stops: (error_id, content).
@@ -66,9 +68,7 @@ def _cut_short(
 def _import(run_cli, tmp_path: Path, events: list[dict[str, Any]]) -> dict[str, Any]:
     source, out = tmp_path / "trajectory.json", tmp_path / "run.json"
     source.write_text(json.dumps(events, indent=2))
-    code, _, err = run_cli("import", "openhands", "--input", source, "--out", out)
-    assert code == 0, err
-    return json.loads(out.read_text())
+    return cli_import_one(run_cli, "openhands", source, out)
 
 
 def _confirmation_mode(events: list[dict[str, Any]], answer: str) -> list[dict[str, Any]]:
@@ -213,11 +213,7 @@ def _acp_conversation(tmp_path: Path, status: str) -> Path:
 
 
 def _import_folder(run_cli, folder: Path, *options: str) -> dict[str, Any]:
-    out = folder.parent / "out"
-    code, _, err = run_cli("import", "openhands", "--input", folder, "--out", out, *options)
-    assert code == 0, err
-    (trace,) = [json.loads(p.read_text()) for p in out.glob("*.json")]
-    return trace
+    return cli_import_one(run_cli, "openhands", folder, folder.parent / "out", *options)
 
 
 def test_an_acp_servers_tool_call_is_a_tool_span(run_cli, tmp_path):
@@ -300,7 +296,5 @@ def test_a_state_update_of_autumn_2025_names_the_status_agent_status(run_cli, tm
         update.update(key=key, value=value)
         source, out = tmp_path / "output.jsonl", tmp_path / f"out-{status}-{key}"
         source.write_text(json.dumps(record) + "\n")
-        code, _, err = run_cli("import", "openhands", "--input", source, "--out", out)
-        assert code == 0, err
-        (trace,) = [json.loads(p.read_text()) for p in out.glob("*.json")]
+        trace = cli_import_one(run_cli, "openhands", source, out)
         assert trace["run"]["final_status"] == status

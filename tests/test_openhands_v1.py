@@ -12,18 +12,18 @@ import json
 import shutil
 from pathlib import Path
 
-from abw.importers import get_importer
-from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 
 FOLDER = CORPUS / "openhands-v1"
 INTERRUPTED = FOLDER / "gen__openhands-sdk-1-58-2__interrupted-tool-call"
 STUCK = FOLDER / "gen__openhands-sdk-1-58-2__stuck-loop"
 
 
-def _import(path: Path, **kwargs) -> list:
-    return get_importer("openhands").import_file(path, ImportOptions(**kwargs))
+def _import(path: Path, **kwargs) -> list[Trace]:
+    return import_traces("openhands", path, **kwargs)
 
 
 def _events(conversation: Path) -> list[dict]:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_import_one
 
 LIVE = CORPUS / "otel-cli-telemetry"
 LLM = ("llm", "claude-opus-5-5", "ok")
@@ -48,10 +49,7 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
 
 def _import(run_cli: Any, tmp_path: Path, name: str) -> dict[str, Any]:
     """Import one recording; its single trace."""
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out)
-    assert code == 0, err
-    return json.loads(out.read_text())
+    return cli_import_one(run_cli, "otel", LIVE / name, tmp_path / "trace.json")
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))

@@ -14,6 +14,7 @@ import pytest
 
 from abw.hashing import content_hash
 from tests.conftest import CORPUS
+from tests.importkit import cli_import
 
 LIVE = CORPUS / "otel-live"
 PYDANTIC = "gen__otlp-json__pydantic-ai-2.68.0__v6__{}.jsonl"
@@ -125,10 +126,7 @@ EXPECTED: dict[str, list[tuple[str, list[tuple[str, str, str]]]]] = {
 
 
 def _import(run_cli: Any, tmp_path: Path, name: str, *extra: str) -> tuple[list[dict], str]:
-    out = tmp_path / "traces"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out, *extra)
-    assert code == 0, err
-    return [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))], err
+    return cli_import(run_cli, "otel", LIVE / name, tmp_path / "traces", *extra)
 
 
 def _runs(traces: list[dict]) -> list[tuple[str, list[tuple[str, str, str]]]]:

@@ -14,6 +14,7 @@ import pytest
 
 from abw.hashing import content_hash
 from tests.conftest import CORPUS
+from tests.importkit import cli_import, cli_import_one, json_agent_steps
 
 LIVE = CORPUS / "otel-live-fourth"
 AUTOGEN = "gen__otlp-json__autogen-agentchat-0.7.5__{}.jsonl"
@@ -50,16 +51,7 @@ RAW = ("CANARY", "/home/dev", "order_id", "A-1", "declined", "topic_", "GroupCha
 
 
 def _import(run_cli: Any, tmp_path: Path, case: str) -> list[dict[str, Any]]:
-    out = tmp_path / "traces"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / AUTOGEN.format(case), "--out", out)
-    assert code == 0, err
-    return [json.loads(p.read_text()) for p in sorted(out.iterdir())]
-
-
-def _steps(trace: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    return [
-        (s["type"], s["name"], s["outcome"], s["attributes"].get("agent")) for s in trace["spans"]
-    ]
+    return cli_import(run_cli, "otel", LIVE / AUTOGEN.format(case), tmp_path / "traces")[0]
 
 
 def _no_raw_text(traces: list[dict[str, Any]]) -> None:
@@ -75,7 +67,7 @@ def test_autogen_run_reads_step_by_step(run_cli: Any, tmp_path: Path, case: str)
     sub-agent's; the ``create_agent`` traces of the agents' construction are no runs."""
     traces = _import(run_cli, tmp_path, case)
     status, steps = EXPECTED[case]
-    assert [(t["run"]["final_status"], _steps(t)) for t in traces] == [(status, steps)]
+    assert [(t["run"]["final_status"], json_agent_steps(t)) for t in traces] == [(status, steps)]
     _no_raw_text(traces)
 
 
@@ -85,7 +77,7 @@ def test_autogen_team_turns_name_their_agents(run_cli: Any, tmp_path: Path, case
     ``message`` attribute holds the prompt and the replies) are infrastructure and leak
     nothing."""
     traces = _import(run_cli, tmp_path, case)
-    assert [_steps(t) for t in traces] == TEAMS[case]
+    assert [json_agent_steps(t) for t in traces] == TEAMS[case]
     assert {t["run"]["final_status"] for t in traces} == {"success"}
     _no_raw_text(traces)
 
@@ -98,12 +90,9 @@ def test_semantic_kernel_run_reads_step_by_step(run_cli: Any, tmp_path: Path) ->
     """Semantic Kernel's ``ChatCompletionAgent``: its model calls (token counts as digit
     strings) and parallel plugin calls in order, the plugin that raised is an error, the answer
     is the agent's ``gen_ai.output.messages``; the recorded arguments and results are hashed."""
-    out = tmp_path / "trace.json"
     name = SK.format("parallel-tool-raises")
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out)
-    assert code == 0, err
-    trace = json.loads(out.read_text())
-    assert _steps(trace) == [
+    trace = cli_import_one(run_cli, "otel", LIVE / name, tmp_path / "trace.json")
+    assert json_agent_steps(trace) == [
         SK_LLM,
         ("tool", "Shop-lookup_order", "ok", MAIN),
         ("tool", "Shop-check_stock", "ok", MAIN),
@@ -121,12 +110,9 @@ def test_semantic_kernel_api_error_fails_the_model_call_and_run(
     run_cli: Any, tmp_path: Path
 ) -> None:
     """A model API failure after a tool turn: the failed call is an error, and so is the run."""
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / SK.format("api-error"), "--out", out)
-    assert code == 0, err
-    trace = json.loads(out.read_text())
+    trace = cli_import_one(run_cli, "otel", LIVE / SK.format("api-error"), tmp_path / "trace.json")
     failed = ("llm", "gpt-4o-mini", "error", MAIN)
-    assert _steps(trace) == [SK_LLM, ("tool", "Shop-lookup_order", "ok", MAIN), failed]
+    assert json_agent_steps(trace) == [SK_LLM, ("tool", "Shop-lookup_order", "ok", MAIN), failed]
     assert trace["run"]["final_status"] == "error"
     _no_raw_text([trace])
 
@@ -145,9 +131,6 @@ def test_cancelled_run_keeps_its_steps(
     """A run whose task was cancelled mid-tool: both frameworks end every span cleanly (no
     status, no exception event: their span helpers record ``Exception`` only), so the export
     cannot tell the cancel; the steps that ran are there and nothing recorded leaks."""
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out)
-    assert code == 0, err
-    trace = json.loads(out.read_text())
-    assert _steps(trace) == steps
+    trace = cli_import_one(run_cli, "otel", LIVE / name, tmp_path / "trace.json")
+    assert json_agent_steps(trace) == steps
     _no_raw_text([trace])

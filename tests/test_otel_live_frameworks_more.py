@@ -15,6 +15,7 @@ import pytest
 
 from abw.hashing import content_hash
 from tests.conftest import CORPUS
+from tests.importkit import cli_import_one, json_agent_steps
 
 LIVE = CORPUS / "otel-live-more"
 OPENINFERENCE = "gen__otlp-json__langgraph-1.2.24__openinference-langchain-0.1.80__{}.jsonl"
@@ -66,17 +67,7 @@ ANSWERS = {
 
 
 def _import(run_cli: Any, tmp_path: Path, name: str, *extra: str) -> dict[str, Any]:
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out, *extra)
-    assert code == 0, err
-    trace: dict[str, Any] = json.loads(out.read_text())
-    return trace
-
-
-def _steps(trace: dict[str, Any]) -> list[tuple[str, str, str, str]]:
-    return [
-        (s["type"], s["name"], s["outcome"], s["attributes"].get("agent")) for s in trace["spans"]
-    ]
+    return cli_import_one(run_cli, "otel", LIVE / name, tmp_path / "trace.json", *extra)
 
 
 @BOTH
@@ -89,7 +80,7 @@ def test_langgraph_run_reads_step_by_step(
     tool, the graph a tool runs is the sub-agent, and the run ends as it did."""
     trace = _import(run_cli, tmp_path, shape.format(case))
     status, steps = EXPECTED[case]
-    assert (trace["run"]["final_status"], _steps(trace)) == (status, steps)
+    assert (trace["run"]["final_status"], json_agent_steps(trace)) == (status, steps)
     if case in ANSWERS:
         assert trace["run"]["final_output_hash"] == content_hash(ANSWERS[case])
     text = json.dumps(trace)
@@ -184,7 +175,7 @@ def test_strands_run_reads_step_by_step(run_cli: Any, tmp_path: Path, case: str)
     records none) is the last agent's text, not the JSON of its content blocks."""
     trace = _import(run_cli, tmp_path, STRANDS.format(case))
     status, steps, answer = STRANDS_RUNS[case]
-    assert (trace["run"]["final_status"], _steps(trace)) == (status, steps)
+    assert (trace["run"]["final_status"], json_agent_steps(trace)) == (status, steps)
     if answer is not None:
         assert trace["run"]["final_output_hash"] == content_hash(answer)
     text = json.dumps(trace)
@@ -244,7 +235,7 @@ def test_adk_run_reads_step_by_step(run_cli: Any, tmp_path: Path, case: str) -> 
     trace = _import(
         run_cli, tmp_path, ADK.format(case), "--argument-fields", "lookup_order:order_id"
     )
-    assert (trace["run"]["final_status"], _steps(trace)) == ADK_RUNS[case]
+    assert (trace["run"]["final_status"], json_agent_steps(trace)) == ADK_RUNS[case]
     ids = [s["attributes"].get("tool_call_id") for s in trace["spans"] if s["type"] == "tool"]
     assert None not in ids[:-1] and "<not specified>" not in ids
     if case == "transfer__capture-span_only":
@@ -294,7 +285,7 @@ def test_llama_index_run_reads_step_by_step(run_cli: Any, tmp_path: Path, case: 
     """LlamaIndex agents over OpenInference: parallel calls, a failed tool reported to the
     model, a handoff, the API failing and ``cancel_run`` mid-tool."""
     trace = _import(run_cli, tmp_path, LLAMA.format(case))
-    assert (trace["run"]["final_status"], _steps(trace)) == LLAMA_RUNS[case]
+    assert (trace["run"]["final_status"], json_agent_steps(trace)) == LLAMA_RUNS[case]
     text = json.dumps(trace)
     for raw in ("CANARY", "/home/dev", "order_id", "A-1", "declined"):
         assert raw not in text

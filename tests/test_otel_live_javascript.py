@@ -15,6 +15,7 @@ import pytest
 
 from abw.hashing import content_hash
 from tests.conftest import CORPUS
+from tests.importkit import cli_import, cli_import_one
 
 LIVE = CORPUS / "otel-live-js"
 NAME = "gen__otlp-json__ai-sdk-7.0.173__{}__{}__{}.jsonl"
@@ -58,11 +59,7 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, str, str]]]] = {
 
 
 def _import(run_cli: Any, tmp_path: Path, name: str) -> dict[str, Any]:
-    out = tmp_path / "trace.json"
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out)
-    assert code == 0, err
-    trace: dict[str, Any] = json.loads(out.read_text())
-    return trace
+    return cli_import_one(run_cli, "otel", LIVE / name, tmp_path / "trace.json")
 
 
 @SHAPES
@@ -122,11 +119,8 @@ def test_ai_sdk_approval_flow_is_two_runs(
 ) -> None:
     """A call that needs approval stops the run at the request; the run that carries the
     person's answer is a trace of its own, with the model's answer."""
-    out = tmp_path / "traces"
     name = NAME.format(integration, mode, "approval-denied")
-    code, _, err = run_cli("import", "otel", "--input", LIVE / name, "--out", out)
-    assert code == 0, err
-    first, second = (json.loads(p.read_text()) for p in sorted(out.iterdir()))
+    (first, second), _ = cli_import(run_cli, "otel", LIVE / name, tmp_path / "traces")
     if first["spans"][0]["started_at"] > second["spans"][0]["started_at"]:
         first, second = second, first
     assert [(s["name"], s["outcome"]) for s in first["spans"]] == [

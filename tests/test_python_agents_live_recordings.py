@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import cli_written
 
 LIVE = CORPUS / "python-agents-live"
 PARALLEL_LIMIT = LIVE / "toolcalls-parallel-step-limit.traj.json"
@@ -29,10 +30,8 @@ def imported(run_cli, tmp_path):
     """Import one recording with the real CLI; its trace as JSON."""
 
     def run(path: Path, importer: str = "swe-agent") -> dict:
-        out = tmp_path / f"{path.name}.json"
-        code, _, err = run_cli("import", importer, "--input", path, "--out", out)
-        assert code == 0, err
-        text = out.read_text()
+        (written,), _ = cli_written(run_cli, importer, path, tmp_path / f"{path.name}.json")
+        text = written.read_text()
         assert not [raw for raw in RAW if raw in text]
         return json.loads(text)
 
@@ -168,10 +167,7 @@ def conversation(run_cli, tmp_path):
     """Import one persisted OpenHands conversation folder with the real CLI; its trace."""
 
     def run(folder: Path) -> dict:
-        out = tmp_path / folder.name
-        code, _, err = run_cli("import", "openhands", "--input", folder, "--out", out)
-        assert code == 0, err
-        (written,) = out.glob("*.json")
+        (written,), _ = cli_written(run_cli, "openhands", folder, tmp_path / folder.name)
         text = written.read_text()
         assert not [raw for raw in (*RAW, "sk-stub", "127.0.0.1") if raw in text]
         return json.loads(text)

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from abw.importers.base import ImportOptions
 from abw.importers.claude import ClaudeImporter
+from abw.models.trace import Trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, import_traces
 
 CLAUDE = CORPUS / "claude-code"
 STREAM_JSON = (
@@ -42,7 +45,7 @@ def _refused(run_cli, source: Path, out: Path) -> str:
 
 
 def _final_status(path: Path) -> str:
-    traces = ClaudeImporter().import_file(path, ImportOptions(exported_at="2026-01-01T00:00:00Z"))
+    traces = import_traces(ClaudeImporter(), path, exported_at="2026-01-01T00:00:00Z")
     return traces[0].run.final_status
 
 
@@ -123,11 +126,17 @@ BACKGROUND_FAILED = CLAUDE / "entireio__cli__background-bash-failed-2.1.42-e957b
 BACKGROUND_STOPPED = CLAUDE / "entireio__cli__background-bash-taskstop-2.1.37-2106605.jsonl"
 
 
-def _trace(path: Path, **options):
-    (trace,) = ClaudeImporter().import_file(
-        path, ImportOptions(exported_at="2026-01-01T00:00:00Z", **options)
-    )
-    return trace
+def _trace(path: Path, **options: Any) -> Trace:
+    return import_trace(ClaudeImporter(), path, exported_at="2026-01-01T00:00:00Z", **options)
+
+
+def _tools(path: Path) -> list[tuple[str, int, str, str]]:
+    """(name, source line, status, outcome) of every span of ``path``'s trace that is no model
+    request, in order (for the Claude live-recording tests)."""
+    trace = _trace(path)
+    return [
+        (s.name, s.source_ref.line, s.status, s.outcome) for s in trace.spans if s.type != "llm"
+    ]
 
 
 def _background(trace) -> list[tuple[str, int, str, str, str | None]]:

@@ -11,6 +11,7 @@ from abw.importers import get_importer
 from abw.importers.base import ImportOptions
 from abw.importers.common import parse_argument_fields
 from tests.conftest import CORPUS
+from tests.importkit import import_trace, import_traces, jsonl_records
 
 #: Codex 0.140.0 (codex-tui), one session as saved mid-turn by the tool that committed it: three
 #: ``tool_search_call``s, two compactions, a test run that failed on a test's own timeout.
@@ -20,26 +21,17 @@ CODEX_0140 = (
 )
 
 
-def _import(name: str, path: Path, **kwargs):
-    (trace,) = get_importer(name).import_file(path, ImportOptions(**kwargs))
-    return trace
-
-
-def _records(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def test_codex_tool_search_is_a_retriever_call_between_two_model_requests():
     """A ``tool_search_call`` and its ``tool_search_output`` were skipped: the search was no span,
     and the model requests before and after it were read as one llm span."""
-    trace = _import("codex", CODEX_0140)
+    trace = import_trace("codex", CODEX_0140)
     searches = [
         (s.type, s.outcome, s.source_ref.line) for s in trace.path() if s.name == "tool_search"
     ]
     assert searches == [("retriever", "ok", 15), ("retriever", "ok", 19), ("retriever", "ok", 704)]
     # Codex writes one token_count event with usage after each model request; a compaction's
     # request (the ``compacted`` record) is a memory span, not an llm span.
-    records = _records(CODEX_0140)
+    records = jsonl_records(CODEX_0140)
     requests = sum(
         1
         for r in records
@@ -58,7 +50,7 @@ def test_codex_tool_search_is_a_retriever_call_between_two_model_requests():
 def test_codex_tool_search_arguments_are_argument_fields():
     """``--argument-fields tool_search:limit`` reads the search's ``arguments`` object."""
     options = {"argument_fields": parse_argument_fields("tool_search:limit")}
-    trace = _import("codex", CODEX_0140, **options)
+    trace = import_trace("codex", CODEX_0140, **options)
     limits = [s.attributes.get("arguments") for s in trace.spans if s.name == "tool_search"]
     assert limits == [{"limit": 8}, {"limit": 20}, {"limit": 8}]
 
@@ -67,11 +59,11 @@ def test_codex_a_command_whose_own_output_says_timed_out_failed_it_did_not_time_
     """``bun test`` exited 1 after 19 s, its output reporting "this test timed out after 5000ms":
     the command failed (error), Codex did not stop it (timeout); "timed out" anywhere in the
     first 400 characters of the output made it a timeout."""
-    trace = _import("codex", CODEX_0140)
+    trace = import_trace("codex", CODEX_0140)
     (span,) = [s for s in trace.path() if s.source_ref.line == 528]
     (output,) = [
         r["payload"]["output"]
-        for r in _records(CODEX_0140)
+        for r in jsonl_records(CODEX_0140)
         if r["payload"].get("call_id") == span.span_id and r["payload"].get("output")
     ]
     assert "Process exited with code 1" in output and "this test timed out" in output[:400]
@@ -103,11 +95,11 @@ def test_codex_app_connector_call_is_named_like_every_codex_version_names_it(tmp
     cut off the tool (``_create_issue``); abw joined them into ``..._github___create_issue`` with
     server ``codex_apps__github``, a name no other Codex version writes for the tool. It is the
     flat ``mcp__<server>__<tool>`` of the MCP identity ``mcp_tool_call_end`` reports."""
-    trace = _import("codex", CODEX_APPS)
+    trace = import_trace("codex", CODEX_APPS)
     (span,) = [s for s in trace.path() if s.source_ref.line == 292]
     (end,) = [
         r["payload"]
-        for r in _records(CODEX_APPS)
+        for r in jsonl_records(CODEX_APPS)
         if r["payload"].get("type") == "mcp_tool_call_end"
         and r["payload"]["call_id"] == span.span_id
     ]
@@ -125,7 +117,7 @@ def test_codex_app_connector_call_is_named_like_every_codex_version_names_it(tmp
         {"namespace": None, "name": "mcp__codex_apps__github_create_issue"},
         {"namespace": "mcp__codex_apps__github", "name": "mcp__codex_apps__github_create_issue"},
     ):
-        other = _import("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
+        other = import_trace("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
         (same,) = [s for s in other.path() if s.source_ref.line == 292]
         assert (same.name, same.attributes["mcp_tool"]) == (span.name, "github_create_issue")
 
@@ -139,7 +131,7 @@ def test_codex_mcp_server_call_is_named_alike_across_namespace_shapes(tmp_path):
         {"namespace": "mcp__deepwiki__", "name": "ask_question"},
         {"namespace": "mcp__deepwiki", "name": "ask_question"},
     ):
-        trace = _import("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
+        trace = import_trace("codex", _rewritten(tmp_path, CODEX_APPS, 292, **changes))
         (span,) = [s for s in trace.path() if s.source_ref.line == 292]
         names.add((span.name, span.attributes["mcp_server"], span.attributes["mcp_tool"]))
     assert names == {("mcp__deepwiki__ask_question", "deepwiki", "ask_question")}
@@ -149,11 +141,11 @@ def test_codex_a_poll_after_the_process_exited_is_a_failed_poll_of_its_command()
     """Line 1707 polls session 33370 after its process exited 1 (line 1694): Codex answers
     "write_stdin failed: Unknown process id 33370". It was a write_stdin error span of its own
     while a failed poll of a live session folds into the command: one call counted twice."""
-    records = _records(CODEX_APPS)
+    records = jsonl_records(CODEX_APPS)
     assert json.loads(records[1706]["payload"]["arguments"])["session_id"] == 33370
     assert records[1707]["payload"]["output"] == "write_stdin failed: Unknown process id 33370"
     assert "Process exited with code 1" in records[1693]["payload"]["output"]
-    trace = _import("codex", CODEX_APPS)
+    trace = import_trace("codex", CODEX_APPS)
     assert [s for s in trace.spans if s.name == "write_stdin"] == []
     (command,) = [s for s in trace.path() if s.source_ref.line == 1511]
     assert (command.name, command.outcome, command.attributes["exit_code"]) == (
@@ -186,7 +178,7 @@ def test_codex_unknown_response_item_types_are_skipped_with_a_warning(tmp_path):
 
 def _import_warnings(path: Path) -> list[str]:
     options = ImportOptions()
-    get_importer("codex").import_file(path, options)
+    import_traces("codex", path, options)
     return options.warnings
 
 
@@ -211,7 +203,7 @@ def test_gemini_call_ids_of_every_gemini_cli_version_give_the_call_its_start(tmp
     ``read_file-1774383200640-<hex>``, so those calls got no duration. No licensed recording of
     0.29+ with such ids was found: the real 2025 recording's ids are rewritten into each form
     exactly as gemini-cli's source makes them, keeping their epoch-ms."""
-    calls = [s for s in _import("gemini", GEMINI_2025).spans if s.type != "llm"]
+    calls = [s for s in import_trace("gemini", GEMINI_2025).spans if s.type != "llm"]
     durations = [s.duration_ms for s in calls]
     assert len(calls) == 10 and all(d is not None for d in durations)
     text = GEMINI_2025.read_text()
@@ -225,13 +217,13 @@ def test_gemini_call_ids_of_every_gemini_cli_version_give_the_call_its_start(tmp
         path = tmp_path / version.replace(" ", "-") / GEMINI_2025.name
         path.parent.mkdir()
         path.write_text(rewritten)
-        got = [s for s in _import("gemini", path).spans if s.type != "llm"]
+        got = [s for s in import_trace("gemini", path).spans if s.type != "llm"]
         assert [s.span_id for s in got] == ids
         assert [(s.duration_ms, s.attributes.get("duration_source")) for s in got] == [
             (d, "id_epoch_ms") for d in durations
         ], version
     # an id the model's API gave (a 0.39+ recording, April 2026) holds no time: no duration
-    api_ids = _import(
+    api_ids = import_trace(
         "gemini", CORPUS / "gemini-cli" / "vibecodingtracker__test_conversation_gemini.jsonl"
     )
     assert all(s.duration_ms is None for s in api_ids.spans if s.type != "llm")
@@ -249,7 +241,7 @@ def test_codex_exec_json_output_is_refused_naming_the_rollout_to_import(run_cli,
     what the file is nor what to import. It is not read as a run (no timestamps, no model, every
     command ``command_execution``, calls without an item left out): the one line names the
     rollout Codex wrote for the same thread, whose file name ends with the thread id."""
-    (started, *_) = _records(CODEX_EXEC_JSON)
+    (started, *_) = jsonl_records(CODEX_EXEC_JSON)
     assert started["type"] == "thread.started"
     code, out, err = run_cli("import", "codex", "--input", CODEX_EXEC_JSON, "--out", tmp_path / "o")
     assert (code, out) == (2, "")
@@ -312,7 +304,7 @@ def test_gemini_stream_json_output_is_refused_naming_the_recording_to_import(run
     cancelled call reads ``success``; a shell call's output is its display text, with no exit
     code): the line names the session's own recording, ``session-<time>-<8 of the id>.json``
     (the agentcmd fixture ``session-2025-10-29T10-36-453aa339.json`` for this one)."""
-    (init, *events) = _records(GEMINI_STREAM_JSON)
+    (init, *events) = jsonl_records(GEMINI_STREAM_JSON)
     assert init["type"] == "init" and [e["type"] for e in events].count("tool_use") == 3
     copy = tmp_path / "stream.json"  # (as saved by `> out.json`)
     copy.write_bytes(GEMINI_STREAM_JSON.read_bytes())

@@ -12,8 +12,10 @@ from typing import Any
 from abw.hashing import content_hash
 from abw.importers import get_importer
 from abw.importers.base import ImportOptions
+from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_trace
 
 #: SWE-agent 0.7 (EnIGMA, CTF mode) demonstration: five ``submit``s answered ``Wrong flag!``.
 EPS = CORPUS / "swe-agent" / "enigma" / "SWE-agent__enigma_demo_ctf_crypto_eps__3ea751c0.traj"
@@ -24,9 +26,8 @@ MINI_JSON = MINI / "gen__mini-swe-agent-2.4.6__mini-yaml-json-replies.traj.json"
 MINI_TIMEOUTS = MINI / "miniswe2__pvlib__pvlib-python-1072.traj.json"
 
 
-def _import(path: Path, **kwargs: Any):
-    (trace,) = get_importer("swe-agent").import_file(path, ImportOptions(**kwargs))
-    return trace
+def _import(path: Path, **kwargs: Any) -> Trace:
+    return import_trace("swe-agent", path, **kwargs)
 
 
 def _replies(path: Path) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from abw.importers.claude import ClaudeImporter
 from abw.importers.common import parse_labels
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
+from tests.importkit import import_traces
 
 CLAUDE = CORPUS / "claude-code"
 FILES = sorted(CLAUDE.glob("*.jsonl"))
@@ -82,7 +83,7 @@ class Planter:
 
 def _import(path: Path, **options) -> tuple[str, list[str]]:
     opts = ImportOptions(exported_at="2026-01-01T00:00:00Z", **options)
-    traces = ClaudeImporter().import_file(path, opts)
+    traces = import_traces(ClaudeImporter(), path, opts)
     return "".join(render_trace(t) for t in traces), opts.warnings
 
 
