@@ -5,15 +5,21 @@ A run is one node (``id``, ``trace_id``, ``parent_run_id``, ``dotted_order``, ``
 ``dotted_order`` is both the tree path and the order. ``llm`` runs are llm spans (named by
 ``ls_model_name`` when given), ``tool`` runs are tools (an ``error`` makes them errors),
 ``retriever``/``embedding`` runs are retrievers; ``chain``, ``prompt`` and ``parser`` runs only
-scope their children. A run whose error is a cancellation (``CancelledError()``,
-``KeyboardInterrupt()``: the SDKs record ``repr(exception)``) was interrupted, not failed.
-Every ``trace_id`` becomes its own trace.
+scope their children (a span's parent is its nearest span ancestor). A run whose error is a
+cancellation (``CancelledError()``, ``KeyboardInterrupt()``: the SDKs record
+``repr(exception)``) was interrupted, not failed; LangGraph's ``GraphInterrupt`` (``interrupt()``
+waiting for a person) leaves the call incomplete and the run unknown. A tool run answering a
+``ToolMessage`` with ``status: error`` failed. A ``<Middleware>.wrap_tool_call`` run with no tool
+run below it is the call a person held back (paused, or rejected). Every ``trace_id`` becomes
+its own trace, read from every file of its folder that holds runs of it (the SDK sends a run's
+post and patch in whichever body it flushes then).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -124,23 +130,69 @@ class LangSmithImporter(Importer):
         "tool and retriever runs' inputs."
     )
 
+    def __init__(self) -> None:
+        self._folders: dict[Path, dict[str, list[str]]] = {}  # folder -> trace id -> file names
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The exports; a file whose every trace an earlier file of its folder begins (the
+        SDK sends a long run's post and patch in separate bodies) is read with that file."""
+        return [p for p in super().discover(folder) if self._begins_any(p)]
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
-        raw = read_raw(path)
-        body = json_body(raw, path)
-        try:
-            document: Any = parse_json(body, path)
-        except MalformedJson:  # JSON Lines
-            document = [run for _, run in jsonl_records(body, path, options.warnings)]
-        runs = _merge(_runs(document, path), path)
+        raw, pairs = _read(path, options.warnings)
+        runs = _merge(pairs, path)
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)
-        source_hash = sha256_hex(raw)
+        here = {_trace_of(r) for r in runs.values()}
+        traces = {} if _whole(pairs, runs) else self._traces_of(path.parent)
+        first = {t: (traces.get(t) or [path.name])[0] for t in here}
+        own = {t for t in here if first[t] == path.name}
+        raws = [raw]
+        if not own:  # a later share of its folder's traces, named on its own
+            earlier = ", ".join(sorted({first[t] for t in here}))
+            options.warn(
+                f"{path.name}: its runs continue traces that {earlier} begins; imported on its "
+                "own: import its folder to read them with it"
+            )
+            own = here
+        else:
+            later = sorted({n for t in own for n in traces.get(t, ()) if n != path.name})
+            for name in later:
+                more_raw, more = _read(path.parent / name, [])
+                raws.append(more_raw)
+                pairs += more
+            runs = _merge(pairs, path)
+        source_hash = sha256_hex(b"".join(raws))
         return [
             self._trace(t, members, source_hash, path, options)
-            for t, members in group_by_trace(
-                runs.values(), lambda r: str(r.get("trace_id") or r["id"]), _order
-            )
+            for t, members in group_by_trace(runs.values(), _trace_of, _order)
+            if t in own
         ]
+
+    def _traces_of(self, folder: Path) -> dict[str, list[str]]:
+        """Which exports in ``folder`` hold runs of each trace, in name order (read once)."""
+        if folder not in self._folders:
+            index: dict[str, list[str]] = {}
+            try:
+                siblings = sorted(folder.iterdir())
+            except OSError:  # a folder that cannot be listed: the file is read on its own
+                siblings = []
+            for sibling in siblings:
+                if sibling.suffix not in self.suffixes or not sibling.is_file():
+                    continue
+                try:
+                    runs = _merge(_read(sibling, [])[1], sibling)
+                except AbwInputError:  # refused when it is imported itself
+                    continue
+                for trace_id in dict.fromkeys(map(_trace_of, runs.values())):
+                    index.setdefault(trace_id, []).append(sibling.name)
+            self._folders[folder] = index
+        return self._folders[folder]
+
+    def _begins_any(self, path: Path) -> bool:
+        """Whether ``path`` holds the first runs of a trace in its folder (or none readable)."""
+        held = [names for names in self._traces_of(path.parent).values() if path.name in names]
+        return not held or any(names[0] == path.name for names in held)
 
     def _trace(
         self,
@@ -151,50 +203,43 @@ class LangSmithImporter(Importer):
         options: ImportOptions,
     ) -> Trace:
         members = sorted(members, key=_order)
-        ids = {r["id"] for r in members}
-        root = next((r for r in members if _parent(r, ids) is None), None)
+        by_id = {r["id"]: r for r in members}
+        root = _root(members, trace_id)
+        held = _calls_held(members, by_id)
+        emitted = {r["id"] for r in members if str(r.get("run_type")) in TYPES} | held.keys()
         drafts: list[Draft] = []
         for position, run in enumerate(members):
             span_type = TYPES.get(str(run.get("run_type")))
-            if span_type is None:
+            call = held.get(run["id"])
+            if span_type is None and call is None:
                 continue
-            failed = bool(run.get("error"))
-            outcome = "error" if failed else ("ok" if run.get("end_time") else "incomplete")
             error_type = _error_type(run.get("error"))
-            if error_type and "Timeout" in error_type:
-                outcome = "timeout"
-            elif _cancelled(error_type):
-                outcome = "interrupted"
-            name = str(run.get("name") or run.get("run_type"))
-            model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
-            if span_type == "llm" and model:
-                name = str(model)
+            inputs = run.get("inputs", ABSENT)
+            if call is not None:  # a call a middleware held back: no tool run
+                span_type, (name, outcome, inputs) = "tool", call
+            else:
+                outcome = _outcome(run, span_type, error_type)
+                name = _name(run, span_type)
             draft = Draft(
                 (position,),
                 span_type,
                 name,
                 outcome,
-                run.get("inputs", ABSENT),
+                inputs,
                 run.get("outputs", ABSENT),
                 span_id=run["id"],
             )
             draft.set_times(_moment(run.get("start_time")), _moment(run.get("end_time")))
-            parent = run.get("parent_run_id")
-            draft.parent_span_id = parent if isinstance(parent, str) else None
+            draft.parent_span_id = _emitted_parent(run, by_id, emitted)
             draft.attributes["run_type"] = run.get("run_type")
             if span_type != "llm":  # a tool or retriever run's inputs are the call's arguments
-                draft.keep_arguments(options.argument_fields, run.get("inputs"), path)
+                draft.keep_arguments(options.argument_fields, inputs, path)
             if error_type:
                 draft.attributes["error_type"] = error_type
             drafts.append(draft)
         final_status, final_output, final_text = "unknown", None, None
         if root is not None:
-            if _cancelled(_error_type(root.get("error"))):
-                final_status = "cancelled"  # stopped while it ran (the task cancelled, ^C)
-            elif root.get("error"):
-                final_status = "error"
-            elif root.get("end_time"):
-                final_status = "success"
+            final_status = _final_status(root, members)
             final_output = root.get("outputs")
             if final_output is not None:
                 final_text = (
@@ -212,6 +257,103 @@ class LangSmithImporter(Importer):
             final_text=final_text,
             removed_fields=held_fields(members, REMOVED_FIELDS),
         )
+
+
+def _name(run: dict[str, Any], span_type: str) -> str:
+    """A span's name: the run's, an llm run's model (``extra.metadata.ls_model_name``)."""
+    model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
+    if span_type == "llm" and model:
+        return str(model)
+    return str(run.get("name") or run.get("run_type"))
+
+
+def _calls_held(
+    members: list[dict[str, Any]], by_id: dict[str, dict[str, Any]]
+) -> dict[str, tuple[str, str, Any]]:
+    """``run id -> (tool, outcome, arguments)`` of the calls a middleware of langchain's
+    ``create_agent`` held back: a ``<Middleware>.wrap_tool_call`` run (the outermost) with no
+    tool run below it, paused for a person (GraphInterrupt: incomplete) or that a person
+    rejected (its answer the ToolMessage of a ``reject`` decision: rejected)."""
+    ids = by_id.keys()
+    ran: set[str] = set()  # the runs a tool run lies below
+    for run in members:
+        parent = _parent(run, ids) if run.get("run_type") == "tool" else None
+        while parent is not None and parent not in ran:
+            ran.add(parent)
+            parent = _parent(by_id[parent], ids)
+    held: dict[str, tuple[str, str, Any]] = {}
+    for run in members:
+        parent = _parent(run, ids)
+        if not _wraps_call(run) or run["id"] in ran or (parent and _wraps_call(by_id[parent])):
+            continue
+        call = as_dict(as_dict(as_dict(run.get("inputs")).get("request")).get("tool_call"))
+        tool = call.get("name")
+        if not isinstance(tool, str) or not tool:
+            continue
+        if _paused(_error_type(run.get("error"))):
+            held[run["id"]] = (tool, "incomplete", call.get("args", ABSENT))
+        elif _rejected(run.get("outputs")):
+            held[run["id"]] = (tool, "rejected", call.get("args", ABSENT))
+    return held
+
+
+def _wraps_call(run: dict[str, Any]) -> bool:
+    name = run.get("name")
+    return isinstance(name, str) and name.endswith(".wrap_tool_call")
+
+
+def _rejected(outputs: Any) -> bool:
+    """Whether a middleware's answer is the ToolMessage langchain's HumanInTheLoopMiddleware
+    writes for a person's ``reject`` decision (``additional_kwargs.lc_source``
+    ``hitl_interrupt_decision``, ``lc_data.decision`` ``reject``)."""
+    message = as_dict(outputs)
+    extra = as_dict(message.get("additional_kwargs"))
+    return (
+        message.get("type") == "tool"
+        and extra.get("lc_source") == "hitl_interrupt_decision"
+        and as_dict(extra.get("lc_data")).get("decision") == "reject"
+    )
+
+
+def _read(path: Path, warnings: list[str]) -> tuple[bytes, list[tuple[str, dict[str, Any]]]]:
+    """A file's bytes and its ``(operation, run)`` pairs."""
+    raw = read_raw(path)
+    body = json_body(raw, path)
+    try:
+        document: Any = parse_json(body, path)
+    except MalformedJson:  # JSON Lines
+        document = [run for _, run in jsonl_records(body, path, warnings)]
+    return raw, _runs(document, path)
+
+
+def _whole(pairs: list[tuple[str, dict[str, Any]]], runs: dict[str, dict[str, Any]]) -> bool:
+    """Whether the file holds its traces whole: each root, every run posted here and ended
+    (else the SDK sent the rest in other bodies, which its folder may hold)."""
+    posted = {_run_id(run) for op, run in pairs if op == "post"}
+    roots = {
+        r["id"]
+        for t, m in group_by_trace(runs.values(), _trace_of, _order)
+        for r in [_root(m, t)]
+        if r is not None
+    }
+    traces = {_trace_of(r) for r in runs.values()}
+    return len(roots) == len(traces) and all(
+        r["id"] in posted and (r.get("end_time") or r.get("error")) for r in runs.values()
+    )
+
+
+def _trace_of(run: dict[str, Any]) -> str:
+    return str(run.get("trace_id") or run["id"])
+
+
+def _root(members: list[dict[str, Any]], trace_id: str) -> dict[str, Any] | None:
+    """The trace's root run: the one whose id is the trace id, else the one without a parent;
+    none when the export holds only later runs of the trace (a body of the SDK's without the
+    root's post and patch: a child there says nothing of how the run ended)."""
+    for run in members:
+        if run["id"] == trace_id:
+            return run
+    return next((r for r in members if not r.get("parent_run_id")), None)
 
 
 def _moment(value: Any) -> Any:
@@ -248,6 +390,76 @@ def _cancelled(error_type: str | None) -> bool:
     return error_type in _CANCELLED
 
 
-def _parent(run: dict[str, Any], ids: set[str]) -> str | None:
+#: The exception classes LangGraph raises where ``interrupt()`` stops a graph to wait for a
+#: person's answer (``Command(resume=...)`` runs the node again, in a trace of its own): the
+#: run paused, it neither failed nor finished.
+_PAUSED = frozenset({"GraphInterrupt", "NodeInterrupt"})
+
+
+def _paused(error_type: str | None) -> bool:
+    """Whether a run's error class says LangGraph paused it for a person's answer."""
+    return error_type is not None and error_type.rsplit(".", 1)[-1] in _PAUSED
+
+
+def _outcome(run: dict[str, Any], span_type: str, error_type: str | None) -> str:
+    """A run's outcome: its error's class decides (a timeout, a cancellation, a pause for a
+    person), else a tool whose answer is a ``ToolMessage`` with ``status: error`` failed (the
+    error was handed to the model: ``handle_tool_error``, ``ToolNode(handle_tool_errors=...)``)."""
+    if _paused(error_type):
+        return "incomplete"  # no result yet: the call waits for a person's answer
+    if error_type and "Timeout" in error_type:
+        return "timeout"
+    if _cancelled(error_type):
+        return "interrupted"
+    if run.get("error"):
+        return "error"
+    if span_type == "tool" and _tool_message_error(run.get("outputs")):
+        return "error"
+    return "ok" if run.get("end_time") else "incomplete"
+
+
+def _tool_message_error(outputs: Any) -> bool:
+    """Whether a tool run's ``outputs`` is a ``ToolMessage`` with ``status: error``: as a
+    plain dict (``{"output": {"type": "tool", "status": "error", ...}}``) or LangChain's
+    serialized form (``{"lc": 1, "id": [..., "ToolMessage"], "kwargs": {"status": ...}}``)."""
+    message = as_dict(as_dict(outputs).get("output"))
+    ids = message.get("id")
+    if message.get("lc") == 1 and isinstance(ids, list) and ids[-1:] == ["ToolMessage"]:
+        return as_dict(message.get("kwargs")).get("status") == "error"
+    return message.get("type") == "tool" and message.get("status") == "error"
+
+
+def _final_status(root: dict[str, Any], members: list[dict[str, Any]]) -> str:
+    """The run's end from its root run: cancelled when stopped while it ran (the task
+    cancelled, ^C), ``unknown`` while a LangGraph ``interrupt()`` waits for a person's answer,
+    error when the root failed, success when it ended."""
+    root_error = _error_type(root.get("error"))
+    if _cancelled(root_error):
+        return "cancelled"
+    if any(_paused(_error_type(r.get("error"))) for r in members) and (
+        not root.get("error") or _paused(root_error)
+    ):
+        return "unknown"
+    if root.get("error"):
+        return "error"
+    return "success" if root.get("end_time") else "unknown"
+
+
+def _emitted_parent(
+    run: dict[str, Any], by_id: dict[str, dict[str, Any]], emitted: set[str]
+) -> str | None:
+    """The nearest ancestor of ``run`` that is a span (chains only scope their children: a
+    sub-agent's steps below a tool run belong to that tool's call)."""
+    seen = {run["id"]}
+    parent = _parent(run, by_id.keys())
+    while parent is not None and parent not in seen:
+        if parent in emitted:
+            return parent
+        seen.add(parent)
+        parent = _parent(by_id[parent], by_id.keys())
+    return None
+
+
+def _parent(run: dict[str, Any], ids: Collection[str]) -> str | None:
     parent = run.get("parent_run_id")
     return parent if isinstance(parent, str) and parent in ids else None
