@@ -25,6 +25,9 @@ _PYDANTIC_AI_RESULT = "final_result"
 
 _OPERATION = "gen_ai.operation.name"
 
+#: The keys of each call in any-agent's record of a model's request for tool calls.
+_ANY_AGENT_CALL = {"tool.name", "tool.args"}
+
 #: The class names LangChain serialises an AI message under (``dumpd``'s constructor ``id``).
 _AI_MESSAGES = {"AIMessage", "AIMessageChunk"}
 
@@ -48,7 +51,9 @@ def final_answer(
     records for the run (any-agent's ``final_output``: a text, or a structured answer as it
     is), else the root span's output, else the ``result`` its agent span records
     (:func:`recorded_result`), else the last llm output; as its assistant text when it has
-    one."""
+    one. A recorded ``None`` is a run that returned no answer: it has none."""
+    if recorded is None:
+        return None, None
     if recorded is not ABSENT:
         return recorded, recorded if isinstance(recorded, str) else json.dumps(recorded)
     output = span_content(root, output=True) if root else ABSENT
@@ -56,7 +61,7 @@ def final_answer(
         output = ABSENT  # a repr, cut short: the answer is the last model output's
     if output is ABSENT:
         output = result
-    if output is ABSENT and llm_outputs:
+    if output is ABSENT and llm_outputs and not _tool_requests(llm_outputs[-1]):
         output = llm_outputs[-1]
     if output is ABSENT or output is None:
         return None, None
@@ -66,6 +71,17 @@ def final_answer(
     if text is None:
         text = _block_text(output)
     return (output if text is None else text), text
+
+
+def _tool_requests(value: Any) -> bool:
+    """Whether a model output is any-agent's record of the calls it asked for (``gen_ai.output``
+    ``[{"tool.name", "tool.args"}, ...]``): no answer (a run that failed before it had one)."""
+    requests = decode_json_string(value)
+    return (
+        isinstance(requests, list)
+        and bool(requests)
+        and all(isinstance(r, dict) and r.keys() == _ANY_AGENT_CALL for r in requests)
+    )
 
 
 def flat_answer(attributes: dict[str, Any]) -> str | None:

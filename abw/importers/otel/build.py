@@ -14,7 +14,7 @@ from abw.importers.otel.arguments import keep_arguments
 from abw.importers.otel.attributes import record_attributes
 from abw.importers.otel.classify import CLAUDE_CODE, Kind, agent_scope, classify
 from abw.importers.otel.content import span_content
-from abw.importers.otel.fold import repeated_call, unwrap_requests
+from abw.importers.otel.fold import repeated_call, traced_by_any_agent, unwrap_requests
 from abw.importers.otel.order import call_order, sort_start
 from abw.importers.otel.outcomes import (
     claude_code_tool_outcome,
@@ -71,6 +71,7 @@ def build_trace(
     walk = preorder(nodes)
     kinds = {node.key: classify(node.payload) for node, _ in walk}
     unwrap_requests(walk, kinds)
+    traced_by_any_agent(walk, kinds)
     failing_messages = {
         s.status_message for s in unique.values() if s.status == "ERROR" and own_failure(s)
     }

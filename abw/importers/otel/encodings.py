@@ -344,14 +344,24 @@ def _document(whole: Any, path: Path) -> Export:
         # any-agent's AgentTrace: {"spans", "final_output"}; its trace ids are 128-bit
         # integers, read exactly.
         _console(agent_spans, spans)
-        final = whole.get("final_output")
-        return Export(spans, "any-agent-json", ABSENT if final is None else final)
+        return Export(spans, "any-agent-json", _any_agent_output(whole))
     raise AbwInputError(
         "not an OpenTelemetry export: expected resourceSpans (OTLP/JSON; Tempo: batches or "
         "trace.resourceSpans; Jaeger API v3: result.resourceSpans), data[].spans (Jaeger UI), "
         "console-exporter spans or an any-agent trace (spans[])",
         file=path,
     )
+
+
+def _any_agent_output(trace: dict[str, Any]) -> Any:
+    """The run's final output an any-agent ``AgentTrace`` records: ``None`` where it is null
+    (the run returned no answer: it raised, its trace taken from the exception); ``ABSENT``
+    where the file has none, or only ``{}``, which pydantic writes for a structured answer
+    (``output_type``) whose fields ``model_dump_json`` dropped: the last model answer stands."""
+    if "final_output" not in trace:
+        return ABSENT
+    final = trace["final_output"]
+    return ABSENT if final == {} else final
 
 
 def _refuse_js_dump(values: list[Any], path: Path) -> None:

@@ -1,6 +1,7 @@
 """One model request traced at two levels becomes one llm span: an llm span without tokens
 around llm spans with them is a wrapper, and an llm span repeating its llm parent's request is
-left out."""
+left out. Google ADK's own call spans beside any-agent's record of the same calls are only
+structure."""
 
 from __future__ import annotations
 
@@ -9,6 +10,11 @@ from abw.importers.otel.classify import Kind
 from abw.importers.otel.content import same_request
 from abw.importers.otel.span import OSpan
 from abw.importers.tree import Node
+
+_OPERATION = "gen_ai.operation.name"
+_SYSTEM = "gen_ai.system"
+#: Google ADK's own spans' ``gen_ai.system``.
+_ADK_SYSTEM = "gcp.vertex.agent"
 
 
 def unwrap_requests(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> None:
@@ -24,6 +30,19 @@ def unwrap_requests(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind])
     for node, _ in walk:
         kind = kinds[node.key]
         if kind.type == "llm" and node.key in counted and not has_tokens(node.payload):
+            kinds[node.key] = Kind("container", kind.name)
+
+
+def traced_by_any_agent(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> None:
+    """Make Google ADK's own llm and tool spans containers in a run any-agent traced too (a
+    span of its ``call_llm`` operation): exported together (OTLP), any-agent's ``call_llm``
+    and ``execute_tool`` spans record the same calls, each ADK tool span holding any-agent's,
+    so a call would count twice (and ADK's tool span never records a failure)."""
+    if not any(node.payload.attributes.get(_OPERATION) == "call_llm" for node, _ in walk):
+        return
+    for node, _ in walk:
+        kind = kinds[node.key]
+        if kind.type in ("llm", "tool") and node.payload.attributes.get(_SYSTEM) == _ADK_SYSTEM:
             kinds[node.key] = Kind("container", kind.name)
 
 
