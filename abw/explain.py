@@ -25,7 +25,8 @@ def find_check(report: GateReport, check_id: str, argument: str = "CHECK_ID") ->
             return check
     ids = [c.id for c in report.checks]
     close = difflib.get_close_matches(check_id, ids, n=3, cutoff=0.4)
-    hint = f"; did you mean {', '.join(close)}?" if close else f"; ids: {', '.join(ids[:6])}"
+    more = f", \u2026 ({len(ids)} in all)" if len(ids) > 6 else ""
+    hint = f"; did you mean {', '.join(close)}?" if close else f"; ids: {', '.join(ids[:6])}{more}"
     raise AbwInputError(f"no check {check_id!r} in the report{hint}", field=argument)
 
 

@@ -16,14 +16,23 @@ _PEEK_BYTES = 1 << 16
 _CLAUDE_TYPES = frozenset({"user", "assistant", "system", "summary", "progress", "queue-operation"})
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context"})
 _RAW_SUFFIXES = (".jsonl", ".ndjson")
+_NAMES = {
+    "claude": "a Claude Code transcript",
+    "codex": "a Codex CLI rollout",
+    "gemini": "a Gemini CLI session",
+    "otel": "an OpenTelemetry export",
+}
 
 
-def _first_record(path: Path) -> object:
+def _head(path: Path) -> bytes:
     try:
         with path.open("rb") as handle:
-            head = handle.read(_PEEK_BYTES)
+            return handle.read(_PEEK_BYTES)
     except OSError:
-        return None
+        return b""
+
+
+def _first_record(head: bytes) -> object:
     for line in head.split(b"\n"):
         if line.strip():
             try:
@@ -33,19 +42,51 @@ def _first_record(path: Path) -> object:
     return None
 
 
+def _pretty_source(head: bytes) -> str | None:
+    """The importer of a JSON document written over many lines (a Gemini CLI session, an
+    OTLP/JSON or Jaeger export), by the keys its start holds; or None."""
+    start = head[:2048]
+    if not start.lstrip().startswith(b"{") or b'"schema_version"' in start:
+        return None
+    if b'"projectHash"' in start:
+        return "gemini"
+    if b'"resourceSpans"' in start or b'"traceID"' in start:
+        return "otel"
+    return None
+
+
 def _source(path: Path) -> str | None:
-    """The importer whose export ``path`` looks like ("claude", "codex", "otel"), or None."""
-    record = _first_record(path)
+    """The importer whose export ``path`` looks like ("claude", "codex", "gemini", "otel";
+    "claude-meta" for a Claude Code subagent's metadata file; "" for another), or None."""
+    head = _head(path)
+    record = _first_record(head)
+    if record is None:
+        return _pretty_source(head)
     if not isinstance(record, dict) or "schema_version" in record:
         return None
     kind = record.get("type")
     if kind in _CODEX_TYPES or (isinstance(record.get("payload"), dict) and "timestamp" in record):
         return "codex"
+    if "projectHash" in record:  # a Gemini CLI session (its JSON Lines header, or the whole file)
+        return "gemini"
     if kind in _CLAUDE_TYPES or "sessionId" in record or kind == "file-history-snapshot":
         return "claude"
-    if "resourceSpans" in record:
+    if "agentType" in record and "toolUseId" in record and path.parent.name == "subagents":
+        return "claude-meta"
+    if "resourceSpans" in record or _jaeger(record):
         return "otel"
     return "" if path.suffix.lower() in _RAW_SUFFIXES else None
+
+
+def _jaeger(record: dict) -> bool:
+    """Whether ``record`` is a Jaeger JSON export (``{"data": [{"traceID": ...}]}``)."""
+    data = record.get("data")
+    return (
+        isinstance(data, list)
+        and bool(data)
+        and isinstance(data[0], dict)
+        and ("traceID" in data[0])
+    )
 
 
 def raw_export_hint(path: str | Path) -> str | None:
@@ -64,9 +105,9 @@ def raw_export_hint(path: str | Path) -> str | None:
     source = _source(path) if path.is_file() else None
     if source is None:
         return None
-    name = {"claude": "a Claude Code transcript", "codex": "a Codex CLI rollout"}.get(
-        source, "an OpenTelemetry export" if source == "otel" else "a raw agent export"
-    )
+    name = _NAMES.get(source, "a raw agent export")
+    if source == "claude-meta":  # <project>/<session>/subagents/agent-*.meta.json
+        name, source, path = "a Claude Code subagent's metadata", "claude", path.parents[2]
     return (
         f"this looks like {name}, not an abw document: import it first with "
         f"`abw import {source or '<source>'} --input {path} --out traces/` (docs/guide.md)"

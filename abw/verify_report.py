@@ -141,6 +141,39 @@ def _hashes(folder: Path) -> dict[str, str]:
     return {str(path): file_sha256(path) for path in trace_paths(folder)}
 
 
+def _set_problems(
+    role: str, folder: str | Path, on_disk: dict[str, str], entries: list[dict[str, Any]]
+) -> list[str]:
+    """One line per trace of ``folder`` (path -> SHA-256) the report's ``entries`` of ``role``
+    do not account for: a file whose bytes changed since the gate (same path, another hash),
+    a file the report never judged, a file it judged that is gone."""
+    present, reported = Counter(on_disk.values()), Counter(t["sha256"] for t in entries)
+    extra, missing = present - reported, reported - present
+    problems = []
+    entries = sorted(entries, key=lambda t: (str(t.get("file")), t["sha256"]))
+    for entry in entries:
+        now = on_disk.get(str(entry.get("file")))
+        if now is not None and missing[entry["sha256"]] and extra[now]:
+            missing[entry["sha256"]] -= 1
+            extra[now] -= 1
+            problems.append(
+                f"{role}: {entry.get('file')} changed since the gate: sha256 {now[:12]}, the "
+                f"report judged {entry['sha256'][:12]}"
+            )
+    for path, digest in sorted(on_disk.items()):
+        if extra[digest]:
+            extra[digest] -= 1
+            problems.append(f"{role}: {path} is not among the traces the report judged")
+    for entry in entries:
+        if missing[entry["sha256"]]:
+            missing[entry["sha256"]] -= 1
+            problems.append(
+                f"{role}: the report judged {entry.get('file')} "
+                f"(sha256 {entry['sha256'][:12]}), which is not in {folder}"
+            )
+    return problems
+
+
 def verify_report(
     report_path: str | Path,
     baseline: str | Path,
@@ -179,20 +212,7 @@ def verify_report(
         on_disk = _hashes(Path(folder))
         checked += len(on_disk)
         actual_hashes += on_disk.values()
-        reported = Counter(t["sha256"] for t in listed if t["role"] == role)
-        present = Counter(on_disk.values())
-        extra, missing = present - reported, reported - present
-        for path, digest in sorted(on_disk.items()):
-            if extra[digest]:
-                extra[digest] -= 1
-                problems.append(f"{role}: {path} is not among the traces the report judged")
-        for entry in sorted(listed, key=lambda t: (str(t.get("file")), t["sha256"])):
-            if entry["role"] == role and missing[entry["sha256"]]:
-                missing[entry["sha256"]] -= 1
-                problems.append(
-                    f"{role}: the report judged {entry.get('file')} "
-                    f"(sha256 {entry['sha256'][:12]}), which is not in {folder}"
-                )
+        problems += _set_problems(role, folder, on_disk, [t for t in listed if t["role"] == role])
     actual_digest = inputs_digest(spec_hash, actual_hashes)
     if actual_digest != inputs["digest"] and not problems and _digest_agrees(inputs):
         problems.append("the inputs digest differs from the one recomputed from these files")

@@ -27,6 +27,7 @@ def _targets(source: Path, count: int, out: Path, planned: dict[Path, Path]) -> 
                 file=out,
                 field="--out",
             )
+        _refuse_non_trace(target)
         planned[target] = source
         targets.append(target)
     return targets
@@ -148,7 +149,6 @@ def _check_out(out: Path) -> None:
     """Refuse an ``--out`` that would overwrite something that is not a trace: a file where a
     folder of traces goes, or an existing ``.json`` file of another kind (a spec, a report)."""
     from abw.errors import AbwInputError
-    from abw.models import TRACE_SCHEMA
 
     if not out.exists() or out.is_dir():
         return
@@ -158,12 +158,23 @@ def _check_out(out: Path) -> None:
             file=out,
             field="--out",
         )
-    with open(out, "rb") as handle:
+    _refuse_non_trace(out)
+
+
+def _refuse_non_trace(target: Path) -> None:
+    """Refuse to overwrite ``target`` when it is a file but not a trace (a raw export in the
+    --out folder, a spec, a report): an input error before anything is written."""
+    from abw.errors import AbwInputError
+    from abw.models import TRACE_SCHEMA
+
+    if not target.is_file():
+        return
+    with open(target, "rb") as handle:
         head = handle.read(4096)
     if f'"{TRACE_SCHEMA}"'.encode() not in head:
         raise AbwInputError(
             f"exists and is not an {TRACE_SCHEMA} file; refusing to overwrite it",
-            file=out,
+            file=target,
             field="--out",
         )
 
@@ -284,6 +295,12 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             )
         if workers is not None and scheduler is not None:
             raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
+        if scenario_id is not None and (not scenario_id or scenario_id != scenario_id.strip()):
+            raise AbwInputError(
+                f"{scenario_id!r}: empty or with spaces around it (an unset shell variable?); "
+                "give the task's id, or leave --scenario-id out",
+                field="--scenario-id",
+            )
         importer = get_importer(name)
         named_arguments = parse_argument_fields(argument_fields)
         if named_arguments and not getattr(importer, "supports_argument_fields", False):

@@ -71,7 +71,7 @@ def report(
     files were written, 2 for bad input or usage.
     """
     from abw.atomic import check_target, write_atomic
-    from abw.cli.gate_cmd import check_report_dir
+    from abw.cli.gate_cmd import check_not_inputs, check_report_dir, report_files
     from abw.errors import AbwInputError, naming_field
     from abw.render import (
         FORMATS,
@@ -119,6 +119,9 @@ def report(
         with naming_field("--out-dir"):
             check_target(out_dir, folder=True)
         check_report_dir(out_dir, "--out-dir", [("--out", out, fmt) for out, fmt in plan])
+    views = [("--out", out) for out, fmt in plan if fmt != "json"]  # (JSON: the same report)
+    views += [(option, path) for option, path in report_files(out_dir) if path.suffix != ".json"]
+    check_not_inputs(views, [("--input", input_path)])
     report_model = load_report(input_path)
     options = {
         "details_url": details_url,

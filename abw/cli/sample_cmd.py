@@ -70,7 +70,13 @@ def sample_command(
     writes. Exit codes as for abw gate: 0 PASS or WARN, 1 FAIL, 3 INCONCLUSIVE, 2 invalid input
     or interrupted (the runs recorded so far stay in OUT; the same command continues).
     """
-    from abw.cli.gate_cmd import check_outputs, check_report_dir, deliver
+    from abw.cli.gate_cmd import (
+        check_not_inputs,
+        check_outputs,
+        check_report_dir,
+        deliver,
+        report_files,
+    )
     from abw.faults import verdict_reached
     from abw.gating import run_gate
     from abw.progress import Progress
@@ -84,6 +90,11 @@ def sample_command(
         ("--out", out, True), ("--report", report_path, False), ("--report-dir", report_dir, True)
     )
     check_report_dir(report_dir, "--report-dir", [("--report", report_path, "json")])
+    check_not_inputs(
+        [("--report", report_path), *report_files(report_dir)],
+        [("--baseline", baseline), ("--spec", spec_path), ("--scenarios", scenarios_path)],
+        trace_folder=("--out", out),
+    )
     limits = Limits(max_runs, budget_runs, timeout, parallel)
     sampler = Sampler(scenarios_path, baseline, spec_path, out, limits)
     bar = Progress(sampler.most_new_runs(), "abw sample runs", quiet=quiet)

@@ -51,7 +51,30 @@ def init(baseline: Path, out: Path, spec_id: str | None, name: str | None, force
     # vacuous names, if any; of the text written (reading --out back would block on a pipe)
     for line in spec_findings(spec_from_text(text, out), observed(traces)):
         click.echo(log_line(f"warning: {out}: {line}"), err=True)
+    incomplete = _incomplete(traces)
+    if incomplete:
+        click.echo(log_line(f"warning: {out}: {incomplete}"), err=True)
     return 0
+
+
+def _incomplete(traces: list) -> str:
+    """A sentence on the baseline runs that did not complete (error, cancelled, unknown), which
+    spec init reads like the others; empty when every run completed."""
+    from collections import Counter
+
+    from abw.text import plural
+
+    ended = Counter(t.trace.run.final_status for t in traces)
+    ended.pop("success", None)
+    if not ended:
+        return ""
+    how = ", ".join(f"{count} {status}" for status, count in sorted(ended.items()))
+    return (
+        f"{sum(ended.values())} of {plural(len(traces), 'baseline run')} did not complete "
+        f"({how}); their spans count too (required_tools holds only what they also did, the "
+        "budgets cover their errors): re-record or remove them unless they are the behavior "
+        "you accept"
+    )
 
 
 @spec.command("convert")

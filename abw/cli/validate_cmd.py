@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -86,13 +87,31 @@ def _vacuous(path: Path, seen: object) -> list[str]:
     document = load_document(path)
     kind = document.get("schema_version") if isinstance(document, dict) else None
     if kind == SPEC_SCHEMA:
+        from abw.documents import read_source
         from abw.specio import load_spec
 
         spec, _ = load_spec(path)
+        line_of = read_source(path).line_of
     elif kind == CONTRACT_SCHEMA:
         from abw.contract import load_contract_as_spec
 
         spec, _ = load_contract_as_spec(path)
+        line_of = None  # its findings name the spec it compiles to, not its own lines
     else:
         return []
-    return [f"{path}: {line}" for line in spec_findings(spec, seen)]
+    return [f"{_where(path, finding, line_of)}: {finding}" for finding in spec_findings(spec, seen)]
+
+
+def _where(path: Path, finding: str, line_of: Callable[[list], int | None] | None) -> str:
+    """``path:line`` of the spec part a finding names (``invariants.required_tools[0]``,
+    ``rules[2] (id)``, ``output.expected``), or ``path`` when its line is unknown."""
+    import re
+
+    match = re.match(r"([A-Za-z_.]+)(?:\[(\d+)\])?[: ]", finding)
+    if line_of is None or match is None:
+        return str(path)
+    location: list[str | int] = match.group(1).split(".")
+    if match.group(2) is not None:
+        location.append(int(match.group(2)))
+    line = line_of(location)
+    return str(path) if line is None else f"{path}:{line}"

@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from abw.models.report import Check, GateReport, Verdict
+from abw.models.report import Check, GateReport, SampleStatistics, Verdict
 from abw.text import clean, clean_block
 
 CATEGORY_ORDER: tuple[str, ...] = (
@@ -85,6 +85,16 @@ def fmt_num(value: Any, digits: int = 3) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{clean(k)}={fmt_num(v, digits)}" for k, v in value.items())
     return clean(value)
+
+
+def decision_bounds(stats: SampleStatistics) -> tuple[float | None, float | None, str]:
+    """The pass-rate bounds the deciding rule compares with tau, and their name: the
+    confidence sequence's (the default rule), else Wilson's (``sequential: fixed``; beside the
+    SPRT). Wilson's bounds are narrower than the sequence's: shown alone, they clear tau while
+    the verdict is INCONCLUSIVE."""
+    if stats.rule == "confidence_sequence":
+        return stats.cs_lower, stats.cs_upper, "confidence sequence"
+    return stats.wilson_lower, stats.wilson_upper, f"Wilson, z={fmt_num(stats.z)}"
 
 
 def fmt_pct(value: float | None) -> str:

@@ -18,6 +18,7 @@ from abw.render.common import (
     DIFF_METRICS,
     category_title,
     checks_by_category,
+    decision_bounds,
     diff_shape_checks,
     fmt_num,
     fmt_pct,
@@ -159,17 +160,22 @@ def _stats_view(stats: SampleStatistics, report: GateReport | None = None) -> di
         (e for e in (report.execution if report else []) if e.scenario_id == stats.scenario_id),
         None,
     )
+    lower, upper, bounds = decision_bounds(stats)
     return {
         "s": stats,
         "rule_words": _RULE_WORDS.get(stats.rule, stats.rule),
         "execution": execution,
+        "bounds": bounds,
+        "lower": lower,
+        "upper": upper,
         "interval": Markup(
             svg.interval_chart(
-                stats.wilson_lower,
-                stats.wilson_upper,
+                lower,
+                upper,
                 stats.pass_rate,
                 stats.threshold,
-                label="Wilson interval of the per-run pass rate against tau",
+                label=f"Bounds ({bounds}) of the per-run pass rate against tau",
+                decision=stats.decision,
             )
         ),
         "sprt_words": _SPRT_WORDS.get(stats.sprt.decision, stats.sprt.decision),

@@ -17,6 +17,7 @@ from abw.render.common import (
     VERDICT_EMOJI,
     category_title,
     checks_by_category,
+    decision_bounds,
     diff_shape_checks,
     fmt_num,
     fmt_pct,
@@ -262,7 +263,7 @@ def _execution_blocks(report: GateReport) -> list[Block]:
 def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
     header = (
         "### Sample statistics\n\n"
-        "| Scenario | Passed k/n | Pass rate | Wilson bounds | \u03c4 | Decision (rule) | SPRT | "
+        "| Scenario | Passed k/n | Pass rate | Bounds | \u03c4 | Decision (rule) | SPRT | "
         "Runs needed |\n|---|--:|--:|---|--:|---|---|--:|"
     )
     rows = []
@@ -270,14 +271,15 @@ def _stats_blocks(stats: list[SampleStatistics]) -> list[Block]:
         looks = "any look" if s.looks == "any" else "single-look"
         rule = f"{s.decision} ({_RULE_WORDS.get(s.rule, s.rule)}, {looks})"
         sprt = _SPRT_WORDS.get(s.sprt.decision, s.sprt.decision) if s.sprt.enabled else "off"
+        lower, upper, name = decision_bounds(s)
         bounds = (
-            f"[{fmt_num(s.wilson_lower)}, {fmt_num(s.wilson_upper)}]"
-            if s.wilson_lower is not None
+            f"[{fmt_num(lower)}, {fmt_num(upper)}] <sub>{name}</sub>"
+            if lower is not None
             else "\u2014"
         )
         rows.append(
-            f"| {_name(s.scenario_id)} | {s.k}/{s.n} | {fmt_pct(s.pass_rate)} | {bounds} "
-            f"<sub>z={fmt_num(s.z)}</sub> | {fmt_num(s.threshold)} | {md(rule)} | "
+            f"| {_name(s.scenario_id)} | {s.k}/{s.n} | {fmt_pct(s.pass_rate)} | {bounds} | "
+            f"{fmt_num(s.threshold)} | {md(rule)} | "
             f"{md(sprt)} | {fmt_num(s.runs_needed)} |"
         )
     return _table(header, rows)

@@ -239,9 +239,16 @@ def gauge(value: float, warn: float | None, fail: float | None, *, label: str) -
 
 
 def interval_chart(
-    lower: float | None, upper: float | None, point: float | None, threshold: float, *, label: str
+    lower: float | None,
+    upper: float | None,
+    point: float | None,
+    threshold: float,
+    *,
+    label: str,
+    decision: str | None = None,
 ) -> str:
-    """A [0, 1] axis with the Wilson interval as a bar, the pass rate as a dot, tau as a line."""
+    """A [0, 1] axis with the bounds on the pass rate as a bar (coloured by ``decision``, else
+    by where the bounds lie against tau), the pass rate as a dot, tau as a line."""
     width, height, left, right = 420.0, 46.0, 10.0, 10.0
     axis_w = width - left - right
 
@@ -253,7 +260,9 @@ def interval_chart(
         f'stroke-width="6" stroke-linecap="round"/>'
     ]
     if lower is not None and upper is not None:
-        color = "#1a7f37" if lower >= threshold else FAIL_COLOR if upper < threshold else "#8250df"
+        if decision is None:
+            decision = "pass" if lower >= threshold else "fail" if upper < threshold else ""
+        color = {"pass": "#1a7f37", "fail": FAIL_COLOR}.get(decision, "#8250df")
         body.append(
             f'<line x1="{_n(x_of(lower))}" y1="20" x2="{_n(x_of(upper))}" y2="20" '
             f'stroke="{color}" stroke-width="10" stroke-linecap="round"/>'
