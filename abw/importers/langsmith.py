@@ -27,6 +27,7 @@ from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
+from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
 from abw.reader import MalformedJson, parse_json
@@ -131,12 +132,12 @@ class LangSmithImporter(Importer):
     )
 
     def __init__(self) -> None:
-        self._folders: dict[Path, dict[str, list[str]]] = {}  # folder -> trace id -> file names
+        self._siblings = Siblings(_holdings, self.suffixes, copies=False)
 
     def discover(self, folder: Path) -> list[Path]:
         """The exports; a file whose every trace an earlier file of its folder begins (the
         SDK sends a long run's post and patch in separate bodies) is read with that file."""
-        return [p for p in super().discover(folder) if self._begins_any(p)]
+        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw, pairs = _read(path, options.warnings)
@@ -144,55 +145,20 @@ class LangSmithImporter(Importer):
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)
         here = {_trace_of(r) for r in runs.values()}
-        traces = {} if _whole(pairs, runs) else self._traces_of(path.parent)
-        first = {t: (traces.get(t) or [path.name])[0] for t in here}
-        own = {t for t in here if first[t] == path.name}
+        share = self._siblings.share(path, here, _whole(pairs, runs), options)
         raws = [raw]
-        if not own:  # a later share of its folder's traces, named on its own
-            earlier = ", ".join(sorted({first[t] for t in here}))
-            options.warn(
-                f"{path.name}: its runs continue traces that {earlier} begins; imported on its "
-                "own: import its folder to read them with it"
-            )
-            own = here
-        else:
-            later = sorted({n for t in own for n in traces.get(t, ()) if n != path.name})
-            for name in later:
-                more_raw, more = _read(path.parent / name, [])
-                raws.append(more_raw)
-                pairs += more
+        for later in share.later:
+            more_raw, more = _read(later, [])
+            raws.append(more_raw)
+            pairs += more
+        if share.later:
             runs = _merge(pairs, path)
         source_hash = sha256_hex(b"".join(raws))
         return [
             self._trace(t, members, source_hash, path, options)
             for t, members in group_by_trace(runs.values(), _trace_of, _order)
-            if t in own
+            if t in share.own
         ]
-
-    def _traces_of(self, folder: Path) -> dict[str, list[str]]:
-        """Which exports in ``folder`` hold runs of each trace, in name order (read once)."""
-        if folder not in self._folders:
-            index: dict[str, list[str]] = {}
-            try:
-                siblings = sorted(folder.iterdir())
-            except OSError:  # a folder that cannot be listed: the file is read on its own
-                siblings = []
-            for sibling in siblings:
-                if sibling.suffix not in self.suffixes or not sibling.is_file():
-                    continue
-                try:
-                    runs = _merge(_read(sibling, [])[1], sibling)
-                except AbwInputError:  # refused when it is imported itself
-                    continue
-                for trace_id in dict.fromkeys(map(_trace_of, runs.values())):
-                    index.setdefault(trace_id, []).append(sibling.name)
-            self._folders[folder] = index
-        return self._folders[folder]
-
-    def _begins_any(self, path: Path) -> bool:
-        """Whether ``path`` holds the first runs of a trace in its folder (or none readable)."""
-        held = [names for names in self._traces_of(path.parent).values() if path.name in names]
-        return not held or any(names[0] == path.name for names in held)
 
     def _trace(
         self,
@@ -324,6 +290,15 @@ def _read(path: Path, warnings: list[str]) -> tuple[bytes, list[tuple[str, dict[
     except MalformedJson:  # JSON Lines
         document = [run for _, run in jsonl_records(body, path, warnings)]
     return raw, _runs(document, path)
+
+
+def _holdings(path: Path) -> Holdings:
+    """The runs of each trace a file holds (its folder's index)."""
+    runs = _merge(_read(path, [])[1], path)
+    held: dict[str, set[str]] = {}
+    for run_id, run in runs.items():
+        held.setdefault(_trace_of(run), set()).add(run_id)
+    return held
 
 
 def _whole(pairs: list[tuple[str, dict[str, Any]]], runs: dict[str, dict[str, Any]]) -> bool:

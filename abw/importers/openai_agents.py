@@ -2,7 +2,8 @@
 
 Accepts the ``{"data": [...]}`` body the SDK's ``BackendSpanExporter`` uploads, a bare JSON list,
 or JSON Lines with one exported object or one upload's body per line (a run's several uploads,
-each POST body a line). ``function`` spans are tools (an ``error``
+each POST body a line); a run whose uploads are files of one folder is read whole
+(:mod:`abw.importers.siblings`). ``function`` spans are tools (an ``error``
 makes them errors), ``generation``/``response`` are llm spans, ``handoff`` is a handoff to
 ``to_agent``, ``guardrail`` is a guardrail (``triggered`` -> denied); ``agent``, ``custom``
 (turn/task) and ``mcp_tools`` spans only scope and order their children. Spans are ordered
@@ -23,6 +24,7 @@ from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
+from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -86,6 +88,40 @@ def _uploaded(record: Any) -> list[Any] | None:
     return None
 
 
+Spans = dict[str, list[tuple[int | None, dict[str, Any]]]]
+
+
+def _items(
+    objects: list[tuple[int | None, Any]], path: Path
+) -> tuple[dict[str, dict[str, Any]], Spans]:
+    """The trace objects by id and the spans of each trace id (with their lines)."""
+    traces: dict[str, dict[str, Any]] = {}
+    spans: Spans = {}
+    for line, item in objects:
+        if not isinstance(item, dict):
+            raise AbwInputError("an exported item is not an object", file=path, line=line)
+        kind = item.get("object")
+        if kind == "trace":
+            traces[str(item.get("id"))] = item
+        elif kind == "trace.span":
+            if not isinstance(item.get("span_data"), dict) or not item.get("id"):
+                raise AbwInputError(
+                    "a span has no id or span_data", file=path, line=line, field="span_data"
+                )
+            spans.setdefault(str(item.get("trace_id")), []).append((line, item))
+    return traces, spans
+
+
+def _holdings(path: Path) -> Holdings:
+    """The objects of each trace a file holds (its folder's index): its spans' ids, and
+    ``trace`` for the trace object."""
+    traces, spans = _items(_objects(read_raw(path), path, ImportOptions()), path)
+    held: dict[str, set[str]] = {t: {"trace"} for t in traces}
+    for trace_id, members in spans.items():
+        held.setdefault(trace_id, set()).update(str(span["id"]) for _, span in members)
+    return held
+
+
 def _epoch(value: Any) -> float | None:
     moment = parse_time(value)
     return moment.timestamp() if moment is not None else None
@@ -102,28 +138,31 @@ class OpenAIAgentsImporter(Importer):
         "function spans' input."
     )
 
+    def __init__(self) -> None:
+        self._siblings = Siblings(_holdings, self.suffixes, copies=True)
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The exports; a file whose every trace an earlier file of its folder begins (one of
+        a run's several uploads) is read with that file."""
+        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
-        raw = read_raw(path)
-        traces: dict[str, dict[str, Any]] = {}
-        spans: dict[str, list[tuple[int | None, dict[str, Any]]]] = {}
-        for line, item in _objects(raw, path, options):
-            if not isinstance(item, dict):
-                raise AbwInputError("an exported item is not an object", file=path, line=line)
-            kind = item.get("object")
-            if kind == "trace":
-                traces[str(item.get("id"))] = item
-            elif kind == "trace.span":
-                if not isinstance(item.get("span_data"), dict) or not item.get("id"):
-                    raise AbwInputError(
-                        "a span has no id or span_data", file=path, line=line, field="span_data"
-                    )
-                spans.setdefault(str(item.get("trace_id")), []).append((line, item))
+        raws = [read_raw(path)]
+        traces, spans = _items(_objects(raws[0], path, options), path)
         if not spans and not traces:
             raise AbwInputError(
                 "not an OpenAI Agents SDK export: no 'trace' or 'trace.span' objects", file=path
             )
+        share = self._siblings.share(path, set(spans) | set(traces), False, options)
+        for later in share.later:
+            raws.append(read_raw(later))
+            more_traces, more_spans = _items(_objects(raws[-1], later, options), later)
+            for trace_id, header in more_traces.items():
+                traces.setdefault(trace_id, header)
+            for trace_id, members in more_spans.items():
+                spans.setdefault(trace_id, []).extend((None, span) for _, span in members)
         ids = sorted(
-            set(spans) | set(traces),
+            share.own,
             key=lambda t: (
                 min((_epoch(s.get("started_at")) or 0) for _, s in spans.get(t, []))
                 if spans.get(t)
@@ -131,7 +170,7 @@ class OpenAIAgentsImporter(Importer):
                 t,
             ),
         )
-        source_hash = sha256_hex(raw)
+        source_hash = sha256_hex(b"".join(raws))
         return [
             self._trace(t, spans.get(t, []), traces.get(t), source_hash, path, options) for t in ids
         ]

@@ -11,6 +11,9 @@ Accepted encodings (detected from the content):
 * Python ``ConsoleSpanExporter`` / ``ReadableSpan.to_json()``: pretty-printed objects one after
   another; a span written twice (start snapshot, then ended) is kept once, ended.
 
+A trace whose spans lie in several files of a folder (rotated files, one POST a file) is read
+from all of them and written with the first (:mod:`abw.importers.siblings`).
+
 A file that is not JSON Lines (its first line is no whole JSON value) is reported where the
 document breaks. Span types come from semantics, in this order: Claude Code's own span names
 (``claude_code.*``) > ``openinference.span.kind`` > ``gen_ai.operation.name`` (standard and the
@@ -56,6 +59,8 @@ from abw.importers.otel.build import build_trace
 from abw.importers.otel.classify import is_agent_run
 from abw.importers.otel.encodings import read_spans
 from abw.importers.rawio import read_raw
+from abw.importers.siblings import Holdings, Siblings
+from abw.importers.spans import ABSENT
 from abw.importers.tree import group_by_trace
 from abw.text import plural
 
@@ -76,11 +81,30 @@ class OtelImporter(Importer):
         "spring.ai.tool.call.arguments."
     )
 
+    def __init__(self) -> None:
+        self._siblings = Siblings(_holdings, self.suffixes, copies=True)
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The exports; a file whose every trace an earlier file of its folder begins (a
+        rotated file, one of a processor's several POSTs) is read with that file."""
+        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
+
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
         spans, encoding, recorded, cut_off = read_spans(raw, path, options.warnings)
         if not spans:
             raise AbwInputError("the export holds no spans", file=path)
+        share = self._siblings.share(path, {s.trace_id for s in spans}, False, options)
+        raws = [raw]
+        for later in share.later:
+            raws.append(read_raw(later))
+            more, _, more_recorded, more_cut = read_spans(raws[-1], later, options.warnings)
+            for span in more:
+                span.line = None  # (a line of another file)
+            spans += more
+            recorded = more_recorded if recorded is ABSENT else recorded
+            cut_off = cut_off or more_cut
+        spans = [s for s in spans if s.trace_id in share.own]
         groups = group_by_trace(spans, lambda s: s.trace_id, lambda s: s.start_ns or 0)
         agent_runs = [(trace_id, members) for trace_id, members in groups if is_agent_run(members)]
         skipped = len(groups) - len(agent_runs)
@@ -95,7 +119,7 @@ class OtelImporter(Importer):
                 f"{path.name}: skipped {plural(skipped, 'trace')} with no agent span (an "
                 "application's other traces: HTTP requests, workflow builds)"
             )
-        source_hash = sha256_hex(raw)
+        source_hash = sha256_hex(b"".join(raws))
         return [
             build_trace(
                 trace_id,
@@ -110,6 +134,14 @@ class OtelImporter(Importer):
             )
             for trace_id, members in agent_runs
         ]
+
+
+def _holdings(path: Path) -> Holdings:
+    """The spans of each trace a file holds (its folder's index)."""
+    held: dict[str, set[str]] = {}
+    for span in read_spans(read_raw(path), path, [])[0]:
+        held.setdefault(span.trace_id, set()).add(span.span_id)
+    return held
 
 
 class AnyAgentImporter(OtelImporter):
