@@ -89,6 +89,10 @@ def read_rollout(
 def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
     kind = nonempty_str(record.get("type"))
     payload = record.get("payload")
+    if record.get("record_type") == "state":  # (legacy: around each request's batch)
+        state.batched = True
+        _close_llm(state)
+        return
     if kind in _STATE_RECORDS:
         state.recognised += 1
         return
@@ -102,6 +106,7 @@ def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
         state.trace_id = state.trace_id or nonempty_str(payload.get("id"))
         state.meta.setdefault("agent_version", identifier(payload.get("cli_version")))
         state.meta.setdefault("originator", plain_name(payload.get("originator")))
+        state.batched = state.batched or _batched(payload.get("cli_version"))
     elif kind == "turn_context":
         _close_llm(state)
         state.model = nonempty_str(payload.get("model")) or state.model
@@ -122,7 +127,7 @@ def _turn_start(state: RolloutState, line: int) -> None:
     if state.turn_before is None:  # (``task_started`` then ``user_message``: one turn)
         state.turn_before = (state.final_status, state.final_text)
     state.turn_starts.append(line)
-    state.cancelled_turn = state.failed_turn = False
+    state.cancelled_turn = state.failed_turn = state.after_output = False
     state.final_status = "unknown"
 
 
@@ -147,6 +152,12 @@ def _rolled_back(state: RolloutState, payload: dict[str, Any]) -> None:
     state.cancelled_turn = state.failed_turn = False
 
 
+def _unanswered(state: RolloutState, payload: dict[str, Any]) -> bool:
+    """Whether a turn completed with no answer while the model never saw its last call's
+    output: the request after it failed, and Codex before 0.160 wrote no error for it."""
+    return state.after_output and not isinstance(payload.get("last_agent_message"), str)
+
+
 def _set_final(state: RolloutState, status: str) -> None:
     """The run's status so far, unless the turn being read was aborted or failed: Codex ends
     a turn that failed (``error``: a stream cut, a usage limit) with ``task_complete`` too."""
@@ -166,7 +177,7 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
         _rolled_back(state, payload)
     elif kind == "task_complete":
         state.turn_before = None
-        if payload.get("error"):  # (0.171+: a failed turn's error, and no ``error`` event)
+        if payload.get("error") or _unanswered(state, payload):  # (0.160+ write the error)
             _set_final(state, "error")
             state.failed_turn = True
         _set_final(state, "success")
@@ -199,6 +210,8 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
                 call.draft.outcome = command_outcome(code, "")
             elif payload.get("status") == "failed":
                 call.draft.outcome = "error"
+    elif kind == "token_count" and isinstance(payload.get("info"), dict):
+        _request_ended(state)
     elif kind == "item_completed":
         note_item_completed(state, payload)
     elif kind == "patch_apply_end":
@@ -216,6 +229,23 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
             )
             call.draft.outcome = "error" if failed else "ok"
             call.ended = True
+
+
+def _request_ended(state: RolloutState) -> None:
+    """A request's usage (``token_count``): in a batched rollout the request before it is over."""
+    if state.batched:
+        _close_llm(state)
+
+
+def _batched(version: Any) -> bool:
+    """Whether Codex ``version`` wrote a request's items in one batch once its calls ran (each
+    output beside its call before 0.59; all calls, then all outputs, until 0.66); a source build
+    (0.0.0) is no release."""
+    parts = version.split(".")[:2] if isinstance(version, str) else []
+    if len(parts) < 2 or not all(p.isdigit() for p in parts):
+        return False
+    major, minor = int(parts[0]), int(parts[1])
+    return major == 0 and 0 < minor < 66
 
 
 def _open_llm(state: RolloutState, line: int, when: datetime | None) -> Draft:
@@ -239,6 +269,7 @@ def _item(state: RolloutState, line: int, payload: dict[str, Any], when: datetim
     if kind == "message":
         role = payload.get("role")
         if role == "assistant":
+            state.after_output = False
             _open_llm(state, line, when)
             state.llm_items.append(payload.get("content"))
             text = _message_text(payload.get("content"))
@@ -251,6 +282,7 @@ def _item(state: RolloutState, line: int, payload: dict[str, Any], when: datetim
                 _user_turn(state, line)
         return
     if kind in _MODEL_ITEMS:
+        state.after_output = False
         _open_llm(state, line, when)
         state.llm_items.append(payload)
         _set_final(state, "unknown")
@@ -260,7 +292,9 @@ def _item(state: RolloutState, line: int, payload: dict[str, Any], when: datetim
             _call(state, line, kind, payload, when)
         return
     if kind in _OUTPUTS:
-        _close_llm(state)
+        state.after_output = True
+        if not state.batched:  # (a batch's outputs sit among its calls: one request)
+            _close_llm(state)
         _output(state, line, payload, when)
         return
     if kind in _COMPACTION_ITEMS:
@@ -374,6 +408,8 @@ def _output(state: RolloutState, line: int, payload: dict[str, Any], when: datet
         call.duration_source = call.duration_source or "metadata"
     if not call.ended or call.draft.outcome is None:
         call.draft.outcome = verdict.outcome
+    if verdict.outcome == "interrupted":  # (a person stopped the turn; 0.80 exec writes no
+        state.final_status = "cancelled"  # ``turn_aborted`` after it when ^C ends the process)
     if call.session is not None and verdict.outcome is not None:
         state.sessions.pop(call.session, None)
         state.exited[call.session] = call

@@ -1,5 +1,6 @@
 """A rollout's records, ``(line, record)``, in the envelope form (``{"type", "payload"}``):
-legacy bare items and the 0.1.x JSON document are wrapped, state lines skipped."""
+legacy bare items and the 0.1.x JSON document are wrapped; legacy state lines passed as they
+are (each precedes a model request's batch of items)."""
 
 from __future__ import annotations
 
@@ -46,12 +47,11 @@ def rollout_records(
     for line, record in jsonl_records(raw, path, options.warnings):
         if not isinstance(record, dict):
             raise AbwInputError("expected a JSON object on each line", file=path, line=line)
-        if nonempty_str(record.get("type")) in RECORD_TYPES and isinstance(
-            record.get("payload"), dict
-        ):
+        if (
+            nonempty_str(record.get("type")) in RECORD_TYPES
+            and isinstance(record.get("payload"), dict)
+        ) or record.get("record_type") == "state":
             yield line, record
-        elif record.get("record_type") == "state":
-            continue
         elif nonempty_str(record.get("type")) in _LEGACY_ITEMS:
             yield line, {"type": "response_item", "payload": record}
         elif line == 1 and "id" in record and "type" not in record and "msg" not in record:

@@ -30,7 +30,7 @@ def settle(state: RolloutState) -> None:
         elif call.saw_wall:
             draft.duration_ms = round(call.wall_seconds * 1000, 3)
             draft.attributes["duration_source"] = "wall_time"
-        else:
+        elif not state.batched:  # (a batch's timestamps are when it was written, not run)
             elapsed = ms_between(draft.started_at, call.last_output_at)
             if elapsed:
                 draft.duration_ms = elapsed

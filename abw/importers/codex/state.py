@@ -46,6 +46,9 @@ class RolloutState:
     polls: dict[str, Call] = field(default_factory=dict)
     llm: Draft | None = None
     llm_items: list[Any] = field(default_factory=list)
+    #: Codex wrote each request's items once its calls ran, outputs among them (before 0.66;
+    #: legacy files): a request ends at its ``turn_context`` / usage / state line, not at an output
+    batched: bool = False
     model: str | None = None
     trace_id: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
@@ -57,6 +60,8 @@ class RolloutState:
     #: the turn being read ended on an ``error`` event (Codex writes ``task_complete`` after it)
     failed_turn: bool = False
     final_text: str | None = None
+    #: the turn's last item is a call's output: the model has not answered it yet
+    after_output: bool = False
     #: the run's (status, final text) as each user turn began, for ``thread_rolled_back``
     user_turns: list[tuple[str, str | None]] = field(default_factory=list)
     #: the run's (status, final text) before the turn being read began, until its user message
