@@ -59,11 +59,15 @@ class BackgroundTasks(FileState):
 
     def _queued_command(self, attachment: dict[str, Any]) -> None:
         """An ``attachment`` of type ``queued_command``: a message queued while the model was
-        busy and handed to it within the turn (2.1.1xx+). When it is a background task's
-        ``<task-notification>`` (``commandMode: task-notification``), the task ended: read as
-        on a user line (only the head: task id and status). It is no prompt and no event of the
-        run: the turn it joins goes on."""
-        text = text_of(attachment.get("prompt"))
+        busy and handed to it within the turn (2.1.1xx+). It is no prompt and no event of the
+        run: the turn it joins goes on (:meth:`_queued_notification`)."""
+        self._queued_notification(text_of(attachment.get("prompt")))
+
+    def _queued_notification(self, text: str | None) -> None:
+        """A queued message (a ``queued_command`` attachment, a ``queue-operation``'s content;
+        2.0.x writes a shell's end only there in ``-p``): when it is a background task's
+        notification (:data:`TASK_NOTIFICATION`), the task ended: read as on a user line (only
+        the head: task id and status)."""
         if text is not None and text.lstrip().startswith(TASK_NOTIFICATION):
             notified = notified_task(text)
             if notified is not None:

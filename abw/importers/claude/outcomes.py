@@ -40,12 +40,16 @@ LAUNCHED_STATUSES = frozenset({"async_launched", "remote_launched"})
 MONITOR_TOOL = "Monitor"
 #: The tool that stops a background task (its result names the ``task_id`` it stopped: killed).
 STOP_TOOL = "TaskStop"
-#: The user line Claude Code writes when a background task ends (its id and status come first).
-TASK_NOTIFICATION = "<task-notification>"
+#: The heads of the user line Claude Code writes when a background task ends: a
+#: ``<task-notification>`` (2.1.x; 2.0.x for a remote agent), a ``<bash-notification>`` (a shell,
+#: named by its ``<shell-id>``) or an ``<agent-notification>`` (an async agent; both 2.0.x).
+TASK_NOTIFICATION = ("<task-notification>", "<bash-notification>", "<agent-notification>")
 _NOTIFIED = re.compile(
-    r"<task-notification>\s*<task-id>([A-Za-z0-9_-]{1,200})</task-id>\s*"
+    r"<(task|bash|agent)-notification>\s*<(?:task|shell|agent)-id>([A-Za-z0-9_-]{1,200})"
+    r"</(?:task|shell|agent)-id>\s*"
     r"(?:<tool-use-id>[A-Za-z0-9_-]{1,200}</tool-use-id>\s*)?"
-    r"(?:<output-file>[^<]*</output-file>\s*)?<status>([a-z_]{1,30})</status>"
+    r"(?:<output-file>[^<]*</output-file>\s*)?(?:<task-type>[a-z_]{1,40}</task-type>\s*)?"
+    r"<status>([a-z_]{1,30})</status>"
 )
 
 _REJECTED = (
@@ -56,12 +60,55 @@ _REJECTED_RESULT = "User rejected tool use"
 INTERRUPT_MARKER = "[Request interrupted by user"
 #: The user closed the permission prompt the call waited on (an interrupt, not a failure).
 _PROMPT_ABORTED = "Permission prompt was aborted"
+#: A running Bash call stopped with Esc (2.0.x to 2.1.1xx): its exit code, the interrupt, then
+#: what it printed.
+_KILLED_BY_INTERRUPT = re.compile(r"Exit code \d+\n\[Request interrupted by user for tool use\]")
 _NOT_GRANTED = "but you haven't granted it yet"
 _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
 #: A policy that refused the call: a PreToolUse hook (exit code 2, or a JSON ``deny``) writes
 #: ``PreToolUse:<tool> hook error: …``; the auto-mode classifier and the built-in safety
 #: check write ``Permission for this action/command was denied by …``.
 _POLICY_BLOCK = re.compile(r"PreToolUse:\S+ hook error: |Permission for this \w+ was denied by ")
+#: What ``claude -p`` (1.0.100 to 2.1.2xx, before ``permissionDecision``) writes as the whole
+#: result of a call no rule allowed, in place of *Claude requested permissions…*: the reason its
+#: permission check gave for asking (a Bash command no rule allows, a path outside the working
+#: directories, a rule, hook, mode or classifier that asks). A failed Bash command's result
+#: starts ``Exit code`` instead. The fixed reasons (also a deny rule's refusal of a Read, Edit or
+#: Write path, 2.0.x to 2.1.2xx, in ``<tool_use_error>``), then the templates.
+_REFUSAL_REASONS = frozenset(
+    {
+        "File is in a directory that is denied by your permission settings.",
+        "This command requires approval",
+        "This command uses shell operators that require approval for safety",
+        "Multiple directory changes in one command require approval for clarity",
+        "Permission prompts are not available in this context",
+        "Process substitution requires manual approval",
+        "Shell expansion syntax in paths requires manual approval",
+        "Variable expansion syntax in paths requires manual approval",
+        "UNC network paths require manual approval",
+        "Compound command contains cd with write operation - manual approval required to "
+        "prevent path resolution bypass",
+        "Compound command contains cd with output redirection - manual approval required to "
+        "prevent path resolution bypass",
+        "Compound commands with cd and git require approval to prevent bare repository attacks",
+        "sed command contains operations that require explicit approval (e.g., write commands, "
+        "execute commands)",
+        "Ask for permission to edit Claude Code settings files or slash commands",
+        "Ask for permission to edit potentially sensitive files.",
+        "MCP tool requires permission",
+    }
+)
+_NEEDS_APPROVAL = re.compile(
+    r"This \S+ command contains multiple operations(?: that require approval|\. The following "
+    r"parts? requires? approval: .*)"
+    r"|(?:(?:Hook|Permission rule|Tool|Classifier) '[^'\n]*'(?: from [^\n]*)?|Current permission "
+    r"mode \([^)\n]*\)) requires approval for this \S+ command(?:: .*)?"
+    r"|Hook '[^'\n]*' blocked this action: .*"
+    r"|[^\n]+ was blocked\. For security, Claude Code may only [^\n]+"
+    r"|Output redirection to '[^\n]*' was blocked by a deny rule\.",
+    re.DOTALL,
+)
+_TOOL_USE_ERROR = ("<tool_use_error>", "</tool_use_error>")
 _USER_DENIAL = "user-rejected"
 #: The sentence 2.1.3xx appends to the rejection text of a call stopped while it ran (the
 #: Agent SDK's ``interrupt()``: no ``interruptedMessageId`` names it).
@@ -99,12 +146,13 @@ def canonical_tool(tool: str) -> str:
 
 
 def notified_task(text: str) -> tuple[str, str] | None:
-    """``(task id, status)`` of a ``<task-notification>`` whose status is final
-    (:data:`BACKGROUND_OUTCOMES`); only its head is read, never its summary or result."""
+    """``(task id, status)`` of a task's notification (:data:`TASK_NOTIFICATION`) whose status
+    is final (:data:`BACKGROUND_OUTCOMES`); only its head is read, never its summary or
+    result."""
     found = _NOTIFIED.match(text.lstrip()[:4000])
-    if found is None or found.group(2) not in BACKGROUND_OUTCOMES:
+    if found is None or found.group(3) not in BACKGROUND_OUTCOMES:
         return None
-    return found.group(1), found.group(2)
+    return found.group(2), found.group(3)
 
 
 def mcp_parts(tool: str) -> tuple[str, str] | None:
@@ -142,6 +190,22 @@ def decision_outcome(decision: Any) -> str | None:
     return _DECISION_OUTCOMES.get(source, "denied")
 
 
+def _refused_by_configuration(text: str) -> bool:
+    """Whether a failed result's text is one Claude Code writes for a call that a permission
+    setting, rule, hook or policy refused (no person was asked)."""
+    head = text[:200]
+    whole = text[:4000].rstrip()
+    if whole.startswith(_TOOL_USE_ERROR[0]) and whole.endswith(_TOOL_USE_ERROR[1]):
+        whole = whole[len(_TOOL_USE_ERROR[0]) : -len(_TOOL_USE_ERROR[1])]
+    return bool(
+        (_NOT_GRANTED in text and _DENIED.match(head))
+        or (head.startswith("Permission to use ") and " denied" in head)
+        or _POLICY_BLOCK.match(head)
+        or whole in _REFUSAL_REASONS
+        or _NEEDS_APPROVAL.fullmatch(whole)
+    )
+
+
 def classify_result(
     is_error: Any,
     content: Any,
@@ -173,7 +237,8 @@ def _classify(
     ``toolUseResult`` = ``User rejected tool use`` is a rejection, its
     ``interrupted: true`` an interrupt; ``is_error: true`` (optional in the format: absent means
     false), an ``Error…`` string or ``status`` ``error``/``failed`` is a failure. A failure that
-    names its ``toolDenialKind`` did not run to its end (:data:`_DENIAL_OUTCOMES`, else denied).
+    names its ``toolDenialKind`` did not run to its end (:data:`_DENIAL_OUTCOMES`, else denied;
+    ``user-rejected`` on a refusal text of ``claude -p`` is denied: 2.1.2xx writes it so).
     Only a failure, or a result that carries no structure at all (no ``toolUseResult``, no
     ``is_error``), is refined by the fixed texts Claude Code starts such results with; a
     successful result is ``ok`` whatever its output says (a ``Read`` of a transcript holds those
@@ -194,21 +259,18 @@ def _classify(
     )
     if not failed and (tur is not None or is_error is not None):
         return "ok"
-    if isinstance(denial_kind, str) and denial_kind:
-        return _DENIAL_OUTCOMES.get(denial_kind, "denied")
     text = result_text(content).lstrip()
+    if isinstance(denial_kind, str) and denial_kind:
+        if denial_kind == _USER_DENIAL and _refused_by_configuration(text):
+            return "denied"  # 2.1.2xx: -p's refusal is written user-rejected too
+        return _DENIAL_OUTCOMES.get(denial_kind, "denied")
     if text.startswith(_REJECTED):
         return "rejected"
-    if text.startswith((INTERRUPT_MARKER, _PROMPT_ABORTED)):
+    if text.startswith((INTERRUPT_MARKER, _PROMPT_ABORTED)) or _KILLED_BY_INTERRUPT.match(text):
         return "interrupted"
-    head = text[:200]
-    if (
-        (_NOT_GRANTED in text and _DENIED.match(head))
-        or (head.startswith("Permission to use ") and " denied" in head)
-        or _POLICY_BLOCK.match(head)
-    ):
+    if _refused_by_configuration(text):
         return "denied"
-    if failed or text.startswith("<tool_use_error>"):
+    if failed or text.startswith(_TOOL_USE_ERROR[0]):
         return "error"
     return "ok"
 

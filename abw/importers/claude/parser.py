@@ -161,3 +161,5 @@ class FileParser(AssistantLines, UserLines, SystemLines):
             "content" in record or "lastPrompt" in record
         ):
             self.removed.add("user_prompt")
+            if kind == "queue-operation" and isinstance(record.get("content"), str):
+                self._queued_notification(record["content"])
