@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from abw.hashing import content_hash
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from abw.importers.common import ArgumentField, Label
     from abw.models.trace import Span, Trace
 
@@ -197,6 +199,16 @@ def finish(drafts: list[Draft], source_file: str | Path | None = None) -> list[S
     return spans
 
 
+def recorded_start(span_starts: Iterable[str | None], first: datetime | None) -> dict[str, str]:
+    """``{"started_at": first}`` (the recording's first time, ISO 8601) for a run none of whose
+    spans has a time (a prompt a hook blocked, a turn aborted before any step): without it the
+    run has no start, and its scenario no recording order (abw.gating.sequence). Otherwise
+    nothing: the earliest span time is the run's start."""
+    if first is None or any(span_starts):
+        return {}
+    return {"started_at": iso(first)}
+
+
 def make_trace(
     *,
     platform: str,
@@ -211,6 +223,7 @@ def make_trace(
     removed_fields: list[str] | tuple[str, ...] = (),
     extra_run: dict[str, Any] | None = None,
     source_hash: str | None = None,
+    recording_start: datetime | None = None,
 ) -> Trace:
     """Assemble a redacted trace: source hash, run metadata, spans and the redaction record.
 
@@ -218,7 +231,8 @@ def make_trace(
     export of many traces hashes its bytes once, not once a trace). ``final_output`` is hashed
     into ``final_output_hash``; ``final_text`` (the final answer as text) is where
     ``--output-fields`` are looked for. The argument fields the spans keep are recorded in
-    ``redaction.kept_fields``.
+    ``redaction.kept_fields``. ``recording_start``: when the recording began, the run's start
+    when no span has a time (:func:`recorded_start`).
     """
     from abw.hashing import sha256_hex
     from abw.importers.common import (
@@ -239,6 +253,7 @@ def make_trace(
         final_status=final_status,
         final_output_hash=final_output_hash(final_output),
         canonical_output=extract_canonical_output(final_text, options.output_fields),
+        **recorded_start((s.started_at for s in spans), recording_start),
         **(extra_run or {}),
     )
     trace = Trace(

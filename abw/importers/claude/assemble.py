@@ -19,7 +19,7 @@ from abw.importers.common import (
     final_output_hash,
     record_kept_arguments,
 )
-from abw.importers.spans import iso, status_of
+from abw.importers.spans import iso, recorded_start, status_of
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,199}")
 _HELPER_AGENT = re.compile(r"a?(?:compact|prompt_suggestion|side_question)[-_]?", re.IGNORECASE)
@@ -205,6 +205,7 @@ def build_trace(main: FileParser, subs: list[FileParser], options: ImportOptions
             "final_output_hash": final_output_hash(final_text),
             "canonical_output": extract_canonical_output(final_text, options.output_fields),
             **({"agent_version": main.agent_version} if main.agent_version else {}),
+            **recorded_start((span["started_at"] for span in spans), main.first_time),
         },
         "spans": spans,
         "redaction": {"applied": True, "method": "hash-only", "removed_fields": sorted(removed)},

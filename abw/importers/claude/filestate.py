@@ -42,6 +42,9 @@ class FileState:
         self.agent_version: str | None = None  # Claude Code's "version"; the last one wins
         self.known_records = 0
         self.first_record_line: int | None = None
+        #: the first readable ``timestamp`` of a known record: the session's start, the run's
+        #: start time when no span has one (a prompt a hook blocked, a session cut at once)
+        self.first_time: datetime | None = None
         self.sha256 = ""
         self._time_text: Any = None  # the last timestamp read, and what it read as
         self._time_value: datetime | None = None

@@ -81,6 +81,8 @@ class FileParser(AssistantLines, UserLines, SystemLines):
             if not isinstance(kind, str) or kind not in KNOWN_TYPES:
                 continue
             self.known_records += 1
+            if self.first_time is None:
+                self.first_time = self._time(record)
             self._record(line, kind, record)
         self.sha256 = reader.sha256
         for agent, state in self.agents.items():  # retries with no outcome: cut off mid-retry

@@ -260,6 +260,7 @@ class CodexImporter(Importer):
             final_text=state.final_text,
             removed_fields=held_fields(held, REMOVED_FIELDS),
             extra_run=extra,
+            recording_start=state.first_time,
         )
         if fold.files:
             trace.source.subagent_files = [  # type: ignore[attr-defined]

@@ -102,6 +102,7 @@ def _step(state: RolloutState, line: int, record: dict[str, Any]) -> None:
         return
     state.recognised += 1
     when = parse_time(record.get("timestamp"))
+    state.first_time = state.first_time or when
     if kind == "session_meta":
         state.trace_id = state.trace_id or nonempty_str(payload.get("id"))
         state.meta.setdefault("agent_version", identifier(payload.get("cli_version")))

@@ -50,6 +50,8 @@ class RolloutState:
     #: legacy files): a request ends at its ``turn_context`` / usage / state line, not at an output
     batched: bool = False
     model: str | None = None
+    #: the first record time read: the run's start when no span has one
+    first_time: datetime | None = None
     trace_id: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     turn_starts: list[int] = field(default_factory=list)
