@@ -9,9 +9,9 @@ SCRATCH/v0.47.0), then run in a private mount namespace with a scratch folder bo
 
 Each scenario is one ``codex exec`` (the model named is the one that release offered its usual
 tools for), or, named ``tui-SCENARIO``, the interactive TUI in a pseudo-terminal (tui.py) with
-the keys of TUI_STEPS; config.toml adds the stdio MCP server mcp_server.py. OUT receives each
-rollout as SCENARIO-VERSION__<rollout name> and VERSION__requests.jsonl (what the fake was
-asked)."""
+the keys of TUI_STEPS; config.toml adds the stdio MCP server
+codex-live-more/generate/mcp_server.py. OUT receives each rollout as
+SCENARIO-VERSION__<rollout name> and VERSION__requests.jsonl (what the fake was asked)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+#: The stdio MCP server that wrote codex-live-more's MCP cases, used here unchanged.
+MCP_SERVER = HERE.parent.parent / "codex-live-more" / "generate" / "mcp_server.py"
 HOME = Path("/home/dev")
 SHOP = HOME / "shop"
 CODEX_HOME = HOME / ".codex-old"
@@ -172,7 +174,7 @@ def main() -> None:
     shutil.rmtree(CODEX_HOME, ignore_errors=True)
     CODEX_HOME.mkdir(parents=True)
     (CODEX_HOME / "config.toml").write_text(CONFIG.replace("{model}", model))
-    shutil.copy2(HERE / "mcp_server.py", CODEX_HOME / "mcp_server.py")
+    shutil.copy2(MCP_SERVER, CODEX_HOME / "mcp_server.py")
     log = str(out / f"{version}__requests.jsonl")
     server = subprocess.Popen([sys.executable, str(HERE / "fake_responses.py"), str(PORT), log])
     time.sleep(1)
