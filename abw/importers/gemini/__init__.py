@@ -48,11 +48,12 @@ text, which holds no exit code when the failed command printed anything). Gemini
 every headless session too.
 
 The package, lowest module first: ``messages`` (what a recorded message is), ``outcomes`` (what
-a call's status and result say), ``ids`` (a call's time and order from its id), ``subagents``
-(a call of a subagent), ``removed`` (the raw fields left out), ``refused`` (what is no
-recording), ``jsonl`` (the JSON Lines form and its replay), ``ending`` (the run's final status
-and answer), ``calls`` (a message's calls into spans) and ``drafts`` (messages into spans); this
-module holds the importer.
+a call's status and result say), ``ids`` (a call's time, order and model turn from its id),
+``subagents`` (a call of a subagent, and what a subagent of 0.1x-0.2x recorded under the
+session's id: into its file, or a file of its own beside it), ``removed`` (the raw fields left
+out), ``refused`` (what is no recording), ``jsonl`` (the JSON Lines form and its replay),
+``ending`` (the run's final status and answer), ``calls`` (a message's calls into spans) and
+``drafts`` (messages into spans); this module holds the importer.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ from abw.importers.gemini.ending import run_end
 from abw.importers.gemini.jsonl import recording_records, replayed
 from abw.importers.gemini.refused import prompt_log_file, refuse_document, refuse_stream_json
 from abw.importers.gemini.removed import REMOVED_FIELDS
+from abw.importers.gemini.subagents import (
+    session_messages,
+    subagent_messages,
+    subagent_recording,
+)
 from abw.importers.rawio import held_fields, load_json, read_raw
 from abw.importers.spans import finish, make_trace
 from abw.jsonlocate import value_lines
@@ -120,12 +126,19 @@ class GeminiImporter(Importer):
         else:
             document = load_json(raw, path)
             line_of = value_lines(raw, 4).get
+            if subagent_recording(document, path):
+                options.warn(
+                    f"{path.name}: a subagent's own recording (its task recorded while the "
+                    "session's call of it ran), not a session: skipped (its session holds the call)"
+                )
+                return []
         refuse_document(document, path)
         messages = document["messages"]
-        drafts = message_drafts(messages, made, options, path, line_of)
+        owned = subagent_messages(messages) if records is None else set()
+        drafts = message_drafts(messages, made, owned, options, path, line_of)
         if ended is None:
             ended = list(range(len(messages)))
-        final_status, final_text = run_end([messages[index] for index in ended])
+        final_status, final_text = run_end(session_messages(messages, ended, owned))
         return [
             make_trace(
                 platform=self.platform,

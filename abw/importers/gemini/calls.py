@@ -9,7 +9,7 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.importers.base import ImportOptions
-from abw.importers.gemini.ids import call_order, id_time
+from abw.importers.gemini.ids import call_order, id_time, later_turns
 from abw.importers.gemini.messages import text
 from abw.importers.gemini.outcomes import STATUS, cancelled_running, exit_code
 from abw.importers.gemini.subagents import DELEGATE_TOOLS, subagent_call, subagent_outcome
@@ -39,8 +39,11 @@ def call_drafts(
     path: Path,
     drafts: list[Draft],
     line_of: Callable[[tuple[str | int, ...]], int | None],
+    own_turn: bool = False,
 ) -> None:
-    """Append the spans of a ``gemini`` message's ``toolCalls``, children of ``parent``."""
+    """Append the spans of a ``gemini`` message's ``toolCalls``, children of ``parent``, or,
+    with ``own_turn`` (calls appended to a message not of their turn), of an llm span of their
+    own turn."""
     calls = message.get("toolCalls")
     if calls is not None and not isinstance(calls, list):
         raise AbwInputError(
@@ -50,11 +53,36 @@ def call_drafts(
             field=f"messages.{index}.toolCalls",
         )
     calls = calls or []
-    for offset, (position, call) in enumerate(zip(call_order(calls), calls, strict=True)):
+    order = call_order(calls)
+    opened = later_turns(calls, order) | ({min(order)} if own_turn and calls else set())
+    parents = {}  # the place of each call opening a later turn -> that turn's llm span
+    for offset, (position, call) in enumerate(zip(order, calls, strict=True)):
+        if position in opened:
+            turn = turn_draft(message, index, position, call)
+            turn.line = line_of(("messages", index, "toolCalls", offset))
+            drafts.append(turn)
+            parents[position] = turn.span_id
+    for offset, (position, call) in enumerate(zip(order, calls, strict=True)):
         if isinstance(call, dict):
-            draft = call_draft(call, index, position, parent, options, path)
+            opener = max((place for place in parents if place <= position), default=None)
+            draft = call_draft(call, index, position, parents.get(opener, parent), options, path)
             draft.line = line_of(("messages", index, "toolCalls", offset))
             drafts.append(draft)
+
+
+def turn_draft(message: dict[str, Any], index: int, position: int, call: dict[str, Any]) -> Draft:
+    """The llm span of a later model turn whose calls older versions appended to ``message``
+    (:func:`.ids.later_turns`), placed before ``call``, the first it made: a model call of the
+    message's model, started when it made that call; its text and tokens were not recorded."""
+    turn = Draft(
+        (index, position - 1, 1),
+        "llm",
+        str(message.get("model") or "gemini"),
+        "ok",
+        span_id=f"{text(message.get('id')) or index}#{position}",
+    )
+    turn.started_at = id_time(call.get("id"))
+    return turn
 
 
 def call_draft(

@@ -18,17 +18,23 @@ from abw.importers.spans import Draft, parse_time
 def message_drafts(
     messages: list[Any],
     made: set[int],
+    owned: set[int],
     options: ImportOptions,
     path: Path,
     line_of: Callable[[tuple[str | int, ...]], int | None],
 ) -> list[Draft]:
     """The spans of ``messages``, in order; those at the indexes in ``made`` (messages Gemini
-    CLI made for its history) and the model turns it copied into the history are no steps."""
+    CLI made for its history), the model turns it copied into the history and those in
+    ``owned``, a subagent's (:func:`.subagents.subagent_messages`: the session's calls appended
+    to one are a turn of their own), are no steps."""
     drafts: list[Draft] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise AbwInputError("a message is not an object", file=path, field=f"messages.{index}")
         if message.get("type") != "gemini" or index in made or history_copy(message):
+            continue
+        if index in owned:
+            call_drafts(message, index, None, options, path, drafts, line_of, own_turn=True)
             continue
         if calls_holder(messages, index) and drafts:
             parent = next((d.span_id for d in reversed(drafts) if d.type == "llm"), None)

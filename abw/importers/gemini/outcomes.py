@@ -35,17 +35,23 @@ def any_cancelled(message: dict[str, Any]) -> bool:
 def exit_code(result: Any) -> int | None:
     """The last ``Exit Code: N`` of a shell call's output (the ``functionResponse`` parts, or a
     plain string); ``None`` when there is none (``Exit Code: (none)``, a killed command)."""
+    codes = [m.group(1) for text in response_texts(result) for m in EXIT_CODE.finditer(text)]
+    return int(codes[-1]) if codes else None
+
+
+def response_texts(result: Any) -> list[str]:
+    """The texts a call returned: its ``functionResponse`` parts' ``response.output`` and
+    ``response.error``, or a plain string."""
     parts = result if isinstance(result, list) else [result]
-    outputs = []
+    texts = []
     for part in parts:
         if isinstance(part, str):
-            outputs.append(part)
+            texts.append(part)
         response = as_dict(as_dict(as_dict(part).get("functionResponse")).get("response"))
         for key in ("output", "error"):
             if isinstance(response.get(key), str):
-                outputs.append(response[key])
-    codes = [m.group(1) for text in outputs for m in EXIT_CODE.finditer(text)]
-    return int(codes[-1]) if codes else None
+                texts.append(response[key])
+    return texts
 
 
 def cancelled_running(result: Any) -> bool:
