@@ -46,3 +46,22 @@ def test_a_codex_turn_aborted_before_any_step_starts_at_its_first_record(run_cli
     assert not [s for s in trace["spans"] if s["started_at"]]
     first = json.loads(rollout.read_text().splitlines()[0])["timestamp"]
     assert trace["run"]["started_at"][:23] == first[:23]
+
+
+def test_a_gemini_session_cut_before_any_model_reply_starts_at_its_start_time(run_cli, tmp_path):
+    """A real interactive session kept to its header, the prompt and the API error that ended
+    it: no model call answered, no span; the session's ``startTime`` is the run's start."""
+    source = CORPUS / "gemini-cli-live" / "session-2026-12-03T23-29-a727ed17.jsonl"
+    lines = source.read_text().splitlines()
+    kept = [lines[0]] + [
+        line
+        for line in lines[1:]
+        if ('"type":"user"' in line[:200] and "functionResponse" not in line)
+        or '"type":"error"' in line
+    ]
+    cut = tmp_path / "session-cut.jsonl"
+    cut.write_text("\n".join(kept) + "\n")
+    trace = cli_import_one(run_cli, "gemini", cut, tmp_path / "run.json")
+    assert trace["spans"] == [] and trace["run"]["final_status"] == "error"
+    start = json.loads(lines[0])["startTime"]
+    assert trace["run"]["started_at"] == start.replace("Z", "000Z")

@@ -75,7 +75,7 @@ from abw.importers.gemini.subagents import (
     subagent_recording,
 )
 from abw.importers.rawio import held_fields, load_json, read_raw
-from abw.importers.spans import finish, make_trace
+from abw.importers.spans import finish, make_trace, parse_time
 from abw.jsonlocate import value_lines
 
 if TYPE_CHECKING:
@@ -151,5 +151,6 @@ class GeminiImporter(Importer):
                 final_output=final_text,
                 final_text=final_text,
                 removed_fields=held_fields(document, REMOVED_FIELDS),
+                recording_start=parse_time(document.get("startTime")),
             )
         ]
