@@ -38,13 +38,11 @@ EXPECTED: dict[str, tuple[str, list[tuple[str, str, str, str]]]] = {
     ),
 }
 
-#: Each team's runs (AutoGen's runtime starts a trace per message: a run per agent turn).
-TEAMS: dict[str, list[list[tuple[str, str, str, str]]]] = {
-    "swarm-handoff": [
-        [("tool", "transfer_to_billing_agent", "ok", "triage_agent")],
-        [("tool", "lookup_order", "ok", SUB)],
-    ],
-    "round-robin": [[], [("tool", "lookup_order", "ok", SUB)]],
+#: Each team's one run (AutoGen's runtime starts a trace per message; their span links join them),
+#: a Swarm's ``transfer_to_<agent>`` a handoff to that agent.
+TEAMS: dict[str, list[tuple[str, str, str, str]]] = {
+    "swarm-handoff": [("handoff", SUB, "ok", "triage_agent"), ("tool", "lookup_order", "ok", SUB)],
+    "round-robin": [("tool", "lookup_order", "ok", SUB)],
 }
 
 RAW = ("CANARY", "/home/dev", "order_id", "A-1", "declined", "topic_", "GroupChat")
@@ -73,12 +71,12 @@ def test_autogen_run_reads_step_by_step(run_cli: Any, tmp_path: Path, case: str)
 
 @pytest.mark.parametrize("case", sorted(TEAMS))
 def test_autogen_team_turns_name_their_agents(run_cli: Any, tmp_path: Path, case: str) -> None:
-    """A team's agent turns each name their agent; the runtime's message spans (whose
-    ``message`` attribute holds the prompt and the replies) are infrastructure and leak
-    nothing."""
+    """A team run is one run whose agent turns each name their agent; the runtime's message
+    spans (whose ``message`` attribute holds the prompt and the replies) are infrastructure and
+    leak nothing."""
     traces = _import(run_cli, tmp_path, case)
-    assert [json_agent_steps(t) for t in traces] == TEAMS[case]
-    assert {t["run"]["final_status"] for t in traces} == {"success"}
+    assert [json_agent_steps(t) for t in traces] == [TEAMS[case]]
+    assert [t["run"]["final_status"] for t in traces] == ["success"]
     _no_raw_text(traces)
 
 

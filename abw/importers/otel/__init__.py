@@ -26,7 +26,10 @@ llm child of an llm span and records its input, none, or one in another instrume
 (one request traced twice) is not either, nor is an llm span without tokens around llm spans
 with them (a wrapper: LlamaIndex's ``structured_predict``). Content comes from attributes, else
 from the GenAI content events (Strands Agents). Every ``traceId`` becomes its own trace (not one
-of only a ``create_agent`` span); its final output is any-agent's recorded ``final_output``
+of only a ``create_agent`` span), but for the many traces of one AutoGen AgentChat team run,
+which its messaging spans' span links tie together: one trace under the first's id
+(:mod:`.teams`; a Swarm's ``transfer_to_<agent>`` is a handoff, a team run its manager never
+terminated cancelled); its final output is any-agent's recorded ``final_output``
 where the file has one (else the root's output, else pydantic-ai's ``final_result`` on the
 run's own agent span); a run whose root ended well but whose top agent span failed (the OpenAI
 Agents SDK over OpenInference) failed, and one whose last own call was cancelled (pydantic-ai)
@@ -42,9 +45,9 @@ beside an ``invoke_agent <graph>`` runs that agent, and its record of a LangChai
 gives the call's ``inputs`` as the arguments. See docs/importers.md.
 
 The package, lowest module first: ``span`` (the format-neutral span), ``encodings`` (a file into
-spans), ``classify`` (what each span is), ``content``, ``arguments``, ``attributes``,
-``outcomes``, ``answer`` (the run's final output), ``fold`` (one request traced twice) and
-``build`` (the trace); this module holds the importers.
+spans), ``teams`` (an AutoGen team run's traces as one), ``classify`` (what each span is),
+``content``, ``arguments``, ``attributes``, ``outcomes``, ``answer`` (the run's final output),
+``fold`` (one request traced twice) and ``build`` (the trace); this module holds the importers.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from abw.importers.base import Importer, ImportOptions
 from abw.importers.otel.build import build_trace
 from abw.importers.otel.classify import is_agent_run
 from abw.importers.otel.encodings import read_spans
+from abw.importers.otel.teams import join_team_runs
 from abw.importers.rawio import read_raw
 from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import ABSENT
@@ -106,6 +110,7 @@ class OtelImporter(Importer):
             cut_off = cut_off or more_cut
         spans = [s for s in spans if s.trace_id in share.own]
         groups = group_by_trace(spans, lambda s: s.trace_id, lambda s: s.start_ns or 0)
+        groups = join_team_runs(groups)
         agent_runs = [(trace_id, members) for trace_id, members in groups if is_agent_run(members)]
         skipped = len(groups) - len(agent_runs)
         if not agent_runs:

@@ -23,6 +23,12 @@ _MERGED_TOOLS = "(merged tools)"
 #: OpenInference marks every traced method of an LLM object ``LLM``.
 _PREPARES_REQUEST = "._prepare_chat_with_tools"
 
+#: AutoGen AgentChat's spans' ``gen_ai.system``; its handoff tools' name prefix and default
+#: description (:func:`_autogen_handoff`).
+_AUTOGEN = "autogen"
+_AUTOGEN_HANDOFF = "transfer_to_"
+_AUTOGEN_HANDOFF_TEXT = re.compile(r"Handoff to (.+)\.")
+
 #: LangGraph's ``create_react_agent`` names the node that calls the model ``agent``.
 _LANGGRAPH_MODEL_NODE = "agent"
 
@@ -178,6 +184,9 @@ def classify(span: OSpan) -> Kind:
     if op in LLM_OPS:
         return Kind("llm", _model(a, name or op))
     if op in TOOL_OPS:
+        target = _autogen_handoff(a, tool_name)
+        if target:
+            return Kind("handoff", target)
         return Kind("container" if tool_name == _MERGED_TOOLS else "tool", tool_name or name)
     if op in RETRIEVER_OPS:
         return Kind("retriever", tool_name or _after(f"{op} ", name) or op)
@@ -216,6 +225,17 @@ def classify(span: OSpan) -> Kind:
     if name.startswith("invoke_agent "):
         return Kind("agent", name[len("invoke_agent ") :].strip())
     return _by_name(a, name)
+
+
+def _autogen_handoff(a: dict[str, Any], tool_name: str | None) -> str | None:
+    """The agent an AutoGen AgentChat handoff (a ``Swarm`` agent's ``handoffs``) transfers to:
+    its tool is named ``transfer_to_<target>`` (lower-cased) and described ``Handoff to
+    <target>.`` unless the ``Handoff`` says otherwise; ``None`` for any other call."""
+    if a.get("gen_ai.system") != _AUTOGEN or not tool_name:
+        return None
+    target = _after(_AUTOGEN_HANDOFF, tool_name)
+    described = _AUTOGEN_HANDOFF_TEXT.fullmatch(str(a.get("gen_ai.tool.description") or ""))
+    return (described[1] if described else target) if target else None
 
 
 def _openinference_agent(a: dict[str, Any], name: str, tool_name: str | None) -> Kind:

@@ -154,6 +154,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
                         ],
                         line=line,
                         resource_attributes=resource,
+                        links=_links(span.get("links"), "traceId", "spanId"),
                     )
                 )
 
@@ -228,6 +229,18 @@ def _time_ns(value: Any) -> int | None:
     return _iso_ns(value)
 
 
+def _links(links: Any, trace_key: str, span_key: str) -> list[tuple[str, str]]:
+    """The ``(trace id, span id)`` of each span link (OTLP's ``links``; the console exporter's
+    link ``context``); a link without both ids is skipped."""
+    out = []
+    for link in as_list(links):
+        trace_id = norm_id(as_dict(link).get(trace_key), 16)
+        span_id = norm_id(as_dict(link).get(span_key), 8)
+        if trace_id and span_id:
+            out.append((trace_id, span_id))
+    return out
+
+
 def _parent_id(document: dict[str, Any]) -> str | None:
     """``parent_id`` (console exporter), or the span id of the ``parent`` context (any-agent)."""
     if "parent_id" in document:
@@ -261,6 +274,11 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
                     for e in as_list(document.get("events"))
                     if isinstance(e, dict)
                 ],
+                links=_links(
+                    [as_dict(link).get("context") for link in as_list(document.get("links"))],
+                    "trace_id",
+                    "span_id",
+                ),
             )
         )
 

@@ -9,6 +9,7 @@ import re
 from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.otel.teams import team_stopped
 from abw.importers.tree import Node
 
 #: A ``claude_code.tool.blocked_on_user`` that refused the call (``decision`` reject), by its
@@ -169,7 +170,8 @@ def run_status(
     gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
     (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
     ``cancelled`` where the root, that agent or its last call was stopped while it ran
-    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`vercel_aborted`, :func:`_last_call`);
+    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`vercel_aborted`, :func:`_last_call`)
+    or an AutoGen team run never ended (:func:`.teams.team_stopped`);
     ``error`` where that last call is a failed model request; else ``success``."""
     root: OSpan = walk[0][0].payload
     if root.status == "ERROR":
@@ -187,6 +189,8 @@ def run_status(
             return "cancelled"
         if kinds[last.span_id].type == "llm":
             return "error"  # the run's last model request failed: it ended with no answer
+    if outcome is None and team_stopped([node.payload for node, _ in walk]):
+        return "cancelled"
     return {"error": "error", "interrupted": "cancelled"}.get(outcome or "", "success")
 
 

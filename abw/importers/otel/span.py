@@ -23,6 +23,7 @@ class OSpan:
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     line: int | None = None
     resource_attributes: bool = False  # its resource carried attributes (OTLP)
+    links: list[tuple[str, str]] = field(default_factory=list)  # (trace id, span id) it links to
 
 
 def as_list(value: Any) -> list[Any]:
