@@ -65,6 +65,7 @@ def explain(report: GateReport, check_id: str, argument: str = "CHECK_ID") -> st
     for role in sorted(roles):
         lines.append(f"  {plural(roles[role], role + ' trace')}")
     lines.append(f"  digest {report.inputs.digest}")
+    lines += _warnings(report, check)
     if check.category == "sample_sufficiency":
         stats = next((s for s in report.statistics if s.scenario_id == check.scenario_id), None)
         if stats is not None:
@@ -86,6 +87,19 @@ def explain(report: GateReport, check_id: str, argument: str = "CHECK_ID") -> st
             lines.append(f"    {_where(v)}")
     lines += ["", "why", f"  {_why(check)}"]
     return "\n".join(log_line(line) for line in lines) + "\n"
+
+
+def _warnings(report: GateReport, check: Check) -> list[str]:
+    """The report's input warnings that bear on the check (those of every scenario and those
+    of its own): a CLI version or platform change can explain a FAIL the check shows."""
+    found = [w for w in report.input_warnings if w.scenario_id in (None, check.scenario_id)]
+    if not found:
+        return []
+    return [
+        "",
+        "input warnings (they do not change the verdict; read the check with them)",
+        *(f"  {w.kind}: {w.message}" for w in found),
+    ]
 
 
 def _where(violation: Violation) -> str:

@@ -246,7 +246,7 @@ def merged_report(
         inputs=ledger.inputs(
             spec_file, spec_sha256, [("baseline", base_heads), ("candidate", candidate)]
         ),
-        input_warnings=input_warnings(base_heads, candidate, spec.thresholds, baseline),
+        input_warnings=input_warnings(base_heads, candidate, spec.thresholds, baseline, diffs),
     )
 
 

@@ -17,6 +17,7 @@ Semantics and the decisions behind them: docs/semantics.md ("Input warnings").
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 from abw.diffing import Symbols, group_by_scenario, mean_distance, path_names, scenario_key
 from abw.gating.common import scenario_text
 from abw.gating.summary import RUN_ORDER
-from abw.models.report import InputWarning
+from abw.models.report import DiffResult, InputWarning
 from abw.models.spec import Thresholds
 from abw.text import plural
 from abw.traceio import TraceFile
@@ -51,10 +52,20 @@ def _upper_first(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+def version_key(text: str) -> tuple[Any, ...]:
+    """Sort key that reads runs of digits as numbers: 1.0.30 before 1.0.100, 0.80.0 before
+    0.142.4 (plain text order put them the other way round); the text itself breaks ties."""
+    parts = _DIGITS.split(text)
+    return (tuple((i % 2, int(p) if i % 2 else p) for i, p in enumerate(parts)), text)
+
+
+_DIGITS = re.compile(r"([0-9]+)")
+
+
 def _counted(values: Iterable[str], shown: int = 6) -> str:
-    """``a (3 runs), b (1 run)`` in sorted order, the first ``shown`` of them."""
+    """``a (3 runs), b (1 run)`` in version order (:func:`version_key`), the first ``shown``."""
     counts = Counter(values)
-    names = sorted(counts)
+    names = sorted(counts, key=version_key)
     text = ", ".join(f"{value} ({plural(counts[value], 'run')})" for value in names[:shown])
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
@@ -77,22 +88,105 @@ def _platforms(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
     ]
 
 
-def _versions(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
+#: Tool names a version warning lists of each side (new, missing) before counting the rest.
+RENAMED_SHOWN = 4
+#: The version of a side whose runs record none (Codex before 0.2x wrote none): a version of
+#: its own, so a baseline of such runs and a candidate that names its version are told apart.
+UNRECORDED = "version unrecorded"
+
+
+def _side(runs: list[Any], platform: str) -> list[tuple[Any, str]]:
+    """(scenario, version) of ``platform``'s runs on one side. Where some record a version, a
+    run that records none (a summary-only transcript) is left out, as it says nothing; where
+    none does, each is :data:`UNRECORDED`."""
+    mine = [run for run in runs if run.platform == platform]
+    if not any(run.agent_version for run in mine):
+        return [(run.scenario_id, UNRECORDED) for run in mine]
+    return [(run.scenario_id, run.agent_version) for run in mine if run.agent_version]
+
+
+def _version_sets(runs: list[Any], platform: str) -> dict[str | None, set[str]]:
+    """The agent versions of ``platform``'s runs, by scenario (:func:`_side`)."""
+    found: dict[str | None, set[str]] = defaultdict(set)
+    for sid, version in _side(runs, platform):
+        found[sid].add(version)
+    return found
+
+
+def _version_scenarios(baseline: list[Any], candidate: list[Any], platform: str) -> list[Any]:
+    """Scenarios whose candidate runs use a version their own baseline runs never did: a
+    baseline recorded over several versions hides such a scenario from the sets as a whole."""
+    base, cand = _version_sets(baseline, platform), _version_sets(candidate, platform)
+    return sorted(
+        (sid for sid, versions in cand.items() if base.get(sid) and not versions <= base[sid]),
+        key=scenario_key,
+    )
+
+
+def _names(names: Iterable[str]) -> str:
+    names = sorted(names)
+    shown = ", ".join(names[:RENAMED_SHOWN])
+    more = len(names) - RENAMED_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _renamed(diffs: Iterable[DiffResult], scenarios: list[Any]) -> str:
+    """Why the version matters, with what it may explain here: the scenarios whose candidate
+    runs call tools their baseline runs never did *and* no longer call some the baseline did
+    (one tool renamed shows as both), each such pair named once with its scenarios."""
+    wanted = set(scenarios)
+    pairs: dict[tuple[str, str], list[Any]] = {}
+    for diff in diffs:
+        if diff.scenario_id in wanted and diff.tools_new and diff.tools_missing:
+            pair = (_names(diff.tools_new), _names(diff.tools_missing))
+            pairs.setdefault(pair, []).append(diff.scenario_id)
+    text = "A new CLI version can rename or reshape tools"
+    if not pairs:
+        return f"{text} (Codex's shell became exec_command)"
+    shown = [
+        f"new {new}, missing {missing}{_where(sids)}"
+        for (new, missing), sids in list(pairs.items())[:2]
+    ]
+    more = f"; and {len(pairs) - 2} more" if len(pairs) > 2 else ""
+    return f"{text}, and a renamed tool is new and missing at once (here: {'; '.join(shown)}{more})"
+
+
+def _of(runs: list[Any], platform: str, scenarios: set[Any] | None = None) -> list[str]:
+    """The versions of ``platform``'s runs (:func:`_side`; of ``scenarios`` only, when given)."""
+    return [v for sid, v in _side(runs, platform) if scenarios is None or sid in scenarios]
+
+
+def _where(scenarios: list[Any]) -> str:
+    named = ", ".join(scenario_text(s) for s in scenarios[:EXAMPLES])
+    more = len(scenarios) - EXAMPLES
+    return f" in {named}" + (f" and {more} more" if more > 0 else "")
+
+
+def _versions(
+    baseline: list[Any], candidate: list[Any], diffs: Iterable[DiffResult] = ()
+) -> list[InputWarning]:
+    diffs = list(diffs)
     found = []
     for platform in sorted({t.platform for t in candidate}):
-        base = [v for t in baseline if t.platform == platform if (v := t.agent_version)]
-        cand = [v for t in candidate if t.platform == platform if (v := t.agent_version)]
-        if not base or not cand or set(cand) <= set(base):
+        base, cand = _of(baseline, platform), _of(candidate, platform)
+        scenarios = _version_scenarios(baseline, candidate, platform)
+        if not base or not cand or (set(cand) <= set(base) and not scenarios):
             continue
+        where = ""
+        if set(cand) <= set(base):  # only some scenarios compare two versions: count those
+            base, cand = (
+                _of(baseline, platform, set(scenarios)),
+                _of(candidate, platform, set(scenarios)),
+            )
+            where = _where(scenarios)
         found.append(
             InputWarning(
                 kind="version_mix",
                 message=(
                     f"The candidate was recorded with {platform} versions the baseline never "
-                    f"used: baseline {_counted(base)}; candidate {_counted(cand)}. A new CLI "
-                    "version can rename or reshape tools (Codex's shell became exec_command): "
-                    "record the baseline with the same version before reading shape or "
-                    "required-tool failures as the agent's."
+                    f"used{where}: baseline {_counted(base)}; candidate {_counted(cand)}. "
+                    f"{_renamed(diffs, scenarios)}: record the baseline with the same version "
+                    "before reading shape or required-tool failures as the agent's."
                 ),
             )
         )
@@ -246,14 +340,16 @@ def input_warnings(
     candidate: list[Any],
     thresholds: Thresholds,
     baseline_runs: list[TraceFile],
+    diffs: Iterable[DiffResult] = (),
 ) -> list[InputWarning]:
     """Every warning about the inputs, in a fixed order (kinds as listed above).
 
-    ``baseline`` and ``candidate``: the runs' summaries; ``baseline_runs``: the baseline runs.
+    ``baseline`` and ``candidate``: the runs' summaries; ``baseline_runs``: the baseline runs;
+    ``diffs``: the scenarios' diffs (the tools a version warning names).
     """
     return [
         *_platforms(baseline, candidate),
-        *_versions(baseline, candidate),
+        *_versions(baseline, candidate, diffs),
         *_duplicates("baseline", baseline),
         *_duplicates("candidate", candidate),
         *_shared(baseline, candidate),
