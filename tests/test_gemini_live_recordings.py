@@ -193,3 +193,34 @@ def test_a_compression_adds_no_model_call_and_keeps_the_answer(imported, tmp_pat
     assert trace["spans"] == expected["spans"]
     assert trace["run"] == {**expected["run"], "final_status": "success"}
     assert "3 steps a later checkpoint left out" in err
+
+
+def test_a_session_opened_and_left_is_no_run(run_cli, tmp_path):
+    """Gemini CLI records a session opened and left before any prompt as its header (0.39 on:
+    the first line; its context message, which the CLI made, may follow; earlier: ``messages``
+    empty). Each was a run with no span and ``final_status`` unknown, an incomplete run in
+    every gate over the folder; in a folder each is skipped with a warning, alone it is refused
+    in one line, and a session with a prompt stays a run."""
+    lines = API_ERROR.read_text().splitlines(keepends=True)
+    assert json.loads(lines[0]).get("messages") is None and "$set" in json.loads(lines[1])
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    (chats / "session-header.jsonl").write_text(lines[0])
+    (chats / "session-context.jsonl").write_text("".join(lines[:2]))
+    whole = json.loads(
+        (
+            CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+        ).read_text()
+    )
+    (chats / "session-empty.json").write_text(json.dumps({**whole, "messages": []}))
+    (chats / API_ERROR.name).write_bytes(API_ERROR.read_bytes())
+    traces, err = cli_import(run_cli, "gemini", chats, tmp_path / "out")
+    assert [t["run"]["trace_id"] for t in traces] == [json.loads(lines[0])["sessionId"]]
+    for name in ("session-header.jsonl", "session-context.jsonl", "session-empty.json"):
+        assert f"{name}: no conversation" in err
+    out = tmp_path / "one.json"
+    code, _, err = run_cli(
+        "import", "gemini", "--input", chats / "session-empty.json", "--out", out
+    )
+    assert code == 2 and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and err.count("session-empty.json") == 1, err

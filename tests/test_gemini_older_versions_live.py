@@ -164,7 +164,7 @@ def test_a_subagents_own_file_beside_its_session_is_no_session(run_cli, tmp_path
     as a ``kind: subagent`` recording is; the session's file holds the call."""
     session, own = sorted((LIVE / "0.26.0").glob("13_subagent_late_minute__session-*"))
     code, _, err = run_cli("import", "gemini", "--input", own, "--out", tmp_path / "own.json")
-    assert code != 0 and f"{own.name}: a subagent's own recording" in err
+    assert code != 0 and f"{own.name}: no trace to write: a subagent's own recording" in err
     trace = import_trace("gemini", session)
     assert [(s.type, s.name, s.outcome) for s in trace.spans][1] == (
         "handoff",

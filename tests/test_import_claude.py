@@ -509,8 +509,10 @@ PROJECT = CORPUS / "claude-code-projects" / "kfischer-okarin__-Users-user-projec
 
 def test_a_real_project_folder_imports_its_sessions(run_cli, tmp_path):
     """A real ~/.claude/projects folder (2.0.74): two sessions resumed and left at once are
-    empty files (one failed the whole import: 'empty file'), and the cache warm-up sidechains
-    of those sessions are no agent work (they would have been runs of their own)."""
+    empty files (one failed the whole import: 'empty file'), the cache warm-up sidechains
+    of those sessions are no agent work (they would have been runs of their own), and six
+    files hold only bookkeeping (titles of other sessions, file snapshots): they were six runs
+    with no span and an unknown status, each an incomplete run in a gate."""
     files = sorted(PROJECT.glob("*.jsonl"))
     empty = {p.stem for p in files if p.stat().st_size == 0}
     sessions = {
@@ -528,7 +530,14 @@ def test_a_real_project_folder_imports_its_sessions(run_cli, tmp_path):
     assert len(warmups) > 2
     code, _, err = run_cli("import", "claude", "--input", PROJECT, "--out", tmp_path / "out")
     assert code == 0, err
-    assert {p.stem for p in (tmp_path / "out").glob("*.json")} == sessions
+    kinds = {
+        p.stem: {json.loads(line)["type"] for line in p.open()} for p in files if p.stem in sessions
+    }
+    bookkeeping = {s for s, types in kinds.items() if types <= {"summary", "file-history-snapshot"}}
+    assert len(bookkeeping) == 6
+    assert {p.stem for p in (tmp_path / "out").glob("*.json")} == sessions - bookkeeping
+    skipped = [line for line in err.splitlines() if "no conversation" in line]
+    assert sorted(line.split()[2] for line in skipped) == sorted(f"{s}.jsonl:" for s in bookkeeping)
     trace = json.loads((tmp_path / "out" / "b3edadab-bca0-4054-9b41-f7ffa6941260.json").read_text())
     task = [s for s in trace["spans"] if s["type"] == "handoff"]
     assert task and any(s.get("parent_span_id") == task[0]["span_id"] for s in trace["spans"])
@@ -836,3 +845,17 @@ def test_a_hook_blocked_call_in_a_session_is_denied(tmp_path: Path):
     assert changed == [(span.source_ref.line, "ok", "denied", "error")]
     rendered = render_trace(trace)
     assert "pre-bash.sh" not in rendered and "rm is not allowed" not in rendered
+
+
+def test_a_bookkeeping_only_file_is_no_run(run_cli, tmp_path):
+    """A real session file holding only ``summary`` records (titles Claude Code wrote for other
+    sessions) was imported as a run with no span, ``final_status`` unknown; given alone, it is
+    refused in one line that names it once, and nothing is written."""
+    source = PROJECT / "be89c3cd-bfbf-4c4f-a515-5af6e13249bf.jsonl"
+    assert {json.loads(line)["type"] for line in source.open()} == {"summary"}
+    out = tmp_path / "out.json"
+    code, _, err = run_cli("import", "claude", "--input", source, "--out", out)
+    assert code == 2 and not out.exists(), err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].count(source.name) == 1, err
+    assert "no conversation" in lines[0]

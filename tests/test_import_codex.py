@@ -410,3 +410,34 @@ def test_folder_import_skips_the_prompt_history(run_cli, tmp_path):
     code, _, err = run_cli("import", "codex", "--input", home, "--out", tmp_path / "out", "-q")
     assert code == 0, err
     assert len(list((tmp_path / "out").glob("*.json"))) == 1
+
+
+def test_a_session_left_before_any_prompt_is_no_run(run_cli, tmp_path):
+    """A rollout holding only its setup (``session_meta``, ``turn_context``) was a run with no
+    span and ``final_status`` unknown: an incomplete run in every gate over its folder. In a
+    folder it is skipped with a warning; given alone it is refused in one line; a rollout whose
+    turn started stays a run."""
+    lines = V0125.read_text().splitlines(keepends=True)
+    setup = [line for line in lines if json.loads(line)["type"] in ("session_meta", "turn_context")]
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    (sessions / "rollout-left.jsonl").write_text("".join(setup))
+    (sessions / V0125.name).write_bytes(V0125.read_bytes())
+    code, _, err = run_cli("import", "codex", "--input", sessions, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").glob("*.json")] == [V0125.stem + ".json"]
+    assert "rollout-left.jsonl: no turn" in err
+    out = tmp_path / "left.json"
+    code, _, err = run_cli(
+        "import", "codex", "--input", sessions / "rollout-left.jsonl", "--out", out
+    )
+    assert code == 2 and not out.exists()
+    assert len(err.strip().splitlines()) == 1 and err.count("rollout-left.jsonl") == 1, err
+    started = tmp_path / "started.jsonl"
+    started.write_text("".join(lines[: len(setup) + 2]))
+    assert {json.loads(line)["type"] for line in lines[: len(setup) + 2]} - {
+        "session_meta",
+        "turn_context",
+    }
+    code, _, err = run_cli("import", "codex", "--input", started, "--out", tmp_path / "s.json")
+    assert code == 0, err

@@ -347,7 +347,10 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         total = sum(len(traces) for _, traces in results)
         single_file = out.suffix == ".json" and total == 1
         if out.suffix == ".json" and total == 0:  # the importer's warning says why
-            why = f": {options.warnings[0]}" if options.warnings else ""
+            said = (
+                options.warnings[0].removeprefix(f"{input_path.name}: ") if options.warnings else ""
+            )
+            why = f": {said}" if said else ""
             raise AbwInputError(f"no trace to write{why}", file=input_path)
         if out.suffix == ".json" and not single_file:
             raise AbwInputError(

@@ -202,6 +202,12 @@ class ClaudeImporter(Importer):
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
         main = FileParser(path, options, sidechain_file=sidechain).parse()
+        if main.conversation_records == 0:
+            options.warn(
+                f"{path.name}: no conversation, only Claude Code's bookkeeping (session titles, "
+                "often of other sessions; file snapshots): no run, skipped"
+            )
+            return []
         if sidechain:
             kind = "compaction" if is_helper_agent(main.agent_id) else "subagent"
             options.warn(

@@ -41,6 +41,7 @@ class FileState:
         self.agent_id: str | None = None
         self.agent_version: str | None = None  # Claude Code's "version"; the last one wins
         self.known_records = 0
+        self.conversation_records = 0  # known records that are no bookkeeping (BOOKKEEPING_TYPES)
         self.first_record_line: int | None = None
         #: the first readable ``timestamp`` of a known record: the session's start, the run's
         #: start time when no span has one (a prompt a hook blocked, a session cut at once)

@@ -55,6 +55,10 @@ KNOWN_TYPES = frozenset(
         "attachment",
     }
 )
+#: The record types that are Claude Code's bookkeeping, no step of a run: titles (often of
+#: other sessions: it writes them into the file of the session that happens to be open) and
+#: file snapshots. A file holding nothing else is no run.
+BOOKKEEPING_TYPES = frozenset({"summary", "custom-title", "ai-title", "file-history-snapshot"})
 
 
 def is_stream_json(record: dict[str, Any]) -> bool:
@@ -81,6 +85,8 @@ class FileParser(AssistantLines, UserLines, SystemLines):
             if not isinstance(kind, str) or kind not in KNOWN_TYPES:
                 continue
             self.known_records += 1
+            if kind not in BOOKKEEPING_TYPES:
+                self.conversation_records += 1
             if self.first_time is None:
                 self.first_time = self._time(record)
             self._record(line, kind, record)

@@ -89,6 +89,9 @@ def _trace_id(thread_id: str | None, path: Path) -> str:
 #: them: a thread's later files' (after a backtrack), then sub-agents linked to no call.
 _AFTER_LINES = 1 << 61
 _AFTER_LATER_FILES = 1 << 62
+#: The records a session writes before its first prompt: a rollout holding nothing else is a
+#: session left before any prompt, no run.
+_SETUP_RECORDS = frozenset({"session_meta", "turn_context"})
 
 
 def _segment(path: Path, thread: Thread) -> bool:
@@ -243,6 +246,12 @@ class CodexImporter(Importer):
             for n, segment in enumerate(self._segments(path, thread)):
                 _go_on(state, segment, n, fold, held)
         spans = finish(state.drafts, path)
+        if not spans and held.keys() <= _SETUP_RECORDS:
+            options.warn(
+                f"{path.name}: no turn, only the session's setup (session_meta, turn_context): "
+                "a session opened and left before any prompt is no run, skipped"
+            )
+            return []
         fold.patch(state.drafts, spans)
         trace_id = _trace_id(state.trace_id, path)
         extra = {k: v for k, v in state.meta.items() if v is not None}

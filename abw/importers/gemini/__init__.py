@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOLS
@@ -134,6 +134,12 @@ class GeminiImporter(Importer):
                 return []
         refuse_document(document, path)
         messages = document["messages"]
+        if not _conversed(messages, made):
+            options.warn(
+                f"{path.name}: no conversation (no prompt, no model message): a session opened "
+                "and left before any prompt is no run, skipped"
+            )
+            return []
         owned = subagent_messages(messages) if records is None else set()
         drafts = message_drafts(messages, made, owned, options, path, line_of)
         if ended is None:
@@ -154,3 +160,13 @@ class GeminiImporter(Importer):
                 recording_start=parse_time(document.get("startTime")),
             )
         ]
+
+
+def _conversed(messages: list[Any], made: set[int]) -> bool:
+    """Whether a session holds a prompt or a model message of its own (not one Gemini CLI made
+    for its history): Gemini CLI records a session that was opened and left (or only ran
+    commands such as ``/clear``) as its header, perhaps with ``info`` messages."""
+    return any(
+        isinstance(message, dict) and message.get("type") in ("user", "gemini") and i not in made
+        for i, message in enumerate(messages)
+    )
