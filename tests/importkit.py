@@ -17,6 +17,24 @@ from abw.models.trace import Trace
 #: The ``run_cli`` fixture of tests/conftest.py: ``abw *args`` → (exit code, stdout, stderr).
 RunCli = Callable[..., tuple[int, str, str]]
 
+#: The files of tests/corpus/claude-code that ask their agent nothing (a shell-mode command
+#: alone; a goal-status attachment alone): no run, no trace.
+CLAUDE_NO_RUN = frozenset(
+    {
+        "alfredjeanlab__claudeless__v2.1.29-shell-mode-2de0d6a.jsonl",
+        "happy__goal-status-active.jsonl",
+    }
+)
+
+
+def claude_corpus_runs() -> list[Path]:
+    """The session files of tests/corpus/claude-code that are runs, in name order."""
+    from tests.conftest import CORPUS
+
+    return sorted(
+        p for p in (CORPUS / "claude-code").glob("*.jsonl") if p.name not in CLAUDE_NO_RUN
+    )
+
 
 def import_traces(
     importer: str | Importer,

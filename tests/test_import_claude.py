@@ -19,10 +19,10 @@ from abw.importers.claude.outcomes import classify_result
 from abw.traceio import render_trace
 from abw.validate import validate_document
 from tests.conftest import CORPUS
-from tests.importkit import import_trace
+from tests.importkit import CLAUDE_NO_RUN, claude_corpus_runs, import_trace
 
 CLAUDE = CORPUS / "claude-code"
-FILES = sorted(CLAUDE.glob("*.jsonl"))
+FILES = claude_corpus_runs()
 PINNED = "2026-01-01T00:00:00.000000Z"
 
 
@@ -534,10 +534,14 @@ def test_a_real_project_folder_imports_its_sessions(run_cli, tmp_path):
         p.stem: {json.loads(line)["type"] for line in p.open()} for p in files if p.stem in sessions
     }
     bookkeeping = {s for s, types in kinds.items() if types <= {"summary", "file-history-snapshot"}}
-    assert len(bookkeeping) == 6
-    assert {p.stem for p in (tmp_path / "out").glob("*.json")} == sessions - bookkeeping
-    skipped = [line for line in err.splitlines() if "no conversation" in line]
-    assert sorted(line.split()[2] for line in skipped) == sorted(f"{s}.jsonl:" for s in bookkeeping)
+    cleared = {
+        s for s in sessions if "<command-name>/clear<" in (PROJECT / f"{s}.jsonl").read_text()
+    }
+    assert len(bookkeeping) == 6 and len(cleared) == 1  # (a `/clear` alone: no prompt either)
+    assert {p.stem for p in (tmp_path / "out").glob("*.json")} == sessions - bookkeeping - cleared
+    skipped = [line for line in err.splitlines() if "no prompt and no step" in line]
+    no_runs = bookkeeping | cleared
+    assert sorted(line.split()[2] for line in skipped) == sorted(f"{s}.jsonl:" for s in no_runs)
     trace = json.loads((tmp_path / "out" / "b3edadab-bca0-4054-9b41-f7ffa6941260.json").read_text())
     task = [s for s in trace["spans"] if s["type"] == "handoff"]
     assert task and any(s.get("parent_span_id") == task[0]["span_id"] for s in trace["spans"])
@@ -613,22 +617,32 @@ def test_an_aborted_permission_prompt_is_an_interrupt_not_a_failure():
 
 
 def test_attachment_records_are_claude_code_records(run_cli, tmp_path: Path):
-    """Claude Code 2.1.x writes ``attachment`` records (goal status, hook output): a session
-    holding only one imports (its context removed), and a folder holding it imports whole
-    (it was refused as 'not a Claude Code transcript', failing the folder)."""
+    """Claude Code 2.1.x writes ``attachment`` records (goal status, hook output): a folder
+    holding a session of only one imports whole (it was refused as 'not a Claude Code
+    transcript', failing the folder); that session asked its agent nothing, so it is no run
+    (it was a run with no span, status unknown), skipped with a warning."""
     path = CLAUDE / "happy__goal-status-active.jsonl"
     assert [line["type"] for _, line in raw_lines(path)] == ["attachment"]
-    trace, _ = import_one(path)
-    assert trace.spans == [] and trace.run.agent_version == "2.1.153"
-    assert "attachment" in trace.redaction.removed_fields
-    assert "keep this goal active" not in render_trace(trace)
     folder = tmp_path / "sessions"
     folder.mkdir()
     for name in (path.name, "spotter__short.jsonl"):
         (folder / name).write_bytes((CLAUDE / name).read_bytes())
     code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
     assert code == 0, err
-    assert len(list((tmp_path / "out").glob("*.json"))) == 2
+    assert [p.name for p in (tmp_path / "out").glob("*.json")] == ["spotter__short.json"]
+    assert f"{path.name}: no prompt and no step" in err
+    assert "keep this goal active" not in err
+
+
+@pytest.mark.parametrize("name", sorted(CLAUDE_NO_RUN))
+def test_a_session_that_asked_its_agent_nothing_is_no_run(name):
+    """A shell-mode command alone (the user's own shell), a goal-status attachment alone: no
+    prompt, no step. Each was a run with no span and status unknown (an incomplete run in a
+    gate); now no trace, with a warning naming the file."""
+    options = ImportOptions(exported_at="2026-01-01T00:00:00Z")
+    assert ClaudeImporter().import_file(CLAUDE / name, options) == []
+    (warning,) = options.warnings
+    assert warning.startswith(f"{name}: no prompt and no step") and "no run, skipped" in warning
 
 
 def test_resumed_session_takes_the_last_session_id(tmp_path: Path):
@@ -858,4 +872,4 @@ def test_a_bookkeeping_only_file_is_no_run(run_cli, tmp_path):
     assert code == 2 and not out.exists(), err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].count(source.name) == 1, err
-    assert "no conversation" in lines[0]
+    assert "no prompt and no step" in lines[0]

@@ -20,10 +20,10 @@ from abw.importers.claude import ClaudeImporter
 from abw.importers.common import parse_labels
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
-from tests.importkit import import_traces
+from tests.importkit import claude_corpus_runs, import_traces
 
 CLAUDE = CORPUS / "claude-code"
-FILES = sorted(CLAUDE.glob("*.jsonl"))
+FILES = claude_corpus_runs()
 MARK = "CANARY"
 
 # Paths whose string values are structure the importer needs or keeps on purpose: record

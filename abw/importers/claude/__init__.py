@@ -202,10 +202,10 @@ class ClaudeImporter(Importer):
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
         main = FileParser(path, options, sidechain_file=sidechain).parse()
-        if main.conversation_records == 0:
+        if not sidechain and main.holds_no_run():
             options.warn(
-                f"{path.name}: no conversation, only Claude Code's bookkeeping (session titles, "
-                "often of other sessions; file snapshots): no run, skipped"
+                f"{path.name}: no prompt and no step (only Claude Code's bookkeeping, slash "
+                "commands or shell-mode lines): no run, skipped"
             )
             return []
         if sidechain:

@@ -41,7 +41,7 @@ class FileState:
         self.agent_id: str | None = None
         self.agent_version: str | None = None  # Claude Code's "version"; the last one wins
         self.known_records = 0
-        self.conversation_records = 0  # known records that are no bookkeeping (BOOKKEEPING_TYPES)
+        self.prompt_queued = False  # a queue-operation held a message (a prompt a hook may block)
         self.first_record_line: int | None = None
         #: the first readable ``timestamp`` of a known record: the session's start, the run's
         #: start time when no span has one (a prompt a hook blocked, a session cut at once)
@@ -49,6 +49,14 @@ class FileState:
         self.sha256 = ""
         self._time_text: Any = None  # the last timestamp read, and what it read as
         self._time_value: datetime | None = None
+
+    def holds_no_run(self) -> bool:
+        """Whether the session never asked its agent anything: no step, and no prompt (only
+        Claude Code's bookkeeping — titles, often of other sessions, file snapshots —, slash
+        commands, shell-mode lines, attachments). A blocked or unanswered prompt is a run."""
+        state = self.agents.get(MAIN)
+        asked = self.prompt_queued or (state is not None and state.last_event is not None)
+        return not asked and not any(self.drafts.values())
 
     def _agent_key(self, record: dict[str, Any]) -> str:
         if self.sidechain_file:

@@ -55,10 +55,6 @@ KNOWN_TYPES = frozenset(
         "attachment",
     }
 )
-#: The record types that are Claude Code's bookkeeping, no step of a run: titles (often of
-#: other sessions: it writes them into the file of the session that happens to be open) and
-#: file snapshots. A file holding nothing else is no run.
-BOOKKEEPING_TYPES = frozenset({"summary", "custom-title", "ai-title", "file-history-snapshot"})
 
 
 def is_stream_json(record: dict[str, Any]) -> bool:
@@ -85,8 +81,6 @@ class FileParser(AssistantLines, UserLines, SystemLines):
             if not isinstance(kind, str) or kind not in KNOWN_TYPES:
                 continue
             self.known_records += 1
-            if kind not in BOOKKEEPING_TYPES:
-                self.conversation_records += 1
             if self.first_time is None:
                 self.first_time = self._time(record)
             self._record(line, kind, record)
@@ -171,3 +165,4 @@ class FileParser(AssistantLines, UserLines, SystemLines):
             self.removed.add("user_prompt")
             if kind == "queue-operation" and isinstance(record.get("content"), str):
                 self._queued_notification(record["content"])
+                self.prompt_queued = True
