@@ -7,8 +7,11 @@ A run is one node (``id``, ``trace_id``, ``parent_run_id``, ``dotted_order``, ``
 ``retriever``/``embedding`` runs are retrievers; ``chain``, ``prompt`` and ``parser`` runs only
 scope their children (a span's parent is its nearest span ancestor). A run whose error is a
 cancellation (``CancelledError()``, ``KeyboardInterrupt()``: the SDKs record
-``repr(exception)``) was interrupted, not failed; LangGraph's ``GraphInterrupt`` (``interrupt()``
-waiting for a person) leaves the call incomplete and the run unknown. A tool run answering a
+``repr(exception)``; langsmith-js records ``message + "\n\n" + stack``, the class at the
+stack's head, and a caller's ``AbortSignal`` gives ``AbortError``) was interrupted, not failed,
+as is a LangGraph.js graph its caller aborted (``Error("Abort")``, no run timed out);
+LangGraph's ``GraphInterrupt`` (``interrupt()`` waiting for a person) leaves the call incomplete
+and the run unknown. A tool run answering a
 ``ToolMessage`` with ``status: error`` failed. A ``<Middleware>.wrap_tool_call`` run with no tool
 run below it is the call a person held back (paused, or rejected). Every ``trace_id`` becomes
 its own trace, read from every file of its folder that holds runs of it (the SDK sends a run's
@@ -348,16 +351,44 @@ def _order(run: dict[str, Any]) -> tuple[str, str]:
 
 
 def _error_type(error: Any) -> str | None:
-    """The exception class at the head of a LangSmith error string (``TimeoutError('...')``)."""
+    """The exception class of a LangSmith error string: at its head (the Python SDK's
+    ``repr``: ``TimeoutError('...')``), or at the head of the stack langsmith-js appends to the
+    message (``<message>\n\n<Class>: <message>\n    at ...``)."""
     if not isinstance(error, str):
         return None
+    thrown = _js_error_type(error)
+    if thrown is not None:
+        return thrown
     match = re.match(r"([A-Za-z_][\w.]*)(?:\(|:|$)", error.strip())
     return match.group(1) if match else None
 
 
+#: The first line of a JavaScript stack: the error's name, then ``: <message>`` if it has one
+_JS_STACK_HEAD = re.compile(r"([A-Za-z_$][\w$.]*)(?:: |\n|$)")
+
+
+def _js_error_type(error: str) -> str | None:
+    """The class langsmith-js records (``error.message + "\n\n" + error.stack``, the stack
+    opening with ``<name>: <message>``), else None (not that form)."""
+    start = error.find("\n\n")
+    while start != -1:
+        message, stack = error[:start], error[start + 2 :]
+        head = _JS_STACK_HEAD.match(stack)
+        if head and stack[head.end() :].startswith(message) and (message or head.end()):
+            return head.group(1)
+        start = error.find("\n\n", start + 1)
+    return None
+
+
 #: The exception classes at the head of the error of a run stopped while it ran: its asyncio
-#: task cancelled (a client that stopped a streaming run) or the process interrupted (^C).
-_CANCELLED = frozenset({"CancelledError", "asyncio.CancelledError", "KeyboardInterrupt"})
+#: task cancelled (a client that stopped a streaming run), the process interrupted (^C), or
+#: (JavaScript) the run's ``AbortSignal`` aborted by its caller.
+_CANCELLED = frozenset(
+    {"CancelledError", "asyncio.CancelledError", "KeyboardInterrupt", "AbortError"}
+)
+#: The error LangGraph.js records on the graph's run when its signal aborted (``new
+#: Error("Abort")``): stopped by its caller, or by its own ``timeout``.
+_GRAPH_ABORT = "Abort\n\nError: Abort\n"
 
 
 def _cancelled(error_type: str | None) -> bool:
@@ -409,7 +440,7 @@ def _final_status(root: dict[str, Any], members: list[dict[str, Any]]) -> str:
     cancelled, ^C), ``unknown`` while a LangGraph ``interrupt()`` waits for a person's answer,
     error when the root failed, success when it ended."""
     root_error = _error_type(root.get("error"))
-    if _cancelled(root_error):
+    if _cancelled(root_error) or _graph_aborted(root, members):
         return "cancelled"
     if any(_paused(_error_type(r.get("error"))) for r in members) and (
         not root.get("error") or _paused(root_error)
@@ -418,6 +449,17 @@ def _final_status(root: dict[str, Any], members: list[dict[str, Any]]) -> str:
     if root.get("error"):
         return "error"
     return "success" if root.get("end_time") else "unknown"
+
+
+def _graph_aborted(root: dict[str, Any], members: list[dict[str, Any]]) -> bool:
+    """Whether LangGraph.js stopped the graph because its caller aborted its signal: the root's
+    error is its ``Abort`` and no run of the trace timed out (the graph's own ``timeout``)."""
+    error = root.get("error")
+    return (
+        isinstance(error, str)
+        and error.startswith(_GRAPH_ABORT)
+        and not any("Timeout" in (_error_type(r.get("error")) or "") for r in members)
+    )
 
 
 def _emitted_parent(

@@ -12,6 +12,12 @@ root span, or an agent span of the run itself (not a sub-agent a tool called), h
 A ``function`` span's error can also say the call never ran to its end (0.8 on): a person
 rejected it (human-in-the-loop approval, :data:`_REJECTED`) -> rejected, or its task was
 cancelled while it ran (``Tool execution cancelled``) -> interrupted.
+
+The JS SDK (``@openai/agents``, its ``OpenAITracingExporter``) uploads the same objects: a run
+its caller aborted (``AbortError`` on its spans) is cancelled; a ``response`` span has no
+``usage`` (the ``turn`` span holds it) and a ``generation`` span holds the whole Chat
+Completions response (its messages are the answer, its ``usage`` the tokens); a ``function``
+span's ``input`` of ``''`` is none recorded.
 """
 
 from __future__ import annotations
@@ -60,6 +66,9 @@ _REJECTED = re.compile(r"Tool execution for \S* ?was manually rejected by user\.
 _CANCELLED = "Tool execution cancelled"
 #: The ``error.message`` of the span whose guardrail tripped (the run then raises).
 _TRIPWIRE = "Guardrail tripwire triggered"
+#: The ``error.data.error`` the JS SDK records on the spans of a run its caller stopped
+#: (``run(agent, input, {signal})``, the signal aborted): the run was cancelled, it did not fail.
+_ABORTED = re.compile(r"AbortError\b")
 
 
 def _objects(raw: bytes, path: Path, options: ImportOptions) -> list[tuple[int | None, Any]]:
@@ -197,10 +206,11 @@ class OpenAIAgentsImporter(Importer):
         ]
         walk = preorder(nodes)
         unreturned = _unreturned(walk)
+        turn_usage = _turn_usage(walk)
         drafts: list[Draft] = []
         emitted: set[str] = set()
         last_output: Any = ABSENT
-        root_error = False
+        root_error = stopped = False
         for position, (node, ancestors) in enumerate(walk):
             span = node.payload
             data = span["span_data"]
@@ -209,7 +219,8 @@ class OpenAIAgentsImporter(Importer):
             if failed and (
                 not ancestors or _runs_the_agent(kind, ancestors) or _tripwire(span, ancestors)
             ):
-                root_error = True
+                stopped = stopped or _aborted(span)
+                root_error = root_error or not _aborted(span)
             emitted_type, name = _kind(data)
             if emitted_type is None or unreturned.get(node.key) == "ran later":
                 continue
@@ -224,7 +235,7 @@ class OpenAIAgentsImporter(Importer):
                 emitted_type,
                 name,
                 outcome,
-                data.get("input", ABSENT),
+                _recorded_input(data),
                 data.get("output", ABSENT),
                 span_id=node.key,
                 line=lines.get(node.key),
@@ -250,18 +261,22 @@ class OpenAIAgentsImporter(Importer):
                 if isinstance(server, str):
                     draft.attributes["mcp_server"] = server
             if kind in ("generation", "response"):  # (the Chat Completions or Responses API)
-                usage = as_dict(data.get("usage"))
+                usage = as_dict(data.get("usage")) or turn_usage.get(node.key, {})
+                if not usage and kind == "generation":
+                    usage = _generation_usage(data)
                 for key in ("input_tokens", "output_tokens"):
                     if isinstance(usage.get(key), int):
                         draft.attributes[key] = usage[key]
             if kind == "generation":
-                last_output = data.get("output", ABSENT)
+                last_output = _generation_answer(data)
             if kind == "guardrail" and isinstance(data.get("triggered"), bool):
                 draft.attributes["triggered"] = data["triggered"]
             drafts.append(draft)
             emitted.add(node.key)
         ended = all(s.get("ended_at") for _, s in members)
         final_status = "error" if root_error else ("success" if ended and members else "unknown")
+        if stopped and not root_error:
+            final_status = "cancelled"
         if final_status == "success" and "incomplete" in unreturned.values():
             final_status = "unknown"  # it waits for a person's approval
         if final_status == "success" and "interrupted" in unreturned.values():
@@ -331,6 +346,65 @@ def _unreturned(walk: list[tuple[Node, list[Node]]]) -> dict[str, str]:
         else:
             outcomes[node.key] = "incomplete"
     return outcomes
+
+
+def _turn_usage(walk: list[tuple[Node, list[Node]]]) -> dict[str, dict[str, Any]]:
+    """The usage of each model call that is the only one below its ``turn`` span: the JS SDK
+    records a turn's ``usage`` on the turn (``custom`` span ``data.usage``; it adds the model
+    calls of an agent a tool ran in the turn), none on its ``response`` span."""
+    calls: dict[str, list[str]] = {}
+    turns: dict[str, dict[str, Any]] = {}
+    for node, ancestors in walk:
+        if _sdk_span(node, "turn"):
+            turns[node.key] = as_dict(as_dict(node.payload["span_data"].get("data")).get("usage"))
+        elif node.payload["span_data"].get("type") in ("generation", "response"):
+            for turn in (a for a in ancestors if _sdk_span(a, "turn")):
+                calls.setdefault(turn.key, []).append(node.key)
+    return {
+        members[0]: turns[turn]
+        for turn, members in calls.items()
+        if len(members) == 1 and turns.get(turn)
+    }
+
+
+def _completion(output: Any) -> dict[str, Any]:
+    """The one Chat Completions answer a JS SDK ``generation`` span's ``output`` holds (the API's
+    whole response: ``id``, ``created``, ``choices``, ``usage``), else ``{}`` (the Python SDK
+    records the answer's messages)."""
+    answer = as_dict(output[0]) if isinstance(output, list) and len(output) == 1 else {}
+    return answer if isinstance(answer.get("choices"), list) else {}
+
+
+def _generation_usage(data: dict[str, Any]) -> dict[str, Any]:
+    """A ``generation`` span's token counts from its Chat Completions answer
+    (``usage.prompt_tokens``/``completion_tokens``), else none."""
+    usage = as_dict(_completion(data.get("output")).get("usage"))
+    return {
+        "input_tokens": usage.get("prompt_tokens"),
+        "output_tokens": usage.get("completion_tokens"),
+    }
+
+
+def _generation_answer(data: dict[str, Any]) -> Any:
+    """A ``generation`` span's answer: the messages of its Chat Completions answer (JS), else
+    its ``output`` as recorded (the Python SDK's messages)."""
+    output = data.get("output", ABSENT)
+    answer = _completion(output)
+    return [as_dict(c).get("message") for c in answer["choices"]] if answer else output
+
+
+def _recorded_input(data: dict[str, Any]) -> Any:
+    """A span's ``input``, ABSENT when it is not recorded: the JS SDK writes ``''`` on a
+    ``function`` span whose arguments it keeps out (a call a person rejected, sensitive data
+    off), which is no input of the call."""
+    value = data.get("input", ABSENT)
+    return ABSENT if value == "" and data.get("type") == "function" else value
+
+
+def _aborted(span: dict[str, Any]) -> bool:
+    """Whether a span's error says its run's caller aborted it (the JS SDK's ``AbortError``)."""
+    detail = as_dict(as_dict(span.get("error")).get("data")).get("error")
+    return isinstance(detail, str) and _ABORTED.match(detail) is not None
 
 
 def _same_call(data: dict[str, Any], later: dict[str, Any]) -> bool:
