@@ -20,6 +20,7 @@ from abw.adapter_kit import (
 )
 from abw.importers.base import ImportOptions
 from tests.conftest import CORPUS, REPO
+from tests.importkit import claude_corpus_runs
 
 pytest_plugins = ("pytester",)
 
@@ -38,7 +39,7 @@ SAMPLES: dict[str, list[Path]] = {
     "openhands": sorted((CORPUS / "openhands").glob("*.json")),
     "swe-agent": sorted((CORPUS / "swe-agent").glob("*.traj"))
     + sorted((CORPUS / "mini-swe-agent").glob("*.traj.json")),
-    "claude": sorted((CORPUS / "claude-code").glob("*.jsonl")),
+    "claude": claude_corpus_runs(),
 }
 #: Raw keys an importer keeps on purpose (identities, not content).
 KEEP = {
