@@ -19,10 +19,12 @@ inspector still reads) a bare list of messages. In its text-based form (1.x, and
 (```` ```mswea_bash_command ````, ```` ```bash ````, or ``<mswea_bash_command>``; 2.x records the
 command it parsed, by its ``action_regex``, in ``extra.actions``: that one is read), its status
 the next message's ``<returncode>`` (1.x: a reply that says the command ``timed out and has been
-killed`` has none: a timeout). A 1.x message with no block or several ran nothing: the reply is a
-format error, and its llm span fails (``error_type: FormatError``); 2.x records no such message,
-only the format error's ``user`` message (``extra.interrupt_type: FormatError``), which stands for
-the model turn as a failed llm span. In its tool-calling form (2.x, ``trajectory_format``
+killed`` has none: a timeout; nor has the reply to a command that printed the submit mark, which
+is the submission itself, a diff, or a person's new task: it submitted, ok). A 1.x message with
+no block or several ran nothing: the reply is a format error, and its llm span fails
+(``error_type: FormatError``); 2.x records no such message, only the format error's ``user``
+message (``extra.interrupt_type: FormatError``), which stands for the model turn as a failed llm
+span. In its tool-calling form (2.x, ``trajectory_format``
 ``mini-swe-agent-1.1``) every entry of an assistant message's ``tool_calls`` is a tool span named by
 its function (``bash``, a shell call), answered by the ``tool`` message with its ``tool_call_id``
 (else the next unanswered call, in order); the call that submitted (a tool call, or 2.x's
@@ -34,7 +36,8 @@ person declined in confirm mode (``UserRejection``; 1.x ``Command not executed. 
 rejected, those a ^C stopped (``UserInterruption``; 1.x ``Interrupted by user: …``)
 interrupted. A new task a person gives when the agent submits (``UserNewTask``) answers the
 submitting call as the ``exit`` message does.
-Its llm spans are named by ``info.config.model.model_name`` (else the response's ``model``).
+Its llm spans are named by ``info.config.model.model_name`` (else the response's ``model``);
+their ``input_tokens``/``output_tokens`` are the recorded response's ``usage`` (2.x, late 1.x).
 2.x's Responses API models (``litellm_response``, ``openrouter_response``, ``portkey_response``)
 record the model's answer as the API's ``response`` object (``object: response``: its ``output``
 items of ``type: function_call`` are the tool calls, by ``call_id``) and each reply as a

@@ -56,6 +56,7 @@ def read_mini(
             name = model or _response_model(message) or "model"
             llm = Draft((index, 0), "llm", name, "ok", output=content)
             llm.line = line
+            llm.attributes.update(_tokens(message))
             drafts.append(llm)
             final_text = text or final_text
             calls = _mini_calls(message, (index, line), options, path)
@@ -126,6 +127,7 @@ def _unparsed_turn(
         answer = as_dict(first.get("message")).get("content", ABSENT)
     llm = Draft(key, "llm", name, None, output=answer)
     llm.line = line
+    llm.attributes.update(_tokens(message))
     _format_error(llm)
     return llm
 
@@ -135,6 +137,29 @@ def _config_model(document: dict[str, Any]) -> str | None:
     when it is a plain identifier (a span name is never free text)."""
     config = as_dict(as_dict(document.get("info")).get("config"))
     return identifier(as_dict(config.get("model")).get("model_name"))
+
+
+#: Where a model answer's ``usage`` keeps its token counts (Chat Completions, then the Responses
+#: API), and the llm span attributes they become.
+_USAGE = (
+    ("prompt_tokens", "input_tokens"),
+    ("completion_tokens", "output_tokens"),
+    ("input_tokens", "input_tokens"),
+    ("output_tokens", "output_tokens"),
+)
+
+
+def _tokens(message: dict[str, Any]) -> dict[str, int]:
+    """The token counts of the answer a message records (``extra.response.usage``: 2.x and late
+    1.x, such as 1.15 and 1.17; 1.10 and before record none), as ``input_tokens`` and
+    ``output_tokens``."""
+    usage = as_dict(as_dict(as_dict(message.get("extra")).get("response")).get("usage"))
+    tokens: dict[str, int] = {}
+    for source, target in _USAGE:
+        count = usage.get(source)
+        if isinstance(count, int) and not isinstance(count, bool):
+            tokens.setdefault(target, count)
+    return tokens
 
 
 def _response_model(message: dict[str, Any]) -> str | None:

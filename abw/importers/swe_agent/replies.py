@@ -17,6 +17,11 @@ _RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _SUBMIT_MARK = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 
 
+#: The submit marks of 1.x: ``MINI_SWE_AGENT_FINAL_OUTPUT`` alone up to 1.5; later releases
+#: read both.
+_SUBMIT_MARKS = ("MINI_SWE_AGENT_FINAL_OUTPUT", _SUBMIT_MARK)
+
+
 #: ``extra.exception_info`` of the reply to a call mini-swe-agent did not run (user rejection).
 _NOT_EXECUTED = "action was not executed"
 
@@ -111,7 +116,8 @@ def settle(draft: Draft, content: Any, text: str, extra: Any = None) -> None:
     (the ``mini`` CLI's default config renders the reply as JSON, with no
     ``<returncode>N</returncode>``), else the text's ``<returncode>``, else the fixed failure
     texts. A command the environment killed for running too long timed out: 2.x says so in
-    ``extra.exception_type`` (``TimeoutExpired``), 1.x in its reply's first sentence (no code)."""
+    ``extra.exception_type`` (``TimeoutExpired``), 1.x in its reply's first sentence (no code).
+    A 1.x command that submitted has no code either (:func:`_submitted`)."""
     draft.output = content
     details = as_dict(extra)
     command = draft.input.strip() if isinstance(draft.input, str) else None
@@ -126,8 +132,18 @@ def settle(draft: Draft, content: Any, text: str, extra: Any = None) -> None:
         draft.outcome = "timeout"
     elif code is not None:
         draft.outcome = exit_outcome(code)
+    elif _submitted(command):
+        draft.outcome = "ok"
     else:
         draft.outcome = observation_outcome(text)
+
+
+def _submitted(command: str | None) -> bool:
+    """1.x text-based: a command that prints a submit mark and whose reply has no return code
+    submitted; that reply is no observation but the submission itself (the output after the
+    mark: a diff, whose text may say ``No such file or directory``), or the new task a person
+    typed instead of letting the run end (``The user added a new task: …``)."""
+    return command is not None and any(mark in command for mark in _SUBMIT_MARKS)
 
 
 def content_text(content: Any) -> str:

@@ -18,7 +18,8 @@ def chat_form(message: dict[str, Any]) -> dict[str, Any]:
         parts = [
             p for i in items if i.get("type") == "message" for p in json_list(i.get("content"))
         ]
-        extra = {**as_dict(message.get("extra")), "response": {"model": message.get("model")}}
+        response = {"model": message.get("model"), "usage": message.get("usage")}
+        extra = {**as_dict(message.get("extra")), "response": response}
         return {"role": "assistant", "content": parts or None, "tool_calls": calls, "extra": extra}
     if message.get("type") == "function_call_output" and "role" not in message:
         reply = {"role": "tool", "tool_call_id": message.get("call_id")}
