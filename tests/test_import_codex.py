@@ -441,3 +441,21 @@ def test_a_session_left_before_any_prompt_is_no_run(run_cli, tmp_path):
     }
     code, _, err = run_cli("import", "codex", "--input", started, "--out", tmp_path / "s.json")
     assert code == 0, err
+
+
+def test_a_turn_cut_off_after_an_answer_is_not_a_success(tmp_path):
+    """A rollout that records its turns' ends (``task_started`` ... ``task_complete``) and stops
+    inside a turn — the process died after the model's message but before the turn ended (here
+    before the turn's automatic compaction and its further calls) — was ``success`` on that
+    message. The turn never ended: ``unknown``, as a cut after a call's output already was; the
+    whole rollout is ``success``."""
+    (whole,) = (CORPUS / "codex-live").glob("compact__rollout-*.jsonl")
+    lines = whole.read_text().splitlines(keepends=True)
+    records = [json.loads(line) for line in lines]
+    assert sum(r["payload"].get("type") == "task_complete" for r in records) == 1
+    answer = next(n for n, r in enumerate(records) if r["payload"].get("role") == "assistant")
+    assert records[answer + 3]["type"] == "compacted"  # the turn went on
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[: answer + 3]))
+    assert import_trace("codex", cut).run.final_status == "unknown"
+    assert import_trace("codex", whole).run.final_status == "success"

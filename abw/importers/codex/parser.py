@@ -169,7 +169,7 @@ def _set_final(state: RolloutState, status: str) -> None:
 def _event(state: RolloutState, line: int, payload: dict[str, Any], when: datetime | None) -> None:
     kind = nonempty_str(payload.get("type"))
     if kind == "task_started":
-        state.turn_events = True
+        state.turn_events = state.task_events = True
         _turn_start(state, line)
     elif kind == "user_message":
         state.turn_events = True
@@ -276,7 +276,8 @@ def _item(state: RolloutState, line: int, payload: dict[str, Any], when: datetim
             text = _message_text(payload.get("content"))
             if text is not None:
                 state.final_text = text
-            _set_final(state, "success")
+            # an answer ends the run only where no turn end is recorded (else: task_complete)
+            _set_final(state, "unknown" if state.task_events else "success")
         else:
             _close_llm(state)
             if role == "user" and not state.turn_events and not _injected(payload):

@@ -56,6 +56,9 @@ class RolloutState:
     meta: dict[str, Any] = field(default_factory=dict)
     turn_starts: list[int] = field(default_factory=list)
     turn_events: bool = False
+    #: the rollout records when its turns start (``task_started``), so it records when they end
+    #: (``task_complete``, ``turn_aborted``): a turn with no end was cut off (the process died)
+    task_events: bool = False
     aborts: list[int] = field(default_factory=list)
     final_status: str = "unknown"
     cancelled_turn: bool = False
