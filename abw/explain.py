@@ -153,6 +153,8 @@ def _why_inconclusive(check: Check) -> str:
 
 
 def _why(check: Check) -> str:
+    from abw.gating.vacuity import UNREACHED
+
     if check.verdict == "INCONCLUSIVE":
         return _why_inconclusive(check)
     if check.verdict == "PASS":
@@ -160,6 +162,11 @@ def _why(check: Check) -> str:
             "No run contradicts the rule, so it passed."
             if check.hard
             else ("The measured value is within the spec's limits, so it passed.")
+        )
+    if check.verdict == "WARN" and check.message.startswith(UNREACHED):
+        return (
+            "No candidate run reached what triggers the rule, so it held by default and tested "
+            "nothing about the candidate; see whether the candidate renamed or skipped that step."
         )
     known = sum(v.in_baseline is True for v in check.violations)
     if check.hard and check.verdict == "WARN" and known:

@@ -62,23 +62,26 @@ def test_forbidden_tool_counts_any_status():
 
 
 @pytest.mark.parametrize(
-    ("path", "ok"),
+    ("path", "verdict"),
     [
-        (["policy_check", "x", "y", "refund_commit"], True),  # precedence, not "immediately"
-        (["policy_check", "refund_commit", "refund_commit"], True),  # not one-to-one
-        (["refund_commit", "policy_check"], False),
-        (["policy_check", "refund_commit", "policy_check", "refund_commit"], True),
-        ([("refund_commit", "error"), "policy_check", "refund_commit"], True),  # failed B: no B
-        ([("policy_check", "error"), "refund_commit"], False),  # failed A: no A
-        (["x", "y"], True),  # no B at all: nothing to precede
-        ([], True),
+        (["policy_check", "x", "y", "refund_commit"], "PASS"),  # precedence, not "immediately"
+        (["policy_check", "refund_commit", "refund_commit"], "PASS"),  # not one-to-one
+        (["refund_commit", "policy_check"], "FAIL"),
+        (["policy_check", "refund_commit", "policy_check", "refund_commit"], "PASS"),
+        ([("refund_commit", "error"), "policy_check", "refund_commit"], "PASS"),  # failed B: no B
+        ([("policy_check", "error"), "refund_commit"], "FAIL"),  # failed A: no A
+        # no B at all: nothing to precede, but the baseline's steps were never reached, so the
+        # check tested nothing about the candidate: WARN, not PASS (candidate-side vacuity)
+        (["x", "y"], "WARN"),
+        ([], "WARN"),
     ],
 )
-def test_required_order_is_precedence_on_successful_spans(path, ok):
+def test_required_order_is_precedence_on_successful_spans(path, verdict):
     c = check(
         run_gate(BASE, runs("c", [path]), order_spec()), "behavior_contract.required_order[0]"
     )
-    assert (c.verdict == "PASS") is ok
+    assert c.verdict == verdict
+    assert bool(c.violations) is (verdict == "FAIL")
 
 
 def test_required_order_globs_and_evidence():

@@ -111,7 +111,7 @@ def merged_report(
     from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
     from abw.gating.input_warnings import input_warnings
     from abw.gating.summary import RUN_ORDER, head, output_field_names
-    from abw.gating.vacuity import Observed
+    from abw.gating.vacuity import Observed, candidate_side
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
     from abw.sharedfields import built
 
@@ -136,8 +136,9 @@ def merged_report(
     seen = Observed(
         frozenset(names), run_count, frozenset(fields), frozenset(scenarios), kinds, arguments
     )
+    reached = candidate_side(partial, candidate, context.folds_span_kinds)
 
-    checks, failed = per_run_checks(context, candidate, seen)
+    checks, failed = per_run_checks(context, candidate, seen, reached)
     tolerate = spec.thresholds.failing_runs == "tolerate"
     if tolerate:
         checks = [_tolerated(c) for c in checks]
@@ -264,7 +265,7 @@ def _tolerated(check: Check) -> Check:
 
 
 def per_run_checks(
-    context: Context, candidate: list[RunSummary], seen: Observed
+    context: Context, candidate: list[RunSummary], seen: Observed, reached: Observed | None = None
 ) -> tuple[list[Check], dict[str, list[str]]]:
     """The hard, per-run checks over every candidate run (the spec applies to every scenario),
     from the runs' summaries (in run order), and per candidate trace file the ids of the checks
@@ -272,7 +273,8 @@ def per_run_checks(
 
     A check whose tool names match no span of any run (``seen``: the span names of every
     baseline and candidate run), whose output fields no run's output holds, or whose
-    ``scenarios`` match no run's scenario, is INCONCLUSIVE where it would not FAIL
+    ``scenarios`` match no run's scenario, is INCONCLUSIVE where it would not FAIL; one that
+    PASSed only because no candidate run (``reached``: what they show) triggered it WARNs
     (abw.gating.vacuity).
     """
     from abw.gating import vacuity
@@ -305,7 +307,7 @@ def per_run_checks(
         references.update(extra.references)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    return vacuity.apply(checks, references, fields, seen), failed
+    return vacuity.apply(checks, references, fields, seen, reached, context.baseline), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

@@ -122,7 +122,7 @@ def summary(verdict: Verdict, checks: list[Check], candidate_runs: int) -> str:
     lead = {
         "FAIL": "FAIL: do not ship",
         "INCONCLUSIVE": "INCONCLUSIVE: not enough evidence",
-        "WARN": "WARN: hard checks pass but a soft threshold was exceeded",
+        "WARN": "WARN: no check failed, but one needs review",
     }[verdict]
     return f"{lead}; {first.id}: {first.message}{others}"
 

@@ -13,13 +13,21 @@ absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init
 same findings before any gate runs. Output fields are references too (:func:`apply`), and so
 are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
 the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every gate).
+
+The candidate side (:func:`unreached`): a check that holds by default in a run without what
+triggers it (an order rule's steps, the ``stop`` of ``absence_after``, the tool whose spans a
+``confidence``, ``result_required`` or ``arguments`` rule judges) and whose trigger baseline
+runs show but no candidate run does tested nothing about the candidate: a PASS becomes WARN,
+naming the trigger, the baseline runs that show it and the nearest candidate names; any other
+verdict keeps itself and gains the sentence as a note.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from abw.models.report import Check
@@ -32,6 +40,25 @@ Kinds = frozenset[tuple[str, str]]
 #: How the message of a check that can decide nothing (a name no run shows) begins: the
 #: readers of a report (``abw explain``) tell such a check by it.
 VACUOUS = "Vacuous:"
+
+#: How the message of a check that held only because no candidate run reached what triggers
+#: it begins (:func:`unreached`).
+UNREACHED = "Not exercised by the candidate:"
+
+#: Per check ``rule``, the fields of its ``limits`` naming what triggers it: a run without
+#: such spans satisfies the check by default. Ceilings (``count`` with ``max``,
+#: ``retry_limit``, ``tool_call_growth``), forbidden names and statuses are absent on purpose:
+#: a run without those spans met them, which is the outcome they check.
+TRIGGERS: dict[str, tuple[str, ...]] = {
+    "required_order": ("before", "after"),
+    "precedence": ("before", "after"),
+    "immediately_before": ("before", "after"),
+    "response": ("trigger", "response"),
+    "absence_after": ("stop",),
+    "confidence": ("tool",),
+    "result_required": ("tool",),
+    "arguments": ("tool",),
+}
 
 
 @dataclass(frozen=True)
@@ -296,6 +323,128 @@ def misses(
     return found
 
 
+def candidate_side(partial: Any, candidate: Sequence[Any], kinds: bool) -> Observed:
+    """What the candidate runs alone show, from their merged summaries (``partial``:
+    abw.gating.summary.Partial; ``candidate``: the summaries): span kinds and argument keys
+    only where the gate folds them (``kinds``)."""
+    return Observed(
+        frozenset(partial.span_names),
+        len(candidate),
+        frozenset(partial.output_fields),
+        frozenset(t.scenario_id for t in candidate if t.scenario_id is not None),
+        frozenset(partial.span_kinds) if kinds else None,
+        frozenset(partial.argument_keys) if kinds else None,
+    )
+
+
+def _limit_names(value: Any) -> tuple[str, ...] | None:
+    """The name globs a check's ``limits`` entry names (a glob, or a matcher's name or
+    names); None for anything else."""
+    names = value.get("name") if isinstance(value, dict) else value
+    if isinstance(names, str):
+        return (names,)
+    if isinstance(names, list) and all(isinstance(n, str) for n in names):
+        return tuple(names)
+    return None
+
+
+def _ref_names(reference: Any) -> tuple[str, ...] | None:
+    """The name globs of a tool reference (a built-in's name or alternatives, a ToolRef that
+    is not note-only); None for any other reference."""
+    if isinstance(reference, str):
+        return (reference,)
+    if isinstance(reference, tuple):
+        return reference
+    if isinstance(reference, ToolRef) and not reference.note_only:
+        return reference.names
+    return None
+
+
+def triggers(check: Check, references: Iterable[Any]) -> list[Any]:
+    """The references of ``check`` that trigger it (:data:`TRIGGERS`), in given order."""
+    wanted = {_limit_names(check.limits.get(name)) for name in TRIGGERS.get(check.rule, ())}
+    wanted.discard(None)
+    return [r for r in references if _ref_names(r) in wanted]
+
+
+def _shows(reference: Any, seen: Observed) -> bool:
+    """Whether some span seen matches a tool reference: by name, and (a ToolRef, where span
+    kinds were collected) by a span type it reads."""
+    names = _ref_names(reference) or ()
+    if not _hits(names, seen.names):
+        return False
+    return not isinstance(reference, ToolRef) or not _types_seen(reference, seen)
+
+
+def _label(reference: Any) -> str:
+    """A tool reference as it reads: ``refund_commit``, ``retriever docs_*``, ``a or b``."""
+    text = _text(_ref_names(reference) or ())
+    types = reference.types if isinstance(reference, ToolRef) else ()
+    return f"{'/'.join(types)} {text}" if types else text
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """A trigger of a check that ``baseline_runs`` baseline runs show and no candidate run
+    does: ``label`` as it reads, ``nearest`` candidate names to its ``text`` (names only)."""
+
+    label: str
+    text: str
+    baseline_runs: int
+    nearest: list[str]
+
+    def sentence(self, base_runs: int, candidate_runs: int) -> str:
+        """``refund_commit matches a span in 24 of 24 baseline runs but in none of 20
+        candidate runs; nearest candidate names: refund_commit_v2``."""
+        hint = f"; nearest candidate names: {', '.join(self.nearest)}" if self.nearest else ""
+        return (
+            f"{self.label} matches a span in {self.baseline_runs} of "
+            f"{plural(base_runs, 'baseline run')} but in none of "
+            f"{plural(candidate_runs, 'candidate run')}{hint}"
+        )
+
+
+def unreached_triggers(
+    check: Check, references: Iterable[Any], reached: Observed, baseline: Sequence[Observed]
+) -> list[Unreached]:
+    """The triggers of ``check`` that some baseline run (``baseline``: one Observed per run)
+    shows and no candidate run (``reached``) does, each once, in given order."""
+    found: dict[str, Unreached] = {}
+    for reference in triggers(check, references):
+        label = _label(reference)
+        if label in found or _shows(reference, reached):
+            continue
+        if count := sum(_shows(reference, run) for run in baseline):
+            text = _text(_ref_names(reference) or ())
+            found[label] = Unreached(label, text, count, nearest(text, reached))
+    return list(found.values())
+
+
+def unreached(
+    check: Check, references: Iterable[Any], reached: Observed, baseline: Sequence[Observed]
+) -> Check:
+    """``check`` where baseline runs show a trigger of it that no candidate run does
+    (:func:`unreached_triggers`): a PASS tested nothing about the candidate and WARNs; any
+    other verdict keeps itself and gains the sentence as a note."""
+    found = unreached_triggers(check, references, reached, baseline)
+    if not found:
+        return check
+    text = "; ".join(u.sentence(len(baseline), reached.runs) for u in found)
+    measured = check.measured | {
+        "unreached_by_candidate": [u.label for u in found],
+        "baseline_runs_reaching": {u.label: u.baseline_runs for u in found},
+        "nearest_candidate_names": {u.label: u.nearest for u in found},
+    }
+    if check.verdict != "PASS":
+        message = f"{check.message.rstrip()} Note: {text}."
+        return check.model_copy(update={"message": message, "measured": measured})
+    message = (
+        f"{UNREACHED} {text}. The check held only because nothing in the candidate triggered "
+        f"it ({check.message.rstrip().rstrip('.')})."
+    )
+    return check.model_copy(update={"verdict": "WARN", "message": message, "measured": measured})
+
+
 def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
     """(where in the spec, references) for every part of ``spec`` that refers to tools,
     argument fields or (assertions) output fields."""
@@ -338,6 +487,8 @@ def apply(
     references: Mapping[str, tuple[Any, ...]],
     output_fields: Mapping[str, tuple[str, ...]],
     seen: Observed,
+    reached: Observed | None = None,
+    baseline: Iterable[Any] = (),
 ) -> list[Check]:
     """Checks with a reference no run shows (a tool name, a span type, an argument field, an
     output field no run's output holds, ``scenarios`` globs that match no run's scenario): one
@@ -345,17 +496,20 @@ def apply(
     whatever the approval is called; a field no run returned is missing from every run) and
     gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a typo'd field
     under ``baseline_violations: warn`` only WARNed, its runs counted as passing). A note-only
-    reference (a recovery action) only annotates a FAIL."""
+    reference (a recovery action) only annotates a FAIL.
+
+    With ``reached`` (what the candidate runs alone show, :func:`candidate_side`) and the
+    ``baseline`` runs, a check no candidate run triggered is :func:`unreached`."""
     out: list[Check] = []
+    views = cache(lambda: [observed([run]) for run in baseline])  # each run's, when needed
     for check in checks:
-        found = misses(
-            references.get(check.id, ()),
-            seen,
-            output_fields.get(check.id, ()),
-        )
+        refs = references.get(check.id, ())
+        found = misses(refs, seen, output_fields.get(check.id, ()))
         failed = check.verdict == "FAIL"
         texts = found.texts + (found.notes if failed else [])
         if not texts:
+            if reached is not None and not all(_shows(r, reached) for r in triggers(check, refs)):
+                check = unreached(check, refs, reached, views())
             out.append(check)
             continue
         text = "; ".join(texts)
