@@ -242,3 +242,34 @@ def test_an_api_error_ends_the_run_as_error_in_every_version(version):
 def test_refusal_and_interrupt_texts_are_matched_whole(text, outcome):
     """Only Claude Code's own whole sentences count; a command that prints one fails."""
     assert classify_result(True, text, f"Error: {text}") == outcome
+
+
+def test_a_session_resumed_into_a_new_file_is_one_run(run_cli, tmp_path):
+    """Claude Code 1.0.100 ``--resume`` writes a new file that begins with a copy of the old
+    one's lines (same uuids, the new session id). A folder import read both: the first
+    session's calls counted in two runs. The old file is read once, as the new file's run;
+    given alone it imports with a warning; a file that went on after the copy is its own run."""
+    import json
+    import shutil
+
+    folder = VERSIONS / "1.0.100"
+    old = folder / "d7da0b31-2967-4610-864d-f5728795b979.jsonl"
+    new = folder / "8b390234-c63f-439c-bf02-86545a24b5d6.jsonl"
+    uuids = [{json.loads(line).get("uuid") for line in p.open()} - {None} for p in (old, new)]
+    assert uuids[0] < uuids[1]
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0, err
+    written = {p.stem for p in (tmp_path / "out").glob("*.json")}
+    assert new.stem in written and old.stem not in written
+    first = [(name, outcome) for name, _, _, outcome in _tools(old)]
+    assert first and [(name, outcome) for name, _, _, outcome in _tools(new)][: len(first)] == first
+    code, _, err = run_cli("import", "claude", "--input", old, "--out", tmp_path / "old.json")
+    assert code == 0 and f"{old.name}: resumed in {new.name}" in err, err
+    went_on = tmp_path / "went-on"
+    went_on.mkdir()
+    shutil.copy(new, went_on)
+    last = json.loads(old.read_text().splitlines()[-1])
+    (went_on / old.name).write_text(old.read_text() + json.dumps({**last, "uuid": "0" * 36}) + "\n")
+    code, _, err = run_cli("import", "claude", "--input", went_on, "--out", tmp_path / "both")
+    assert code == 0, err
+    assert {p.stem for p in (tmp_path / "both").glob("*.json")} == {old.stem, new.stem}

@@ -26,13 +26,18 @@ class _Peek:
     """What the first lines of a file say about it (sidechain or not, session and agent ids,
     a cache warm-up: its first line the user message ``Warmup``)."""
 
-    __slots__ = ("agent_id", "session_id", "sidechain", "warmup")
+    __slots__ = ("agent_id", "first_uuid", "session_id", "sidechain", "warmup")
 
     def __init__(
-        self, sidechain: bool, session_id: str | None, agent_id: str | None, warmup: bool = False
+        self,
+        sidechain: bool,
+        session_id: str | None,
+        agent_id: str | None,
+        warmup: bool = False,
+        first_uuid: str | None = None,
     ) -> None:
         self.sidechain, self.session_id, self.agent_id = sidechain, session_id, agent_id
-        self.warmup = warmup
+        self.warmup, self.first_uuid = warmup, first_uuid
 
 
 def _is_warmup_line(record: dict) -> bool:
@@ -46,7 +51,7 @@ def _is_warmup_line(record: dict) -> bool:
 
 def peek(path: Path) -> _Peek:
     """Read at most a few lines: enough to tell a subagent transcript from a session."""
-    session_id = agent_id = None
+    session_id = agent_id = first_uuid = None
     try:
         with open(path, "rb") as handle:
             for _ in range(_PEEK_LINES):
@@ -63,14 +68,15 @@ def peek(path: Path) -> _Peek:
                     session_id = record["sessionId"]
                 if isinstance(record.get("agentId"), str):
                     agent_id = record["agentId"]
+                if first_uuid is None and isinstance(record.get("uuid"), str):
+                    first_uuid = record["uuid"]
                 if "isSidechain" in record:
                     sidechain = record["isSidechain"] is True
-                    return _Peek(
-                        sidechain, session_id, agent_id, sidechain and _is_warmup_line(record)
-                    )
+                    warmup = sidechain and _is_warmup_line(record)
+                    return _Peek(sidechain, session_id, agent_id, warmup, first_uuid)
     except OSError:
         pass
-    return _Peek(False, session_id, agent_id)
+    return _Peek(False, session_id, agent_id, first_uuid=first_uuid)
 
 
 def _plain_name(name: str) -> bool:
@@ -117,6 +123,7 @@ class ClaudeImporter(Importer):
     def __init__(self) -> None:
         self._peeks: dict[Path, _Peek] = {}
         self._siblings: dict[Path, dict[str, list[Path]]] = {}
+        self._firsts: dict[Path, dict[str, list[Path]]] = {}
 
     def _peek(self, path: Path) -> _Peek:
         if path not in self._peeks:
@@ -142,7 +149,15 @@ class ClaudeImporter(Importer):
         ]
         # (a session resumed and left at once is an empty file: nothing to import)
         sessions = [p for p in files if not self.is_subagent_file(p) and p.stat().st_size > 0]
-        return sorted([*sessions, *self._orphans(files, sessions)])
+        continued = self._continued(sessions)  # (read as the run of the file that resumed it)
+        runs = [p for p in sessions if p not in continued]
+        return sorted([*runs, *self._orphans(files, sessions)])
+
+    def _continued(self, sessions: list[Path]) -> dict[Path, Path]:
+        """The session files a later file of their folder resumed (:mod:`resumed`), with it."""
+        from abw.importers.claude.resumed import continuations
+
+        return continuations(sessions, lambda path: self._peek(path).first_uuid)
 
     def _orphans(self, files: list[Path], sessions: list[Path]) -> list[Path]:
         """The subagent transcripts (not Claude Code's helper agents or cache warm-ups, which are
@@ -171,6 +186,27 @@ class ClaudeImporter(Importer):
                 unclaimed.append((path, folder, owner))
         resumed = _resumed_owners({(f, o) for _, f, o in unclaimed if o}, sessions)
         return [path for path, folder, owner in unclaimed if (folder, owner) not in resumed]
+
+    def _warn_if_resumed(self, path: Path, options: ImportOptions) -> None:
+        """Say so when a later file of ``path``'s folder resumed it (a folder import reads the
+        two once, as that file's run)."""
+        first = self._peek(path).first_uuid
+        if first is None:
+            return
+        if path.parent not in self._firsts:  # the folder's session files by first message
+            index: dict[str, list[Path]] = {}
+            for other in sorted(path.parent.glob("*.jsonl")):
+                uuid = self._peek(other).first_uuid if other.is_file() else None
+                if uuid is not None:
+                    index.setdefault(uuid, []).append(other)
+            self._firsts[path.parent] = index
+        pair = [p for p in self._firsts[path.parent].get(first, ()) if p != path]
+        later = self._continued([path, *pair]).get(path) if pair else None
+        if later is not None:
+            options.warn(
+                f"{path.name}: resumed in {later.name}, which begins with a copy of its lines: "
+                "imported on its own; import the folder to read the session once, as that run"
+            )
 
     def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:
         """Subagent transcripts of a session: same-folder sidechain files with one of its
@@ -201,6 +237,8 @@ class ClaudeImporter(Importer):
         from abw.importers.claude.parser import FileParser
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
+        if not sidechain:
+            self._warn_if_resumed(path, options)
         main = FileParser(path, options, sidechain_file=sidechain).parse()
         if not sidechain and main.holds_no_run():
             options.warn(
