@@ -224,3 +224,45 @@ def test_a_session_opened_and_left_is_no_run(run_cli, tmp_path):
     )
     assert code == 2 and not out.exists()
     assert len(err.strip().splitlines()) == 1 and err.count("session-empty.json") == 1, err
+
+
+def _pretty(value: object) -> str:
+    """JSON as Gemini CLI writes its files (``JSON.stringify(value, null, 2)``)."""
+    return json.dumps(value, indent=2)
+
+
+def test_the_project_temp_folder_imports_its_sessions_only(run_cli, tmp_path):
+    """``~/.gemini/tmp/<project>/`` holds, beside ``chats/``, Gemini CLI's own files:
+    ``logs.json`` (written ``[]`` when the CLI first starts there), ``checkpoint-<tag>.json``
+    saved chats (``/chat save``: the model history, ``{history, authType}`` since, a bare list
+    before) and ``checkpoints/`` files (``{history, clientHistory, toolCall, commitHash,
+    messageId}``, kept for ``/restore``), laid out as packages/core/src/core/logger.ts and
+    utils/checkpointUtils.ts write them. Each failed the whole folder (exit 2); the folder now
+    imports its sessions, and each file given alone is refused saying what it is."""
+    project = tmp_path / "project"
+    (project / "chats").mkdir(parents=True)
+    (project / "chats" / API_ERROR.name).write_bytes(API_ERROR.read_bytes())
+    history = [{"role": "user", "parts": [{"text": "CANARY-SAVED"}]}]
+    (project / "logs.json").write_text("[]")
+    (project / "checkpoint-mine.json").write_text(_pretty({"history": history}))
+    (project / "checkpoint-old.json").write_text(_pretty(history))
+    (project / "checkpoints").mkdir()
+    restore = project / "checkpoints" / "2026-12-03T23-20-54_337Z-cart.py-replace.json"
+    call = {"name": "replace", "args": {"file_path": "cart.py"}}
+    restore.write_text(
+        _pretty({"history": [], "clientHistory": history, "toolCall": call, "commitHash": "a1"})
+    )
+    traces, err = cli_import(run_cli, "gemini", project, tmp_path / "out")
+    assert [t["run"]["trace_id"] for t in traces] == [
+        json.loads(API_ERROR.read_text().splitlines()[0])["sessionId"]
+    ]
+    for own, kind in [
+        (project / "checkpoint-mine.json", "saved chat"),
+        (project / "checkpoint-old.json", "saved chat"),
+        (restore, "tool checkpoint"),
+        (project / "logs.json", "logs.json"),
+    ]:
+        out = tmp_path / "one.json"
+        code, _, err = run_cli("import", "gemini", "--input", own, "--out", out)
+        assert code == 2 and not out.exists() and f"Gemini CLI {kind}" in err, err
+        assert len(err.strip().splitlines()) == 1 and "CANARY" not in err

@@ -67,7 +67,7 @@ from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOL
 from abw.importers.gemini.drafts import message_drafts
 from abw.importers.gemini.ending import run_end
 from abw.importers.gemini.jsonl import recording_records, replayed
-from abw.importers.gemini.refused import prompt_log_file, refuse_document, refuse_stream_json
+from abw.importers.gemini.refused import own_file, refuse_document, refuse_stream_json
 from abw.importers.gemini.removed import REMOVED_FIELDS
 from abw.importers.gemini.subagents import (
     session_messages,
@@ -104,8 +104,9 @@ class GeminiImporter(Importer):
     supports_argument_fields: ClassVar[bool] = True
 
     def discover(self, folder: Path) -> list[Path]:
-        """Session files; a ``logs.json`` prompt log in the folder is not a unit of import."""
-        return [p for p in super().discover(folder) if not prompt_log_file(p)]
+        """Session files; Gemini CLI's own files beside them (its ``logs.json`` prompt log, saved
+        chats, checkpoints) are no unit of import."""
+        return [p for p in super().discover(folder) if not own_file(p)]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)

@@ -1,5 +1,7 @@
-"""What is refused: a ``logs.json`` prompt log, what ``gemini -p`` prints (``--output-format
-json`` / ``stream-json``), and a document that is no chat recording."""
+"""What is refused: a ``logs.json`` prompt log, a saved chat (``/chat save``) or a checkpoint
+taken before a tool ran (``checkpoints/``), what ``gemini -p`` prints (``--output-format json`` /
+``stream-json``), and a document that is no chat recording. The first three are Gemini CLI's own
+files beside its sessions: a folder import passes them over (:func:`own_file`)."""
 
 from __future__ import annotations
 
@@ -26,9 +28,51 @@ def prompt_log_file(path: Path) -> bool:
     if not path.name.endswith("logs.json"):
         return False
     try:
-        return is_prompt_log(load_json(read_raw(path), path))
+        return _prompt_log(load_json(read_raw(path), path), path)
     except AbwInputError:
         return False
+
+
+def _prompt_log(document: Any, path: Path) -> bool:
+    """Whether a document is a ``logs.json`` prompt log: its prompts, or (a file so named) the
+    ``[]`` Gemini CLI writes when it first starts in a project."""
+    return is_prompt_log(document) or (document == [] and path.name.endswith("logs.json"))
+
+
+def own_file(path: Path) -> bool:
+    """Whether a file of a folder import is one of Gemini CLI's own files beside its sessions,
+    not a session: its ``logs.json`` prompt log, a ``checkpoint-<tag>.json`` saved chat or a
+    file of its ``checkpoints/`` folder (only files so named are read here)."""
+    if prompt_log_file(path):
+        return True
+    if not (path.name.startswith("checkpoint-") or path.parent.name == "checkpoints"):
+        return False
+    try:
+        return _checkpoint_kind(load_json(read_raw(path), path)) is not None
+    except AbwInputError:
+        return False
+
+
+def _contents(value: Any) -> bool:
+    """Whether a value is a model history: a list of ``{role, parts}`` contents."""
+    return isinstance(value, list) and all(
+        isinstance(c, dict) and isinstance(c.get("parts"), list) and "role" in c for c in value
+    )
+
+
+def _checkpoint_kind(document: Any) -> str | None:
+    """What kind of Gemini CLI checkpoint a document is: a saved chat (``/chat save <tag>``:
+    the model history, or ``{history, ...}``), a checkpoint taken before a tool changed files
+    (``{history, clientHistory, toolCall, commitHash, ...}``, for ``/restore``); else None."""
+    if _contents(document) and document:
+        return "saved chat"
+    if not isinstance(document, dict) or "messages" in document:
+        return None
+    if isinstance(document.get("toolCall"), dict) and any(
+        key in document for key in ("commitHash", "clientHistory", "history")
+    ):
+        return "tool checkpoint"
+    return "saved chat" if _contents(document.get("history")) and document["history"] else None
 
 
 def is_prompt_log(document: Any) -> bool:
@@ -82,10 +126,22 @@ def headless_refusal(output_format: str, session_id: Any) -> str:
 def refuse_document(document: Any, path: Path) -> None:
     """Refuse a document that is no chat recording: a prompt log, ``--output-format json``
     output, no ``messages[]``, or another tool's ``messages[]``."""
-    if is_prompt_log(document):
+    if _prompt_log(document, path):
         raise AbwInputError(
             "this is a Gemini CLI logs.json (user prompts only, no model or tool steps); "
             "import the chat recording chats/session-*.json instead",
+            file=path,
+        )
+    kind = _checkpoint_kind(document)
+    if kind is not None:
+        what = (
+            "a copy of a conversation's history `/chat save` wrote"
+            if kind == "saved chat"
+            else "the history kept before a tool changed files, for `/restore`"
+        )
+        raise AbwInputError(
+            f"this is a Gemini CLI {kind} ({what}), not a session; import the session's "
+            "recording chats/session-*.json (.jsonl from 0.39) instead",
             file=path,
         )
     if isinstance(document, dict) and document and set(document) <= JSON_OUTPUT_KEYS:
