@@ -14,7 +14,7 @@ import pytest
 
 from abw.hashing import content_hash
 from tests.conftest import CORPUS
-from tests.importkit import cli_import
+from tests.importkit import cli_import, json_steps
 
 LIVE = CORPUS / "js-sdks-live"
 AGENTS = LIVE / "openai-agents-js"
@@ -40,11 +40,6 @@ def imported(run_cli, tmp_path):
         return traces
 
     return run
-
-
-def _steps(trace: dict) -> list[tuple[str, str, str | None]]:
-    """(type, name, outcome) of each span, in order."""
-    return [(s["type"], s["name"], s.get("outcome")) for s in trace["spans"]]
 
 
 def _tokens(trace: dict) -> list[tuple[int | None, int | None]]:
@@ -78,11 +73,11 @@ def test_parallel_calls_and_non_fatal_tool_errors(imported):
     (trace,) = imported("openai-agents", _agents("tools-parallel"))
     assert trace["run"]["final_status"] == "success"
     assert trace["run"]["workflow_name"] == "Agent workflow"
-    assert sorted(_steps(trace)[1:3]) == [
+    assert sorted(json_steps(trace)[1:3]) == [
         ("tool", "read_file", "ok"),
         ("tool", "run_shell", "error"),
     ]
-    assert _steps(trace)[3:] == [
+    assert json_steps(trace)[3:] == [
         ("llm", "response", "ok"),
         ("tool", "read_file", "error"),
         ("llm", "response", "ok"),
@@ -96,7 +91,7 @@ def test_a_run_its_caller_aborted_is_cancelled_not_failed(imported):
     on the task, agent and turn spans. The tool running then finished (it ignores the signal)."""
     (trace,) = imported("openai-agents", _agents("abort-tool"))
     assert trace["run"]["final_status"] == "cancelled"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "response", "ok"),
         ("tool", "read_file", "ok"),
         ("llm", "response", "ok"),
@@ -113,7 +108,7 @@ def test_a_streamed_run_aborted_leaves_no_mark(imported):
     for trace in (aborted, stopped):
         assert trace["run"]["final_status"] == "success"
         assert "final_output_hash" not in trace["run"]
-    assert _steps(aborted) == _steps(stopped)
+    assert json_steps(aborted) == json_steps(stopped)
     assert [s["input_hash"] for s in aborted["spans"] if s["type"] == "tool"] == [
         s["input_hash"] for s in stopped["spans"] if s["type"] == "tool"
     ]
@@ -126,7 +121,7 @@ def test_handoffs_and_an_agent_run_as_a_tool(imported):
     answer's own ``usage`` (prompt/completion tokens)."""
     (trace,) = imported("openai-agents", _agents("handoffs-as-tool"))
     assert trace["run"]["final_status"] == "success"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gpt-4.1-mini", "ok"),
         ("handoff", "billing", "ok"),
         ("llm", "gpt-4.1-mini", "ok"),
@@ -156,16 +151,16 @@ def test_a_guardrail_trip_and_an_api_error(imported):
     tripped, failed = imported("openai-agents", _agents("guardrail-then-api-error"))
     assert tripped["run"]["workflow_name"] == "Shop checks"
     assert tripped["run"]["final_status"] == "error"
-    assert _steps(tripped) == [("llm", "response", "ok"), ("guardrail", "no_secrets", "denied")]
+    assert json_steps(tripped) == [("llm", "response", "ok"), ("guardrail", "no_secrets", "denied")]
     assert tripped["spans"][1]["attributes"]["triggered"] is True
     assert failed["run"]["final_status"] == "error"
-    assert _steps(failed) == [("llm", "response", "error")]
+    assert json_steps(failed) == [("llm", "response", "error")]
 
 
 def test_max_turns_exceeded_fails_the_run(imported):
     (trace,) = imported("openai-agents", _agents("max-turns-streamed"))
     assert trace["run"]["final_status"] == "error"
-    assert [name for _, name, outcome in _steps(trace) if outcome == "ok"] == [
+    assert [name for _, name, outcome in json_steps(trace) if outcome == "ok"] == [
         "response", "read_file", "response", "read_file",
     ]  # fmt: skip
 
@@ -176,7 +171,7 @@ def test_approvals_resumed_in_the_same_trace(imported):
     the call), the approved one ran."""
     (trace,) = imported("openai-agents", _agents("approvals"))
     assert trace["run"]["final_status"] == "success"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "response", "ok"),
         ("tool", "issue_refund", "rejected"),
         ("tool", "issue_refund", "ok"),
@@ -204,7 +199,7 @@ def test_argument_fields_of_the_approved_call(imported, run_cli, tmp_path):
 def test_parallel_tool_calls(imported):
     (trace,) = imported("langsmith", LANGSMITH / "parallel-multipart")
     assert trace["run"]["final_status"] == "success"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gpt-4o-mini", "ok"),
         ("tool", "lookup_order", "ok"),
         ("tool", "check_stock", "ok"),
@@ -216,7 +211,11 @@ def test_parallel_tool_calls(imported):
 def test_streamed_batch_body(imported):
     (trace,) = imported("langsmith", LANGSMITH / "stream-batch")
     assert trace["run"]["final_status"] == "success"
-    assert [name for _, name, _ in _steps(trace)] == ["gpt-4o-mini", "lookup_order", "gpt-4o-mini"]
+    assert [name for _, name, _ in json_steps(trace)] == [
+        "gpt-4o-mini",
+        "lookup_order",
+        "gpt-4o-mini",
+    ]
 
 
 def test_a_tool_error_is_the_class_at_the_head_of_the_js_stack(imported):
@@ -225,14 +224,14 @@ def test_a_tool_error_is_the_class_at_the_head_of_the_js_stack(imported):
     goes on."""
     (trace,) = imported("langsmith", LANGSMITH / "tool_error-multipart")
     assert trace["run"]["final_status"] == "success"
-    assert _steps(trace)[1] == ("tool", "charge_card", "error")
+    assert json_steps(trace)[1] == ("tool", "charge_card", "error")
     assert trace["spans"][1]["attributes"]["error_type"] == "Error"
 
 
 def test_an_api_error_fails_the_run(imported):
     (trace,) = imported("langsmith", LANGSMITH / "api_error-multipart")
     assert trace["run"]["final_status"] == "error"
-    assert _steps(trace)[-1] == ("llm", "gpt-4o-mini", "error")
+    assert json_steps(trace)[-1] == ("llm", "gpt-4o-mini", "error")
     assert trace["spans"][-1]["attributes"]["error_type"] == "Error"
 
 
@@ -241,10 +240,10 @@ def test_an_interrupt_waits_then_its_resume_is_a_trace_of_its_own(imported):
     the run, which ends ``unknown``; the ``Command({resume})`` run is a second trace."""
     paused, resumed = imported("langsmith", LANGSMITH / "interrupt-multipart")
     assert paused["run"]["final_status"] == "unknown"
-    assert _steps(paused) == [("llm", "gpt-4o-mini", "ok"), ("tool", "refund", "incomplete")]
+    assert json_steps(paused) == [("llm", "gpt-4o-mini", "ok"), ("tool", "refund", "incomplete")]
     assert paused["spans"][1]["attributes"]["error_type"] == "GraphInterrupt"
     assert resumed["run"]["final_status"] == "success"
-    assert _steps(resumed) == [("tool", "refund", "ok"), ("llm", "gpt-4o-mini", "ok")]
+    assert json_steps(resumed) == [("tool", "refund", "ok"), ("llm", "gpt-4o-mini", "ok")]
 
 
 def test_a_sub_agent_sits_below_the_tool_that_ran_it(imported):
@@ -264,7 +263,7 @@ def test_a_graph_its_caller_aborted_is_cancelled(imported):
     graph LangGraph.js's ``Error("Abort")``; the run was cancelled, it did not fail."""
     (trace,) = imported("langsmith", LANGSMITH / "abort-multipart")
     assert trace["run"]["final_status"] == "cancelled"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "gpt-4o-mini", "ok"),
         ("tool", "lookup_order", "ok"),
         ("tool", "run_tests", "interrupted"),
@@ -277,5 +276,5 @@ def test_a_graph_stopped_by_its_own_timeout_failed(imported):
     ``TimeoutError``: a timeout, and the run an error, not a cancellation."""
     (trace,) = imported("langsmith", LANGSMITH / "timeout-multipart")
     assert trace["run"]["final_status"] == "error"
-    assert _steps(trace)[-1] == ("tool", "run_tests", "timeout")
+    assert json_steps(trace)[-1] == ("tool", "run_tests", "timeout")
     assert trace["spans"][-1]["attributes"]["error_type"] == "TimeoutError"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
+from tests.importkit import json_steps
 
 LIVE = CORPUS / "openai-agents-live"
 #: Every free text the runs held carries this marker (prompts, outputs, metadata, custom data).
@@ -37,11 +38,6 @@ def imported(run_cli, tmp_path):
     return run
 
 
-def _steps(trace: dict) -> list[tuple[str, str, str | None]]:
-    """(type, name, outcome) of each span, in order."""
-    return [(s["type"], s["name"], s.get("outcome")) for s in trace["spans"]]
-
-
 def test_several_uploads_each_a_line_import_as_their_runs(imported):
     """A run longer than the exporter's batch delay, or flushed per request, is uploaded in
     several POSTs; each body kept as a line was refused ('no trace or trace.span objects')."""
@@ -50,7 +46,7 @@ def test_several_uploads_each_a_line_import_as_their_runs(imported):
     for trace in (first, second):
         assert trace["run"]["final_status"] == "success"
         assert trace["run"]["workflow_name"] == "Shop chat"
-        assert _steps(trace) == [
+        assert json_steps(trace) == [
             ("llm", "gpt-4.1-mini", "ok"),
             ("tool", "read_file", "ok"),
             ("llm", "gpt-4.1-mini", "ok"),
@@ -62,7 +58,7 @@ def test_a_stream_cancelled_while_a_tool_ran_is_cancelled(imported):
     output and no error (it read as a successful call of a successful run)."""
     (trace,) = imported(_file("streamed-cancel"))
     assert trace["run"]["final_status"] == "cancelled"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "response", "ok"),
         ("tool", "read_file", "ok"),
         ("tool", "run_shell", "error"),
@@ -77,7 +73,7 @@ def test_approval_requests_are_no_calls_and_a_rejection_is_rejected(imported):
     span), the rejected one leaves no span. They read as three successful refunds."""
     (trace,) = imported(_file("approvals"))
     assert trace["run"]["final_status"] == "success"
-    assert _steps(trace) == [
+    assert json_steps(trace) == [
         ("llm", "response", "ok"),
         ("tool", "issue_refund", "rejected"),
         ("tool", "issue_refund", "ok"),
@@ -103,7 +99,7 @@ def test_handoffs_and_an_agent_used_as_a_tool(imported):
     assert trace["run"]["final_output_hash"]
     assert [
         (t, n, s.get("attributes", {}).get("agent"))
-        for (t, n, _), s in zip(_steps(trace), trace["spans"], strict=True)
+        for (t, n, _), s in zip(json_steps(trace), trace["spans"], strict=True)
     ] == [
         ("llm", "gpt-4.1-mini", "triage"),
         ("handoff", "billing", "triage"),
@@ -157,6 +153,6 @@ def test_real_runs_read_as_they_ran(imported, scenario, statuses, steps):
     """The first trace's steps and every trace's status (the API error: a failed response)."""
     traces = imported(_file(scenario))
     assert [t["run"]["final_status"] for t in traces] == statuses
-    assert _steps(traces[0]) == steps
+    assert json_steps(traces[0]) == steps
     if scenario == "guardrail-then-api-error":
-        assert _steps(traces[1]) == [("llm", "response", "error")]
+        assert json_steps(traces[1]) == [("llm", "response", "error")]
