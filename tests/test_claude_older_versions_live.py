@@ -273,3 +273,10 @@ def test_a_session_resumed_into_a_new_file_is_one_run(run_cli, tmp_path):
     code, _, err = run_cli("import", "claude", "--input", went_on, "--out", tmp_path / "both")
     assert code == 0, err
     assert {p.stem for p in (tmp_path / "both").glob("*.json")} == {old.stem, new.stem}
+    copies = tmp_path / "copies"  # two copies of one file are no resume: two runs (as before)
+    copies.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        shutil.copy(new, copies / name)
+    code, _, err = run_cli("import", "claude", "--input", copies, "--out", tmp_path / "copied")
+    assert code == 0 and "resumed in" not in err, err
+    assert len(list((tmp_path / "copied").glob("*.json"))) == 2

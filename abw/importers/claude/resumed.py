@@ -32,9 +32,9 @@ def message_uuids(path: Path) -> frozenset[str]:
 def continuations(
     sessions: Iterable[Path], first_uuid: Callable[[Path], str | None]
 ) -> dict[Path, Path]:
-    """For each session file whose every message a later file of its folder holds too (that
-    file resumed it): the file that holds the most. Two files with the same messages (a
-    session resumed and left at once) are one run: the one later by name stands for both."""
+    """For each session file whose every message a file of its folder holds too, with more
+    (that file resumed it and went on): the file that holds the most. Two files with the same
+    messages are copies, no resume: each stays a run (the gate warns of their shared id)."""
     groups: dict[tuple[Path, str], list[Path]] = {}
     for session in sessions:
         first = first_uuid(session)
@@ -49,9 +49,7 @@ def continuations(
             holders = [
                 other
                 for other in members
-                if other != path
-                and held[path]
-                and (held[path] < held[other] or (held[path] == held[other] and other > path))
+                if other != path and held[path] and held[path] < held[other]
             ]
             if holders:
                 found[path] = max(holders, key=lambda other: (len(held[other]), other))
