@@ -32,7 +32,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError, from_validation_error, require_schema_version
+from abw.errors import (
+    AbwInputError,
+    describe_validation_error,
+    from_validation_error,
+    require_schema_version,
+)
 from abw.hashing import sha256_hex
 from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA
 from abw.models.contract import CLAUSE_RULE_KINDS
@@ -389,12 +394,10 @@ def compile_contract(
         exc.file = None if file is None else str(file)
         raise
     except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = tuple(first["loc"])
+        loc, message = describe_validation_error(exc, unknown_key="unknown key", document=document)
         origin = compiler.origin(loc)
         field = ".".join(str(p) for p in loc) if origin is None else _dotted(origin)
         line = line_of(origin) if origin is not None and line_of is not None else None
-        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
         raise AbwInputError(message, file=file, line=line, field=field) from None
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abw.models import SCHEMA_USES
+from abw.schema_keys import nearest
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -59,7 +60,7 @@ def document_location(
     path: list[str | int] = []
     node = document
     for at, part in enumerate(loc):
-        if _holds(node, part):
+        if _holds(node, part) and not _label(node, part, loc[at + 1 :], missing):
             node = node[part]
         elif missing and isinstance(node, dict) and at == len(loc) - 1:
             pass  # a field the document lacks: named as pydantic names it
@@ -67,6 +68,17 @@ def document_location(
             continue  # a union member's label, or a label below a plain value
         path.append(part)
     return tuple(path)
+
+
+def _label(node: Any, part: str | int, rest: tuple[str | int, ...], missing: bool) -> bool:
+    """Whether ``part``, a key of ``node``, is rather a union member's label that the document
+    happens to hold as a key too (``response`` in ``rules.0.response.within`` of
+    ``{kind: response, response: b, within: 2}``): what follows is ``node``'s own (a key it
+    holds, or the missing key of a missing-field error), not ``node[part]``'s."""
+    if not rest or _holds(node[part], rest[0]):
+        return False
+    lacking = missing and len(rest) == 1 and not isinstance(node[part], (dict, list))
+    return _holds(node, rest[0]) or lacking
 
 
 def _holds(node: Any, part: str | int) -> bool:
@@ -86,7 +98,8 @@ def from_validation_error(
     document: Any = _NO_DOCUMENT,
     yaml: bool = False,
 ) -> AbwInputError:
-    """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`.
+    """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`; with
+    the ``document``, its :func:`chief_error`, worded with :func:`with_suggestion`.
 
     The field is the error's location joined with dots (``root_field`` when it has none); with
     the validated ``document``, its path there (:func:`document_location`: no union labels).
@@ -96,21 +109,120 @@ def from_validation_error(
     the location (member names and item indexes) to its line in the source text
     (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
-    first = exc.errors()[0]
-    loc = first["loc"]
-    if document is not _NO_DOCUMENT:
-        loc = document_location(document, loc, missing=first["type"] == "missing")
+    loc, message = describe_validation_error(
+        exc, unknown_key=unknown_key, document=document, yaml=yaml
+    )
     field = ".".join(str(part) for part in loc) or root_field
+    line = None if line_of is None else line_of(loc)
+    return AbwInputError(message, file=file, line=line, field=field)
+
+
+def describe_validation_error(
+    exc: ValidationError,
+    *,
+    unknown_key: str | None = None,
+    document: Any = _NO_DOCUMENT,
+    yaml: bool = False,
+) -> tuple[tuple[str | int, ...], str]:
+    """(where, what) of the error of ``exc`` to report, as :func:`from_validation_error`
+    words it; a caller that maps the place on (a compiled contract) starts from this."""
+    errors = exc.errors()
+    if document is _NO_DOCUMENT:
+        first = errors[0]
+        loc = tuple(first["loc"])
+    else:
+        first = chief_error(errors, document)
+        loc = _place(document, first)
     message = first["msg"]
     if unknown_key is not None and first["type"] == "extra_forbidden":
         message = unknown_key
     elif yaml and first["type"] == "string_type" and type(first["input"]) in _YAML_PLAIN:
         kind = _YAML_PLAIN[type(first["input"])]
         message += f" (YAML reads this unquoted value as {kind}: put it in quotes for text)"
-    line = None
-    if line_of is not None:
-        line = line_of(tuple(loc))
-    return AbwInputError(message, file=file, line=line, field=field)
+    if document is not _NO_DOCUMENT:
+        loc, message = with_suggestion(first, loc, message, document)
+    return loc, message
+
+
+def chief_error(errors: list[Any], document: Any) -> Any:
+    """The error of pydantic's ``errors`` to report for ``document``: a key the document does
+    not know beside a required key it lacks and nearly spells (:func:`_misspelt`); else the
+    first error, or the error deepest inside the value it is about (a union member's own
+    error, not that the value is no other member: a matcher's ``type: [tol]``, not that the
+    matcher is no glob)."""
+    misspelt = _misspelt(errors, document)
+    if misspelt is not None:
+        return misspelt
+    chief = errors[0]
+    top = _place(document, chief)
+    for error in errors[1:]:
+        where = _place(document, error)
+        if where[: len(top)] == top and len(where) > len(_place(document, chief)):
+            chief = error
+    return chief
+
+
+def _place(document: Any, error: Any) -> tuple[str | int, ...]:
+    """The error's location in ``document`` (:func:`document_location`)."""
+    return document_location(document, error["loc"], missing=error["type"] == "missing")
+
+
+def _misspelt(errors: list[Any], document: Any) -> Any:
+    """The error of a key the document does not know beside a required key it lacks and
+    nearly spells (``{before: A, afer: B}``: pydantic names the missing key first, which
+    hides the typo), or None."""
+    lacking: dict[tuple[str | int, ...], list[str]] = {}
+    for error in errors:
+        if error["type"] == "missing":
+            where = _place(document, error)
+            lacking.setdefault(where[:-1], []).append(str(where[-1]))
+    for error in errors:
+        if error["type"] == "extra_forbidden":
+            where = _place(document, error)
+            if nearest(str(where[-1]), lacking.get(where[:-1], [])):
+                return error
+    return None
+
+
+def with_suggestion(
+    error: Any, loc: tuple[str | int, ...], message: str, document: Any
+) -> tuple[tuple[str | int, ...], str]:
+    """(where, what) for a pydantic ``error`` at ``loc`` in ``document``, naming what a typo
+    meant from the schema the document names (:mod:`abw.schema_keys`): the nearest key of
+    that object for an unknown key, the nearest allowed value for a value outside an
+    enumeration, the nearest tag (or every tag) for an unknown ``kind`` of a union, which is
+    then the error's place."""
+    from abw.schema_keys import keys_at, schema_for, tags_at, values_at
+
+    schema = schema_for(document)
+    if schema is None:
+        return loc, message
+    kind, meant = error["type"], None
+    if kind == "union_tag_invalid" and (found := tags_at(schema, document, loc)) is not None:
+        key, tags = found
+        return (*loc, key), unknown_tag(_noun(loc), key, error["ctx"]["tag"], tags)
+    if kind == "extra_forbidden" and loc:
+        meant = nearest(str(loc[-1]), keys_at(schema, document, loc[:-1]))
+    elif kind in ("literal_error", "enum") and isinstance(error["input"], str):
+        meant = nearest(error["input"], values_at(schema, document, loc))
+    return loc, message if meant is None else f"{message}; did you mean {meant}?"
+
+
+def unknown_tag(noun: str, key: str, tag: str, tags: list[str]) -> str:
+    """``unknown rule kind 'precedance'; did you mean precedence?`` (every tag when none is
+    near)."""
+    meant = nearest(tag, tags)
+    hint = f"did you mean {meant}?" if meant else f"one of: {', '.join(tags)}"
+    return f"unknown {f'{noun} {key}'.strip()} {tag!r}; {hint}"
+
+
+def _noun(loc: tuple[str | int, ...]) -> str:
+    """What the value at ``loc`` is: its key (``matcher``), or one item of its list
+    (``rules.0``: ``rule``)."""
+    names = [part for part in loc if isinstance(part, str)]
+    if not names:
+        return ""
+    return names[-1].removesuffix("s") if isinstance(loc[-1], int) else names[-1]
 
 
 def require_schema_version(

@@ -38,15 +38,6 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
     try:
         return Spec.model_validate(document)
     except ValidationError as exc:
-        misspelt = _misspelt_key(exc.errors(), document)
-        if misspelt is not None:
-            location, meant = misspelt
-            raise AbwInputError(
-                f"{_UNKNOWN_KEY}; did you mean {meant}?",
-                file=file,
-                line=line_of(location),
-                field=".".join(str(part) for part in location),
-            ) from None
         raise from_validation_error(
             exc,
             file=file,
@@ -58,28 +49,6 @@ def spec_from_document(document: Any, file: str | Path, text: str | None = None)
 
 
 _UNKNOWN_KEY = "unknown key (specs fail closed)"
-
-
-def _misspelt_key(errors: list[Any], document: Any) -> tuple[tuple[str | int, ...], str] | None:
-    """(where, the key meant) for a key the spec does not know beside a required key it lacks
-    and nearly spells (``{before: A, afer: B}``): pydantic names the missing key first, which
-    hides the typo; or None."""
-    import difflib
-
-    from abw.errors import document_location
-
-    lacking: dict[tuple[str | int, ...], list[str]] = {}
-    for error in errors:
-        if error["type"] == "missing":
-            where = document_location(document, error["loc"], missing=True)
-            lacking.setdefault(where[:-1], []).append(str(where[-1]))
-    for error in errors:
-        if error["type"] == "extra_forbidden":
-            where = document_location(document, error["loc"])
-            close = difflib.get_close_matches(str(where[-1]), lacking.get(where[:-1], []), 1, 0.6)
-            if close:
-                return where, close[0]
-    return None
 
 
 def spec_from_text(text: str, file: str | Path) -> Any:

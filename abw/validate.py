@@ -118,10 +118,37 @@ def _problems(document: Any, file: str) -> list[Problem]:
     errors = sorted(
         validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path]
     )
-    problems = [
-        Problem(file, json_path(e.absolute_path), e.message, tuple(e.absolute_path)) for e in errors
-    ]
-    return problems or _loader_problems(document, schema_id, file)
+    loader = _loader_problems(document, schema_id, file)
+    return _precise(errors, loader, file) if errors else loader
+
+
+def _precise(errors: list[Any], loader: list[Problem], file: str) -> list[Problem]:
+    """Each JSON Schema error as a problem, said once; one about a place that holds the
+    loader's problem (a union no member of which matches, the object holding an unknown key,
+    a value outside an enumeration) gives way to the loader's problem, which names the key
+    or value at fault, its line and what it should be, as the gate does."""
+    problems: list[Problem] = []
+    for error in errors:
+        path = tuple(error.absolute_path)
+        precise = [p for p in loader if any(p.location[: len(b)] == b for b in _blamed(error))]
+        problem = precise[0] if precise else Problem(file, json_path(path), error.message, path)
+        if problem not in problems:
+            problems.append(problem)
+    return problems
+
+
+def _blamed(error: Any) -> list[tuple[str | int, ...]]:
+    """The places a JSON Schema error is about: its value's, or for a key the object does not
+    allow, each such key's (the object's other members are not at fault)."""
+    path = tuple(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        return [(*path, key) for key in error.instance if key not in known]
+    return [path]
+
+
+#: How a loader words a key its kind does not allow, where it is not pydantic's wording
+_UNKNOWN_KEY = {CONTRACT_SCHEMA: "unknown key"}
 
 
 def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> list[Problem]:
@@ -145,7 +172,9 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
             try:
                 loaded = KINDS[schema_id].model().model_validate(document)
             except ValidationError as exc:
-                raise from_validation_error(exc, file=file, document=document) from None
+                raise from_validation_error(
+                    exc, file=file, document=document, unknown_key=_UNKNOWN_KEY.get(schema_id)
+                ) from None
             if schema_id == CONTRACT_SCHEMA:  # ok only when it compiles, as for the gate
                 from abw.contract import compile_contract
 

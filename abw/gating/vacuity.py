@@ -24,7 +24,6 @@ verdict keeps itself and gains the sentence as a note.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -33,6 +32,7 @@ from typing import Any
 from abw.models.report import Check
 from abw.models.rules import ArgumentRef, OutputRef, Reference, ScopeRef, ToolRef
 from abw.semantics import literal_pattern, name_matches
+from abw.spelling import near
 from abw.text import plural
 
 Kinds = frozenset[tuple[str, str]]
@@ -142,12 +142,12 @@ def unmatched(references: Iterable[LegacyReference], seen: Observed) -> list[str
 
 
 def nearest(pattern: str, seen: Observed, limit: int = 3) -> list[str]:
-    """The real names closest to ``pattern`` (difflib ratio >= 0.6), best first; for
+    """The real names closest to ``pattern`` (:func:`abw.spelling.near`), best first; for
     alternatives (``a or b``) the closest to any of them."""
     names = sorted(seen.names)
     found: list[str] = []
     for option in pattern.split(" or "):
-        found += [n for n in difflib.get_close_matches(option, names, n=limit, cutoff=0.6)]
+        found += near(option, names, limit)
     return list(dict.fromkeys(found))[:limit]
 
 
@@ -170,7 +170,7 @@ def scope_sentence(globs: Iterable[str], seen: Observed) -> str | None:
     known = sorted(seen.scenarios)
     if not globs or _hits(globs, known):
         return None
-    close = [n for g in globs for n in difflib.get_close_matches(g, known, n=3, cutoff=0.6)]
+    close = [n for g in globs for n in near(g, known)]
     hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
     return (
         f"scenarios {', '.join(globs)} match no run's scenario ({plural(seen.runs, 'run')}){hint}"
@@ -187,7 +187,7 @@ def field_sentence(missing: list[str], seen: Observed) -> str:
         )
     parts = []
     for name in missing:
-        close = difflib.get_close_matches(name, sorted(seen.output_fields), n=3, cutoff=0.6)
+        close = near(name, sorted(seen.output_fields))
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         parts.append(f"{name} is in no run's output ({plural(seen.runs, 'run')}){hint}")
     return "; ".join(parts)
@@ -258,7 +258,7 @@ def _argument_sentence(ref: ArgumentRef, seen: Observed) -> str | None:
             f"no {tool} span has extracted arguments ({runs}): they are extracted at import, "
             "when named (abw import --argument-fields)"
         )
-    close = difflib.get_close_matches(ref.field, keys, n=3, cutoff=0.6)
+    close = near(ref.field, keys)
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     return f"{ref.field} is in no {tool} span's arguments ({runs}){hint}"
 

@@ -7,11 +7,12 @@ Semantics are in ``docs/contracts.md``; every model is closed (unknown keys are 
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from abw.spelling import near
 
 _ID = r"^[A-Za-z0-9_.\-]+$"
 _POINTER = r"^(/([^~]|~[01])*)*$"
@@ -516,7 +517,7 @@ class Assertion(_Closed):
     def _observed(self) -> Assertion:
         head = _pointer(self.selector)[:1]
         if head and head[0] not in OBSERVATION_KEYS:
-            close = difflib.get_close_matches(head[0], OBSERVATION_KEYS, n=1, cutoff=0.6)
+            close = near(head[0], OBSERVATION_KEYS, 1)
             hint = f" (did you mean /{close[0]}?)" if close else ""
             known = ", ".join(f"/{k}" for k in OBSERVATION_KEYS)
             raise ValueError(

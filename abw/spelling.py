@@ -1,0 +1,15 @@
+"""Near misses: the real names a misspelt one most nearly spells, for "did you mean …?"
+(a spec's keys, values and rule kinds, the tools and fields a gate saw)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+#: How near a word must come to a real name to be suggested (difflib's ratio).
+NEAR = 0.6
+
+
+def near(word: str, names: Iterable[str], most: int = 3) -> list[str]:
+    """Up to ``most`` of ``names`` that ``word`` most nearly spells, best first."""
+    return difflib.get_close_matches(word, list(names), n=most, cutoff=NEAR)
