@@ -280,3 +280,39 @@ def test_a_session_resumed_into_a_new_file_is_one_run(run_cli, tmp_path):
     code, _, err = run_cli("import", "claude", "--input", copies, "--out", tmp_path / "copied")
     assert code == 0 and "resumed in" not in err, err
     assert len(list((tmp_path / "copied").glob("*.json"))) == 2
+
+
+def test_a_fork_of_a_session_with_subagents_keeps_them(run_cli, tmp_path):
+    """A fork (a new file holding every message of the session and more, under its own
+    session id) is read as the session's one run; the subagent transcripts under the old
+    session's folder (2.1.x: ``<session id>/subagents/``) are its own, not lost with the file
+    the fork replaced (Claude Code 2.1.332's recording, forked here as ``--fork-session``
+    does: the lines copied with the new id)."""
+    import json
+    import shutil
+
+    from tests.conftest import CORPUS
+
+    shop = CORPUS / "claude-code-live" / "shop"
+    session = shop / "fb017813-f7b8-4b1d-98be-2dda41a37ae8.jsonl"
+    folder = tmp_path / "project"
+    folder.mkdir()
+    shutil.copy(session, folder)
+    shutil.copytree(shop / session.stem, folder / session.stem)
+    fork_id = "0f0f0f0f-0000-4000-8000-000000000000"
+    text = session.read_text().replace(session.stem, fork_id)
+    last = json.loads(text.splitlines()[-1])
+    (folder / f"{fork_id}.jsonl").write_text(text + json.dumps({**last, "uuid": "1" * 36}) + "\n")
+    code, _, err = run_cli("import", "claude", "--input", session, "--out", tmp_path / "a.json")
+    assert code == 0, err
+    alone = json.loads((tmp_path / "a.json").read_text())
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", tmp_path / "out")
+    assert code == 0 and "no transcript found" not in err, err
+    (fork,) = [json.loads(p.read_text()) for p in (tmp_path / "out").glob("*.json")]
+    assert fork["run"]["trace_id"] == fork_id
+    agents = [s["attributes"].get("agent") for s in fork["spans"]]
+    assert (
+        agents.count("subagent")
+        == [s["attributes"].get("agent") for s in alone["spans"]].count("subagent")
+        > 0
+    )

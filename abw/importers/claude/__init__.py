@@ -124,6 +124,7 @@ class ClaudeImporter(Importer):
         self._peeks: dict[Path, _Peek] = {}
         self._siblings: dict[Path, dict[str, list[Path]]] = {}
         self._firsts: dict[Path, dict[str, list[Path]]] = {}
+        self._resumed: dict[tuple[Path, str], dict[Path, Path]] = {}
 
     def _peek(self, path: Path) -> _Peek:
         if path not in self._peeks:
@@ -149,15 +150,9 @@ class ClaudeImporter(Importer):
         ]
         # (a session resumed and left at once is an empty file: nothing to import)
         sessions = [p for p in files if not self.is_subagent_file(p) and p.stat().st_size > 0]
-        continued = self._continued(sessions)  # (read as the run of the file that resumed it)
-        runs = [p for p in sessions if p not in continued]
+        # (a session a later file resumed is read as that file's run)
+        runs = [p for p in sessions if p not in self._resumes(p)]
         return sorted([*runs, *self._orphans(files, sessions)])
-
-    def _continued(self, sessions: list[Path]) -> dict[Path, Path]:
-        """The session files a later file of their folder resumed (:mod:`resumed`), with it."""
-        from abw.importers.claude.resumed import continuations
-
-        return continuations(sessions, lambda path: self._peek(path).first_uuid)
 
     def _orphans(self, files: list[Path], sessions: list[Path]) -> list[Path]:
         """The subagent transcripts (not Claude Code's helper agents or cache warm-ups, which are
@@ -187,26 +182,39 @@ class ClaudeImporter(Importer):
         resumed = _resumed_owners({(f, o) for _, f, o in unclaimed if o}, sessions)
         return [path for path, folder, owner in unclaimed if (folder, owner) not in resumed]
 
-    def _warn_if_resumed(self, path: Path, options: ImportOptions) -> None:
-        """Say so when a later file of ``path``'s folder resumed it (a folder import reads the
-        two once, as that file's run)."""
+    def _resumes(self, path: Path) -> dict[Path, Path]:
+        """Which session files of ``path``'s folder that begin with its first message resumed
+        which (:func:`abw.importers.claude.resumed.continuations`); empty when none does."""
         first = self._peek(path).first_uuid
         if first is None:
-            return
-        if path.parent not in self._firsts:  # the folder's session files by first message
+            return {}
+        if path.parent not in self._firsts:  # the folder's files by first message
             index: dict[str, list[Path]] = {}
             for other in sorted(path.parent.glob("*.jsonl")):
                 uuid = self._peek(other).first_uuid if other.is_file() else None
                 if uuid is not None:
                     index.setdefault(uuid, []).append(other)
             self._firsts[path.parent] = index
-        pair = [p for p in self._firsts[path.parent].get(first, ()) if p != path]
-        later = self._continued([path, *pair]).get(path) if pair else None
+        group = self._firsts[path.parent].get(first, [])
+        key = (path.parent, first)
+        if key not in self._resumed:
+            from abw.importers.claude.resumed import continuations
+
+            self._resumed[key] = continuations(group, lambda p: self._peek(p).first_uuid)
+        return self._resumed[key]
+
+    def _resumed_sessions(self, path: Path, options: ImportOptions) -> list[Path]:
+        """The session files ``path`` resumed (read with it: their subagents are its own), and
+        a warning when a later file resumed ``path`` itself (a folder import reads the two
+        once, as that file's run)."""
+        resumes = self._resumes(path)
+        later = resumes.get(path)
         if later is not None:
             options.warn(
                 f"{path.name}: resumed in {later.name}, which begins with a copy of its lines: "
                 "imported on its own; import the folder to read the session once, as that run"
             )
+        return sorted(earlier for earlier, resumer in resumes.items() if resumer == path)
 
     def subagent_files(self, session: Path, session_ids: list[str]) -> list[Path]:
         """Subagent transcripts of a session: same-folder sidechain files with one of its
@@ -237,8 +245,7 @@ class ClaudeImporter(Importer):
         from abw.importers.claude.parser import FileParser
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
-        if not sidechain:
-            self._warn_if_resumed(path, options)
+        earlier = [] if sidechain else self._resumed_sessions(path, options)
         main = FileParser(path, options, sidechain_file=sidechain).parse()
         if not sidechain and main.holds_no_run():
             options.warn(
@@ -253,8 +260,10 @@ class ClaudeImporter(Importer):
                 f"{main.session_id}), imported on its own"
             )
             return [build_trace(main, [], options)]
+        owners = [*main.session_ids, *(e.stem for e in earlier)]  # (a fork's subagents too)
+        owners += [i for e in earlier if (i := self._peek(e).session_id)]
         subs = [
             FileParser(p, options, sidechain_file=True).parse()
-            for p in self.subagent_files(path, list(main.session_ids))
+            for p in self.subagent_files(path, owners)
         ]
         return [build_trace(main, subs, options)]
