@@ -3,7 +3,8 @@
 A run is one node (``id``, ``trace_id``, ``parent_run_id``, ``dotted_order``, ``run_type``,
 ``inputs``, ``outputs``, ``error``). A ``post`` and a later ``patch`` of the same id are merged.
 ``dotted_order`` is both the tree path and the order. ``llm`` runs are llm spans (named by
-``ls_model_name`` when given), ``tool`` runs are tools (an ``error`` makes them errors),
+``ls_model_name`` when given; ``input_tokens``/``output_tokens`` where the run records them),
+``tool`` runs are tools (an ``error`` makes them errors),
 ``retriever``/``embedding`` runs are retrievers; ``chain``, ``prompt`` and ``parser`` runs only
 scope their children (a span's parent is its nearest span ancestor). A run whose error is a
 cancellation (``CancelledError()``, ``KeyboardInterrupt()``: the SDKs record
@@ -22,14 +23,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
+from abw.importers.rawio import (
+    as_dict,
+    held_fields,
+    json_body,
+    jsonl_records,
+    object_at,
+    read_raw,
+)
 from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
@@ -201,7 +209,9 @@ class LangSmithImporter(Importer):
             draft.set_times(_moment(run.get("start_time")), _moment(run.get("end_time")))
             draft.parent_span_id = _emitted_parent(run, by_id, emitted)
             draft.attributes["run_type"] = run.get("run_type")
-            if span_type != "llm":  # a tool or retriever run's inputs are the call's arguments
+            if span_type == "llm":
+                draft.attributes.update(_tokens(run))
+            else:  # a tool or retriever run's inputs are the call's arguments
                 draft.keep_arguments(options.argument_fields, inputs, path)
             if error_type:
                 draft.attributes["error_type"] = error_type
@@ -234,6 +244,48 @@ def _name(run: dict[str, Any], span_type: str) -> str:
     if span_type == "llm" and model:
         return str(model)
     return str(run.get("name") or run.get("run_type"))
+
+
+def _tokens(run: dict[str, Any]) -> dict[str, int]:
+    """An llm run's ``input_tokens`` and ``output_tokens``: each from the first place of
+    :func:`_usages` that holds it as an integer (none when no place does)."""
+    tokens: dict[str, int] = {}
+    for usage, keys in _usages(run):
+        for key, name in zip(keys, ("input_tokens", "output_tokens"), strict=True):
+            count = usage.get(key)
+            if isinstance(count, int) and not isinstance(count, bool):
+                tokens.setdefault(name, count)
+    return tokens
+
+
+#: The input and output count keys of LangChain's ``usage_metadata`` (and langsmith's)
+_USAGE_METADATA = ("input_tokens", "output_tokens")
+
+
+def _usages(run: dict[str, Any]) -> Iterator[tuple[dict[str, Any], tuple[str, str]]]:
+    """The places an llm run records its token counts, each with its input and output keys, in
+    the order they are read: the answer's ``usage_metadata`` (langsmith's ``wrap_openai``,
+    ``@traceable``), each generated message's (LangChain core:
+    ``generations[][].message.kwargs``), LangChain's ``llm_output.token_usage`` (Python) and
+    ``llmOutput.tokenUsage`` (JS), the SDKs' copy in ``extra.metadata.usage_metadata``, then
+    the run's ``prompt_tokens``/``completion_tokens`` (a run the LangSmith API returns)."""
+    outputs = as_dict(run.get("outputs"))
+    yield object_at(outputs, "usage_metadata"), _USAGE_METADATA
+    for message in _generated_messages(outputs):
+        yield object_at(message, "kwargs", "usage_metadata"), _USAGE_METADATA
+    yield object_at(outputs, "llm_output", "token_usage"), ("prompt_tokens", "completion_tokens")
+    yield object_at(outputs, "llmOutput", "tokenUsage"), ("promptTokens", "completionTokens")
+    yield object_at(run, "extra", "metadata", "usage_metadata"), _USAGE_METADATA
+    yield run, ("prompt_tokens", "completion_tokens")
+
+
+def _generated_messages(outputs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The messages of an llm run's ``generations`` (a list per prompt of its generations,
+    each holding its ``message``), in order."""
+    batches = outputs.get("generations")
+    for batch in batches if isinstance(batches, list) else []:
+        for generation in batch if isinstance(batch, list) else []:
+            yield object_at(generation, "message")
 
 
 def _calls_held(

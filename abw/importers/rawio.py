@@ -95,6 +95,13 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def object_at(value: Any, *keys: str) -> dict[str, Any]:
+    """The JSON object at ``keys`` below ``value``, else ``{}`` (a step that is no object)."""
+    for key in keys:
+        value = as_dict(value).get(key)
+    return as_dict(value)
+
+
 def _holds(value: Any, keys: list[str]) -> bool:
     if isinstance(value, list):
         return any(_holds(item, keys) for item in value)
