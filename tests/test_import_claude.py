@@ -873,3 +873,25 @@ def test_a_bookkeeping_only_file_is_no_run(run_cli, tmp_path):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].count(source.name) == 1, err
     assert "no prompt and no step" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "more", [(), ("-q",), ("--workers", "2")], ids=["plain", "quiet", "workers"]
+)
+def test_a_folder_holding_no_run_is_refused(run_cli, tmp_path, more):
+    """A folder whose every export holds no run (here the real project folder's
+    bookkeeping-only files) wrote nothing and said "wrote 0 traces", then failed on its own
+    empty --out folder ("no trace files found", exit 2); with -q it exited 0 having written
+    nothing. It is refused in one line saying why, and no --out folder is left."""
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    for name in (
+        "be89c3cd-bfbf-4c4f-a515-5af6e13249bf.jsonl",
+        "3f6ddfee-788c-48a5-8f7a-d43377b51472.jsonl",
+    ):
+        (folder / name).write_bytes((PROJECT / name).read_bytes())
+    out = tmp_path / "out"
+    code, _, err = run_cli("import", "claude", "--input", folder, "--out", out, *more)
+    assert code == 2 and not out.exists(), err
+    (line,) = err.strip().splitlines()
+    assert "no trace to write: none of its 2 exports holds a run; " in line

@@ -89,8 +89,6 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
     """Import file by file, writing each trace to a staging folder next to ``out`` at once, and
     move them all into place only when every input has imported: memory stays flat however
     large the folder, and a bad file still leaves no half result."""
-    import os
-
     from abw.atomic import staging_folder
     from abw.gcpause import gc_paused
     from abw.import_shard import import_file
@@ -111,9 +109,7 @@ def _stream_traces(importer, files, options, out: Path) -> list[Path]:
             writer.finish()  # an earlier write's error comes first; else the import's
             raise
         writer.finish()
-        out.mkdir(parents=True, exist_ok=True)
-        for target in planned:
-            os.replace(staging / target.name, target)
+        _move_into(out, staging, planned)
     return list(planned)
 
 
@@ -122,8 +118,6 @@ def _stream_on_workers(
 ) -> list[Path]:
     """:func:`_stream_traces` with the files imported on Dask workers (abw.import_shard): the
     same files, bytes, warnings and errors."""
-    import os
-
     from abw.atomic import staging_folder
     from abw.import_shard import import_on
     from abw.shard import dask_client
@@ -139,10 +133,18 @@ def _stream_on_workers(
                 staging,
                 lambda source, count: _targets(source, count, out, planned),
             )
-        out.mkdir(parents=True, exist_ok=True)
-        for target in planned:
-            os.replace(staging / target.name, target)
+        _move_into(out, staging, planned)
     return list(planned)
+
+
+def _move_into(out: Path, staging: Path, planned: dict[Path, Path]) -> None:
+    """Move the staged traces into ``out`` (created only when there is one to move)."""
+    import os
+
+    if planned:
+        out.mkdir(parents=True, exist_ok=True)
+    for target in planned:
+        os.replace(staging / target.name, target)
 
 
 def _check_out(out: Path) -> None:
@@ -288,6 +290,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             parse_labels,
             parse_output_fields,
         )
+        from abw.text import plural
 
         if not redact:
             raise AbwInputError(
@@ -337,6 +340,13 @@ def make_import_command(name: str, help_text: str) -> click.Command:
                 written = _stream_on_workers(name, files, options, out, workers, scheduler)
             else:
                 written = _stream_traces(importer, bar, options, out)
+            if not written:  # every file was skipped: the warnings say why
+                why = f"; {options.warnings[0]}" if options.warnings else ""
+                raise AbwInputError(
+                    f"no trace to write: none of its {plural(len(files), 'export')} holds a "
+                    f"run{why}",
+                    file=input_path,
+                )
             _report(options, written, out, quiet)
             return 0
         from abw.gcpause import gc_paused
