@@ -194,7 +194,7 @@ ADK_PARALLEL = [
 ]
 ADK_TRANSFER = [
     ADK_LLM,
-    ("tool", "transfer_to_agent", "ok", MAIN),
+    ("handoff", "billing_agent", "ok", MAIN),  # ADK's transfer_to_agent hands over
     ("llm", "openai/gpt-5-mini", "ok", SUB),
     ("tool", "lookup_order", "ok", SUB),
     ("llm", "openai/gpt-5-mini", "ok", SUB),

@@ -12,7 +12,13 @@ from abw.importers.base import ImportOptions
 from abw.importers.otel.answer import final_answer, flat_answer, recorded_result
 from abw.importers.otel.arguments import keep_arguments
 from abw.importers.otel.attributes import record_attributes
-from abw.importers.otel.classify import CLAUDE_CODE, Kind, agent_scope, classify
+from abw.importers.otel.classify import (
+    CLAUDE_CODE,
+    Kind,
+    adk_transfers,
+    agent_scope,
+    classify,
+)
 from abw.importers.otel.content import span_content
 from abw.importers.otel.fold import repeated_call, traced_by_any_agent, unwrap_requests
 from abw.importers.otel.order import call_order, sort_start
@@ -72,6 +78,7 @@ def build_trace(
     kinds = {node.key: classify(node.payload) for node, _ in walk}
     unwrap_requests(walk, kinds)
     traced_by_any_agent(walk, kinds)
+    adk_transfers(walk, kinds)
     failing_messages = {
         s.status_message for s in unique.values() if s.status == "ERROR" and own_failure(s)
     }
@@ -116,6 +123,8 @@ def build_trace(
         draft.parent_span_id = parent
         agent = _agent(ancestors, kinds)
         record_attributes(draft, span, agent, propagated)
+        if kind.tool:
+            draft.attributes["tool"] = kind.tool
         if claude_tool and claude_tool[1] and draft.outcome == "error":
             draft.attributes["error_type"] = claude_tool[1]
         if kind.type in {"tool", "retriever"} and not keep_arguments(draft, span, options, path):

@@ -12,6 +12,7 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.rawio import decode_json_string
+from abw.importers.tree import Node
 
 #: Google ADK's agent span before it wrote ``invoke_agent``: ``agent_run [weather_agent]``.
 _AGENT_RUN = re.compile(r"agent_run \[(.+)\]")
@@ -28,6 +29,19 @@ _PREPARES_REQUEST = "._prepare_chat_with_tools"
 _AUTOGEN = "autogen"
 _AUTOGEN_HANDOFF = "transfer_to_"
 _AUTOGEN_HANDOFF_TEXT = re.compile(r"Handoff to (.+)\.")
+
+#: Google ADK's built-in tool that hands the conversation to another agent (its
+#: ``gen_ai.tool.type``), the argument naming that agent, and where ADK records a call's
+#: arguments: 2.x with content capture on, 1.x unless ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``
+#: is off. ADK marks its own spans' attributes ``gcp.vertex.agent.*``.
+_ADK_TRANSFER = "transfer_to_agent"
+_ADK_TRANSFER_TYPE = "TransferToAgentTool"
+_ADK_TRANSFER_ARGUMENT = "agent_name"
+_ADK_ARGUMENT_KEYS = ("gen_ai.tool.call.arguments", "gcp.vertex.agent.tool_call_args")
+_ADK_KEYS = "gcp.vertex.agent."
+
+#: The spans a search for the agent an ADK transfer ran passes over (:func:`_next_agent`).
+_BESIDE_TRANSFER = {"tool", "container"}
 
 #: LangGraph's ``create_react_agent`` names the node that calls the model ``agent``.
 _LANGGRAPH_MODEL_NODE = "agent"
@@ -118,10 +132,12 @@ _HANDOFF_TARGET_KEYS = (
 
 @dataclass
 class Kind:
-    """What a span is: an emitted span type and name, or a scope (agent) / container."""
+    """What a span is: an emitted span type and name, or a scope (agent) / container; ``tool``:
+    the tool a handoff was made with (its ``attributes.tool``)."""
 
     type: str  # llm|tool|retriever|guardrail|handoff|memory|agent|container
     name: str
+    tool: str | None = None
 
 
 def _model(attributes: dict[str, Any], fallback: str) -> str:
@@ -236,6 +252,78 @@ def _autogen_handoff(a: dict[str, Any], tool_name: str | None) -> str | None:
     target = _after(_AUTOGEN_HANDOFF, tool_name)
     described = _AUTOGEN_HANDOFF_TEXT.fullmatch(str(a.get("gen_ai.tool.description") or ""))
     return (described[1] if described else target) if target else None
+
+
+def adk_transfers(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> None:
+    """Make Google ADK's ``transfer_to_agent`` calls (:func:`_adk_transfer`) handoffs named by
+    the agent handed to: the call's ``agent_name`` where its arguments are recorded, else the
+    agent span that runs next (:func:`_next_agent`), else the tool's name. ``kinds`` (of the
+    spans of ``walk``, in pre-order) is updated in place; the handed-to agent's steps stay
+    where ADK traced them, after the handoff."""
+    transfers = {
+        index
+        for index, (node, _) in enumerate(walk)
+        if _adk_transfer(node.payload, kinds[node.key])
+    }
+    for index in sorted(transfers):
+        node = walk[index][0]
+        target = _transfer_argument(node.payload) or _next_agent(walk, kinds, index, transfers)
+        kinds[node.key] = Kind("handoff", target or _ADK_TRANSFER, tool=_ADK_TRANSFER)
+
+
+def _adk_transfer(span: OSpan, kind: Kind) -> bool:
+    """Whether a tool span is ADK's ``transfer_to_agent``: the tool's name, and ADK's mark on
+    it (its ``gen_ai.tool.type``, or an attribute of ADK's own)."""
+    a = span.attributes
+    return (kind.type, kind.name) == ("tool", _ADK_TRANSFER) and (
+        a.get("gen_ai.tool.type") == _ADK_TRANSFER_TYPE or any(k.startswith(_ADK_KEYS) for k in a)
+    )
+
+
+def _transfer_argument(span: OSpan) -> str | None:
+    """The ``agent_name`` an ADK transfer's recorded arguments name, if it can be an agent's
+    name (ADK's agent names are identifiers: no text of the model's is kept)."""
+    for key in _ADK_ARGUMENT_KEYS:
+        try:
+            arguments = decode_json_string(span.attributes.get(key))
+        except AbwInputError:
+            continue
+        name = arguments.get(_ADK_TRANSFER_ARGUMENT) if isinstance(arguments, dict) else None
+        if isinstance(name, str) and name.isidentifier():
+            return name
+    return None
+
+
+def _next_agent(
+    walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind], index: int, transfers: set[int]
+) -> str | None:
+    """The agent the transfer at ``index`` of ``walk`` ran, where the export shows it
+    unambiguously: the first span after it that is no tool call or infrastructure is an agent
+    span, started no earlier than the transfer, and no other transfer was asked for with it
+    (none before it since the model call that asked for it, none between it and the agent)."""
+    before = _beside(walk, kinds, index, -1)
+    after = _beside(walk, kinds, index, 1)
+    if after is None or {before, after} & transfers:
+        return None
+    kind = kinds[walk[after][0].key]
+    started, transferred = walk[after][0].payload.start_ns, walk[index][0].payload.start_ns
+    earlier = started is not None and transferred is not None and started < transferred
+    return kind.name if kind.type == "agent" and not earlier else None
+
+
+def _beside(
+    walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind], index: int, step: int
+) -> int | None:
+    """The index of the first span from ``index`` on, going by ``step`` through ``walk``, that
+    is no tool call or infrastructure, or another ADK transfer; ``None`` past the end."""
+    position = index + step
+    while 0 <= position < len(walk):
+        node = walk[position][0]
+        kind = kinds[node.key]
+        if kind.type not in _BESIDE_TRANSFER or _adk_transfer(node.payload, kind):
+            return position
+        position += step
+    return None
 
 
 def _openinference_agent(a: dict[str, Any], name: str, tool_name: str | None) -> Kind:
