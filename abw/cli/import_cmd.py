@@ -342,11 +342,12 @@ def make_import_command(name: str, help_text: str) -> click.Command:
                 written = _stream_traces(importer, bar, options, out)
             if not written:  # every file was skipped: the warnings say why
                 why = f"; {options.warnings[0]}" if options.warnings else ""
-                raise AbwInputError(
-                    f"no trace to write: none of its {plural(len(files), 'export')} holds a "
-                    f"run{why}",
-                    file=input_path,
+                held = (
+                    "its one export holds no run"
+                    if len(files) == 1
+                    else f"none of its {plural(len(files), 'export')} holds a run"
                 )
+                raise AbwInputError(f"no trace to write: {held}{why}", file=input_path)
             _report(options, written, out, quiet)
             return 0
         from abw.gcpause import gc_paused
