@@ -31,12 +31,15 @@ from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import (
+    INPUT_OUTPUT,
+    PROMPT_COMPLETION,
     as_dict,
     held_fields,
     json_body,
     jsonl_records,
     object_at,
     read_raw,
+    token_counts,
 )
 from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
@@ -210,7 +213,7 @@ class LangSmithImporter(Importer):
             draft.parent_span_id = _emitted_parent(run, by_id, emitted)
             draft.attributes["run_type"] = run.get("run_type")
             if span_type == "llm":
-                draft.attributes.update(_tokens(run))
+                draft.attributes.update(token_counts(_usages(run)))
             else:  # a tool or retriever run's inputs are the call's arguments
                 draft.keep_arguments(options.argument_fields, inputs, path)
             if error_type:
@@ -246,37 +249,22 @@ def _name(run: dict[str, Any], span_type: str) -> str:
     return str(run.get("name") or run.get("run_type"))
 
 
-def _tokens(run: dict[str, Any]) -> dict[str, int]:
-    """An llm run's ``input_tokens`` and ``output_tokens``: each from the first place of
-    :func:`_usages` that holds it as an integer (none when no place does)."""
-    tokens: dict[str, int] = {}
-    for usage, keys in _usages(run):
-        for key, name in zip(keys, ("input_tokens", "output_tokens"), strict=True):
-            count = usage.get(key)
-            if isinstance(count, int) and not isinstance(count, bool):
-                tokens.setdefault(name, count)
-    return tokens
-
-
-#: The input and output count keys of LangChain's ``usage_metadata`` (and langsmith's)
-_USAGE_METADATA = ("input_tokens", "output_tokens")
-
-
 def _usages(run: dict[str, Any]) -> Iterator[tuple[dict[str, Any], tuple[str, str]]]:
-    """The places an llm run records its token counts, each with its input and output keys, in
-    the order they are read: the answer's ``usage_metadata`` (langsmith's ``wrap_openai``,
-    ``@traceable``), each generated message's (LangChain core:
-    ``generations[][].message.kwargs``), LangChain's ``llm_output.token_usage`` (Python) and
-    ``llmOutput.tokenUsage`` (JS), the SDKs' copy in ``extra.metadata.usage_metadata``, then
-    the run's ``prompt_tokens``/``completion_tokens`` (a run the LangSmith API returns)."""
+    """The places an llm run records its token counts, each with its input and output keys
+    (for :func:`abw.importers.rawio.token_counts`), in the order they are read: the answer's
+    ``usage_metadata`` (langsmith's ``wrap_openai``, ``@traceable``), each generated
+    message's (LangChain core: ``generations[][].message.kwargs``), LangChain's
+    ``llm_output.token_usage`` (Python) and ``llmOutput.tokenUsage`` (JS), the SDKs' copy in
+    ``extra.metadata.usage_metadata``, then the run's ``prompt_tokens``/``completion_tokens``
+    (a run the LangSmith API returns)."""
     outputs = as_dict(run.get("outputs"))
-    yield object_at(outputs, "usage_metadata"), _USAGE_METADATA
+    yield object_at(outputs, "usage_metadata"), INPUT_OUTPUT
     for message in _generated_messages(outputs):
-        yield object_at(message, "kwargs", "usage_metadata"), _USAGE_METADATA
-    yield object_at(outputs, "llm_output", "token_usage"), ("prompt_tokens", "completion_tokens")
+        yield object_at(message, "kwargs", "usage_metadata"), INPUT_OUTPUT
+    yield object_at(outputs, "llm_output", "token_usage"), PROMPT_COMPLETION
     yield object_at(outputs, "llmOutput", "tokenUsage"), ("promptTokens", "completionTokens")
-    yield object_at(run, "extra", "metadata", "usage_metadata"), _USAGE_METADATA
-    yield run, ("prompt_tokens", "completion_tokens")
+    yield object_at(run, "extra", "metadata", "usage_metadata"), INPUT_OUTPUT
+    yield run, PROMPT_COMPLETION
 
 
 def _generated_messages(outputs: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -29,7 +29,17 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import as_dict, held_fields, json_body, jsonl_records, read_raw
+from abw.importers.rawio import (
+    INPUT_OUTPUT,
+    PROMPT_COMPLETION,
+    as_dict,
+    held_fields,
+    json_body,
+    jsonl_records,
+    object_at,
+    read_raw,
+    token_counts,
+)
 from abw.importers.siblings import Holdings, Siblings
 from abw.importers.spans import (
     ABSENT,
@@ -261,12 +271,16 @@ class OpenAIAgentsImporter(Importer):
                 if isinstance(server, str):
                     draft.attributes["mcp_server"] = server
             if kind in ("generation", "response"):  # (the Chat Completions or Responses API)
-                usage = as_dict(data.get("usage")) or turn_usage.get(node.key, {})
-                if not usage and kind == "generation":
-                    usage = _generation_usage(data)
-                for key in ("input_tokens", "output_tokens"):
-                    if isinstance(usage.get(key), int):
-                        draft.attributes[key] = usage[key]
+                completion = object_at(_completion(data.get("output")), "usage")
+                draft.attributes.update(
+                    token_counts(
+                        [
+                            (data.get("usage"), INPUT_OUTPUT),
+                            (turn_usage.get(node.key), INPUT_OUTPUT),
+                            (completion, PROMPT_COMPLETION),  # (the JS SDK's generation)
+                        ]
+                    )
+                )
             if kind == "generation":
                 last_output = _generation_answer(data)
             if kind == "guardrail" and isinstance(data.get("triggered"), bool):
@@ -373,16 +387,6 @@ def _completion(output: Any) -> dict[str, Any]:
     records the answer's messages)."""
     answer = as_dict(output[0]) if isinstance(output, list) and len(output) == 1 else {}
     return answer if isinstance(answer.get("choices"), list) else {}
-
-
-def _generation_usage(data: dict[str, Any]) -> dict[str, Any]:
-    """A ``generation`` span's token counts from its Chat Completions answer
-    (``usage.prompt_tokens``/``completion_tokens``), else none."""
-    usage = as_dict(_completion(data.get("output")).get("usage"))
-    return {
-        "input_tokens": usage.get("prompt_tokens"),
-        "output_tokens": usage.get("completion_tokens"),
-    }
 
 
 def _generation_answer(data: dict[str, Any]) -> Any:

@@ -7,7 +7,7 @@ is an error naming its lines, integers stay exact however long, NaN and Infinity
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +100,25 @@ def object_at(value: Any, *keys: str) -> dict[str, Any]:
     for key in keys:
         value = as_dict(value).get(key)
     return as_dict(value)
+
+
+#: The keys of a model answer's token counts: Chat Completions' (``usage.prompt_tokens``), and
+#: the Responses API's, LangChain's ``usage_metadata`` and the agent SDKs' (``input_tokens``).
+PROMPT_COMPLETION = ("prompt_tokens", "completion_tokens")
+INPUT_OUTPUT = ("input_tokens", "output_tokens")
+
+
+def token_counts(places: Iterable[tuple[Any, tuple[str, str]]]) -> dict[str, int]:
+    """An llm span's ``input_tokens``/``output_tokens``: each from the first of ``places``
+    (an object, and its input and output count keys) that holds it as an integer (never a
+    bool, a float or a text); none where no place does."""
+    counts: dict[str, int] = {}
+    for usage, keys in places:
+        for key, name in zip(keys, INPUT_OUTPUT, strict=True):
+            count = as_dict(usage).get(key)
+            if isinstance(count, int) and not isinstance(count, bool):
+                counts.setdefault(name, count)
+    return counts
 
 
 def _holds(value: Any, keys: list[str]) -> bool:

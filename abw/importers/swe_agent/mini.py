@@ -9,7 +9,14 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.importers.base import ImportOptions
 from abw.importers.common import identifier
-from abw.importers.rawio import as_dict, decode_json_string
+from abw.importers.rawio import (
+    INPUT_OUTPUT,
+    PROMPT_COMPLETION,
+    as_dict,
+    decode_json_string,
+    object_at,
+    token_counts,
+)
 from abw.importers.spans import ABSENT, SHELL_TOOLS, Draft
 from abw.importers.swe_agent.blocks import bash_commands
 from abw.importers.swe_agent.replies import (
@@ -139,27 +146,12 @@ def _config_model(document: dict[str, Any]) -> str | None:
     return identifier(as_dict(config.get("model")).get("model_name"))
 
 
-#: Where a model answer's ``usage`` keeps its token counts (Chat Completions, then the Responses
-#: API), and the llm span attributes they become.
-_USAGE = (
-    ("prompt_tokens", "input_tokens"),
-    ("completion_tokens", "output_tokens"),
-    ("input_tokens", "input_tokens"),
-    ("output_tokens", "output_tokens"),
-)
-
-
 def _tokens(message: dict[str, Any]) -> dict[str, int]:
     """The token counts of the answer a message records (``extra.response.usage``: 2.x and late
-    1.x, such as 1.15 and 1.17; 1.10 and before record none), as ``input_tokens`` and
-    ``output_tokens``."""
-    usage = as_dict(as_dict(as_dict(message.get("extra")).get("response")).get("usage"))
-    tokens: dict[str, int] = {}
-    for source, target in _USAGE:
-        count = usage.get(source)
-        if isinstance(count, int) and not isinstance(count, bool):
-            tokens.setdefault(target, count)
-    return tokens
+    1.x, such as 1.15 and 1.17; 1.10 and before record none): Chat Completions' keys, then the
+    Responses API's."""
+    usage = object_at(message, "extra", "response", "usage")
+    return token_counts([(usage, PROMPT_COMPLETION), (usage, INPUT_OUTPUT)])
 
 
 def _response_model(message: dict[str, Any]) -> str | None:
