@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abw.models import SCHEMA_USES
-from abw.schema_keys import nearest
+from abw.spelling import nearest
 
 if TYPE_CHECKING:
     from pydantic import ValidationError
@@ -154,11 +154,11 @@ def chief_error(errors: list[Any], document: Any) -> Any:
     if misspelt is not None:
         return misspelt
     chief = errors[0]
-    top = _place(document, chief)
+    top = deepest = _place(document, chief)
     for error in errors[1:]:
         where = _place(document, error)
-        if where[: len(top)] == top and len(where) > len(_place(document, chief)):
-            chief = error
+        if where[: len(top)] == top and len(where) > len(deepest):
+            chief, deepest = error, where
     return chief
 
 

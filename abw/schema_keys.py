@@ -2,14 +2,12 @@
 there, the values of an enum there, the tags of a discriminated union there. The schema is
 walked along the document itself, so a union is followed to the member the document's value
 is (a rule's ``kind``, a matcher given as an object rather than a glob). Errors use it to
-name the key, value or kind a typo meant (:func:`nearest`)."""
+name the key, value or kind a typo meant (:func:`abw.spelling.nearest`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-
-from abw.spelling import near
 
 Schema = dict[str, Any]
 
@@ -23,12 +21,6 @@ _JSON_TYPES: tuple[tuple[type, tuple[str, ...]], ...] = (
     (dict, ("object",)),
     (type(None), ("null",)),
 )
-
-
-def nearest(word: str, options: Sequence[Any]) -> str | None:
-    """The option ``word`` most nearly spells (:func:`abw.spelling.near`), or None."""
-    close = near(word, (option for option in options if isinstance(option, str)), 1)
-    return close[0] if close else None
 
 
 def schema_for(document: Any) -> Schema | None:

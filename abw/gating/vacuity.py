@@ -24,7 +24,7 @@ verdict keeps itself and gains the sentence as a note.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -383,6 +383,10 @@ def _label(reference: Any) -> str:
     return f"{'/'.join(types)} {text}" if types else text
 
 
+#: The baseline runs' own Observed, one per run, built on first call (few checks need them).
+BaselineViews = Callable[[], Sequence[Observed]]
+
+
 @dataclass(frozen=True)
 class Unreached:
     """A trigger of a check that ``baseline_runs`` baseline runs show and no candidate run
@@ -405,23 +409,24 @@ class Unreached:
 
 
 def unreached_triggers(
-    check: Check, references: Iterable[Any], reached: Observed, baseline: Sequence[Observed]
+    check: Check, references: Iterable[Any], reached: Observed, baseline: BaselineViews
 ) -> list[Unreached]:
-    """The triggers of ``check`` that some baseline run (``baseline``: one Observed per run)
-    shows and no candidate run (``reached``) does, each once, in given order."""
+    """The triggers of ``check`` that some baseline run (``baseline()``: one Observed per run,
+    asked for only when a trigger is unreached) shows and no candidate run (``reached``)
+    does, each once, in given order."""
     found: dict[str, Unreached] = {}
     for reference in triggers(check, references):
         label = _label(reference)
         if label in found or _shows(reference, reached):
             continue
-        if count := sum(_shows(reference, run) for run in baseline):
+        if count := sum(_shows(reference, run) for run in baseline()):
             text = _text(_ref_names(reference) or ())
             found[label] = Unreached(label, text, count, nearest(text, reached))
     return list(found.values())
 
 
 def unreached(
-    check: Check, references: Iterable[Any], reached: Observed, baseline: Sequence[Observed]
+    check: Check, references: Iterable[Any], reached: Observed, baseline: BaselineViews
 ) -> Check:
     """``check`` where baseline runs show a trigger of it that no candidate run does
     (:func:`unreached_triggers`): a PASS tested nothing about the candidate and WARNs; any
@@ -429,7 +434,7 @@ def unreached(
     found = unreached_triggers(check, references, reached, baseline)
     if not found:
         return check
-    text = "; ".join(u.sentence(len(baseline), reached.runs) for u in found)
+    text = "; ".join(u.sentence(len(baseline()), reached.runs) for u in found)
     measured = check.measured | {
         "unreached_by_candidate": [u.label for u in found],
         "baseline_runs_reaching": {u.label: u.baseline_runs for u in found},
@@ -508,9 +513,7 @@ def apply(
         failed = check.verdict == "FAIL"
         texts = found.texts + (found.notes if failed else [])
         if not texts:
-            if reached is not None and not all(_shows(r, reached) for r in triggers(check, refs)):
-                check = unreached(check, refs, reached, views())
-            out.append(check)
+            out.append(check if reached is None else unreached(check, refs, reached, views))
             continue
         text = "; ".join(texts)
         text += "" if text.endswith("?") else "."

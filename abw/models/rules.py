@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from abw.spelling import near
+from abw.spelling import nearest
 
 _ID = r"^[A-Za-z0-9_.\-]+$"
 _POINTER = r"^(/([^~]|~[01])*)*$"
@@ -517,8 +517,8 @@ class Assertion(_Closed):
     def _observed(self) -> Assertion:
         head = _pointer(self.selector)[:1]
         if head and head[0] not in OBSERVATION_KEYS:
-            close = near(head[0], OBSERVATION_KEYS, 1)
-            hint = f" (did you mean /{close[0]}?)" if close else ""
+            meant = nearest(head[0], OBSERVATION_KEYS)
+            hint = f" (did you mean /{meant}?)" if meant else ""
             known = ", ".join(f"/{k}" for k in OBSERVATION_KEYS)
             raise ValueError(
                 f"selector {self.selector} resolves in no run{hint}: observations hold {known}"
