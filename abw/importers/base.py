@@ -73,6 +73,12 @@ class ImportOptions:
         """Record a warning for the user (printed on stderr by the CLI)."""
         self.warnings.append(" ".join(message.split()))
 
+    def no_run(self, path: Path, why: str) -> list[Trace]:
+        """No trace for ``path``, which holds no run (``why``): a warning naming the file (a
+        folder import goes on; a single file's import says it has no trace to write)."""
+        self.warn(f"{path.name}: {why}: no run, skipped")
+        return []
+
 
 class Importer(ABC):
     """Turns one raw export into one or more traces.

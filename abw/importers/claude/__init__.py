@@ -248,11 +248,11 @@ class ClaudeImporter(Importer):
         earlier = [] if sidechain else self._resumed_sessions(path, options)
         main = FileParser(path, options, sidechain_file=sidechain).parse()
         if not sidechain and main.holds_no_run():
-            options.warn(
-                f"{path.name}: no prompt and no step (only Claude Code's bookkeeping, slash "
-                "commands or shell-mode lines): no run, skipped"
+            return options.no_run(
+                path,
+                "no prompt and no step (only Claude Code's bookkeeping, slash commands or "
+                "shell-mode lines)",
             )
-            return []
         if sidechain:
             kind = "compaction" if is_helper_agent(main.agent_id) else "subagent"
             options.warn(

@@ -247,11 +247,11 @@ class CodexImporter(Importer):
                 _go_on(state, segment, n, fold, held)
         spans = finish(state.drafts, path)
         if not spans and held.keys() <= _SETUP_RECORDS:
-            options.warn(
-                f"{path.name}: no turn, only the session's setup (session_meta, turn_context): "
-                "a session opened and left before any prompt is no run, skipped"
+            return options.no_run(
+                path,
+                "no turn, only the session's setup (session_meta, turn_context): a session "
+                "opened and left before any prompt",
             )
-            return []
         fold.patch(state.drafts, spans)
         trace_id = _trace_id(state.trace_id, path)
         extra = {k: v for k, v in state.meta.items() if v is not None}

@@ -136,11 +136,11 @@ class GeminiImporter(Importer):
         refuse_document(document, path)
         messages = document["messages"]
         if not _conversed(messages, made):
-            options.warn(
-                f"{path.name}: no conversation (no prompt, no model message): a session opened "
-                "and left before any prompt is no run, skipped"
+            return options.no_run(
+                path,
+                "no conversation (no prompt, no model message): a session opened and left "
+                "before any prompt",
             )
-            return []
         owned = subagent_messages(messages) if records is None else set()
         drafts = message_drafts(messages, made, owned, options, path, line_of)
         if ended is None:
