@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CORPUS
-from tests.importkit import json_steps
+from tests.importkit import cli_written, json_steps
 
 LIVE = CORPUS / "openai-agents-live"
 #: Every free text the runs held carries this marker (prompts, outputs, metadata, custom data).
@@ -28,10 +28,8 @@ def imported(run_cli, tmp_path):
     """Import one recording with the real CLI into a folder; its traces as JSON, in order."""
 
     def run(path: Path) -> list[dict]:
-        out = tmp_path / path.stem
-        code, _, err = run_cli("import", "openai-agents", "--input", path, "--out", f"{out}/")
-        assert code == 0, err
-        texts = [f.read_text() for f in sorted(out.iterdir())]
+        files, _ = cli_written(run_cli, "openai-agents", path, tmp_path / path.stem)
+        texts = [f.read_text() for f in files]
         assert not [t for t in texts if CANARY in t or "/home/dev" in t]
         return [json.loads(t) for t in texts]
 
