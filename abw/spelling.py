@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Any
 
@@ -13,6 +12,8 @@ NEAR = 0.6
 
 def near(word: str, names: Iterable[str], most: int = 3) -> list[str]:
     """Up to ``most`` of ``names`` that ``word`` most nearly spells, best first."""
+    import difflib  # (only on the error path: kept out of every command's start-up)
+
     return difflib.get_close_matches(word, list(names), n=most, cutoff=NEAR)
 
 
