@@ -136,7 +136,11 @@ def test_ci_runs_the_action_from_the_branch_and_uploads_sarif():
 def test_gpu_example_hands_its_result_to_the_gate():
     gpu = load_yaml(REPO / ".github" / "workflows" / "example-gpu-latent.yml")
     assert gpu["jobs"]["latent"]["runs-on"] == "${{ vars.ABW_GPU_RUNNER }}"
-    assert any("abw-latent" in s.get("run", "") for s in gpu["jobs"]["latent"]["steps"])
+    # The GPU job runs the script that measured docs/latent.md's GPU table, nothing of its own.
+    runs = [s.get("run", "") for s in gpu["jobs"]["latent"]["steps"]]
+    assert any("bash benchmarks/latent_gpu_check.sh latent-work" in run for run in runs)
+    script = (REPO / "benchmarks" / "latent_gpu_check.sh").read_text(encoding="utf-8")
+    assert "abw-latent trace" in script and "--keep-vectors f16" in script
     assert gpu["jobs"]["gate"]["needs"] == "latent"
     gate_steps = gpu["jobs"]["gate"]["steps"]
     assert any(str(s.get("uses", "")).startswith("actions/download-artifact") for s in gate_steps)

@@ -53,14 +53,21 @@ class _Sequence:
 def tokenize_steps(
     lm: LoadedModel, texts: list[str], *, context: str, max_step_tokens: int, label: str = ""
 ) -> list[list[int]]:
-    """Token ids of each step (no special tokens), cut to their first ``max_step_tokens``."""
+    """Token ids of each step (no special tokens), cut to their first ``max_step_tokens``.
+
+    All steps go to the tokenizer in one call (a fast tokenizer encodes a list in parallel and
+    gives each text the ids it would get alone).
+    """
+    shown = [
+        "\n" + text if context == "cumulative" and index > 0 else text
+        for index, text in enumerate(texts)
+    ]
+    encoded = lm.tokenizer(shown, add_special_tokens=False)["input_ids"] if shown else []
     out = []
-    for index, text in enumerate(texts):
-        shown = "\n" + text if context == "cumulative" and index > 0 else text
-        ids = list(lm.tokenizer(shown, add_special_tokens=False)["input_ids"])[:max_step_tokens]
+    for index, (text, ids) in enumerate(zip(texts, encoded, strict=True)):
         if not text.strip() or not ids:
             raise AbwInputError(f"{label}step {index} is empty", field="step")
-        out.append(ids)
+        out.append(list(ids)[:max_step_tokens])
     return out
 
 
@@ -184,9 +191,12 @@ def _hidden(lm: LoadedModel, ids: Any, mask: Any, layer: int, naive: bool) -> tu
     return (final if final_only else out.hidden_states[layer]), final, None
 
 
-def _run_batch(
-    lm: LoadedModel, batch: list[_Sequence], layer: int, method: str
-) -> list[tuple[int, int, np.ndarray, float | None]]:
+def _run_batch(lm: LoadedModel, batch: list[_Sequence], layer: int, method: str) -> tuple[Any, Any]:
+    """``(vectors, entropies or None)`` of the batch's targets, in order, left on the device.
+
+    Nothing is copied back per batch, so the host queues the next batch while this one runs;
+    :func:`extract` copies everything once at the end.
+    """
     import torch
 
     width = len(batch[0].ids)
@@ -197,27 +207,27 @@ def _run_batch(
     for row, seq in enumerate(batch):
         ids[row, : len(seq.ids)] = torch.tensor(seq.ids, dtype=torch.long)
         mask[row, : len(seq.ids)] = 1
-    ids, mask = ids.to(lm.device), mask.to(lm.device)
+    cuda = lm.device.type == "cuda"
+    ids = ids.to(lm.device, non_blocking=cuda)
+    mask = mask.to(lm.device, non_blocking=cuda)
     rows = [row for row, seq in enumerate(batch) for _ in seq.targets]
     positions = [pos for seq in batch for (_, _, pos) in seq.targets]
     naive = method == "naive"
     layer_states, final, model_logits = _hidden(lm, ids, mask, layer, naive)
     row_t = torch.tensor(rows, device=lm.device)
     pos_t = torch.tensor(positions, device=lm.device)
-    vectors = layer_states[row_t, pos_t].float().cpu().numpy()
-    entropies: list[float | None] = [None] * len(rows)
-    if lm.has_lm_head:
-        if naive:  # the model's own full logits: the reference
-            logits = model_logits[row_t, pos_t]
-        else:
-            logits = _logits(lm, final[row_t, pos_t])
-            if not lm.lm_head_checked:
-                _check_head(lm, batch[0], final[0])
-            if not lm.lm_head_ok:
-                logits = _full_logits(lm, batch)
-        entropies = [float(e) for e in _entropy(torch, logits).cpu().numpy()]
-    keys = [(traj, step) for seq in batch for (traj, step, _) in seq.targets]
-    return [(t, s, vectors[i], entropies[i]) for i, (t, s) in enumerate(keys)]
+    vectors = layer_states[row_t, pos_t].float()
+    if not lm.has_lm_head:
+        return vectors, None
+    if naive:  # the model's own full logits: the reference
+        logits = model_logits[row_t, pos_t]
+    else:
+        logits = _logits(lm, final[row_t, pos_t])
+        if not lm.lm_head_checked:
+            _check_head(lm, batch[0], final[0])
+        if not lm.lm_head_ok:
+            logits = _full_logits(lm, batch)
+    return vectors, _entropy(torch, logits)
 
 
 def _check_head(lm: LoadedModel, seq: _Sequence, final: Any) -> None:
@@ -278,11 +288,21 @@ def extract(
         lm, tokenized, context=context, method=method, max_context_tokens=max_context_tokens
     )
     budget = 1 if method == "naive" else batch_tokens
-    found: dict[tuple[int, int], tuple[np.ndarray, float | None]] = {}
+    keys: list[tuple[int, int]] = []
+    vector_parts, entropy_parts = [], []
     with torch.inference_mode():
         for batch in _batches(sequences, budget):
-            for traj, step, vector, entropy in _run_batch(lm, batch, index, method):
-                found[(traj, step)] = (vector, entropy)
+            vectors, entropies = _run_batch(lm, batch, index, method)
+            keys += [(traj, step) for seq in batch for (traj, step, _) in seq.targets]
+            vector_parts.append(vectors)
+            entropy_parts.append(entropies)
+        all_vectors = torch.cat(vector_parts).cpu().numpy() if keys else None
+        all_entropies: list[float | None] = (
+            torch.cat(entropy_parts).cpu().tolist()
+            if keys and lm.has_lm_head
+            else [None] * len(keys)
+        )
+    found = {key: (all_vectors[i], all_entropies[i]) for i, key in enumerate(keys)}
     results = []
     for traj, steps in enumerate(tokenized):
         cut = _budget(lm, max_context_tokens)

@@ -1,7 +1,13 @@
-"""A tiny random model and an offline tokenizer, saved to a folder: for tests and benchmarks.
+"""Random models and an offline tokenizer, saved to a folder: for tests and benchmarks.
 
-The weights are random, so the numbers mean nothing; the code path (config, tokenizer files,
-``from_pretrained`` by folder, forward passes) is the real one. Nothing is downloaded.
+``make_tiny_model`` builds a small model of a given kind; ``make_sized_model`` builds one with the
+architecture and size of a published open-weight model (its ``config.json`` values, in
+:data:`SIZES`), for measuring speed and memory at model scale. The weights are random, so the
+numbers mean nothing; the code path (config, tokenizer files, ``from_pretrained`` by folder,
+forward passes) is the real one. Nothing is downloaded: the tokenizer is always the small one
+trained here, so a text gives more tokens than the real model's tokenizer would.
+
+    python -m abw.latent.tiny qwen2.5-0.5b FOLDER     # build a sized model into FOLDER
 """
 
 from __future__ import annotations
@@ -11,6 +17,32 @@ from pathlib import Path
 from abw.latent import require_extras
 
 KINDS = ("qwen2", "llama", "bert")
+
+#: Qwen2.5's published configurations (``config.json`` of Qwen/Qwen2.5-0.5B and -1.5B).
+SIZES: dict[str, dict[str, object]] = {
+    "qwen2.5-0.5b": {
+        "hidden_size": 896,
+        "intermediate_size": 4864,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 14,
+        "num_key_value_heads": 2,
+    },
+    "qwen2.5-1.5b": {
+        "hidden_size": 1536,
+        "intermediate_size": 8960,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 12,
+        "num_key_value_heads": 2,
+    },
+}
+_QWEN25_COMMON = {
+    "vocab_size": 151936,
+    "max_position_embeddings": 32768,
+    "rms_norm_eps": 1e-6,
+    "rope_theta": 1000000.0,
+    "tie_word_embeddings": True,
+    "hidden_act": "silu",
+}
 
 _CORPUS = [
     "the agent classifies the request as refund related",
@@ -105,3 +137,32 @@ def make_tiny_model(
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)  # type: ignore[attr-defined]
     return folder
+
+
+def make_sized_model(folder: str | Path, size: str, *, seed: int = 0) -> Path:
+    """Save a random Qwen2 model of the published ``size`` (see :data:`SIZES`); return ``folder``.
+
+    Built on the GPU when torch sees one (random init of 1.5B parameters on the CPU is slow) and
+    saved in bfloat16, as the published weights are; loading it in float32 widens them exactly.
+    """
+    torch, transformers = require_extras()
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {tuple(SIZES)}")
+    tokenizer = build_tokenizer("qwen2")
+    config = transformers.Qwen2Config(**_QWEN25_COMMON, **SIZES[size])
+    torch.manual_seed(seed)
+    with torch.device("cuda" if torch.cuda.is_available() else "cpu"):
+        model = transformers.Qwen2ForCausalLM(config).to(torch.bfloat16)
+    folder = Path(folder)
+    transformers.utils.logging.disable_progress_bar()
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)  # type: ignore[attr-defined]
+    return folder
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] not in SIZES:
+        sys.exit(f"usage: python -m abw.latent.tiny {{{','.join(SIZES)}}} FOLDER")
+    print(make_sized_model(sys.argv[2], sys.argv[1]))
