@@ -261,3 +261,75 @@ def test_only_what_triggers_a_check_counts():
         ToolRef(("policy_check",)),
         ToolRef(("refund_commit",)),
     ]
+
+
+def two_scenarios(tmp_path: Path, rename_in: str | None) -> tuple[Path, Path]:
+    """The example's baseline and good runs, each also recorded as scenario ``other``; in
+    the candidate runs of scenario ``rename_in`` refund_commit became refund_commit_v2."""
+    folders = (tmp_path / "baseline", tmp_path / "candidate")
+    for source, folder in zip((BASELINE, GOOD), folders, strict=True):
+        folder.mkdir()
+        for path in sorted(source.glob("*.json")):
+            for scenario in ("refund-policy", "other"):
+                document = json.loads(path.read_text(encoding="utf-8"))
+                document["run"]["scenario_id"] = scenario
+                document["run"]["trace_id"] += f"-{scenario}"
+                if folder.name == "candidate" and scenario == rename_in:
+                    for span in document["spans"]:
+                        if span["name"] == "refund_commit":
+                            span["name"] = "refund_commit_v2"
+                name = f"{scenario}-{path.name}"
+                (folder / name).write_text(json.dumps(document), encoding="utf-8")
+    return folders
+
+
+def gate_two(run_cli, tmp_path: Path, rule: dict[str, Any], *extra: str):
+    """``abw gate`` of :func:`two_scenarios`' folders: exit code and the rule's check."""
+    base, cand = two_scenarios(tmp_path, rename_in="refund-policy")
+    spec = spec_file(tmp_path, rules=[rule])
+    out = tmp_path / "report.json"
+    args = ["gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--out", out]
+    code, _, err = run_cli(*args, *extra)
+    assert "Traceback" not in err, err
+    report = json.loads(out.read_text(encoding="utf-8"))
+    return code, checks_of(report)[f"behavior_contract.rules.{rule['id']}"], out
+
+
+@pytest.mark.parametrize("scoped", [True, False], ids=["scoped-rule", "every-scenario"])
+def test_another_scenario_reaching_the_trigger_does_not_exercise_this_one(
+    tmp_path, run_cli, scoped
+):
+    """Scenario refund-policy's candidate runs never call refund_commit (renamed); those of
+    scenario other do. Whether the rule covers refund-policy alone or every scenario, it held
+    in refund-policy only because nothing there triggered it: the other scenario's calls
+    exercised nothing about these runs (it PASSed, reading the candidate set as a whole)."""
+    rule = ORDER | ({"scenarios": ["refund-policy"]} if scoped else {})
+    code, check, _ = gate_two(run_cli, tmp_path, rule)
+    assert code == 0
+    assert check["verdict"] == "WARN"
+    assert check["message"].startswith(
+        f"{UNREACHED} refund_commit matches a span in 24 of the 24 baseline runs of scenario "
+        "refund-policy but in none of its 20 candidate runs; nearest candidate names: "
+        "refund_commit_v2."
+    ), check["message"]
+    assert check["measured"]["unreached_in_scenarios"] == {"refund_commit": ["refund-policy"]}
+    assert check["measured"]["baseline_runs_reaching"] == {"refund_commit": 24}
+
+
+def test_a_rule_scoped_to_the_scenario_that_reaches_it_passes(tmp_path, run_cli):
+    """The rule covers only scenario other, whose candidate runs do call refund_commit."""
+    code, check, _ = gate_two(run_cli, tmp_path, ORDER | {"scenarios": ["other"]})
+    assert code == 0
+    assert check["verdict"] == "PASS" and "unreached_by_candidate" not in check["measured"]
+
+
+def test_per_scenario_reach_is_the_same_on_workers(tmp_path, run_cli):
+    """What each scenario's candidate runs show merges from the workers' summaries: the same
+    bytes as the single-process gate."""
+    _, check, one = gate_two(run_cli, tmp_path, ORDER)
+    assert check["verdict"] == "WARN"
+    spec, base, cand = tmp_path / "spec.yaml", tmp_path / "baseline", tmp_path / "candidate"
+    args = ["gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--workers", "2"]
+    code, _, err = run_cli(*args, "--out", tmp_path / "two.json")
+    assert code == 0, err
+    assert one.read_bytes() == (tmp_path / "two.json").read_bytes()

@@ -24,7 +24,7 @@ from abw.gating.ledger import inputs_digest
 if TYPE_CHECKING:
     from abw.gating.sequence import Previous
     from abw.gating.summary import Context, Partial, RunHead, RunSummary
-    from abw.gating.vacuity import Observed
+    from abw.gating.vacuity import Observed, Reached
     from abw.models.report import Check, GateReport, LatentAdvisory
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
@@ -265,7 +265,7 @@ def _tolerated(check: Check) -> Check:
 
 
 def per_run_checks(
-    context: Context, candidate: list[RunSummary], seen: Observed, reached: Observed | None = None
+    context: Context, candidate: list[RunSummary], seen: Observed, reached: Reached | None = None
 ) -> tuple[list[Check], dict[str, list[str]]]:
     """The hard, per-run checks over every candidate run (the spec applies to every scenario),
     from the runs' summaries (in run order), and per candidate trace file the ids of the checks

@@ -237,9 +237,9 @@ _NO_KINDS: frozenset[tuple[str, str]] = frozenset()
 
 @dataclass
 class Partial:
-    """The summaries of some candidate runs, with what is only needed summed folded per
-    scenario: tool counts on the paths, and the span names and output fields seen (for
-    abw.gating.vacuity)."""
+    """The summaries of some candidate runs, with what is only needed summed folded: tool
+    counts on the paths and the span names and kinds per scenario, and the output fields and
+    argument keys seen (for abw.gating.vacuity)."""
 
     summaries: list[RunSummary] = field(default_factory=list)
     tool_totals: dict[str | None, Counter[str]] = field(default_factory=dict)
@@ -247,6 +247,10 @@ class Partial:
     output_fields: set[str] = field(default_factory=set)
     span_kinds: set[tuple[str, str]] = field(default_factory=set)
     argument_keys: set[tuple[str, str]] = field(default_factory=set)
+    #: Per scenario, the span names and (name, type) kinds its runs show (what reached a
+    #: rule's trigger, abw.gating.vacuity.candidate_side).
+    scenario_span_names: dict[str | None, set[str]] = field(default_factory=dict)
+    scenario_span_kinds: dict[str | None, set[tuple[str, str]]] = field(default_factory=dict)
 
     def add(self, summary: RunSummary) -> None:
         """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): the tools on
@@ -256,6 +260,8 @@ class Partial:
         if totals is None:
             totals = self.tool_totals[summary.scenario_id] = Counter()
         totals.update(summary.path_names)
+        self.scenario_span_names.setdefault(summary.scenario_id, set()).update(summary.span_names)
+        self.scenario_span_kinds.setdefault(summary.scenario_id, set()).update(summary.span_kinds)
         self.span_names |= summary.span_names
         self.output_fields |= summary.output_fields
         self.span_kinds |= summary.span_kinds
@@ -280,6 +286,10 @@ class Partial:
         )
         for scenario, counts in other.tool_totals.items():
             self.tool_totals.setdefault(scenario, Counter()).update(counts)
+        for scenario, names in other.scenario_span_names.items():
+            self.scenario_span_names.setdefault(scenario, set()).update(names)
+        for scenario, kinds in other.scenario_span_kinds.items():
+            self.scenario_span_kinds.setdefault(scenario, set()).update(kinds)
         self.span_names |= other.span_names
         self.output_fields |= other.output_fields
         self.span_kinds |= other.span_kinds

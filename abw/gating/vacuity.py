@@ -16,14 +16,16 @@ the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every ga
 
 The candidate side (:func:`unreached`): a check that holds by default in a run without what
 triggers it (an order rule's steps, the ``stop`` of ``absence_after``, the tool whose spans a
-``confidence``, ``result_required`` or ``arguments`` rule judges) and whose trigger baseline
-runs show but no candidate run does tested nothing about the candidate: a PASS becomes WARN,
-naming the trigger, the baseline runs that show it and the nearest candidate names; any other
-verdict keeps itself and gains the sentence as a note.
+``confidence``, ``result_required`` or ``arguments`` rule judges) and whose trigger the
+baseline runs of a scenario it covers show but none of that scenario's candidate runs does
+tested nothing about those runs: a PASS becomes WARN, naming the trigger, the baseline runs
+that show it and the nearest candidate names; any other verdict keeps itself and gains the
+sentence as a note.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -323,18 +325,25 @@ def misses(
     return found
 
 
-def candidate_side(partial: Any, candidate: Sequence[Any], kinds: bool) -> Observed:
-    """What the candidate runs alone show, from their merged summaries (``partial``:
-    abw.gating.summary.Partial; ``candidate``: the summaries): span kinds and argument keys
-    only where the gate folds them (``kinds``)."""
-    return Observed(
-        frozenset(partial.span_names),
-        len(candidate),
-        frozenset(partial.output_fields),
-        frozenset(t.scenario_id for t in candidate if t.scenario_id is not None),
-        frozenset(partial.span_kinds) if kinds else None,
-        frozenset(partial.argument_keys) if kinds else None,
-    )
+#: What the candidate runs of each scenario show (None: runs without a scenario id), from
+#: :func:`candidate_side`: span names, the runs' count and, where collected, span kinds.
+Reached = Mapping[str | None, Observed]
+
+
+def candidate_side(partial: Any, candidate: Sequence[Any], kinds: bool) -> Reached:
+    """What the candidate runs of each scenario show, from their merged summaries
+    (``partial``: abw.gating.summary.Partial; ``candidate``: the summaries); span kinds only
+    where the gate folds them (``kinds``)."""
+    runs = Counter(t.scenario_id for t in candidate)
+    return {
+        scenario: Observed(
+            frozenset(partial.scenario_span_names.get(scenario, ())),
+            count,
+            scenarios=frozenset(() if scenario is None else (scenario,)),
+            kinds=frozenset(partial.scenario_span_kinds.get(scenario, ())) if kinds else None,
+        )
+        for scenario, count in runs.items()
+    }
 
 
 def _limit_names(value: Any) -> tuple[str, ...] | None:
@@ -387,59 +396,107 @@ def _label(reference: Any) -> str:
 BaselineViews = Callable[[], Sequence[Observed]]
 
 
+def _scenario(seen: Observed) -> str | None:
+    """The scenario of one run's Observed (None: the run has no scenario id)."""
+    return next(iter(seen.scenarios), None)
+
+
+def _covers(references: Iterable[Any], scenario: str | None) -> bool:
+    """Whether the check's ``scenarios`` globs (its ScopeRefs; none: every scenario) cover
+    ``scenario``."""
+    return all(
+        scenario is not None and bool(_hits(ref.globs, (scenario,)))
+        for ref in references
+        if isinstance(ref, ScopeRef)
+    )
+
+
 @dataclass(frozen=True)
 class Unreached:
-    """A trigger of a check that ``baseline_runs`` baseline runs show and no candidate run
-    does: ``label`` as it reads, ``nearest`` candidate names to its ``text`` (names only)."""
+    """A trigger of a check that ``baseline_runs`` of the ``baseline_total`` baseline runs of
+    ``scenario`` show and none of its ``candidate_total`` candidate runs does: ``label`` as it
+    reads, ``nearest`` candidate names (of that scenario) to its ``text`` (names only)."""
 
     label: str
     text: str
+    scenario: str | None
     baseline_runs: int
+    baseline_total: int
+    candidate_total: int
     nearest: list[str]
 
-    def sentence(self, base_runs: int, candidate_runs: int) -> str:
+    def sentence(self, named: bool) -> str:
         """``refund_commit matches a span in 24 of 24 baseline runs but in none of 20
-        candidate runs; nearest candidate names: refund_commit_v2``."""
+        candidate runs; nearest candidate names: refund_commit_v2``; the scenario ``named``
+        where the gate holds more than one."""
         hint = f"; nearest candidate names: {', '.join(self.nearest)}" if self.nearest else ""
+        base = plural(self.baseline_total, "baseline run")
+        cand = plural(self.candidate_total, "candidate run")
+        if not named:
+            return (
+                f"{self.label} matches a span in {self.baseline_runs} of {base} but in none "
+                f"of {cand}{hint}"
+            )
+        where = "with no scenario id" if self.scenario is None else f"of scenario {self.scenario}"
         return (
-            f"{self.label} matches a span in {self.baseline_runs} of "
-            f"{plural(base_runs, 'baseline run')} but in none of "
-            f"{plural(candidate_runs, 'candidate run')}{hint}"
+            f"{self.label} matches a span in {self.baseline_runs} of the {base} {where} but in "
+            f"none of its {cand}{hint}"
         )
 
 
 def unreached_triggers(
-    check: Check, references: Iterable[Any], reached: Observed, baseline: BaselineViews
+    check: Check, references: Iterable[Any], reached: Reached, baseline: BaselineViews
 ) -> list[Unreached]:
-    """The triggers of ``check`` that some baseline run (``baseline()``: one Observed per run,
-    asked for only when a trigger is unreached) shows and no candidate run (``reached``)
-    does, each once, in given order."""
-    found: dict[str, Unreached] = {}
+    """Per scenario the check covers, the triggers of ``check`` that some baseline run of the
+    scenario (``baseline()``: one Observed per run, asked for only when a trigger is
+    unreached) shows and none of its candidate runs (``reached``) does, in given order."""
+    references = list(references)
+    scenarios = sorted(reached, key=lambda s: (s is None, s or ""))
+    found: dict[tuple[str, str | None], Unreached] = {}
     for reference in triggers(check, references):
         label = _label(reference)
-        if label in found or _shows(reference, reached):
-            continue
-        if count := sum(_shows(reference, run) for run in baseline()):
-            text = _text(_ref_names(reference) or ())
-            found[label] = Unreached(label, text, count, nearest(text, reached))
+        for scenario in scenarios:
+            side = reached[scenario]
+            if (label, scenario) in found or not _covers(references, scenario):
+                continue
+            if _shows(reference, side):
+                continue
+            runs = [view for view in baseline() if _scenario(view) == scenario]
+            if count := sum(_shows(reference, run) for run in runs):
+                text = _text(_ref_names(reference) or ())
+                found[(label, scenario)] = Unreached(
+                    label, text, scenario, count, len(runs), side.runs, nearest(text, side)
+                )
     return list(found.values())
 
 
 def unreached(
-    check: Check, references: Iterable[Any], reached: Observed, baseline: BaselineViews
+    check: Check, references: Iterable[Any], reached: Reached, baseline: BaselineViews
 ) -> Check:
-    """``check`` where baseline runs show a trigger of it that no candidate run does
-    (:func:`unreached_triggers`): a PASS tested nothing about the candidate and WARNs; any
-    other verdict keeps itself and gains the sentence as a note."""
+    """``check`` where, in a scenario it covers, baseline runs show a trigger of it that no
+    candidate run of that scenario does (:func:`unreached_triggers`): a PASS tested nothing
+    about those runs and WARNs; any other verdict keeps itself and gains the sentence as a
+    note. The scenario is named where the gate holds more than one."""
     found = unreached_triggers(check, references, reached, baseline)
     if not found:
         return check
-    text = "; ".join(u.sentence(len(baseline()), reached.runs) for u in found)
+    named = len(set(reached) | {_scenario(view) for view in baseline()}) > 1
+    text = "; ".join(u.sentence(named) for u in found)
+    counts: dict[str, int] = {}
+    names: dict[str, list[str]] = {}
+    for u in found:
+        counts[u.label] = counts.get(u.label, 0) + u.baseline_runs
+        names.setdefault(u.label, u.nearest)
     measured = check.measured | {
-        "unreached_by_candidate": [u.label for u in found],
-        "baseline_runs_reaching": {u.label: u.baseline_runs for u in found},
-        "nearest_candidate_names": {u.label: u.nearest for u in found},
+        "unreached_by_candidate": list(counts),
+        "baseline_runs_reaching": counts,
+        "nearest_candidate_names": names,
     }
+    if named:
+        scenarios: dict[str, list[str | None]] = {}
+        for u in found:
+            scenarios.setdefault(u.label, []).append(u.scenario)
+        measured["unreached_in_scenarios"] = scenarios
     if check.verdict != "PASS":
         message = f"{check.message.rstrip()} Note: {text}."
         return check.model_copy(update={"message": message, "measured": measured})
@@ -492,7 +549,7 @@ def apply(
     references: Mapping[str, tuple[Any, ...]],
     output_fields: Mapping[str, tuple[str, ...]],
     seen: Observed,
-    reached: Observed | None = None,
+    reached: Reached | None = None,
     baseline: Iterable[Any] = (),
 ) -> list[Check]:
     """Checks with a reference no run shows (a tool name, a span type, an argument field, an
@@ -503,8 +560,9 @@ def apply(
     under ``baseline_violations: warn`` only WARNed, its runs counted as passing). A note-only
     reference (a recovery action) only annotates a FAIL.
 
-    With ``reached`` (what the candidate runs alone show, :func:`candidate_side`) and the
-    ``baseline`` runs, a check no candidate run triggered is :func:`unreached`."""
+    With ``reached`` (what the candidate runs of each scenario show, :func:`candidate_side`)
+    and the ``baseline`` runs, a check no candidate run of a scenario triggered where its
+    baseline runs did is :func:`unreached`."""
     out: list[Check] = []
     views = cache(lambda: [observed([run]) for run in baseline])  # each run's, when needed
     for check in checks:
