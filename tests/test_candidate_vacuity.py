@@ -247,7 +247,7 @@ def test_the_report_stays_byte_identical(tmp_path):
 def test_only_what_triggers_a_check_counts():
     """A confidence rule is triggered by its claims (tool), not by its evidence: a candidate
     whose claims are all below the threshold needs no evidence, and PASSes honestly."""
-    from abw.gating.vacuity import triggers
+    from abw.gating.reach import triggers
     from abw.models.rules import ToolRef
     from abw.rules.checks import rule_checks
 
@@ -333,3 +333,66 @@ def test_per_scenario_reach_is_the_same_on_workers(tmp_path, run_cli):
     code, _, err = run_cli(*args, "--out", tmp_path / "two.json")
     assert code == 0, err
     assert one.read_bytes() == (tmp_path / "two.json").read_bytes()
+
+
+def lookup_scenario(tmp_path: Path) -> tuple[Path, Path]:
+    """:func:`two_scenarios` (nothing renamed) where the runs of scenario ``other`` look an
+    order up and never check a policy or refund: only refund-policy's runs call those."""
+    base, cand = two_scenarios(tmp_path, rename_in=None)
+    for path in [*base.glob("other-*.json"), *cand.glob("other-*.json")]:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        dropped = ("policy_check", "refund_commit")
+        document["spans"] = [s for s in document["spans"] if s["name"] not in dropped]
+        path.write_text(json.dumps(document), encoding="utf-8")
+    return base, cand
+
+
+def gate_scoped(run_cli, tmp_path: Path, rules: list[dict[str, Any]]):
+    base, cand = lookup_scenario(tmp_path)
+    invariants = EXAMPLE_SPEC["invariants"] | {"required_tools": ["classify"]}
+    invariants |= {"required_order": []}
+    spec = spec_file(tmp_path, invariants=invariants, rules=rules)
+    out = tmp_path / "report.json"
+    args = ["gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--out", out]
+    code, _, err = run_cli(*args)
+    assert "Traceback" not in err, err
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_rule_scoped_to_a_scenario_that_never_calls_its_tools_is_vacuous(tmp_path, run_cli):
+    """The refund rule scoped to the wrong scenario (``other``, whose runs never refund) held in
+    each of its runs by default and PASSed: no name is a typo (refund-policy's runs call both),
+    yet it checked nothing. It is INCONCLUSIVE, naming where the tools are."""
+    code, report = gate_scoped(run_cli, tmp_path, [ORDER | {"scenarios": ["other"]}])
+    check = checks_of(report)["behavior_contract.rules.refund-after-policy"]
+    assert check["verdict"] == "INCONCLUSIVE"
+    assert check["message"] == (
+        f"{VACUOUS} policy_check and refund_commit match no span in the 44 runs of scenario "
+        "other, which the check covers; only runs of scenario refund-policy show them. This "
+        "check cannot decide anything until the spec names a real tool for those scenarios."
+    )
+    assert check["measured"]["unmatched_in_scope"] == ["policy_check", "refund_commit"]
+    assert check["measured"]["seen_in_scenarios"] == {
+        "policy_check": ["refund-policy"],
+        "refund_commit": ["refund-policy"],
+    }
+    assert report["verdict"] == "INCONCLUSIVE" and code != 0
+
+
+@pytest.mark.parametrize(
+    "scoped",
+    [
+        ORDER | {"scenarios": ["refund-policy"]},  # where the tools are
+        ORDER | {"scenarios": ["*"]},  # some scenario it covers calls them
+        {"id": "refund-after-policy", "kind": "count", "tool": "refund_commit", "max": 0}
+        | {"scenarios": ["other"]},  # a ceiling: never refunding there is the point
+    ],
+    ids=["its-scenario", "every-scenario", "ceiling"],
+)
+def test_a_scoped_rule_whose_scenarios_call_its_tools_or_that_caps_them_passes(
+    tmp_path, run_cli, scoped
+):
+    _, report = gate_scoped(run_cli, tmp_path, [scoped])
+    check = next(c for c in report["checks"] if c["id"].endswith("rules.refund-after-policy"))
+    assert check["verdict"] == "PASS", check["message"]
+    assert "unmatched_in_scope" not in check["measured"]

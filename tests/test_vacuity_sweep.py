@@ -15,8 +15,9 @@ import yaml
 from conftest import REPO
 
 from abw.gating import gate
+from abw.gating.reach import apply
 from abw.gating.summary import RunSummary
-from abw.gating.vacuity import apply, observed
+from abw.gating.vacuity import observed
 from abw.models.spec import Spec
 from abw.rules.assertions import observations
 from abw.rules.checks import rule_checks

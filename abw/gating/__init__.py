@@ -22,9 +22,10 @@ from abw.errors import AbwInputError, naming_field
 from abw.gating.ledger import inputs_digest
 
 if TYPE_CHECKING:
+    from abw.gating.reach import Reached
     from abw.gating.sequence import Previous
     from abw.gating.summary import Context, Partial, RunHead, RunSummary
-    from abw.gating.vacuity import Observed, Reached
+    from abw.gating.vacuity import Observed
     from abw.models.report import Check, GateReport, LatentAdvisory
     from abw.models.spec import Spec
     from abw.traceio import TraceFile
@@ -110,8 +111,9 @@ def merged_report(
     from abw.diffing import diff_result, scenario_key
     from abw.gating import diff_shape, execution, ledger, sample_sufficiency, sequence
     from abw.gating.input_warnings import input_warnings
+    from abw.gating.reach import candidate_side
     from abw.gating.summary import RUN_ORDER, head, output_field_names
-    from abw.gating.vacuity import Observed, candidate_side
+    from abw.gating.vacuity import Observed
     from abw.models.report import GateReport, RunStatus, SequenceState, ToolInfo, worst_verdict
     from abw.sharedfields import built
 
@@ -275,9 +277,9 @@ def per_run_checks(
     baseline and candidate run), whose output fields no run's output holds, or whose
     ``scenarios`` match no run's scenario, is INCONCLUSIVE where it would not FAIL; one that
     PASSed only because no candidate run (``reached``: what they show) triggered it WARNs
-    (abw.gating.vacuity).
+    (abw.gating.vacuity, abw.gating.reach).
     """
-    from abw.gating import vacuity
+    from abw.gating import reach
     from abw.gating.common import mark_against_baseline, rule_check
 
     spec = context.spec
@@ -307,7 +309,7 @@ def per_run_checks(
         references.update(extra.references)
         for path, ids in extra.run_failed.items():
             failed[path] += ids
-    return vacuity.apply(checks, references, fields, seen, reached, context.baseline), failed
+    return reach.apply(checks, references, fields, seen, reached, context.baseline), failed
 
 
 def _rule_checks(context: Context, candidate: list[RunSummary]) -> list[Any]:

@@ -248,7 +248,7 @@ class Partial:
     span_kinds: set[tuple[str, str]] = field(default_factory=set)
     argument_keys: set[tuple[str, str]] = field(default_factory=set)
     #: Per scenario, the span names and (name, type) kinds its runs show (what reached a
-    #: rule's trigger, abw.gating.vacuity.candidate_side).
+    #: rule's trigger, abw.gating.reach.candidate_side).
     scenario_span_names: dict[str | None, set[str]] = field(default_factory=dict)
     scenario_span_kinds: dict[str | None, set[tuple[str, str]]] = field(default_factory=dict)
 

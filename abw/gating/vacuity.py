@@ -10,28 +10,19 @@ neither, when refund_commit is a tool span), so such a check is INCONCLUSIVE ins
 nearest real thing; a check that FAILs keeps its counterexamples and gains the sentence. Names
 a check only forbids (``forbidden_tools``) and span statuses are never references: their
 absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init`` report the
-same findings before any gate runs. Output fields are references too (:func:`apply`), and so
+same findings before any gate runs. Output fields are references too, and so
 are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
 the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every gate).
 
-The candidate side (:func:`unreached`): a check that holds by default in a run without what
-triggers it (an order rule's steps, the ``stop`` of ``absence_after``, the tool whose spans a
-``confidence``, ``result_required`` or ``arguments`` rule judges) and whose trigger the
-baseline runs of a scenario it covers show but none of that scenario's candidate runs does
-tested nothing about those runs: a PASS becomes WARN, naming the trigger, the baseline runs
-that show it and the nearest candidate names; any other verdict keeps itself and gains the
-sentence as a note.
+The candidate side (a check no candidate run of a scenario triggered) is abw.gating.reach.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from abw.models.report import Check
 from abw.models.rules import ArgumentRef, OutputRef, Reference, ScopeRef, ToolRef
 from abw.semantics import literal_pattern, name_matches
 from abw.spelling import near
@@ -44,23 +35,8 @@ Kinds = frozenset[tuple[str, str]]
 VACUOUS = "Vacuous:"
 
 #: How the message of a check that held only because no candidate run reached what triggers
-#: it begins (:func:`unreached`).
+#: it begins (abw.gating.reach.unreached).
 UNREACHED = "Not exercised by the candidate:"
-
-#: Per check ``rule``, the fields of its ``limits`` naming what triggers it: a run without
-#: such spans satisfies the check by default. Ceilings (``count`` with ``max``,
-#: ``retry_limit``, ``tool_call_growth``), forbidden names and statuses are absent on purpose:
-#: a run without those spans met them, which is the outcome they check.
-TRIGGERS: dict[str, tuple[str, ...]] = {
-    "required_order": ("before", "after"),
-    "precedence": ("before", "after"),
-    "immediately_before": ("before", "after"),
-    "response": ("trigger", "response"),
-    "absence_after": ("stop",),
-    "confidence": ("tool",),
-    "result_required": ("tool",),
-    "arguments": ("tool",),
-}
 
 
 @dataclass(frozen=True)
@@ -121,12 +97,12 @@ def observed(runs: Iterable[Any]) -> Observed:
 LegacyReference = str | tuple[str, ...]  # a built-in's name or glob, or alternatives
 
 
-def _text(names: Iterable[str]) -> str:
+def as_text(names: Iterable[str]) -> str:
     """Names as they read (``=tool[1]`` is the name ``tool[1]``), alternatives ``a or b``."""
     return " or ".join(n[1:] if n.startswith("=") else n for n in names)
 
 
-def _hits(names: Iterable[str], candidates: Iterable[str]) -> list[str]:
+def hits(names: Iterable[str], candidates: Iterable[str]) -> list[str]:
     globs = list(names)
     return [n for n in candidates if any(name_matches(g, n, glob=True) for g in globs)]
 
@@ -137,8 +113,8 @@ def unmatched(references: Iterable[LegacyReference], seen: Observed) -> list[str
     found: list[str] = []
     for reference in references:
         options = (reference,) if isinstance(reference, str) else reference
-        text = _text(options)
-        if options and not _hits(options, seen.names) and text not in found:
+        text = as_text(options)
+        if options and not hits(options, seen.names) and text not in found:
             found.append(text)
     return found
 
@@ -170,7 +146,7 @@ def scope_sentence(globs: Iterable[str], seen: Observed) -> str | None:
     covers every run)."""
     globs = list(globs)
     known = sorted(seen.scenarios)
-    if not globs or _hits(globs, known):
+    if not globs or hits(globs, known):
         return None
     close = [n for g in globs for n in near(g, known)]
     hint = f"; did you mean {' or '.join(dict.fromkeys(close))}?" if close else ""
@@ -223,12 +199,12 @@ class Misses:
                 self.measured[key] = value
 
 
-def _types_seen(ref: ToolRef, seen: Observed) -> list[str]:
+def types_seen(ref: ToolRef, seen: Observed) -> list[str]:
     """The span types of the spans the reference's names match, when none is of a type it
     reads (empty otherwise, or when kinds were not collected: judged by names only)."""
     if seen.kinds is None:
         return []
-    types = sorted({t for n, t in seen.kinds if _hits(ref.names, (n,))})
+    types = sorted({t for n, t in seen.kinds if hits(ref.names, (n,))})
     if any((t in ref.types) if ref.types else t != "llm" for t in types):
         return []
     return types
@@ -239,22 +215,20 @@ def _kind_sentence(ref: ToolRef, types: list[str], seen: Observed) -> str:
     where = "/".join(ref.types) if ref.types else "non-llm"
     listed = " and ".join([", ".join(types[:-1]), types[-1]] if len(types) > 1 else types)
     more = "" if ref.types else " (a rule reads llm spans only with type: [llm])"
-    runs = plural(seen.runs, "run")
-    return (
-        f"{_text(ref.names)} matches no {where} span in {runs}; its spans are {listed} spans{more}"
-    )
+    text, runs = as_text(ref.names), plural(seen.runs, "run")
+    return f"{text} matches no {where} span in {runs}; its spans are {listed} spans{more}"
 
 
 def _argument_sentence(ref: ArgumentRef, seen: Observed) -> str | None:
     """``confidance is in no refund_commit span's arguments (44 runs); did you mean
     confidence?`` for an argument no span of the tool carries; else None (and when no span
     has the tool's name: its own reference says so)."""
-    if seen.arguments is None or not _hits(ref.names, seen.names):
+    if seen.arguments is None or not hits(ref.names, seen.names):
         return None
-    keys = sorted({k for n, k in seen.arguments if _hits(ref.names, (n,))})
+    keys = sorted({k for n, k in seen.arguments if hits(ref.names, (n,))})
     if ref.field in keys:
         return None
-    tool, runs = _text(ref.names), plural(seen.runs, "run")
+    tool, runs = as_text(ref.names), plural(seen.runs, "run")
     if not keys:
         return (
             f"no {tool} span has extracted arguments ({runs}): they are extracted at import, "
@@ -288,13 +262,13 @@ def misses(
             scopes.append(list(ref.globs))
     names = unmatched(legacy, seen)
     for ref in tools:
-        text = _text(ref.names)
-        if not _hits(ref.names, seen.names):
+        text = as_text(ref.names)
+        if not hits(ref.names, seen.names):
             if ref.note_only:
                 found.add(sentence([text], seen), "tool", note_only=True)
             elif text not in names:
                 names.append(text)
-        elif types := _types_seen(ref, seen):
+        elif types := types_seen(ref, seen):
             label = f"{'/'.join(ref.types)} {text}" if ref.types else text
             found.add(
                 _kind_sentence(ref, types, seen),
@@ -323,188 +297,6 @@ def misses(
         if (text := scope_sentence(globs, seen)) is not None:
             found.add(text, "scenario", unmatched_scenarios=globs)
     return found
-
-
-#: What the candidate runs of each scenario show (None: runs without a scenario id), from
-#: :func:`candidate_side`: span names, the runs' count and, where collected, span kinds.
-Reached = Mapping[str | None, Observed]
-
-
-def candidate_side(partial: Any, candidate: Sequence[Any], kinds: bool) -> Reached:
-    """What the candidate runs of each scenario show, from their merged summaries
-    (``partial``: abw.gating.summary.Partial; ``candidate``: the summaries); span kinds only
-    where the gate folds them (``kinds``)."""
-    runs = Counter(t.scenario_id for t in candidate)
-    return {
-        scenario: Observed(
-            frozenset(partial.scenario_span_names.get(scenario, ())),
-            count,
-            scenarios=frozenset(() if scenario is None else (scenario,)),
-            kinds=frozenset(partial.scenario_span_kinds.get(scenario, ())) if kinds else None,
-        )
-        for scenario, count in runs.items()
-    }
-
-
-def _limit_names(value: Any) -> tuple[str, ...] | None:
-    """The name globs a check's ``limits`` entry names (a glob, or a matcher's name or
-    names); None for anything else."""
-    names = value.get("name") if isinstance(value, dict) else value
-    if isinstance(names, str):
-        return (names,)
-    if isinstance(names, list) and all(isinstance(n, str) for n in names):
-        return tuple(names)
-    return None
-
-
-def _ref_names(reference: Any) -> tuple[str, ...] | None:
-    """The name globs of a tool reference (a built-in's name or alternatives, a ToolRef that
-    is not note-only); None for any other reference."""
-    if isinstance(reference, str):
-        return (reference,)
-    if isinstance(reference, tuple):
-        return reference
-    if isinstance(reference, ToolRef) and not reference.note_only:
-        return reference.names
-    return None
-
-
-def triggers(check: Check, references: Iterable[Any]) -> list[Any]:
-    """The references of ``check`` that trigger it (:data:`TRIGGERS`), in given order."""
-    wanted = {_limit_names(check.limits.get(name)) for name in TRIGGERS.get(check.rule, ())}
-    wanted.discard(None)
-    return [r for r in references if _ref_names(r) in wanted]
-
-
-def _shows(reference: Any, seen: Observed) -> bool:
-    """Whether some span seen matches a tool reference: by name, and (a ToolRef, where span
-    kinds were collected) by a span type it reads."""
-    names = _ref_names(reference) or ()
-    if not _hits(names, seen.names):
-        return False
-    return not isinstance(reference, ToolRef) or not _types_seen(reference, seen)
-
-
-def _label(reference: Any) -> str:
-    """A tool reference as it reads: ``refund_commit``, ``retriever docs_*``, ``a or b``."""
-    text = _text(_ref_names(reference) or ())
-    types = reference.types if isinstance(reference, ToolRef) else ()
-    return f"{'/'.join(types)} {text}" if types else text
-
-
-#: The baseline runs' own Observed, one per run, built on first call (few checks need them).
-BaselineViews = Callable[[], Sequence[Observed]]
-
-
-def _scenario(seen: Observed) -> str | None:
-    """The scenario of one run's Observed (None: the run has no scenario id)."""
-    return next(iter(seen.scenarios), None)
-
-
-def _covers(references: Iterable[Any], scenario: str | None) -> bool:
-    """Whether the check's ``scenarios`` globs (its ScopeRefs; none: every scenario) cover
-    ``scenario``."""
-    return all(
-        scenario is not None and bool(_hits(ref.globs, (scenario,)))
-        for ref in references
-        if isinstance(ref, ScopeRef)
-    )
-
-
-@dataclass(frozen=True)
-class Unreached:
-    """A trigger of a check that ``baseline_runs`` of the ``baseline_total`` baseline runs of
-    ``scenario`` show and none of its ``candidate_total`` candidate runs does: ``label`` as it
-    reads, ``nearest`` candidate names (of that scenario) to its ``text`` (names only)."""
-
-    label: str
-    text: str
-    scenario: str | None
-    baseline_runs: int
-    baseline_total: int
-    candidate_total: int
-    nearest: list[str]
-
-    def sentence(self, named: bool) -> str:
-        """``refund_commit matches a span in 24 of 24 baseline runs but in none of 20
-        candidate runs; nearest candidate names: refund_commit_v2``; the scenario ``named``
-        where the gate holds more than one."""
-        hint = f"; nearest candidate names: {', '.join(self.nearest)}" if self.nearest else ""
-        base = plural(self.baseline_total, "baseline run")
-        cand = plural(self.candidate_total, "candidate run")
-        if not named:
-            return (
-                f"{self.label} matches a span in {self.baseline_runs} of {base} but in none "
-                f"of {cand}{hint}"
-            )
-        where = "with no scenario id" if self.scenario is None else f"of scenario {self.scenario}"
-        return (
-            f"{self.label} matches a span in {self.baseline_runs} of the {base} {where} but in "
-            f"none of its {cand}{hint}"
-        )
-
-
-def unreached_triggers(
-    check: Check, references: Iterable[Any], reached: Reached, baseline: BaselineViews
-) -> list[Unreached]:
-    """Per scenario the check covers, the triggers of ``check`` that some baseline run of the
-    scenario (``baseline()``: one Observed per run, asked for only when a trigger is
-    unreached) shows and none of its candidate runs (``reached``) does, in given order."""
-    references = list(references)
-    scenarios = sorted(reached, key=lambda s: (s is None, s or ""))
-    found: dict[tuple[str, str | None], Unreached] = {}
-    for reference in triggers(check, references):
-        label = _label(reference)
-        for scenario in scenarios:
-            side = reached[scenario]
-            if (label, scenario) in found or not _covers(references, scenario):
-                continue
-            if _shows(reference, side):
-                continue
-            runs = [view for view in baseline() if _scenario(view) == scenario]
-            if count := sum(_shows(reference, run) for run in runs):
-                text = _text(_ref_names(reference) or ())
-                found[(label, scenario)] = Unreached(
-                    label, text, scenario, count, len(runs), side.runs, nearest(text, side)
-                )
-    return list(found.values())
-
-
-def unreached(
-    check: Check, references: Iterable[Any], reached: Reached, baseline: BaselineViews
-) -> Check:
-    """``check`` where, in a scenario it covers, baseline runs show a trigger of it that no
-    candidate run of that scenario does (:func:`unreached_triggers`): a PASS tested nothing
-    about those runs and WARNs; any other verdict keeps itself and gains the sentence as a
-    note. The scenario is named where the gate holds more than one."""
-    found = unreached_triggers(check, references, reached, baseline)
-    if not found:
-        return check
-    named = len(set(reached) | {_scenario(view) for view in baseline()}) > 1
-    text = "; ".join(u.sentence(named) for u in found)
-    counts: dict[str, int] = {}
-    names: dict[str, list[str]] = {}
-    for u in found:
-        counts[u.label] = counts.get(u.label, 0) + u.baseline_runs
-        names.setdefault(u.label, u.nearest)
-    measured = check.measured | {
-        "unreached_by_candidate": list(counts),
-        "baseline_runs_reaching": counts,
-        "nearest_candidate_names": names,
-    }
-    if named:
-        scenarios: dict[str, list[str | None]] = {}
-        for u in found:
-            scenarios.setdefault(u.label, []).append(u.scenario)
-        measured["unreached_in_scenarios"] = scenarios
-    if check.verdict != "PASS":
-        message = f"{check.message.rstrip()} Note: {text}."
-        return check.model_copy(update={"message": message, "measured": measured})
-    message = (
-        f"{UNREACHED} {text}. The check held only because nothing in the candidate triggered "
-        f"it ({check.message.rstrip().rstrip('.')})."
-    )
-    return check.model_copy(update={"verdict": "WARN", "message": message, "measured": measured})
 
 
 def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
@@ -542,49 +334,3 @@ def spec_findings(spec: Any, seen: Observed) -> list[str]:
         if missing:
             lines.append(f"output.{rule.rule}: {field_sentence(missing, seen)}")
     return lines
-
-
-def apply(
-    checks: list[Check],
-    references: Mapping[str, tuple[Any, ...]],
-    output_fields: Mapping[str, tuple[str, ...]],
-    seen: Observed,
-    reached: Reached | None = None,
-    baseline: Iterable[Any] = (),
-) -> list[Check]:
-    """Checks with a reference no run shows (a tool name, a span type, an argument field, an
-    output field no run's output holds, ``scenarios`` globs that match no run's scenario): one
-    that FAILs keeps its counterexamples (a refund with no approval at all is a counterexample
-    whatever the approval is called; a field no run returned is missing from every run) and
-    gains the sentence; any other becomes INCONCLUSIVE: it checked nothing (a typo'd field
-    under ``baseline_violations: warn`` only WARNed, its runs counted as passing). A note-only
-    reference (a recovery action) only annotates a FAIL.
-
-    With ``reached`` (what the candidate runs of each scenario show, :func:`candidate_side`)
-    and the ``baseline`` runs, a check no candidate run of a scenario triggered where its
-    baseline runs did is :func:`unreached`."""
-    out: list[Check] = []
-    views = cache(lambda: [observed([run]) for run in baseline])  # each run's, when needed
-    for check in checks:
-        refs = references.get(check.id, ())
-        found = misses(refs, seen, output_fields.get(check.id, ()))
-        failed = check.verdict == "FAIL"
-        texts = found.texts + (found.notes if failed else [])
-        if not texts:
-            out.append(check if reached is None else unreached(check, refs, reached, views))
-            continue
-        text = "; ".join(texts)
-        text += "" if text.endswith("?") else "."
-        measured = check.measured | found.measured
-        if failed:
-            update = {"message": f"{check.message.rstrip()} Note: {text}", "measured": measured}
-        else:
-            update = {
-                "verdict": "INCONCLUSIVE",
-                "message": f"{VACUOUS} {text} This check cannot decide anything until the spec "
-                f"names a real {' and a real '.join(found.real)}.",
-                "violations": [],
-                "measured": measured,
-            }
-        out.append(check.model_copy(update=update))
-    return out
