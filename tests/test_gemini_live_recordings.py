@@ -266,3 +266,40 @@ def test_the_project_temp_folder_imports_its_sessions_only(run_cli, tmp_path):
         code, _, err = run_cli("import", "gemini", "--input", own, "--out", out)
         assert code == 2 and not out.exists() and f"Gemini CLI {kind}" in err, err
         assert len(err.strip().splitlines()) == 1 and "CANARY" not in err
+
+
+def test_gemini_clis_own_folder_imports_the_sessions_under_tmp(run_cli, tmp_path):
+    """``abw import gemini --input ~/.gemini``: beside ``tmp/`` Gemini CLI keeps its settings,
+    credentials and ids, ``extensions/``, ``commands/`` and ``history/<project hash>/``, the
+    shadow git repository of its checkpoints — a copy of the project's own files, any JSON
+    among them (storage.ts, gitService.ts). The first of those files failed the whole import
+    (exit 2: "not a Gemini CLI chat recording"); only ``tmp/`` is read now."""
+    home = tmp_path / ".gemini"
+    chats = home / "tmp" / "9f86d081884c7d65" / "chats"
+    chats.mkdir(parents=True)
+    (chats / API_ERROR.name).write_bytes(API_ERROR.read_bytes())
+    (chats.parent / "logs.json").write_text("[]")
+    (home / "tmp" / "bin").mkdir()
+    (home / "settings.json").write_text(_pretty({"security": {"auth": {"selectedType": "x"}}}))
+    (home / "oauth_creds.json").write_text(_pretty({"access_token": "CANARY-TOKEN"}))
+    (home / "google_accounts.json").write_text(_pretty({"active": "a@example.com", "old": []}))
+    (home / "installation_id").write_text("6a1d0c6e-0000-4000-8000-000000000000")
+    (home / "extensions" / "tools").mkdir(parents=True)
+    (home / "extensions" / "tools" / "gemini-extension.json").write_text(_pretty({"name": "t"}))
+    (home / "commands").mkdir()
+    (home / "commands" / "review.toml").write_text('prompt = "review"\n')
+    shadow = home / "history" / "9f86d081884c7d65"
+    shadow.mkdir(parents=True)
+    (shadow / "package.json").write_text(_pretty({"name": "the-project", "version": "1.0.0"}))
+    traces, err = cli_import(run_cli, "gemini", home, tmp_path / "out")
+    assert [t["run"]["trace_id"] for t in traces] == [
+        json.loads(API_ERROR.read_text().splitlines()[0])["sessionId"]
+    ]
+    assert "CANARY" not in err and "package.json" not in err
+
+    # A folder that merely has a tmp/ is no Gemini folder: every session file counts.
+    plain = tmp_path / "exports"
+    (plain / "tmp").mkdir(parents=True)
+    (plain / API_ERROR.name).write_bytes(API_ERROR.read_bytes())
+    traces, _ = cli_import(run_cli, "gemini", plain, tmp_path / "plain-out")
+    assert len(traces) == 1

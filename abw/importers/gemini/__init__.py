@@ -67,7 +67,12 @@ from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOL
 from abw.importers.gemini.drafts import message_drafts
 from abw.importers.gemini.ending import run_end
 from abw.importers.gemini.jsonl import recording_records, replayed
-from abw.importers.gemini.refused import own_file, refuse_document, refuse_stream_json
+from abw.importers.gemini.refused import (
+    own_file,
+    refuse_document,
+    refuse_stream_json,
+    sessions_root,
+)
 from abw.importers.gemini.removed import REMOVED_FIELDS
 from abw.importers.gemini.subagents import (
     session_messages,
@@ -105,8 +110,9 @@ class GeminiImporter(Importer):
 
     def discover(self, folder: Path) -> list[Path]:
         """Session files; Gemini CLI's own files beside them (its ``logs.json`` prompt log, saved
-        chats, checkpoints) are no unit of import."""
-        return [p for p in super().discover(folder) if not own_file(p)]
+        chats, checkpoints) are no unit of import, and in its own folder (``~/.gemini``) only
+        ``tmp/`` holds sessions."""
+        return [p for p in super().discover(sessions_root(folder)) if not own_file(p)]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
