@@ -95,10 +95,29 @@ class Importer(ABC):
     #: Whether the importer honours ``ImportOptions.argument_fields`` (``--argument-fields``);
     #: the CLI refuses the flag for an importer that would silently ignore it.
     supports_argument_fields: ClassVar[bool] = False
+    #: The agent's own folder (``~/.codex``): its files, any one of which marks it, and its
+    #: folders that hold the sessions. Given that folder, an import reads those folders only:
+    #: the rest is the agent's settings, credentials, logs, caches and copies of project files.
+    home_files: ClassVar[tuple[str, ...]] = ()
+    home_sessions: ClassVar[tuple[str, ...]] = ()
+
+    def session_folders(self, folder: Path) -> list[Path]:
+        """``folder``, or, when it is the agent's own folder, those of its folders that hold
+        sessions (:attr:`home_sessions`, in that order)."""
+        if any((folder / name).is_file() for name in self.home_files):
+            inside = [folder / name for name in self.home_sessions if (folder / name).is_dir()]
+            if inside:
+                return inside
+        return [folder]
+
+    def exports(self, folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+        """The files matching ``patterns`` under the session folders of ``folder``
+        (:func:`export_files`, each folder's files in path order)."""
+        return [p for root in self.session_folders(folder) for p in export_files(root, patterns)]
 
     def discover(self, folder: Path) -> list[Path]:
-        """The files in ``folder`` to import, sorted (:func:`export_files`)."""
-        return export_files(folder, tuple(f"*{suffix}" for suffix in self.suffixes))
+        """The files in ``folder`` to import, sorted (:meth:`exports`, by suffix)."""
+        return self.exports(folder, tuple(f"*{suffix}" for suffix in self.suffixes))
 
     @abstractmethod
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from abw.errors import AbwInputError
-from abw.importers.base import Importer, ImportOptions, export_files
+from abw.importers.base import Importer, ImportOptions
 from abw.importers.claude.reader import is_warmup_prompt
 from abw.limits import MAX_LINE_BYTES
 from abw.reader import parse_json
@@ -119,6 +119,10 @@ class ClaudeImporter(Importer):
     )
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl",)
     supports_argument_fields: ClassVar[bool] = True
+    #: ``~/.claude``: its settings, credentials and prompt log beside the sessions of
+    #: ``projects/<project>/`` (todos, shell snapshots, plans, file history and caches too).
+    home_files: ClassVar[tuple[str, ...]] = ("settings.json", ".credentials.json", "history.jsonl")
+    home_sessions: ClassVar[tuple[str, ...]] = ("projects",)
 
     def __init__(self) -> None:
         self._peeks: dict[Path, _Peek] = {}
@@ -145,7 +149,7 @@ class ClaudeImporter(Importer):
 
         files = [
             p
-            for p in export_files(folder, ("*.jsonl",))
+            for p in self.exports(folder, ("*.jsonl",))
             if p.name != PROMPT_LOG and not _is_run_bookkeeping(p)
         ]
         # (a session resumed and left at once is an empty file: nothing to import)

@@ -125,6 +125,15 @@ class CodexImporter(Importer):
     )
     suffixes: ClassVar[tuple[str, ...]] = (".jsonl", ".json")
     supports_argument_fields: ClassVar[bool] = True
+    #: ``~/.codex`` (``$CODEX_HOME``): its settings, credentials and prompt log beside the
+    #: rollouts of ``sessions/`` and ``archived_sessions/`` (codex-rs core/src/rollout).
+    home_files: ClassVar[tuple[str, ...]] = (
+        "auth.json",
+        "config.toml",
+        "history.jsonl",
+        "version.json",
+    )
+    home_sessions: ClassVar[tuple[str, ...]] = ("archived_sessions", "sessions")
 
     def __init__(self) -> None:
         self._threads: dict[Path, dict[Path, Thread]] = {}  # folder -> its rollouts' threads

@@ -67,12 +67,7 @@ from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOL
 from abw.importers.gemini.drafts import message_drafts
 from abw.importers.gemini.ending import run_end
 from abw.importers.gemini.jsonl import recording_records, replayed
-from abw.importers.gemini.refused import (
-    own_file,
-    refuse_document,
-    refuse_stream_json,
-    sessions_root,
-)
+from abw.importers.gemini.refused import own_file, refuse_document, refuse_stream_json
 from abw.importers.gemini.removed import REMOVED_FIELDS
 from abw.importers.gemini.subagents import (
     session_messages,
@@ -107,12 +102,23 @@ class GeminiImporter(Importer):
     )
     suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
     supports_argument_fields: ClassVar[bool] = True
+    #: ``~/.gemini`` (Storage in its config/storage.ts): settings, credentials and ids beside
+    #: ``tmp/<project hash>/chats``; also ``extensions/``, ``commands/`` and ``history/``, the
+    #: shadow git repositories of its checkpoints (copies of the project's files).
+    home_files: ClassVar[tuple[str, ...]] = (
+        "settings.json",
+        "installation_id",
+        "user_id",
+        "google_accounts.json",
+        "oauth_creds.json",
+        "mcp-oauth-tokens.json",
+    )
+    home_sessions: ClassVar[tuple[str, ...]] = ("tmp",)
 
     def discover(self, folder: Path) -> list[Path]:
         """Session files; Gemini CLI's own files beside them (its ``logs.json`` prompt log, saved
-        chats, checkpoints) are no unit of import, and in its own folder (``~/.gemini``) only
-        ``tmp/`` holds sessions."""
-        return [p for p in super().discover(sessions_root(folder)) if not own_file(p)]
+        chats, checkpoints) are no unit of import."""
+        return [p for p in super().discover(folder) if not own_file(p)]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)

@@ -1,8 +1,7 @@
 """What is refused: a ``logs.json`` prompt log, a saved chat (``/chat save``) or a checkpoint
 taken before a tool ran (``checkpoints/``), what ``gemini -p`` prints (``--output-format json`` /
 ``stream-json``), and a document that is no chat recording. The first three are Gemini CLI's own
-files beside its sessions: a folder import passes them over (:func:`own_file`), and in Gemini
-CLI's own folder it reads only ``tmp/`` (:func:`sessions_root`)."""
+files beside its sessions: a folder import passes them over (:func:`own_file`)."""
 
 from __future__ import annotations
 
@@ -38,27 +37,6 @@ def _prompt_log(document: Any, path: Path) -> bool:
     """Whether a document is a ``logs.json`` prompt log: its prompts, or (a file so named) the
     ``[]`` Gemini CLI writes when it first starts in a project."""
     return is_prompt_log(document) or (document == [] and path.name.endswith("logs.json"))
-
-
-#: Files Gemini CLI keeps in its own folder (``~/.gemini``: Storage in its config/storage.ts):
-#: settings, credentials and ids. Beside a ``tmp/`` folder, one of them marks that folder.
-HOME_FILES = (
-    "settings.json",
-    "installation_id",
-    "user_id",
-    "google_accounts.json",
-    "oauth_creds.json",
-    "mcp-oauth-tokens.json",
-)
-
-
-def sessions_root(folder: Path) -> Path:
-    """Where a folder import looks for sessions: ``tmp/`` when ``folder`` is Gemini CLI's own
-    folder (``~/.gemini``), whose other files are its settings, credentials, extensions,
-    commands and the shadow git repositories of its checkpoints (``history/``: copies of the
-    project's files, never sessions); else ``folder`` itself."""
-    home = (folder / "tmp").is_dir() and any((folder / name).is_file() for name in HOME_FILES)
-    return folder / "tmp" if home else folder
 
 
 def own_file(path: Path) -> bool:
