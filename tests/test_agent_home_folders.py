@@ -1,5 +1,6 @@
-"""An import given an agent's own folder (``~/.codex``, ``~/.claude``; ``~/.gemini`` in
-test_gemini_live_recordings.py) reads the folders that hold its sessions, nothing else there."""
+"""An import given an agent's own folder (``~/.codex``, ``~/.claude``, ``~/.openhands``;
+``~/.gemini`` in test_gemini_live_recordings.py) reads the folders that hold its sessions,
+nothing else there."""
 
 from __future__ import annotations
 
@@ -69,3 +70,18 @@ def test_a_folder_that_only_looks_like_a_home_is_read_whole(run_cli, tmp_path):
         shutil.copy(source, where / source.name)
     traces, _ = cli_import(run_cli, "codex", folder, tmp_path / "out")
     assert len(traces) == 2
+
+
+def test_openhands_cli_home_reads_its_conversations(run_cli, tmp_path):
+    """OpenHands CLI's ``~/.openhands``: ``agent_settings.json`` (the LLM and its key) and
+    ``mcp.json`` beside ``conversations/<id>/``. The import failed on the settings ("not an
+    OpenHands trajectory", exit 2); it reads the conversations now."""
+    home = tmp_path / ".openhands"
+    conversation = CORPUS / "openhands-v1" / "gen__openhands-sdk-1-58-2__stuck-loop"
+    shutil.copytree(conversation, home / "conversations" / "8f2c6a0e")
+    (home / "agent_settings.json").write_text(json.dumps({"llm": {"api_key": "CANARY-KEY"}}))
+    (home / "mcp.json").write_text(json.dumps({"mcpServers": {}}))
+    traces, err = cli_import(run_cli, "openhands", home, tmp_path / "out")
+    alone, _ = cli_import(run_cli, "openhands", home / "conversations", tmp_path / "alone")
+    assert _session_ids(traces) == _session_ids(alone) and len(traces) == 1
+    assert "CANARY" not in err + json.dumps(traces)

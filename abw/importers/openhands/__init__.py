@@ -107,6 +107,14 @@ class OpenHandsImporter(Importer):
     )
     suffixes: ClassVar[tuple[str, ...]] = (".json", ".jsonl")
     supports_argument_fields: ClassVar[bool] = True
+    #: OpenHands CLI's ``~/.openhands`` (openhands_cli/locations.py): its agent, MCP and CLI
+    #: settings beside ``conversations/``.
+    home_files: ClassVar[tuple[str, ...]] = (
+        "agent_settings.json",
+        "mcp.json",
+        "oh_cli_settings.json",
+    )
+    home_sessions: ClassVar[tuple[str, ...]] = ("conversations",)
 
     def discover(self, folder: Path) -> list[Path]:
         """The exports in ``folder``; a V1 conversation's event files are one unit, their
