@@ -396,3 +396,23 @@ def test_a_scoped_rule_whose_scenarios_call_its_tools_or_that_caps_them_passes(
     check = next(c for c in report["checks"] if c["id"].endswith("rules.refund-after-policy"))
     assert check["verdict"] == "PASS", check["message"]
     assert "unmatched_in_scope" not in check["measured"]
+
+
+def test_validate_with_the_baseline_says_it_before_a_gate(tmp_path, run_cli):
+    """``abw validate --baseline`` names the rule, its line and the scenarios, over the
+    baseline runs alone; the rule scoped where its tools are is ok."""
+    base, _ = lookup_scenario(tmp_path)
+    wrong = spec_file(tmp_path, rules=[ORDER | {"scenarios": ["other"]}])
+    code, out, err = run_cli("validate", "--baseline", base, wrong)
+    assert code == 2 and out == "", (out, err)
+    line = next(
+        n for n, text in enumerate(wrong.read_text().splitlines(), 1) if "refund-after" in text
+    )
+    assert err.strip() == (
+        f"{wrong}:{line}: rules[0] (refund-after-policy): policy_check and refund_commit match "
+        "no span in the 24 runs of scenario other, which the check covers; only runs of "
+        "scenario refund-policy show them"
+    )
+    right = spec_file(tmp_path, rules=[ORDER | {"scenarios": ["refund-policy"]}])
+    code, out, err = run_cli("validate", "--baseline", base, right)
+    assert (code, err) == (0, "") and out.strip() == f"{right}: ok"

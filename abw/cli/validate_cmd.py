@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -39,10 +40,9 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
 
     seen = None
     if baseline is not None:
-        from abw.gating.vacuity import observed
         from abw.traceio import load_traces
 
-        seen = observed(load_traces(baseline))
+        seen = _Baseline(load_traces(baseline))
     bad = 0
     for given in files:
         try:
@@ -78,9 +78,21 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
     return 2 if bad else 0
 
 
-def _vacuous(path: Path, seen: object) -> list[str]:
+class _Baseline:
+    """The baseline runs ``--baseline`` names, seen as a whole and one run at a time."""
+
+    def __init__(self, traces: list[Any]) -> None:
+        from abw.gating.vacuity import observed
+
+        self.seen = observed(traces)
+        self.runs = [observed([trace]) for trace in traces]
+
+
+def _vacuous(path: Path, baseline: _Baseline) -> list[str]:
     """One line per part of a spec, or of the spec a contract compiles to (as the gate runs
-    it), whose references the baseline does not show (abw.gating.vacuity.spec_findings)."""
+    it), whose references the baseline does not show (abw.gating.vacuity.spec_findings), or
+    whose triggers no baseline run of its scenarios shows (abw.gating.reach)."""
+    from abw.gating.reach import spec_scope_findings
     from abw.gating.vacuity import spec_findings
     from abw.validate import load_document
 
@@ -99,7 +111,8 @@ def _vacuous(path: Path, seen: object) -> list[str]:
         line_of = None  # its findings name the spec it compiles to, not its own lines
     else:
         return []
-    return [f"{_where(path, finding, line_of)}: {finding}" for finding in spec_findings(spec, seen)]
+    findings = spec_findings(spec, baseline.seen) + spec_scope_findings(spec, baseline.runs)
+    return [f"{_where(path, finding, line_of)}: {finding}" for finding in findings]
 
 
 def _where(path: Path, finding: str, line_of: Callable[[list], int | None] | None) -> str:

@@ -31,7 +31,7 @@ from abw.gating.vacuity import (
     types_seen,
 )
 from abw.models.report import Check
-from abw.models.rules import ScopeRef, ToolRef
+from abw.models.rules import ScopeRef, ToolRef, tool_reference
 from abw.text import plural
 
 #: Per check ``rule``, the fields of its ``limits`` naming what triggers it: a run without
@@ -99,6 +99,30 @@ def triggers(check: Check, references: Iterable[Any]) -> list[Any]:
     wanted = {_limit_names(check.limits.get(name)) for name in TRIGGERS.get(check.rule, ())}
     wanted.discard(None)
     return [r for r in references if _ref_names(r) in wanted]
+
+
+def rule_triggers(rule: Any) -> list[Any]:
+    """The references of a spec rule that trigger it (:data:`TRIGGERS` of its kind), in order:
+    what :func:`triggers` finds for its check, read from the rule itself."""
+    wanted = {
+        tool_reference(value).names
+        for name in TRIGGERS.get(rule.kind, ())
+        if (value := getattr(rule, name, None)) is not None
+    }
+    return [r for r in rule.references() if _ref_names(r) in wanted]
+
+
+def spec_scope_findings(spec: Any, runs: Sequence[Observed]) -> list[str]:
+    """One line per spec rule whose triggers no run of its ``scenarios`` shows while runs of
+    other scenarios do (:func:`out_of_scope`), over ``runs`` (one Observed per run, as
+    :func:`abw.gating.vacuity.observed` gives for one): what ``abw validate --baseline`` says
+    before a gate does."""
+    lines = []
+    for index, rule in enumerate(spec.rules):
+        found = out_of_scope(rule_triggers(rule), rule.references(), {}, lambda: runs)
+        if found.texts:
+            lines.append(f"rules[{index}] ({rule.id or rule.kind}): {'; '.join(found.texts)}")
+    return lines
 
 
 def _shows(reference: Any, seen: Observed) -> bool:
@@ -239,13 +263,17 @@ def _scenarios_text(scenarios: Iterable[str | None]) -> str:
 
 
 def out_of_scope(
-    check: Check, references: Sequence[Any], reached: Reached, baseline: BaselineViews
+    trigger_refs: Iterable[Any],
+    references: Sequence[Any],
+    reached: Reached,
+    baseline: BaselineViews,
 ) -> Misses:
-    """The triggers (:func:`triggers`) of a check with ``scenarios`` globs that no run
-    (baseline or candidate) of the scenarios it covers shows, while runs of other scenarios
-    do: the check holds by default in every run it covers and decides nothing (a refund rule
-    scoped to ``lookup``). Names no run shows at all are abw.gating.vacuity.misses' to say;
-    what a check forbids or caps is no trigger (its absence in scope is the point)."""
+    """The triggers (``trigger_refs``: :func:`triggers`, :func:`rule_triggers`) of a check with
+    ``scenarios`` globs (among its ``references``) that no run (baseline or candidate) of the
+    scenarios it covers shows, while runs of other scenarios do: the check holds by default in
+    every run it covers and decides nothing (a refund rule scoped to ``lookup``). Names no run
+    shows at all are abw.gating.vacuity.misses' to say; what a check forbids or caps is no
+    trigger (its absence in scope is the point)."""
     found = Misses()
     if not any(isinstance(ref, ScopeRef) for ref in references):
         return found
@@ -265,7 +293,7 @@ def out_of_scope(
     runs += sum(_scenario(v) in covered for v in views)
     others = sorted(everywhere.difference(covered), key=lambda s: (s is None, s or ""))
     where: dict[str, list[str | None]] = {}
-    for reference in triggers(check, references):
+    for reference in trigger_refs:
         names = _ref_names(reference)
         if names is None or as_text(names) in where or any(shown(names, s) for s in covered):
             continue
@@ -320,7 +348,7 @@ def apply(
         failed = check.verdict == "FAIL"
         texts = found.texts + (found.notes if failed else [])
         if not texts and reached is not None:
-            found = out_of_scope(check, refs, reached, views)
+            found = out_of_scope(triggers(check, refs), refs, reached, views)
             texts = found.texts
         if not texts:
             out.append(check if reached is None else unreached(check, refs, reached, views))
