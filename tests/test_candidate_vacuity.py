@@ -416,3 +416,29 @@ def test_validate_with_the_baseline_says_it_before_a_gate(tmp_path, run_cli):
     right = spec_file(tmp_path, rules=[ORDER | {"scenarios": ["refund-policy"]}])
     code, out, err = run_cli("validate", "--baseline", base, right)
     assert (code, err) == (0, "") and out.strip() == f"{right}: ok"
+
+
+def test_a_rules_triggers_read_from_the_rule_are_its_checks():
+    """``abw validate`` reads a rule's triggers from the spec rule (reach.rule_triggers), the
+    gate from its compiled check (reach.triggers): the same references, for every kind that
+    has triggers and for one that has none."""
+    from abw.gating.reach import TRIGGERS, rule_triggers, triggers
+    from abw.rules.checks import rule_checks
+
+    rules = [
+        ORDER | {"id": "p"},
+        {"id": "i", "kind": "immediately_before", "before": "policy_check", "after": "refund_*"},
+        {"id": "r", "kind": "response", "trigger": "lookup_order", "response": "policy_check"},
+        {"id": "a", "kind": "absence_after", "stop": "refund_commit", "forbidden": "classify"},
+        {"id": "c", "kind": "confidence", "tool": {"name": "refund_commit", "type": ["tool"]}}
+        | {"field": "confidence", "threshold": 0.9, "evidence": "policy_check"},
+        {"id": "q", "kind": "result_required", "tool": "lookup_*"},
+        {"id": "g", "kind": "arguments", "tool": "refund_commit", "expected": {"order_id": 1}},
+        {"id": "n", "kind": "count", "tool": "refund_commit", "max": 1},
+    ]
+    spec = Spec.model_validate({**EXAMPLE_SPEC, "rules": rules})
+    found = rule_checks(list(spec.rules), [], [])
+    assert {rule.kind for rule in spec.rules} >= set(TRIGGERS) - {"required_order"}
+    for rule, check in zip(spec.rules, found.checks, strict=True):
+        assert rule_triggers(rule) == triggers(check, found.references[check.id]), rule.id
+    assert rule_triggers(spec.rules[-1]) == []
