@@ -126,6 +126,13 @@ def _why_inconclusive(check: Check) -> str:
     """Why an INCONCLUSIVE check decided nothing, and what decides it (never "FAILs")."""
     from abw.gating.vacuity import VACUOUS
 
+    if check.message.startswith(VACUOUS) and "unmatched_in_scope" in check.measured:
+        return (
+            "The rule covers only scenarios whose runs never show what triggers it, so it held "
+            "by default in every run it covers and checked nothing; scope it to the scenarios "
+            "whose runs call those tools (the message names them), or name the tools its "
+            "scenarios use."
+        )
     if check.message.startswith(VACUOUS):
         return (
             "The spec names something no run shows, so the check checked nothing; fix the "

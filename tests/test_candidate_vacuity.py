@@ -377,6 +377,11 @@ def test_a_rule_scoped_to_a_scenario_that_never_calls_its_tools_is_vacuous(tmp_p
         "refund_commit": ["refund-policy"],
     }
     assert report["verdict"] == "INCONCLUSIVE" and code != 0
+    # abw explain says why: the scope, not a misspelt name
+    code, out, err = run_cli("explain", check["id"], "--report", tmp_path / "report.json")
+    assert code == 0, err
+    assert "covers only scenarios whose runs never show what triggers it" in out
+    assert "nearest real one" not in out
 
 
 @pytest.mark.parametrize(
