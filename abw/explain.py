@@ -172,8 +172,9 @@ def _why(check: Check) -> str:
         )
     if check.verdict == "WARN" and check.message.startswith(UNREACHED):
         return (
-            "No candidate run reached what triggers the rule, so it held by default and tested "
-            "nothing about the candidate; see whether the candidate renamed or skipped that step."
+            "No candidate run (of the scenario the message names, where the gate holds several) "
+            "reached what triggers the rule, so it held by default and tested nothing about "
+            "them; see whether the candidate renamed or skipped that step."
         )
     known = sum(v.in_baseline is True for v in check.violations)
     if check.hard and check.verdict == "WARN" and known:
