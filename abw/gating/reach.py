@@ -112,14 +112,14 @@ def rule_triggers(rule: Any) -> list[Any]:
     return [r for r in rule.references() if _ref_names(r) in wanted]
 
 
-def spec_scope_findings(spec: Any, runs: Sequence[Observed]) -> list[str]:
+def spec_scope_findings(spec: Any, runs: Callable[[], Sequence[Observed]]) -> list[str]:
     """One line per spec rule whose triggers no run of its ``scenarios`` shows while runs of
-    other scenarios do (:func:`out_of_scope`), over ``runs`` (one Observed per run, as
-    :func:`abw.gating.vacuity.observed` gives for one): what ``abw validate --baseline`` says
-    before a gate does."""
+    other scenarios do (:func:`out_of_scope`), over ``runs()`` (one Observed per run, as
+    :func:`abw.gating.vacuity.observed` gives for one; asked for only when a rule is scoped):
+    what ``abw validate --baseline`` says before a gate does."""
     lines = []
     for index, rule in enumerate(spec.rules):
-        found = out_of_scope(rule_triggers(rule), rule.references(), {}, lambda: runs)
+        found = out_of_scope(rule_triggers(rule), rule.references(), {}, runs)
         if found.texts:
             lines.append(f"rules[{index}] ({rule.id or rule.kind}): {'; '.join(found.texts)}")
     return lines
