@@ -26,7 +26,7 @@ mkdir -p "$results"
 bench() {  # SIZE DTYPES TRAJECTORIES NAIVE_TRAJECTORIES
   python3 benchmarks/latent_bench.py --size "$1" --models-dir "$work/models" --device "$device" \
     --dtype "$2" --trajectories "$3" --steps 24 --naive-trajectories "$4" \
-    --json "$results/bench-$1-$2.json" --markdown "$results/bench-$1-$2.md" \
+    --json "$results/bench-$1-${2//,/-}.json" --markdown "$results/bench-$1-${2//,/-}.md" \
     --profile "$results/profiles"
 }
 if [[ $steps == *" bench-0.5b "* ]]; then
