@@ -31,6 +31,9 @@ class AbwInputError(Exception):
         self.file = str(file) if file is not None else None
         self.line = line
         self.field = field
+        #: The document's other problems, each at its own place (:func:`from_validation_error`
+        #: with the document): ``abw validate`` lists them all, a loader stops at this one.
+        self.others: tuple[AbwInputError, ...] = ()
 
     def one_line(self) -> str:
         """``file:line: field: message`` with absent parts left out, on a single line."""
@@ -99,7 +102,8 @@ def from_validation_error(
     yaml: bool = False,
 ) -> AbwInputError:
     """The first error of a pydantic ``ValidationError`` as an :class:`AbwInputError`; with
-    the ``document``, its :func:`chief_error`, worded with :func:`with_suggestion`.
+    the ``document``, its :func:`chief_error`, worded with :func:`with_suggestion`, and the
+    problems at other places of the document, worded alike, as its ``others``.
 
     The field is the error's location joined with dots (``root_field`` when it has none); with
     the validated ``document``, its path there (:func:`document_location`: no union labels).
@@ -109,12 +113,32 @@ def from_validation_error(
     the location (member names and item indexes) to its line in the source text
     (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
-    loc, message = describe_validation_error(
-        exc, unknown_key=unknown_key, document=document, yaml=yaml
-    )
-    field = ".".join(str(part) for part in loc) or root_field
-    line = None if line_of is None else line_of(loc)
-    return AbwInputError(message, file=file, line=line, field=field)
+    words = {"unknown_key": unknown_key, "document": document, "yaml": yaml}
+    described = [describe_validation_error(exc, **words)]
+    if document is not _NO_DOCUMENT:  # the other problems, one a place, for abw validate
+        errors = exc.errors()
+        chief = _place(document, chief_error(errors, document))[:2]
+        groups = _groups(errors, document)
+        with contextlib.suppress(KeyError, IndexError, TypeError, ValueError):  # chief alone
+            described += [_describe(g, **words) for key, g in groups.items() if key != chief]
+
+    def as_error(loc: tuple[str | int, ...], message: str) -> AbwInputError:
+        field = ".".join(str(part) for part in loc) or root_field
+        line = None if line_of is None else line_of(loc)
+        return AbwInputError(message, file=file, line=line, field=field)
+
+    chief, *others = [as_error(loc, message) for loc, message in described]
+    chief.others = tuple(others)
+    return chief
+
+
+def _groups(errors: list[Any], document: Any) -> dict[tuple[str | int, ...], list[Any]]:
+    """Pydantic's ``errors`` grouped by their first two places in ``document`` (a rule, a
+    threshold, a key: one problem each; a union's members are one), in document order."""
+    groups: dict[tuple[str | int, ...], list[Any]] = {}
+    for error in errors:
+        groups.setdefault(_place(document, error)[:2], []).append(error)
+    return groups
 
 
 def describe_validation_error(
@@ -126,7 +150,13 @@ def describe_validation_error(
 ) -> tuple[tuple[str | int, ...], str]:
     """(where, what) of the error of ``exc`` to report, as :func:`from_validation_error`
     words it; a caller that maps the place on (a compiled contract) starts from this."""
-    errors = exc.errors()
+    return _describe(exc.errors(), unknown_key=unknown_key, document=document, yaml=yaml)
+
+
+def _describe(
+    errors: list[Any], *, unknown_key: str | None, document: Any, yaml: bool
+) -> tuple[tuple[str | int, ...], str]:
+    """(where, what) of the one of pydantic's ``errors`` to report (:func:`chief_error`)."""
     if document is _NO_DOCUMENT:
         first = errors[0]
         loc = tuple(first["loc"])

@@ -123,10 +123,11 @@ def _problems(document: Any, file: str) -> list[Problem]:
 
 
 def _precise(errors: list[Any], loader: list[Problem], file: str) -> list[Problem]:
-    """Each JSON Schema error as a problem, said once; one about a place that holds the
-    loader's problem (a union no member of which matches, the object holding an unknown key,
+    """Each JSON Schema error as a problem, said once; one about a place that holds one of the
+    loader's problems (a union no member of which matches, the object holding an unknown key,
     a value outside an enumeration) gives way to the loader's problem, which names the key
-    or value at fault, its line and what it should be, as the gate does."""
+    or value at fault, its line and what it should be, as the gate does; then the loader's
+    problems no schema can state (a count rule's min above its max)."""
     problems: list[Problem] = []
     for error in errors:
         path = tuple(error.absolute_path)
@@ -134,7 +135,7 @@ def _precise(errors: list[Any], loader: list[Problem], file: str) -> list[Proble
         problem = precise[0] if precise else Problem(file, json_path(path), error.message, path)
         if problem not in problems:
             problems.append(problem)
-    return problems
+    return problems + [p for p in loader if p not in problems]  # (what no schema can say)
 
 
 def _blamed(error: Any) -> list[tuple[str | int, ...]]:
@@ -184,10 +185,13 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
                 if contradiction is not None:
                     raise contradiction
     except AbwInputError as exc:
-        # spans.4.status, or a contract clause's governance.hard[0].params.within
-        names = re.findall(r"[^.\[\]]+", exc.field or "")
-        parts = [int(p) if p.isdigit() else p for p in names]
-        return [Problem(file, json_path(parts), exc.message, tuple(parts))]
+        problems = []
+        for each in (exc, *exc.others):  # (the document's problems at other places too)
+            # spans.4.status, or a contract clause's governance.hard[0].params.within
+            names = re.findall(r"[^.\[\]]+", each.field or "")
+            parts = [int(p) if p.isdigit() else p for p in names]
+            problems.append(Problem(file, json_path(parts), each.message, tuple(parts)))
+        return problems
     return []
 
 

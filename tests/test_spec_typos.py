@@ -269,17 +269,49 @@ def test_a_typo_in_clause_params_names_what_was_meant(run_cli, tmp_path):
     assert one_line(err).startswith(f"{path}:{line}: $.{field}: unknown key; did you mean before?")
 
 
-def test_validate_still_reports_a_typo_the_loader_does_not_name_first(run_cli, tmp_path):
+def test_validate_reports_every_problem_as_the_loader_words_it(run_cli, tmp_path):
     """The loader names one problem (a count rule's bounds, which the gate reports); the
-    unknown top-level key JSON Schema finds elsewhere is not replaced by it."""
+    unknown top-level key elsewhere is said too, as precisely (it kept JSON Schema's
+    "'threshold' was unexpected"), and so is the bounds problem no schema can state."""
     path = tmp_path / "behavior.yaml"
     text = SPEC_TEXT.replace("thresholds:\n", "threshold: 1\nthresholds:\n", 1)
     path.write_text(text + "rules:\n  - {id: r1, kind: count, tool: a, min: 3, max: 1}\n")
     code, _, err = run_cli("validate", path)
     assert code == 2
-    assert "'threshold' was unexpected" in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 2, err
+    unknown = "$.threshold: unknown key (specs fail closed); did you mean thresholds?"
+    assert lines[0].endswith(unknown), err
+    assert "$.rules[0]: Value error, count rule: min must not exceed max" in lines[1], err
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", path
     )
     assert code == 2
     assert "rules.0: Value error, count rule: min must not exceed max" in one_line(err)
+
+
+def test_validate_words_every_typo_of_a_spec_as_the_first(run_cli, tmp_path):
+    """Three typos in three places: each is one line naming its key or kind and what was
+    meant. Only the first used to be (the others kept JSON Schema's "is not valid under any of
+    the given schemas" and "Additional properties are not allowed")."""
+    path = tmp_path / "behavior.yaml"
+    text = SPEC_TEXT.replace("  min_runs:", "  min_wilson_pass_rat: 0.5\n  min_runs:", 1)
+    text = text.replace("required_tools:", "required_tols:", 1)
+    path.write_text(
+        text + "rules:\n  - {id: r1, kind: precedance, before: classify, after: lookup_order}\n"
+    )
+    code, out, err = run_cli("validate", path)
+    assert (code, out) == (2, "")
+    lines = err.strip().splitlines()
+    assert [line.split(": ", 1)[1] for line in lines] == [
+        "$.invariants.required_tols: unknown key (specs fail closed); did you mean required_tools?",
+        "$.rules[0].kind: unknown rule kind 'precedance'; did you mean precedence?",
+        "$.thresholds.min_wilson_pass_rat: unknown key (specs fail closed); did you mean "
+        "min_wilson_pass_rate?",
+    ], err
+    assert all(line.startswith(f"{path}:") for line in lines)
+    # the gate still stops at the first, naming it as before
+    code, _, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", path
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "required_tols" in err
