@@ -234,8 +234,16 @@ def with_suggestion(
     if kind == "extra_forbidden" and loc:
         meant = nearest(str(loc[-1]), keys_at(schema, document, loc[:-1]))
     elif kind in ("literal_error", "enum") and isinstance(error["input"], str):
-        meant = nearest(error["input"], values_at(schema, document, loc))
+        values = values_at(schema, document, loc)
+        meant = nearest(error["input"], values)
+        if meant is not None and len(values) > _LISTED_VALUES:  # a near miss, not the list
+            message = f"{error['input']!r} is not one of the {len(values)} allowed values"
     return loc, message if meant is None else f"{message}; did you mean {meant}?"
+
+
+#: Up to how many allowed values a value's error lists beside a near miss (a contract clause's
+#: ``rule`` has 20: ``'precedance'`` reads better as "did you mean precedence?" alone).
+_LISTED_VALUES = 8
 
 
 def unknown_tag(noun: str, key: str, tag: str, tags: list[str]) -> str:
