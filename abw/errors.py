@@ -113,31 +113,44 @@ def from_validation_error(
     the location (member names and item indexes) to its line in the source text
     (:func:`abw.jsonlocate.value_line`, :func:`abw.yamllocate.value_line`).
     """
-    words = {"unknown_key": unknown_key, "document": document, "yaml": yaml}
-    described = [describe_validation_error(exc, **words)]
-    if document is not _NO_DOCUMENT:  # the other problems, one a place, for abw validate
-        errors = exc.errors()
-        chief = _place(document, chief_error(errors, document))[:2]
-        groups = _groups(errors, document)
+    errors = exc.errors()
+    if document is _NO_DOCUMENT:
+        described = [_word(errors[0], tuple(errors[0]["loc"]), unknown_key, document, yaml)]
+    else:  # the chief problem, then one a place (for abw validate), each worded alike
+        chief = chief_error(errors, document)
+        described = [_word(chief, _place(document, chief), unknown_key, document, yaml)]
         with contextlib.suppress(KeyError, IndexError, TypeError, ValueError):  # chief alone
-            described += [_describe(g, **words) for key, g in groups.items() if key != chief]
+            for key, group in _groups(errors, document).items():
+                if key != _group_key(document, chief):
+                    first = chief_error(group, document)
+                    described.append(
+                        _word(first, _place(document, first), unknown_key, document, yaml)
+                    )
 
     def as_error(loc: tuple[str | int, ...], message: str) -> AbwInputError:
         field = ".".join(str(part) for part in loc) or root_field
         line = None if line_of is None else line_of(loc)
         return AbwInputError(message, file=file, line=line, field=field)
 
-    chief, *others = [as_error(loc, message) for loc, message in described]
-    chief.others = tuple(others)
-    return chief
+    first_error, *others = [as_error(loc, message) for loc, message in described]
+    first_error.others = tuple(others)
+    return first_error
+
+
+def _group_key(document: Any, error: Any) -> tuple[str | int, ...]:
+    """Where a problem is, for grouping: an error's first two places in ``document`` (a rule,
+    a threshold), a key's errors (unknown, missing) at the object holding the key, so that a
+    misspelt key and the key it misses are one problem."""
+    place = _place(document, error)
+    return (place[:-1] if error["type"] in ("missing", "extra_forbidden") else place)[:2]
 
 
 def _groups(errors: list[Any], document: Any) -> dict[tuple[str | int, ...], list[Any]]:
-    """Pydantic's ``errors`` grouped by their first two places in ``document`` (a rule, a
-    threshold, a key: one problem each; a union's members are one), in document order."""
+    """Pydantic's ``errors`` grouped by :func:`_group_key` (a union's members are one
+    problem), in document order."""
     groups: dict[tuple[str | int, ...], list[Any]] = {}
     for error in errors:
-        groups.setdefault(_place(document, error)[:2], []).append(error)
+        groups.setdefault(_group_key(document, error), []).append(error)
     return groups
 
 
@@ -150,27 +163,26 @@ def describe_validation_error(
 ) -> tuple[tuple[str | int, ...], str]:
     """(where, what) of the error of ``exc`` to report, as :func:`from_validation_error`
     words it; a caller that maps the place on (a compiled contract) starts from this."""
-    return _describe(exc.errors(), unknown_key=unknown_key, document=document, yaml=yaml)
-
-
-def _describe(
-    errors: list[Any], *, unknown_key: str | None, document: Any, yaml: bool
-) -> tuple[tuple[str | int, ...], str]:
-    """(where, what) of the one of pydantic's ``errors`` to report (:func:`chief_error`)."""
+    errors = exc.errors()
     if document is _NO_DOCUMENT:
-        first = errors[0]
-        loc = tuple(first["loc"])
-    else:
-        first = chief_error(errors, document)
-        loc = _place(document, first)
-    message = first["msg"]
-    if unknown_key is not None and first["type"] == "extra_forbidden":
+        return _word(errors[0], tuple(errors[0]["loc"]), unknown_key, document, yaml)
+    first = chief_error(errors, document)
+    return _word(first, _place(document, first), unknown_key, document, yaml)
+
+
+def _word(
+    error: Any, loc: tuple[str | int, ...], unknown_key: str | None, document: Any, yaml: bool
+) -> tuple[tuple[str | int, ...], str]:
+    """(where, what) of one pydantic ``error`` at ``loc``: ``unknown_key`` for a key the model
+    forbids, YAML's plain scalars named, and (given the ``document``) :func:`with_suggestion`."""
+    message = error["msg"]
+    if unknown_key is not None and error["type"] == "extra_forbidden":
         message = unknown_key
-    elif yaml and first["type"] == "string_type" and type(first["input"]) in _YAML_PLAIN:
-        kind = _YAML_PLAIN[type(first["input"])]
+    elif yaml and error["type"] == "string_type" and type(error["input"]) in _YAML_PLAIN:
+        kind = _YAML_PLAIN[type(error["input"])]
         message += f" (YAML reads this unquoted value as {kind}: put it in quotes for text)"
     if document is not _NO_DOCUMENT:
-        loc, message = with_suggestion(first, loc, message, document)
+        loc, message = with_suggestion(error, loc, message, document)
     return loc, message
 
 

@@ -316,3 +316,15 @@ def test_validate_words_every_typo_of_a_spec_as_the_first(run_cli, tmp_path):
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", path
     )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "required_tols" in err
+
+
+def test_a_misspelt_required_key_is_one_problem_not_two(run_cli, tmp_path):
+    """``idd:`` for ``id:`` is an unknown key and a missing one; they are one problem, said
+    once with what was meant (the missing ``id`` was printed again on a line of its own)."""
+    path = tmp_path / "behavior.yaml"
+    path.write_text(SPEC_TEXT.replace("\nid: ", "\nidd: ", 1))
+    code, _, err = run_cli("validate", path)
+    assert code == 2
+    assert [line.split(": ", 1)[1] for line in err.strip().splitlines()] == [
+        "$.idd: unknown key (specs fail closed); did you mean id?"
+    ], err
