@@ -90,10 +90,10 @@ class _Baseline:
         self.seen = observed(traces)
 
     @cached_property
-    def runs(self) -> list[Any]:
-        from abw.gating.vacuity import observed
+    def runs(self) -> dict[str | None, list[Any]]:
+        from abw.gating.reach import by_scenario
 
-        return [observed([trace]) for trace in self.traces]
+        return by_scenario(self.traces)
 
 
 def _vacuous(path: Path, baseline: _Baseline) -> list[str]:

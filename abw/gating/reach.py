@@ -112,11 +112,10 @@ def rule_triggers(rule: Any) -> list[Any]:
     return [r for r in rule.references() if _ref_names(r) in wanted]
 
 
-def spec_scope_findings(spec: Any, runs: Callable[[], Sequence[Observed]]) -> list[str]:
+def spec_scope_findings(spec: Any, runs: BaselineViews) -> list[str]:
     """One line per spec rule whose triggers no run of its ``scenarios`` shows while runs of
-    other scenarios do (:func:`out_of_scope`), over ``runs()`` (one Observed per run, as
-    :func:`abw.gating.vacuity.observed` gives for one; asked for only when a rule is scoped):
-    what ``abw validate --baseline`` says before a gate does."""
+    other scenarios do (:func:`out_of_scope`), over ``runs()`` (:func:`by_scenario`, asked for
+    only when a rule is scoped): what ``abw validate --baseline`` says before a gate does."""
     lines = []
     for index, rule in enumerate(spec.rules):
         found = out_of_scope(rule_triggers(rule), rule.references(), {}, runs)
@@ -141,13 +140,19 @@ def _label(reference: Any) -> str:
     return f"{'/'.join(types)} {text}" if types else text
 
 
-#: The baseline runs' own Observed, one per run, built on first call (few checks need them).
-BaselineViews = Callable[[], Sequence[Observed]]
+#: The baseline runs' own Observed, one per run, by scenario (:func:`by_scenario`), built on
+#: first call (few checks need them).
+BaselineViews = Callable[[], Mapping[str | None, Sequence[Observed]]]
 
 
-def _scenario(seen: Observed) -> str | None:
-    """The scenario of one run's Observed (None: the run has no scenario id)."""
-    return next(iter(seen.scenarios), None)
+def by_scenario(runs: Iterable[Any]) -> dict[str | None, list[Observed]]:
+    """Each run's own Observed (:func:`abw.gating.vacuity.observed`), by its scenario (None:
+    runs without a scenario id): what a :data:`BaselineViews` gives."""
+    found: dict[str | None, list[Observed]] = {}
+    for run in runs:
+        view = observed([run])
+        found.setdefault(next(iter(view.scenarios), None), []).append(view)
+    return found
 
 
 def _covers(references: Iterable[Any], scenario: str | None) -> bool:
@@ -197,7 +202,7 @@ def unreached_triggers(
     check: Check, references: Iterable[Any], reached: Reached, baseline: BaselineViews
 ) -> list[Unreached]:
     """Per scenario the check covers, the triggers of ``check`` that some baseline run of the
-    scenario (``baseline()``: one Observed per run, asked for only when a trigger is
+    scenario (``baseline()``: :func:`by_scenario`, asked for only when a trigger is
     unreached) shows and none of its candidate runs (``reached``) does, in given order."""
     references = list(references)
     scenarios = sorted(reached, key=lambda s: (s is None, s or ""))
@@ -210,7 +215,7 @@ def unreached_triggers(
                 continue
             if _shows(reference, side):
                 continue
-            runs = [view for view in baseline() if _scenario(view) == scenario]
+            runs = baseline().get(scenario, ())
             if count := sum(_shows(reference, run) for run in runs):
                 text = as_text(_ref_names(reference) or ())
                 found[(label, scenario)] = Unreached(
@@ -229,7 +234,7 @@ def unreached(
     found = unreached_triggers(check, references, reached, baseline)
     if not found:
         return check
-    named = len(set(reached) | {_scenario(view) for view in baseline()}) > 1
+    named = len({*reached, *baseline()}) > 1
     text = "; ".join(u.sentence(named) for u in found)
     counts: dict[str, int] = {}
     names: dict[str, list[str]] = {}
@@ -278,7 +283,7 @@ def out_of_scope(
     if not any(isinstance(ref, ScopeRef) for ref in references):
         return found
     views = baseline()
-    everywhere = {*reached, *map(_scenario, views)}
+    everywhere = {*reached, *views}
     covered = sorted(s for s in everywhere if s is not None and _covers(references, s))
     if not covered:
         return found  # (no run's scenario matches: vacuity.scope_sentence)
@@ -287,10 +292,10 @@ def out_of_scope(
         side = reached.get(scenario)
         if side is not None and hits(names, side.names):
             return True
-        return any(_scenario(v) == scenario and hits(names, v.names) for v in views)
+        return any(hits(names, view.names) for view in views.get(scenario, ()))
 
     runs = sum(reached[s].runs for s in covered if s in reached)
-    runs += sum(_scenario(v) in covered for v in views)
+    runs += sum(len(views.get(s, ())) for s in covered)
     others = sorted(everywhere.difference(covered), key=lambda s: (s is None, s or ""))
     where: dict[str, list[str | None]] = {}
     for reference in trigger_refs:
@@ -341,7 +346,7 @@ def apply(
     vacuous likewise (:func:`out_of_scope`), and one no candidate run of a scenario triggered
     where its baseline runs did is :func:`unreached`."""
     out: list[Check] = []
-    views = cache(lambda: [observed([run]) for run in baseline])  # each run's, when needed
+    views = cache(lambda: by_scenario(baseline))  # each run's, when needed
     for check in checks:
         refs = references.get(check.id, ())
         found = misses(refs, seen, output_fields.get(check.id, ()))

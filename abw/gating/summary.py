@@ -243,14 +243,22 @@ class Partial:
 
     summaries: list[RunSummary] = field(default_factory=list)
     tool_totals: dict[str | None, Counter[str]] = field(default_factory=dict)
-    span_names: set[str] = field(default_factory=set)
     output_fields: set[str] = field(default_factory=set)
-    span_kinds: set[tuple[str, str]] = field(default_factory=set)
     argument_keys: set[tuple[str, str]] = field(default_factory=set)
     #: Per scenario, the span names and (name, type) kinds its runs show (what reached a
-    #: rule's trigger, abw.gating.reach.candidate_side).
+    #: rule's trigger, abw.gating.reach.candidate_side); over all: :attr:`span_names`.
     scenario_span_names: dict[str | None, set[str]] = field(default_factory=dict)
     scenario_span_kinds: dict[str | None, set[tuple[str, str]]] = field(default_factory=dict)
+
+    @property
+    def span_names(self) -> set[str]:
+        """The span names every run shows."""
+        return set().union(*self.scenario_span_names.values())
+
+    @property
+    def span_kinds(self) -> set[tuple[str, str]]:
+        """The (name, type) kinds every run shows (where the gate folds them)."""
+        return set().union(*self.scenario_span_kinds.values())
 
     def add(self, summary: RunSummary) -> None:
         """Fold in a fresh summary (:func:`summarize`'s, held by nothing else): the tools on
@@ -262,9 +270,7 @@ class Partial:
         totals.update(summary.path_names)
         self.scenario_span_names.setdefault(summary.scenario_id, set()).update(summary.span_names)
         self.scenario_span_kinds.setdefault(summary.scenario_id, set()).update(summary.span_kinds)
-        self.span_names |= summary.span_names
         self.output_fields |= summary.output_fields
-        self.span_kinds |= summary.span_kinds
         self.argument_keys |= summary.argument_keys
         set_field = object.__setattr__  # (dataclasses.replace cost 25 µs a run)
         set_field(summary, "path_names", ())
@@ -290,9 +296,7 @@ class Partial:
             self.scenario_span_names.setdefault(scenario, set()).update(names)
         for scenario, kinds in other.scenario_span_kinds.items():
             self.scenario_span_kinds.setdefault(scenario, set()).update(kinds)
-        self.span_names |= other.span_names
         self.output_fields |= other.output_fields
-        self.span_kinds |= other.span_kinds
         self.argument_keys |= other.argument_keys
 
 
