@@ -13,7 +13,7 @@ import pytest
 
 from abw.latent.extract import tokenize_steps
 from abw.latent.model import load_model
-from abw.latent.tiny import SIZES, make_tiny_model
+from abw.latent.tiny import SIZES, make_tiny_model, sized_config
 from tests.conftest import CORPUS, REPO
 
 # Published parameter counts: Qwen2.5-0.5B 0.49B (0.36B without embeddings), -1.5B 1.54B (1.31B).
@@ -25,9 +25,7 @@ def test_sized_models_have_the_published_parameter_counts(size: str) -> None:
     import torch
     import transformers
 
-    from abw.latent.tiny import _QWEN25_COMMON
-
-    config = transformers.Qwen2Config(**_QWEN25_COMMON, **SIZES[size])
+    config = sized_config(size)  # as make_sized_model builds it
     with torch.device("meta"):  # shapes only: nothing is allocated
         model = transformers.Qwen2ForCausalLM(config)
     total = sum(p.numel() for p in model.parameters())  # tied head counted once

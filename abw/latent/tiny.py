@@ -13,6 +13,7 @@ trained here, so a text gives more tokens than the real model's tokenizer would.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from abw.latent import require_extras
 
@@ -139,6 +140,14 @@ def make_tiny_model(
     return folder
 
 
+def sized_config(size: str) -> Any:
+    """The ``transformers.Qwen2Config`` of the published ``size`` (see :data:`SIZES`)."""
+    _, transformers = require_extras()
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {tuple(SIZES)}")
+    return transformers.Qwen2Config(**_QWEN25_COMMON, **SIZES[size])
+
+
 def make_sized_model(folder: str | Path, size: str, *, seed: int = 0) -> Path:
     """Save a random Qwen2 model of the published ``size`` (see :data:`SIZES`); return ``folder``.
 
@@ -146,10 +155,8 @@ def make_sized_model(folder: str | Path, size: str, *, seed: int = 0) -> Path:
     saved in bfloat16, as the published weights are; loading it in float32 widens them exactly.
     """
     torch, transformers = require_extras()
-    if size not in SIZES:
-        raise ValueError(f"size must be one of {tuple(SIZES)}")
+    config = sized_config(size)
     tokenizer = build_tokenizer("qwen2")
-    config = transformers.Qwen2Config(**_QWEN25_COMMON, **SIZES[size])
     torch.manual_seed(seed)
     with torch.device("cuda" if torch.cuda.is_available() else "cpu"):
         model = transformers.Qwen2ForCausalLM(config).to(torch.bfloat16)
