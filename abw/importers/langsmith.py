@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
-from abw.importers.base import Importer, ImportOptions
+from abw.importers.base import ImportOptions
 from abw.importers.rawio import (
     INPUT_OUTPUT,
     PROMPT_COMPLETION,
@@ -41,7 +41,7 @@ from abw.importers.rawio import (
     read_raw,
     token_counts,
 )
-from abw.importers.siblings import Holdings, Siblings
+from abw.importers.siblings import Holdings, SplitExportImporter
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
 from abw.reader import MalformedJson, parse_json
@@ -134,7 +134,7 @@ def _merge(pairs: list[tuple[str, dict[str, Any]]], path: Path) -> dict[str, dic
     return merged
 
 
-class LangSmithImporter(Importer):
+class LangSmithImporter(SplitExportImporter):
     name: ClassVar[str] = "langsmith"
     platform: ClassVar[str] = "langsmith"
     export_format: ClassVar[str] = "langsmith-runs"
@@ -144,14 +144,12 @@ class LangSmithImporter(Importer):
         "JSON list, or run lists / JSON Lines. One trace per trace_id. --argument-fields reads "
         "tool and retriever runs' inputs."
     )
+    #: the SDK sends a long run's post and its patch in separate bodies (files)
+    records_exported_once: ClassVar[bool] = False
 
-    def __init__(self) -> None:
-        self._siblings = Siblings(_holdings, self.suffixes, copies=False)
-
-    def discover(self, folder: Path) -> list[Path]:
-        """The exports; a file whose every trace an earlier file of its folder begins (the
-        SDK sends a long run's post and patch in separate bodies) is read with that file."""
-        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
+    @staticmethod
+    def holdings(path: Path) -> Holdings:
+        return _holdings(path)
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw, pairs = _read(path, options.warnings)

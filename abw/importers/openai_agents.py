@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
-from abw.importers.base import Importer, ImportOptions
+from abw.importers.base import ImportOptions
 from abw.importers.rawio import (
     INPUT_OUTPUT,
     PROMPT_COMPLETION,
@@ -40,7 +40,7 @@ from abw.importers.rawio import (
     read_raw,
     token_counts,
 )
-from abw.importers.siblings import Holdings, Siblings
+from abw.importers.siblings import Holdings, SplitExportImporter
 from abw.importers.spans import (
     ABSENT,
     Draft,
@@ -146,7 +146,7 @@ def _epoch(value: Any) -> float | None:
     return moment.timestamp() if moment is not None else None
 
 
-class OpenAIAgentsImporter(Importer):
+class OpenAIAgentsImporter(SplitExportImporter):
     name: ClassVar[str] = "openai-agents"
     platform: ClassVar[str] = "openai_agents"
     export_format: ClassVar[str] = "openai-agents-export"
@@ -156,14 +156,12 @@ class OpenAIAgentsImporter(Importer):
         "BackendSpanExporter, or JSON Lines). One trace per trace id. --argument-fields reads "
         "function spans' input."
     )
+    #: a run uploaded in several POSTs: each span once
+    records_exported_once: ClassVar[bool] = True
 
-    def __init__(self) -> None:
-        self._siblings = Siblings(_holdings, self.suffixes, copies=True)
-
-    def discover(self, folder: Path) -> list[Path]:
-        """The exports; a file whose every trace an earlier file of its folder begins (one of
-        a run's several uploads) is read with that file."""
-        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
+    @staticmethod
+    def holdings(path: Path) -> Holdings:
+        return _holdings(path)
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raws = [read_raw(path)]

@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from abw.errors import AbwInputError
-from abw.importers.base import ImportOptions
+from abw.importers.base import Importer, ImportOptions
 
 #: What a file holds: trace id -> the ids of its records of that trace.
 Holdings = dict[str, Collection[str]]
@@ -108,6 +109,31 @@ class Siblings:
             return Share(here, ())
         later = sorted({n for t in own for n in index.get(t, ()) if n != path.name})
         return Share(own, tuple(path.parent / name for name in later))
+
+
+class SplitExportImporter(Importer):
+    """An importer of exports keyed by trace id, one run's records possibly in several files
+    of a folder: a file that only continues traces an earlier file begins is no unit of the
+    folder's import (:meth:`discover`); :attr:`_siblings` says what each file reads besides.
+
+    A subclass names what a file holds (:meth:`holdings`) and whether its records are
+    exported once each (:attr:`records_exported_once`: two files sharing a record id are
+    copies, each read on its own), else a run's parts (its post and its patch)."""
+
+    records_exported_once: ClassVar[bool]
+
+    @staticmethod
+    def holdings(path: Path) -> Holdings:
+        """What the file at ``path`` holds, for its folder's index (:class:`Siblings`)."""
+        raise NotImplementedError
+
+    def __init__(self) -> None:
+        self._siblings = Siblings(self.holdings, self.suffixes, copies=self.records_exported_once)
+
+    def discover(self, folder: Path) -> list[Path]:
+        """The exports, less the files whose every trace an earlier file of the folder begins
+        (they are read with it)."""
+        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
 
 
 #: The folders indexed in this process: (reader, copies, folder) -> (exports, index).

@@ -57,13 +57,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
-from abw.importers.base import Importer, ImportOptions
+from abw.importers.base import ImportOptions
 from abw.importers.otel.build import build_trace
 from abw.importers.otel.classify import is_agent_run
 from abw.importers.otel.encodings import read_spans
 from abw.importers.otel.teams import join_team_runs
 from abw.importers.rawio import read_raw
-from abw.importers.siblings import Holdings, Siblings
+from abw.importers.siblings import Holdings, SplitExportImporter
 from abw.importers.spans import ABSENT
 from abw.importers.tree import group_by_trace
 from abw.text import plural
@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from abw.models.trace import Trace
 
 
-class OtelImporter(Importer):
+class OtelImporter(SplitExportImporter):
     name: ClassVar[str] = "otel"
     platform: ClassVar[str] = "otel"
     export_format: ClassVar[str] = "otlp-json"
@@ -84,14 +84,12 @@ class OtelImporter(Importer):
         "gcp.vertex.agent.tool_call_args / traceloop.entity.input (its kwargs) / "
         "spring.ai.tool.call.arguments."
     )
+    #: a rotated file, one of a processor's several POSTs: each span once
+    records_exported_once: ClassVar[bool] = True
 
-    def __init__(self) -> None:
-        self._siblings = Siblings(_holdings, self.suffixes, copies=True)
-
-    def discover(self, folder: Path) -> list[Path]:
-        """The exports; a file whose every trace an earlier file of its folder begins (a
-        rotated file, one of a processor's several POSTs) is read with that file."""
-        return [p for p in super().discover(folder) if self._siblings.begins_any(p)]
+    @staticmethod
+    def holdings(path: Path) -> Holdings:
+        return _holdings(path)
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw = read_raw(path)
