@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from abw.errors import AbwInputError
 
@@ -268,6 +269,68 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
         lines[at] = json.dumps(_walk(doc, rng)).encode()
         return b"\n".join(lines)
     return data[::-1]
+
+
+#: What :func:`wrong_typed` puts in place of a field: containers where text or a number is
+#: read (``x in {...}`` with a list raises), and scalars where a container is walked.
+WRONG_TYPES: tuple[object, ...] = ([], {}, 1.5, "x")
+
+
+def _fields(doc: object, at: tuple = ()) -> list[tuple[tuple, object]]:
+    """Every (path, value) below ``doc``, depth first (paths of keys and indexes)."""
+    found: list[tuple[tuple, object]] = []
+    if isinstance(doc, dict):
+        items: Any = doc.items()
+    else:
+        items = enumerate(doc) if isinstance(doc, list) else ()
+    for key, value in items:
+        found.append(((*at, key), value))
+        found += _fields(value, (*at, key))
+    return found
+
+
+def _replaced(doc: object, path: tuple, value: object) -> object:
+    """A copy of ``doc`` with the value at ``path`` replaced."""
+    doc = copy.deepcopy(doc)
+    holder = doc
+    for key in path[:-1]:
+        holder = holder[key]  # type: ignore[index]
+    holder[path[-1]] = copy.deepcopy(value)  # type: ignore[index]
+    return doc
+
+
+def wrong_typed(data: bytes) -> list[tuple[str, bytes]]:
+    """``data`` (a JSON document, or JSON Lines) with one field at a time given a value of
+    another type (:data:`WRONG_TYPES`), each field once whatever its indexes and line
+    (``messages.3.type`` as ``messages.#.type``; a JSON Lines file's records share field
+    names): (where, input) pairs. A seed that is no JSON gives none."""
+    try:
+        documents, lines = [json.loads(data)], False
+    except ValueError:
+        try:
+            documents = [json.loads(line) if line.strip() else None for line in data.split(b"\n")]
+            lines = True
+        except ValueError:
+            return []
+    out: list[tuple[str, bytes]] = []
+    seen: set[tuple] = set()
+    for at, document in enumerate(documents):
+        for path, value in _fields(document):
+            shape = tuple("#" if isinstance(k, int) else k for k in path)
+            for wrong in WRONG_TYPES:
+                if (shape, repr(wrong)) in seen or (type(value) is type(wrong) and value == wrong):
+                    continue
+                seen.add((shape, repr(wrong)))
+                changed = _replaced(document, path, wrong)
+                if lines:
+                    texts = [b"" if d is None else json.dumps(d).encode() for d in documents]
+                    texts[at] = json.dumps(changed).encode()
+                    text = b"\n".join(texts)
+                else:
+                    text = json.dumps(changed).encode()
+                where = ".".join(map(str, path)) + f" = {json.dumps(wrong)}"
+                out.append((f"line {at + 1}: {where}" if lines else where, text))
+    return out
 
 
 # ---------------------------------------------------------------- targets

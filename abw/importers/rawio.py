@@ -95,6 +95,11 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def as_list(value: Any) -> list[Any]:
+    """``value`` when it is a JSON array, else ``[]``: a wrong-typed container is skipped."""
+    return value if isinstance(value, list) else []
+
+
 def object_at(value: Any, *keys: str) -> dict[str, Any]:
     """The JSON object at ``keys`` below ``value``, else ``{}`` (a step that is no object)."""
     for key in keys:

@@ -15,7 +15,7 @@ MAX_TURNS = "max_turns_reached"
 #: The ``attachment`` type of a hook that answered ``continue: false``: mid-turn (PreToolUse,
 #: PostToolUse...) it halts the run; after a ``Stop`` hook the answer was already given.
 HOOK_HALT = "hook_stopped_continuation"
-_AFTER_ANSWER_HOOKS = {"Stop", "SubagentStop"}
+_AFTER_ANSWER_HOOKS = ("Stop", "SubagentStop")
 #: ``system`` subtypes that compact the agent's context: (span name, metadata key).
 _COMPACTIONS = {
     "compact_boundary": ("compaction", "compactMetadata"),

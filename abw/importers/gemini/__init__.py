@@ -67,7 +67,12 @@ from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOL
 from abw.importers.gemini.drafts import message_drafts
 from abw.importers.gemini.ending import run_end
 from abw.importers.gemini.jsonl import recording_records, replayed
-from abw.importers.gemini.refused import own_file, refuse_document, refuse_stream_json
+from abw.importers.gemini.refused import (
+    own_file,
+    refuse_document,
+    refuse_malformed_messages,
+    refuse_stream_json,
+)
 from abw.importers.gemini.removed import REMOVED_FIELDS
 from abw.importers.gemini.subagents import (
     session_messages,
@@ -147,6 +152,7 @@ class GeminiImporter(Importer):
                 return []
         refuse_document(document, path)
         messages = document["messages"]
+        refuse_malformed_messages(messages, path, line_of)
         if not _conversed(messages, made):
             return options.no_run(
                 path,

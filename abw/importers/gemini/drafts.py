@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError
 from abw.importers.base import ImportOptions
 from abw.importers.gemini.calls import call_drafts
 from abw.importers.gemini.messages import calls_holder, history_copy, text
@@ -29,8 +28,6 @@ def message_drafts(
     to one are a turn of their own), are no steps."""
     drafts: list[Draft] = []
     for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise AbwInputError("a message is not an object", file=path, field=f"messages.{index}")
         if message.get("type") != "gemini" or index in made or history_copy(message):
             continue
         if index in owned:

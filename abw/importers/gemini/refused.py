@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,6 +124,22 @@ def headless_refusal(output_format: str, session_id: Any) -> str:
     )
 
 
+def refuse_malformed_messages(
+    messages: list[Any], path: Path, line_of: Callable[[tuple[str | int, ...]], int | None]
+) -> None:
+    """Refuse a recording a message of which is no object, or has a ``type`` that is no text
+    (Gemini CLI writes every message as an object with a string ``type``; an unknown string,
+    a later version's kind of message, is passed over where it is read)."""
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            problem, field = "a message is not an object", f"messages.{index}"
+        elif "type" in message and not isinstance(message["type"], str):
+            problem, field = "a message's type is not a string", f"messages.{index}.type"
+        else:
+            continue
+        raise AbwInputError(problem, file=path, line=line_of(("messages", index)), field=field)
+
+
 def refuse_document(document: Any, path: Path) -> None:
     """Refuse a document that is no chat recording: a prompt log, ``--output-format json``
     output, no ``messages[]``, or another tool's ``messages[]``."""
@@ -157,7 +174,7 @@ def refuse_document(document: Any, path: Path) -> None:
             field="messages",
         )
     if "sessionId" not in document and not any(
-        isinstance(m, dict) and m.get("type") in MESSAGE_TYPES for m in document["messages"]
+        isinstance(m, dict) and text(m.get("type")) in MESSAGE_TYPES for m in document["messages"]
     ):  # (another tool's messages[]: mini-swe-agent's, a chat API's)
         raise AbwInputError(
             "not a Gemini CLI chat recording: no sessionId and no user, gemini, info, "

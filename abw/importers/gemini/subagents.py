@@ -18,7 +18,7 @@ from abw.importers.spans import parse_time
 
 #: The tools that call a subagent named in ``args.agent_name``: ``delegate_to_agent`` (0.2x),
 #: ``invoke_agent`` (0.6x; 0.3x-0.5x called a subagent by its own name).
-DELEGATE_TOOLS = frozenset({"delegate_to_agent", "invoke_agent"})
+DELEGATE_TOOLS = ("delegate_to_agent", "invoke_agent")
 
 
 #: How a subagent's call returns when the subagent ran to its end (``agents/invocation.ts``,
@@ -43,7 +43,7 @@ def finished_reason(call: dict[str, Any]) -> str | None:
     """The ``terminate_reason`` a subagent's call returned (:data:`FINISHED`), when the output
     names the subagent called (the call's name, or the ``agent_name`` it delegates to)."""
     args = as_dict(call.get("args"))
-    called = {call.get("name"), args.get("agent_name")}
+    called = {text(call.get("name")), text(args.get("agent_name"))}
     for output in response_texts(call.get("result")):
         match = FINISHED.match(output)
         if match and match.group(1) in called:

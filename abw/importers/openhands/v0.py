@@ -9,7 +9,7 @@ from abw.importers.base import ImportOptions
 from abw.importers.common import identifier
 from abw.importers.openhands.common import SHELL, compaction, event_span_id
 from abw.importers.openhands.outcomes import STATE_STATUS, not_executed, observe, stopped
-from abw.importers.rawio import as_dict
+from abw.importers.rawio import as_dict, as_list
 from abw.importers.spans import ABSENT, Draft, parse_time
 
 _NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}
@@ -43,9 +43,10 @@ def _function_arguments(meta: dict[str, Any]) -> Any:
     """The arguments the model sent with the function call ``tool_call_metadata`` names (the
     ones that match the span's ``function_name``), or ``None`` when the response lacks it."""
     response = as_dict(meta.get("model_response"))
-    for choice in response.get("choices") or []:
-        for call in as_dict(as_dict(choice).get("message")).get("tool_calls") or []:
-            if as_dict(call).get("id") == meta.get("tool_call_id"):
+    for choice in as_list(response.get("choices")):
+        for call in as_list(as_dict(as_dict(choice).get("message")).get("tool_calls")):
+            call = as_dict(call)
+            if call.get("id") == meta.get("tool_call_id"):
                 return as_dict(call.get("function")).get("arguments")
     return None
 
@@ -76,7 +77,7 @@ def read_v0(
         meta = as_dict(event.get("tool_call_metadata"))
         response = as_dict(meta.get("model_response"))
         action = event.get("action")
-        if event.get("observation") not in {"error", "agent_state_changed"}:
+        if event.get("observation") not in ("error", "agent_state_changed"):
             cut.clear()
         if action == "condensation_request":  # (the agent's, on a context-window error)
             requested = True

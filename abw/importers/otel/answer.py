@@ -9,8 +9,8 @@ import re
 from typing import Any
 
 from abw.importers.otel.content import span_content
-from abw.importers.otel.span import OSpan, as_list, nonblank
-from abw.importers.rawio import as_dict, decode_json_string
+from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.rawio import as_dict, as_list, decode_json_string
 from abw.importers.spans import ABSENT, assistant_text
 
 #: A LlamaIndex workflow's result as OpenInference records it: the ``StopEvent`` repr, cut short.

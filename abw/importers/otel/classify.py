@@ -109,7 +109,7 @@ VERCEL_LLM = {
 #: The Vercel AI SDK's legacy call spans (``ai.operationId``): a call named by its telemetry
 #: ``functionId`` is the agent it names, as AI SDK 7's OpenTelemetry integration writes the
 #: same call as ``invoke_agent`` with ``gen_ai.agent.name`` = the functionId.
-VERCEL_CALLS = {"ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"}
+VERCEL_CALLS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject")
 _VERCEL_FUNCTION = "ai.telemetry.functionId"
 
 _MODEL_KEYS = (

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from abw.errors import AbwInputError
-from abw.importers.otel.span import OSpan, as_list
-from abw.importers.rawio import as_dict, json_body
+from abw.importers.otel.span import OSpan
+from abw.importers.rawio import as_dict, as_list, json_body
 from abw.importers.spans import ABSENT, parse_time
 from abw.reader import MalformedJson, parse_json, parse_json_sequence
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.importers.otel.classify import classify
-from abw.importers.otel.span import OSpan, as_list, nonblank
-from abw.importers.rawio import as_dict, decode_json_string
+from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.rawio import as_dict, as_list, decode_json_string
 
 #: Room for the rank of a call below one nanosecond of start time in :func:`sort_start`.
 _RANKS = 1 << 32

@@ -26,11 +26,6 @@ class OSpan:
     links: list[tuple[str, str]] = field(default_factory=list)  # (trace id, span id) it links to
 
 
-def as_list(value: Any) -> list[Any]:
-    """``value`` when it is a list, else empty: wrong-typed containers are skipped."""
-    return value if isinstance(value, list) else []
-
-
 def nonblank(value: Any) -> str | None:
     """``value`` when it is a string holding more than whitespace, else ``None``."""
     return value if isinstance(value, str) and value.strip() else None

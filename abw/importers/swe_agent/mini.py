@@ -13,6 +13,7 @@ from abw.importers.rawio import (
     INPUT_OUTPUT,
     PROMPT_COMPLETION,
     as_dict,
+    as_list,
     decode_json_string,
     object_at,
     token_counts,
@@ -29,7 +30,7 @@ from abw.importers.swe_agent.replies import (
     stop,
     stop_outcome,
 )
-from abw.importers.swe_agent.responses import chat_form, json_list
+from abw.importers.swe_agent.responses import chat_form
 
 #: The roles of mini-swe-agent's messages (``exit`` ends a run: its ``extra.exit_status``).
 _MINI_ROLES = frozenset({"system", "user", "assistant", "tool", "exit"})
@@ -102,7 +103,7 @@ def _commands(message: dict[str, Any], text: str) -> list[str]:
     ``extra.actions``: by the model's ``action_regex``, which other fenced blocks, a
     ```` ```bash ```` example, do not match), else its command blocks (1.x)."""
     actions = as_dict(message.get("extra")).get("actions")
-    found = [as_dict(a).get("command") for a in json_list(actions)]
+    found = [as_dict(a).get("command") for a in as_list(actions)]
     if found and all(isinstance(command, str) for command in found):
         return found
     return bash_commands(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from abw.importers.rawio import as_dict
+from abw.importers.rawio import as_dict, as_list
 from abw.importers.spans import ABSENT
 
 
@@ -13,11 +13,9 @@ def chat_form(message: dict[str, Any]) -> dict[str, Any]:
     assistant message (its ``output_text`` parts the content, its ``function_call`` items the
     ``tool_calls``), a ``function_call_output`` the ``tool`` message; any other unchanged."""
     if message.get("object") == "response" and "role" not in message:
-        items = [as_dict(item) for item in json_list(message.get("output"))]
+        items = [as_dict(item) for item in as_list(message.get("output"))]
         calls = [_chat_call(item) for item in items if item.get("type") == "function_call"]
-        parts = [
-            p for i in items if i.get("type") == "message" for p in json_list(i.get("content"))
-        ]
+        parts = [p for i in items if i.get("type") == "message" for p in as_list(i.get("content"))]
         response = {"model": message.get("model"), "usage": message.get("usage")}
         extra = {**as_dict(message.get("extra")), "response": response}
         return {"role": "assistant", "content": parts or None, "tool_calls": calls, "extra": extra}
@@ -25,11 +23,6 @@ def chat_form(message: dict[str, Any]) -> dict[str, Any]:
         reply = {"role": "tool", "tool_call_id": message.get("call_id")}
         return reply | {"content": message.get("output"), "extra": message.get("extra")}
     return message
-
-
-def json_list(value: Any) -> list[Any]:
-    """``value`` when it is a JSON array, else ``[]``."""
-    return value if isinstance(value, list) else []
 
 
 def _chat_call(item: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,138 @@
+"""A field holding a value of another type than its format writes — a list where a name is read
+(``x in {...}`` raises on a list), a number where a list is walked — is read leniently or
+refused in one line (exit code 2), never an internal error.
+
+:func:`fuzzkit.wrong_typed` gives every field of real recordings such a value, one field at a
+time; each importer must keep the contract of tests/fuzzkit.py on all of them. The named cases
+below are what that sweep (and a search for the same pattern) found.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fuzzkit import CORPUS, Crash, check_contract, targets, wrong_typed
+
+from tests.importkit import import_trace
+
+#: Seeds swept per importer (fuzzkit's corpus seeds, smallest first).
+SEEDS = 4
+IMPORT_TARGETS = [t for t in targets() if t.name.startswith("import:")]
+
+
+@pytest.mark.parametrize("target", IMPORT_TARGETS, ids=lambda t: t.name)
+def test_every_field_wrong_typed_keeps_the_contract(target):
+    crashes = []
+    for name, data in target.seeds[:SEEDS]:
+        for where, text in wrong_typed(data):
+            try:
+                check_contract(target, text, Path(name).suffix or target.suffix)
+            except Crash as exc:
+                crashes.append(f"{name}: {where}: {exc}")
+    assert not crashes, "\n".join(crashes[:12])
+
+
+def test_the_sweep_changes_each_field_once_per_document():
+    data = b'{"a": [{"t": "x"}, {"t": "y"}], "b": 1}'
+    wheres = [where for where, _ in wrong_typed(data)]
+    assert sum(w.startswith("a.0.t ") for w in wheres) == 3  # [], {}, 1.5 ("x" is its value)
+    assert [w for w in wheres if w.startswith("a.1.t ")] == ['a.1.t = "x"']  # the rest: done
+    lines = wrong_typed(b'{"a": 1}\n\n{"a": 2, "b": 3}\n')
+    assert {w for w, _ in lines} == {
+        f"line {n}: {f} = {v}" for n, f in ((1, "a"), (3, "b")) for v in ("[]", "{}", "1.5", '"x"')
+    }
+    assert all(text.count(b"\n") == 3 for _, text in lines)  # line numbers kept
+
+
+def _gemini_with_type(tmp_path: Path, value: object, jsonl: bool) -> Path:
+    """A real recording whose second message's ``type`` is ``value``, on line 3 of the JSON
+    Lines form (the header first) and on line 4 of the JSON form (a message a line)."""
+    source = CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+    document = json.loads(source.read_text())
+    document["messages"][1]["type"] = value
+    messages = document.pop("messages")
+    if jsonl:
+        path = tmp_path / "session.jsonl"
+        path.write_text("\n".join(json.dumps(r) for r in [document, *messages]) + "\n")
+        return path
+    path = tmp_path / "session.json"
+    head = json.dumps(document)[:-1]
+    path.write_text(f'{head},\n"messages": [\n' + ",\n".join(map(json.dumps, messages)) + "\n]}\n")
+    return path
+
+
+@pytest.mark.parametrize("jsonl", [False, True], ids=["json", "jsonl"])
+@pytest.mark.parametrize("value", [[], {}, 3])
+def test_gemini_message_type_not_text_is_refused_at_its_line(run_cli, tmp_path, value, jsonl):
+    path = _gemini_with_type(tmp_path, value, jsonl)
+    code, _, err = run_cli("import", "gemini", "--input", path, "--out", tmp_path / "out")
+    assert code == 2
+    assert err.strip() == (
+        f"abw: error: {path}:{3 if jsonl else 4}: messages.1.type: a message's type is not a string"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_gemini_delegation_call_named_by_a_list_reads(tmp_path):
+    source = CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+    document = json.loads(source.read_text())
+    message = next(m for m in document["messages"] if m.get("toolCalls"))
+    message["toolCalls"][0]["name"] = ["invoke_agent"]
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(document))
+    trace = import_trace("gemini", path)
+    assert trace.spans
+
+
+def test_openhands_observation_and_choices_of_other_types_read(tmp_path):
+    events = json.loads((CORPUS / "openhands" / "openhands__basic.json").read_text())
+    next(e for e in events if "observation" in e)["observation"] = ["edit"]
+    response = next(
+        e["tool_call_metadata"]["model_response"]
+        for e in events
+        if (e.get("tool_call_metadata") or {}).get("model_response")
+    )
+    path = tmp_path / "run.json"
+    for choices in (1.5, [{"message": {"tool_calls": ["not a call", {"id": None}]}}]):
+        response["choices"] = choices
+        path.write_text(json.dumps(events))
+        assert import_trace("openhands", path).spans
+
+
+def test_claude_hook_event_of_another_type_reads(tmp_path):
+    record = {
+        "type": "attachment",
+        "sessionId": "s-1",
+        "uuid": "a-1",
+        "timestamp": "2026-01-01T00:00:01Z",
+        "attachment": {"type": "hook_stopped_continuation", "hookEvent": ["Stop"]},
+    }
+    prompt = {
+        "type": "user",
+        "sessionId": "s-1",
+        "uuid": "u-1",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "hello"},
+    }
+    path = tmp_path / "s-1.jsonl"
+    path.write_text(f"{json.dumps(prompt)}\n{json.dumps(record)}\n")
+    trace = import_trace("claude", path)
+    assert trace.run.trace_id == "s-1"
+
+
+def test_otel_vercel_operation_id_as_an_array_reads(tmp_path):
+    source = (
+        CORPUS
+        / "otel-live-js"
+        / ("gen__otlp-json__ai-sdk-7.0.173__legacy__generateText__api-error.jsonl")
+    )
+    text = source.read_text()
+    string = '"key":"ai.operationId","value":{"stringValue":"ai.generateText"}'
+    assert string in text
+    array = string.replace('{"stringValue":"ai.generateText"}', '{"arrayValue":{"values":[%s]}}')
+    array %= '{"stringValue":"ai.generateText"}'
+    path = tmp_path / "run.jsonl"
+    path.write_text(text.replace(string, array))
+    assert import_trace("otel", path).spans
