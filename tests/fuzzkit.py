@@ -299,9 +299,9 @@ def _replaced(doc: object, path: tuple, value: object) -> object:
     return doc
 
 
-def wrong_typed(data: bytes) -> list[tuple[str, bytes]]:
+def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[tuple[str, bytes]]:
     """``data`` (a JSON document, or JSON Lines) with one field at a time given a value of
-    another type (:data:`WRONG_TYPES`), each field once whatever its indexes and line
+    another type (each of ``values``), each field once whatever its indexes and line
     (``messages.3.type`` as ``messages.#.type``; a JSON Lines file's records share field
     names): (where, input) pairs. A seed that is no JSON gives none."""
     try:
@@ -317,7 +317,7 @@ def wrong_typed(data: bytes) -> list[tuple[str, bytes]]:
     for at, document in enumerate(documents):
         for path, value in _fields(document):
             shape = tuple("#" if isinstance(k, int) else k for k in path)
-            for wrong in WRONG_TYPES:
+            for wrong in values:
                 if (shape, repr(wrong)) in seen or (type(value) is type(wrong) and value == wrong):
                     continue
                 seen.add((shape, repr(wrong)))

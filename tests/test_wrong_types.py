@@ -34,6 +34,38 @@ def test_every_field_wrong_typed_keeps_the_contract(target):
     assert not crashes, "\n".join(crashes[:12])
 
 
+#: In every name or id a trace keeps (span and model names, span and trace ids), an object or
+#: array holding this must leave no trace of it: its text would copy content into the trace.
+CANARY = "CANARY-in-a-container"
+#: Importers that keep a field's recorded value on purpose (behaviorlock's observations are the
+#: canonical output it compares, docs/importers.md).
+KEEPS_VALUES = {"import:behaviorlock"}
+
+
+@pytest.mark.parametrize(
+    "target", [t for t in IMPORT_TARGETS if t.name not in KEEPS_VALUES], ids=lambda t: t.name
+)
+def test_a_container_where_a_name_or_id_is_read_never_reaches_the_trace(target, tmp_path):
+    from abw.errors import AbwInputError
+    from abw.importers import get_importer
+    from abw.importers.base import ImportOptions
+    from abw.traceio import render_trace
+
+    importer = get_importer(target.name.removeprefix("import:"))
+    leaks = []
+    for name, data in target.seeds[:SEEDS]:
+        path = tmp_path / f"run{Path(name).suffix or target.suffix}"
+        for where, text in wrong_typed(data, ({"k": CANARY}, [CANARY])):
+            path.write_bytes(text)
+            try:
+                traces = importer.import_file(path, ImportOptions())
+            except AbwInputError:
+                continue
+            if CANARY in "".join(map(render_trace, traces)):
+                leaks.append(f"{name}: {where}")
+    assert not leaks, "\n".join(leaks[:12])
+
+
 def test_the_sweep_changes_each_field_once_per_document():
     data = b'{"a": [{"t": "x"}, {"t": "y"}], "b": 1}'
     wheres = [where for where, _ in wrong_typed(data)]
@@ -136,3 +168,19 @@ def test_otel_vercel_operation_id_as_an_array_reads(tmp_path):
     path = tmp_path / "run.jsonl"
     path.write_text(text.replace(string, array))
     assert import_trace("otel", path).spans
+
+
+@pytest.mark.parametrize(
+    "field", ["approval_scope", "approval_id", "tool", "outcome_id", "evidence_class", "verdict"]
+)
+def test_agent_invariants_container_fields_stay_out_of_names_and_kept_values(tmp_path, field):
+    lines = (CORPUS / "agent-invariants" / "baseline.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    for event in events:
+        if field in event:
+            event[field] = {"k": CANARY}
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    from abw.traceio import render_trace
+
+    assert CANARY not in render_trace(import_trace("agent-invariants", path))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import jsonl_records, read_raw
+from abw.importers.rawio import jsonl_records, read_raw, scalar_text
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def _drafts(
         draft.span_id = f"e{_seq(event, line)}"
         draft.started_at = parse_time(event.get("time"))
         if kind == "outcome.observed":
-            verdicts.append(str(event.get("verdict") or "unknown"))
+            verdicts.append(scalar_text(event.get("verdict"), "unknown"))
         drafts.append(draft)
     final = (
         "success" if "run.completed" in kinds else "error" if "run.failed" in kinds else "unknown"
@@ -153,7 +153,7 @@ def _draft(event: dict[str, Any], position: int, results: dict[str, dict[str, An
         draft = Draft(
             (position,),
             "tool",
-            str(event.get("tool") or "tool"),
+            scalar_text(event.get("tool"), "tool"),
             outcome,
             event.get("call_signature", ABSENT),
             ABSENT if answer is None else answer,
@@ -162,10 +162,12 @@ def _draft(event: dict[str, Any], position: int, results: dict[str, dict[str, An
     elif kind == "approval.granted":
         scope = event.get("approval_scope")
         outcome = "error" if event.get("approved") is False else "ok"
-        draft = Draft((position,), "guardrail", f"approval:{scope or ''}", outcome, output=event)
+        name = f"approval:{scalar_text(scope, '')}"
+        draft = Draft((position,), "guardrail", name, outcome, output=event)
         keep = ("approval_id",)
     elif kind == "outcome.observed":
-        name = f"outcome.{event.get('evidence_class') or 'none'}:{event.get('outcome_id') or ''}"
+        evidence = scalar_text(event.get("evidence_class"), "none")
+        name = f"outcome.{evidence}:{scalar_text(event.get('outcome_id'), '')}"
         outcome = "ok" if event.get("verdict") == "satisfied" else "error"
         draft = Draft((position,), "guardrail", name, outcome, output=event)
     elif kind == "agent.message":
@@ -175,7 +177,8 @@ def _draft(event: dict[str, Any], position: int, results: dict[str, dict[str, An
         keep = ("confidence",)
     else:
         draft = Draft((position,), "guardrail", kind, "ok", output=event)
-    arguments = {k: event[k] for k in keep if k in event}
+    # identities and numbers only: an object or array there is no id (its text is content)
+    arguments = {k: event[k] for k in keep if not isinstance(event.get(k, {}), dict | list)}
     if keep:
         draft.attributes["arguments"] = arguments
     return draft

@@ -39,6 +39,7 @@ from abw.importers.rawio import (
     jsonl_records,
     object_at,
     read_raw,
+    scalar_text,
     token_counts,
 )
 from abw.importers.siblings import Holdings, SplitExportImporter
@@ -242,9 +243,9 @@ class LangSmithImporter(SplitExportImporter):
 def _name(run: dict[str, Any], span_type: str) -> str:
     """A span's name: the run's, an llm run's model (``extra.metadata.ls_model_name``)."""
     model = as_dict(as_dict(run.get("extra")).get("metadata")).get("ls_model_name")
-    if span_type == "llm" and model:
-        return str(model)
-    return str(run.get("name") or run.get("run_type"))
+    if span_type == "llm" and (name := scalar_text(model)):
+        return name
+    return scalar_text(run.get("name")) or str(scalar_text(run.get("run_type")))
 
 
 def _usages(run: dict[str, Any]) -> Iterator[tuple[dict[str, Any], tuple[str, str]]]:
@@ -359,7 +360,7 @@ def _whole(pairs: list[tuple[str, dict[str, Any]]], runs: dict[str, dict[str, An
 
 
 def _trace_of(run: dict[str, Any]) -> str:
-    return str(run.get("trace_id") or run["id"])
+    return scalar_text(run.get("trace_id"), run["id"])
 
 
 def _root(members: list[dict[str, Any]], trace_id: str) -> dict[str, Any] | None:

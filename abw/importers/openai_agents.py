@@ -38,6 +38,7 @@ from abw.importers.rawio import (
     jsonl_records,
     object_at,
     read_raw,
+    scalar_text,
     token_counts,
 )
 from abw.importers.siblings import Holdings, SplitExportImporter
@@ -121,13 +122,13 @@ def _items(
             raise AbwInputError("an exported item is not an object", file=path, line=line)
         kind = item.get("object")
         if kind == "trace":
-            traces[str(item.get("id"))] = item
+            traces[str(scalar_text(item.get("id")))] = item
         elif kind == "trace.span":
-            if not isinstance(item.get("span_data"), dict) or not item.get("id"):
+            if not isinstance(item.get("span_data"), dict) or not scalar_text(item.get("id")):
                 raise AbwInputError(
                     "a span has no id or span_data", file=path, line=line, field="span_data"
                 )
-            spans.setdefault(str(item.get("trace_id")), []).append((line, item))
+            spans.setdefault(str(scalar_text(item.get("trace_id"))), []).append((line, item))
     return traces, spans
 
 
@@ -455,13 +456,13 @@ def _runs_the_agent(kind: Any, ancestors: list[Node]) -> bool:
 def _kind(data: dict[str, Any]) -> tuple[str | None, str]:
     kind = data.get("type")
     if kind == "function":
-        return "tool", str(data.get("name") or "function")
+        return "tool", scalar_text(data.get("name"), "function")
     if kind == "generation":
-        return "llm", str(data.get("model") or "generation")
+        return "llm", scalar_text(data.get("model"), "generation")
     if kind == "response":
         return "llm", "response"
     if kind == "handoff":
-        return "handoff", str(data.get("to_agent") or "handoff")
+        return "handoff", scalar_text(data.get("to_agent"), "handoff")
     if kind == "guardrail":
-        return "guardrail", str(data.get("name") or "guardrail")
+        return "guardrail", scalar_text(data.get("name"), "guardrail")
     return None, str(kind)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from abw.errors import AbwInputError
 from abw.limits import MAX_RAW_BYTES, check_line, read_limited
@@ -93,6 +93,19 @@ def decode_json_string(value: Any, file: str | Path | None = None, line: int | N
 def as_dict(value: Any) -> dict[str, Any]:
     """``value`` when it is a JSON object, else ``{}``: a wrong-typed container is skipped."""
     return value if isinstance(value, dict) else {}
+
+
+@overload
+def scalar_text(value: Any, default: str) -> str: ...
+@overload
+def scalar_text(value: Any, default: None = None) -> str | None: ...
+def scalar_text(value: Any, default: str | None = None) -> str | None:
+    """A name or an id read from an export: ``value`` when it is text, a number or a boolean
+    written as text; ``default`` when it is empty, null, or an object or array (the text of a
+    container would copy content into the trace where only a name belongs)."""
+    if not value or isinstance(value, dict | list):
+        return default
+    return value if isinstance(value, str) else str(value)
 
 
 def as_list(value: Any) -> list[Any]:

@@ -79,7 +79,7 @@ from abw.importers.gemini.subagents import (
     subagent_messages,
     subagent_recording,
 )
-from abw.importers.rawio import held_fields, load_json, read_raw
+from abw.importers.rawio import held_fields, load_json, read_raw, scalar_text
 from abw.importers.spans import finish, make_trace, parse_time
 from abw.jsonlocate import value_lines
 
@@ -169,7 +169,7 @@ class GeminiImporter(Importer):
                 platform=self.platform,
                 export_format=self.export_format if records is None else "gemini-chat-jsonl",
                 raw=raw,
-                trace_id=str(document.get("sessionId") or path.stem),
+                trace_id=scalar_text(document.get("sessionId"), path.stem),
                 spans=finish(drafts, path),
                 options=options,
                 final_status=final_status,

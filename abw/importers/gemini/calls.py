@@ -13,6 +13,7 @@ from abw.importers.gemini.ids import call_order, id_time, later_turns
 from abw.importers.gemini.messages import text
 from abw.importers.gemini.outcomes import STATUS, cancelled_running, exit_code
 from abw.importers.gemini.subagents import DELEGATE_TOOLS, subagent_call, subagent_outcome
+from abw.importers.rawio import scalar_text
 from abw.importers.spans import ABSENT, Draft, exit_outcome, ms_between, parse_time
 
 #: The shell tools: their command is marked, their exit code read from the output.
@@ -77,7 +78,7 @@ def turn_draft(message: dict[str, Any], index: int, position: int, call: dict[st
     turn = Draft(
         (index, position - 1, 1),
         "llm",
-        str(message.get("model") or "gemini"),
+        scalar_text(message.get("model"), "gemini"),
         "ok",
         span_id=f"{text(message.get('id')) or index}#{position}",
     )
@@ -94,7 +95,7 @@ def call_draft(
     path: Path,
 ) -> Draft:
     """The span of one call, at ``position`` among its message's calls, child of ``parent``."""
-    name = str(call.get("name") or "tool")
+    name = scalar_text(call.get("name"), "tool")
     args = call.get("args", ABSENT)
     outcome = STATUS.get(str(call.get("status")), "incomplete")
     if outcome == "rejected" and (cancelled_running(call.get("result")) or subagent_call(call)):

@@ -10,7 +10,7 @@ from typing import Any
 from abw.importers.base import ImportOptions
 from abw.importers.gemini.calls import call_drafts
 from abw.importers.gemini.messages import calls_holder, history_copy, text
-from abw.importers.rawio import as_dict
+from abw.importers.rawio import as_dict, scalar_text
 from abw.importers.spans import Draft, parse_time
 
 
@@ -41,7 +41,7 @@ def message_drafts(
         llm = Draft(
             (index, 0),
             "llm",
-            str(message.get("model") or "gemini"),
+            scalar_text(message.get("model"), "gemini"),
             "ok",
             output={"content": message.get("content"), "thoughts": message.get("thoughts")},
             span_id=text(message.get("id")),

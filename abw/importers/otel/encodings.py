@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from abw.errors import AbwInputError
 from abw.importers.otel.span import OSpan
-from abw.importers.rawio import as_dict, as_list, json_body
+from abw.importers.rawio import as_dict, as_list, json_body, scalar_text
 from abw.importers.spans import ABSENT, parse_time
 from abw.reader import MalformedJson, parse_json, parse_json_sequence
 
@@ -70,7 +70,7 @@ def key_values(items: Any) -> dict[str, Any]:
 
 def norm_id(value: Any, size: int) -> str | None:
     """A trace id (16 bytes) or span id (8 bytes) as lower-case hex, from hex or base64."""
-    if value is None or value == "" or isinstance(value, bool):
+    if value is None or value == "" or isinstance(value, bool | dict | list):
         return None
     if isinstance(value, int):  # any-agent writes ids as integers
         return format(value, f"0{size * 2}x") if value > 0 else None
@@ -141,7 +141,7 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
                         trace_id=trace_id,
                         span_id=span_id,
                         parent_id=norm_id(span.get("parentSpanId"), 8),
-                        name=str(span.get("name") or ""),
+                        name=scalar_text(span.get("name"), ""),
                         start_ns=_ns(span.get("startTimeUnixNano")),
                         end_ns=_ns(span.get("endTimeUnixNano")),
                         status=status,
@@ -198,7 +198,7 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                     trace_id=norm_id(span.get("traceID") or trace.get("traceID"), 16) or "",
                     span_id=norm_id(span.get("spanID"), 8) or "",
                     parent_id=norm_id(parent, 8),
-                    name=str(span.get("operationName") or ""),
+                    name=scalar_text(span.get("operationName"), ""),
                     start_ns=start_us * 1000 if start_us is not None else None,
                     end_ns=end_us * 1000 if end_us is not None else None,
                     status=status,
@@ -263,7 +263,7 @@ def _console(documents: list[dict[str, Any]], out: list[OSpan]) -> None:
                 trace_id=norm_id(context.get("trace_id"), 16) or "",
                 span_id=norm_id(context.get("span_id"), 8) or "",
                 parent_id=_parent_id(document),
-                name=str(document.get("name") or ""),
+                name=scalar_text(document.get("name"), ""),
                 start_ns=_time_ns(document.get("start_time")),
                 end_ns=_time_ns(document.get("end_time")),
                 status=code,
