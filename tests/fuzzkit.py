@@ -33,6 +33,8 @@ CORPUS_DIRS: dict[str, str] = {
     "openhands": "openhands",
     "swe-agent": "swe-agent",
     "any-agent": "any-agent",
+    "agent-invariants": "agent-invariants",
+    "behaviorlock": "behaviorlock",
 }
 
 FOUND = REPO / "fuzz" / "found"  # inputs that once broke the contract (fuzz/found/README.md)
@@ -301,9 +303,9 @@ def _replaced(doc: object, path: tuple, value: object) -> object:
 
 def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[tuple[str, bytes]]:
     """``data`` (a JSON document, or JSON Lines) with one field at a time given a value of
-    another type (each of ``values``), each field once whatever its indexes and line
-    (``messages.3.type`` as ``messages.#.type``; a JSON Lines file's records share field
-    names): (where, input) pairs. A seed that is no JSON gives none."""
+    another type (each of ``values``), each field once whatever its indexes
+    (``messages.3.type`` as ``messages.#.type``) and, in JSON Lines, once per kind of record
+    (the lines with the same keys): (where, input) pairs. A seed that is no JSON gives none."""
     try:
         documents, lines = [json.loads(data)], False
     except ValueError:
@@ -315,8 +317,10 @@ def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[t
     out: list[tuple[str, bytes]] = []
     seen: set[tuple] = set()
     for at, document in enumerate(documents):
+        # a JSON Lines file's kinds of record differ in their keys (a call, its result)
+        kind = tuple(sorted(document)) if lines and isinstance(document, dict) else ()
         for path, value in _fields(document):
-            shape = tuple("#" if isinstance(k, int) else k for k in path)
+            shape = (kind, *("#" if isinstance(k, int) else k for k in path))
             for wrong in values:
                 if (shape, repr(wrong)) in seen or (type(value) is type(wrong) and value == wrong):
                     continue

@@ -71,11 +71,13 @@ def test_the_sweep_changes_each_field_once_per_document():
     wheres = [where for where, _ in wrong_typed(data)]
     assert sum(w.startswith("a.0.t ") for w in wheres) == 3  # [], {}, 1.5 ("x" is its value)
     assert [w for w in wheres if w.startswith("a.1.t ")] == ['a.1.t = "x"']  # the rest: done
-    lines = wrong_typed(b'{"a": 1}\n\n{"a": 2, "b": 3}\n')
+    lines = wrong_typed(b'{"a": 1}\n\n{"a": 2, "b": 3}\n{"a": 4}\n')  # two kinds of record
     assert {w for w, _ in lines} == {
-        f"line {n}: {f} = {v}" for n, f in ((1, "a"), (3, "b")) for v in ("[]", "{}", "1.5", '"x"')
+        f"line {n}: {f} = {v}"
+        for n, f in ((1, "a"), (3, "a"), (3, "b"))
+        for v in ("[]", "{}", "1.5", '"x"')
     }
-    assert all(text.count(b"\n") == 3 for _, text in lines)  # line numbers kept
+    assert all(text.count(b"\n") == 4 for _, text in lines)  # line numbers kept
 
 
 def _gemini_with_type(tmp_path: Path, value: object, jsonl: bool) -> Path:

@@ -115,7 +115,12 @@ def _drafts(
             calls.setdefault(event["call_id"], position)
     results: dict[str, dict[str, Any]] = {}  # call_id -> the first result after its call
     for position, (_, event) in enumerate(events):
-        call = calls.get(event.get("call_id")) if event["type"] == "tool.result" else None
+        call_id = event.get("call_id")
+        call = (
+            calls.get(call_id)
+            if isinstance(call_id, str) and event["type"] == "tool.result"
+            else None
+        )
         if call is not None and position > call:
             results.setdefault(event["call_id"], event)
     drafts: list[Draft] = []
