@@ -22,20 +22,68 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO / "tests" / "corpus"
 EXAMPLES = REPO / "examples"
 
-# importer name -> corpus sub-folder holding its real exports
-CORPUS_DIRS: dict[str, str] = {
-    "claude": "claude-code",
-    "codex": "codex",
-    "otel": "otel",
-    "openai-agents": "openai-agents",
-    "langsmith": "langsmith",
-    "gemini": "gemini-cli",
-    "openhands": "openhands",
-    "swe-agent": "swe-agent",
-    "any-agent": "any-agent",
-    "agent-invariants": "agent-invariants",
-    "behaviorlock": "behaviorlock",
+#: importer name -> the corpus sub-folders holding its real exports, the main one first
+CORPUS_FOLDERS: dict[str, tuple[str, ...]] = {
+    "claude": (
+        "claude-code",
+        "claude-code-live",
+        "claude-code-live-more",
+        "claude-code-live-third",
+        "claude-code-live-versions",
+        "claude-code-newest",
+        "claude-code-projects",
+        "claude-agent-sdk-live",
+    ),
+    "codex": (
+        "codex",
+        "codex-forks",
+        "codex-headless",
+        "codex-live",
+        "codex-live-more",
+        "codex-live-third",
+        "codex-live-versions",
+        "codex-subagents",
+    ),
+    "otel": (
+        "otel",
+        "otel-cli-telemetry",
+        "otel-frameworks",
+        "otel-live",
+        "otel-live-autogen",
+        "otel-live-fourth",
+        "otel-live-js",
+        "otel-live-more",
+    ),
+    "openai-agents": (
+        "openai-agents",
+        "openai-agents-live",
+        "agents-sdk-guardrails",
+        "js-sdks-live/openai-agents-js",
+    ),
+    "langsmith": ("langsmith", "langsmith-live", "js-sdks-live/langsmith-js"),
+    "gemini": (
+        "gemini-cli",
+        "gemini-cli-cancels",
+        "gemini-cli-headless",
+        "gemini-cli-live",
+        "gemini-cli-live-more",
+        "gemini-cli-live-versions",
+        "gemini-cli-newest",
+    ),
+    "openhands": ("openhands", "openhands-v1"),
+    "swe-agent": (
+        "swe-agent",
+        "mini-swe-agent",
+        "mini-swe-agent-live-versions",
+        "python-agents-live",
+        "python-agents-live-more",
+    ),
+    "any-agent": ("any-agent", "any-agent-live"),
+    "agent-invariants": ("agent-invariants",),
+    "behaviorlock": ("behaviorlock",),
 }
+#: importer name -> its main corpus sub-folder (the fuzz targets' seeds)
+CORPUS_DIRS: dict[str, str] = {name: folders[0] for name, folders in CORPUS_FOLDERS.items()}
 
 FOUND = REPO / "fuzz" / "found"  # inputs that once broke the contract (fuzz/found/README.md)
 MAX_SEED_BYTES = 64 * 1024  # JSON Lines seeds are cut to this so one execution stays fast
@@ -278,6 +326,17 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 WRONG_TYPES: tuple[object, ...] = ([], {}, 1.5, "x")
 
 
+class _Deleted:
+    """:data:`DELETED`: the field is removed (a key; an array element is left as it is)."""
+
+    def __repr__(self) -> str:
+        return "DELETED"
+
+
+#: A value for :func:`wrong_typed` that deletes the field instead of replacing it.
+DELETED: object = _Deleted()
+
+
 def _fields(doc: object, at: tuple = ()) -> list[tuple[tuple, object]]:
     """Every (path, value) below ``doc``, depth first (paths of keys and indexes)."""
     found: list[tuple[tuple, object]] = []
@@ -292,18 +351,22 @@ def _fields(doc: object, at: tuple = ()) -> list[tuple[tuple, object]]:
 
 
 def _replaced(doc: object, path: tuple, value: object) -> object:
-    """A copy of ``doc`` with the value at ``path`` replaced."""
+    """A copy of ``doc`` with the value at ``path`` replaced (removed: :data:`DELETED`)."""
     doc = copy.deepcopy(doc)
     holder = doc
     for key in path[:-1]:
         holder = holder[key]  # type: ignore[index]
-    holder[path[-1]] = copy.deepcopy(value)  # type: ignore[index]
+    if value is DELETED:
+        del holder[path[-1]]  # type: ignore[attr-defined]
+    else:
+        holder[path[-1]] = copy.deepcopy(value)  # type: ignore[index]
     return doc
 
 
 def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[tuple[str, bytes]]:
     """``data`` (a JSON document, or JSON Lines) with one field at a time given a value of
-    another type (each of ``values``), each field once whatever its indexes
+    another type (each of ``values``; :data:`DELETED` removes it), each field once whatever
+    its indexes
     (``messages.3.type`` as ``messages.#.type``) and, in JSON Lines, once per kind of record
     (the lines with the same keys): (where, input) pairs. A seed that is no JSON gives none."""
     try:
@@ -324,6 +387,8 @@ def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[t
             for wrong in values:
                 if (shape, repr(wrong)) in seen or (type(value) is type(wrong) and value == wrong):
                     continue
+                if wrong is DELETED and isinstance(path[-1], int):
+                    continue  # (an element: the array's length is the format's business)
                 seen.add((shape, repr(wrong)))
                 changed = _replaced(document, path, wrong)
                 if lines:
@@ -332,7 +397,8 @@ def wrong_typed(data: bytes, values: tuple[object, ...] = WRONG_TYPES) -> list[t
                     text = b"\n".join(texts)
                 else:
                     text = json.dumps(changed).encode()
-                where = ".".join(map(str, path)) + f" = {json.dumps(wrong)}"
+                shown = "deleted" if wrong is DELETED else f"= {json.dumps(wrong)}"
+                where = ".".join(map(str, path)) + f" {shown}"
                 out.append((f"line {at + 1}: {where}" if lines else where, text))
     return out
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fuzzkit import CORPUS, Crash, check_contract, targets, wrong_typed
+from fuzzkit import CORPUS, DELETED, Crash, check_contract, targets, wrong_typed
 
 from tests.importkit import import_trace
 
@@ -78,6 +78,12 @@ def test_the_sweep_changes_each_field_once_per_document():
         for v in ("[]", "{}", "1.5", '"x"')
     }
     assert all(text.count(b"\n") == 4 for _, text in lines)  # line numbers kept
+    deleted = wrong_typed(b'{"a": [1, {"c": 2}], "b": 1}', (DELETED,))
+    assert [(w, json.loads(t)) for w, t in deleted] == [
+        ("a deleted", {"b": 1}),
+        ("a.1.c deleted", {"a": [1, {}], "b": 1}),  # (an array's elements stay)
+        ("b deleted", {"a": [1, {"c": 2}]}),
+    ]
 
 
 def _gemini_with_type(tmp_path: Path, value: object, jsonl: bool) -> Path:
