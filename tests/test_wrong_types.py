@@ -192,3 +192,17 @@ def test_agent_invariants_container_fields_stay_out_of_names_and_kept_values(tmp
     from abw.traceio import render_trace
 
     assert CANARY not in render_trace(import_trace("agent-invariants", path))
+
+
+def test_the_fuzz_findings_import_or_are_refused_in_one_line(run_cli, tmp_path):
+    found = CORPUS.parent.parent / "fuzz" / "found"
+    gemini = found / "import-gemini-message-type-a-list.jsonl"
+    code, _, err = run_cli("import", "gemini", "--input", gemini, "--out", tmp_path / "g")
+    assert (code, err.strip()) == (
+        2,
+        f"abw: error: {gemini}:4: messages.1.type: a message's type is not a string",
+    )
+    invariants = found / "import-agent-invariants-result-call-id-a-list.jsonl"
+    trace = import_trace("agent-invariants", invariants)
+    (call,) = [s for s in trace.spans if s.type == "tool"]
+    assert call.outcome == "incomplete"  # its result names no call: the call has none
