@@ -68,6 +68,7 @@ CONTENT_KEYS = frozenset(
         "last_agent_message",
         "resultDisplay",
         "submission",
+        "call_signature",  # agent-invariants: a call's tool and arguments, as one text
     }
 )
 #: Attribute-list entries (OTLP ``{"key", "value"}``, Jaeger tags) whose key names content.
