@@ -36,14 +36,34 @@ ROLES = ("baseline", "candidate")
 
 
 def load_trajectory(path: Path) -> RepresentationTrajectory:
-    """One representation-trajectory/v0 file, or a one-line error naming the field."""
+    """One representation-trajectory/v0 file, or a one-line error naming the field: also a
+    kept hidden state (``vector``, ``vector_b64``) that is not ``model.hidden_size`` numbers,
+    which no projection could stack with the others."""
     source = read_source(path)
     try:
-        return RepresentationTrajectory.model_validate(source.document)
+        trajectory = RepresentationTrajectory.model_validate(source.document)
     except ValidationError as exc:
         raise from_validation_error(
             exc, file=path, root_field="$", line_of=source.line_of, document=source.document
         ) from None
+    size = trajectory.model.hidden_size
+    for index, step in enumerate(trajectory.steps):
+        for field in ("vector", "vector_b64"):
+            if getattr(step, field) is None:
+                continue
+            try:
+                length = len(_vector_of(step, field))
+            except ValueError:  # (binascii.Error: not base64; an odd byte count)
+                length = None
+            if length != size:
+                problem = "not base64 float16" if length is None else f"{length} numbers"
+                raise AbwInputError(
+                    f"a kept hidden state holds {problem}, not model.hidden_size = {size}",
+                    file=path,
+                    line=source.line_of(("steps", index, field)),
+                    field=f"steps.{index}.{field}",
+                )
+    return trajectory
 
 
 def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTrajectory]]:
@@ -57,12 +77,19 @@ def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTraject
     return [(path, load_trajectory(path)) for path in files]
 
 
+def _vector_of(step: object, field: str) -> np.ndarray:
+    """The hidden state a step keeps in ``field`` (``vector``, or ``vector_b64``)."""
+    if field == "vector":
+        return np.asarray(step.vector, dtype=np.float64)  # type: ignore[attr-defined]
+    return decode_f16(step.vector_b64).astype(np.float64)  # type: ignore[attr-defined]
+
+
 def _vector(step: object) -> np.ndarray | None:
-    vector = getattr(step, "vector", None)
-    if vector is not None:
-        return np.asarray(vector, dtype=np.float64)
-    encoded = getattr(step, "vector_b64", None)
-    return decode_f16(encoded).astype(np.float64) if encoded is not None else None
+    """The step's kept hidden state, ``vector`` before ``vector_b64``; None when neither."""
+    for field in ("vector", "vector_b64"):
+        if getattr(step, field, None) is not None:
+            return _vector_of(step, field)
+    return None
 
 
 def _mean_entropy(trajectories: list[RepresentationTrajectory]) -> float | None:

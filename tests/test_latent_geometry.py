@@ -212,3 +212,45 @@ def test_gate_path_never_imports_torch() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "problem"),
+    [
+        ("vector", [], "0 numbers"),
+        ("vector", [0.1, 0.2, 0.3], "3 numbers"),
+        ("vector_b64", "x", "not base64 float16"),
+        ("vector_b64", "AAA", "not base64 float16"),
+        ("vector_b64", "AAAAAAA=", "not base64 float16"),  # five bytes: no whole float16s
+        ("vector_b64", encode_f16(np.zeros(3, dtype=np.float32)), "3 numbers"),
+    ],
+)
+def test_a_kept_hidden_state_of_another_size_is_refused_at_its_field(
+    tmp_path: Path, run_cli, field: str, value: object, problem: str
+) -> None:
+    """Was an internal error (numpy could not stack the projection's vectors)."""
+    vectors = [[0.1, 0.2], [0.3, 0.1]]
+    latent = tmp_path / "latent"
+    _write(latent, "baseline", "a.json", _trajectory([None, 1.0], [1.0, 2.0], vectors=vectors))
+    candidate = _trajectory([None, 0.5], [0.5, 0.5], vectors=vectors)
+    candidate["steps"][1].pop("vector")
+    candidate["steps"][1][field] = value
+    (latent / "candidate").mkdir()
+    path = latent / "candidate" / "c.json"
+    path.write_text(json.dumps(candidate, indent=2), encoding="utf-8")
+    with pytest.raises(AbwInputError) as raised:
+        summarize_latent(latent)
+    error = raised.value
+    assert (error.field, error.message) == (
+        f"steps.1.{field}",
+        f"a kept hidden state holds {problem}, not model.hidden_size = 2",
+    )
+    lines = [n for n, text in enumerate(path.read_text().splitlines(), 1) if f'"{field}"' in text]
+    assert error.line == lines[-1]  # step 1's, the last step
+    example = REPO / "examples" / "refund-policy"
+    code, _, err = run_cli(
+        "gate", "--baseline", example / "traces" / "baseline",
+        "--candidate", example / "traces" / "small", "--spec", example / "behavior.yaml",
+        "--latent", latent, "--out", tmp_path / "report.json",
+    )  # fmt: skip
+    assert code == 2 and err.strip() == f"abw: error: {error.one_line()}"
