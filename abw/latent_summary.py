@@ -19,6 +19,7 @@ This never imports torch or transformers, and never changes a verdict.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,15 +31,15 @@ from abw.folders import files_within
 from abw.latent.geometry import decode_f16, pca2, resample, sig9
 from abw.models.report import LatentAdvisory
 from abw.models.trajectory import RepresentationTrajectory
+from abw.text import plural
 
 PROFILE_POINTS = 20
 ROLES = ("baseline", "candidate")
 
 
 def load_trajectory(path: Path) -> RepresentationTrajectory:
-    """One representation-trajectory/v0 file, or a one-line error naming the field: also a
-    kept hidden state (``vector``, ``vector_b64``) that is not ``model.hidden_size`` numbers,
-    which no projection could stack with the others."""
+    """One representation-trajectory/v0 file, or a one-line error naming the field
+    (:func:`refuse_odd_vectors` included)."""
     source = read_source(path)
     try:
         trajectory = RepresentationTrajectory.model_validate(source.document)
@@ -46,6 +47,18 @@ def load_trajectory(path: Path) -> RepresentationTrajectory:
         raise from_validation_error(
             exc, file=path, root_field="$", line_of=source.line_of, document=source.document
         ) from None
+    refuse_odd_vectors(trajectory, path, source.line_of)
+    return trajectory
+
+
+def refuse_odd_vectors(
+    trajectory: RepresentationTrajectory,
+    file: str | Path,
+    line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
+) -> None:
+    """Refuse a kept hidden state (``vector``, ``vector_b64``) that is not
+    ``model.hidden_size`` numbers: no projection could stack it with the others. ``abw
+    validate`` says the same (abw.validate)."""
     size = trajectory.model.hidden_size
     for index, step in enumerate(trajectory.steps):
         for field in ("vector", "vector_b64"):
@@ -56,14 +69,13 @@ def load_trajectory(path: Path) -> RepresentationTrajectory:
             except ValueError:  # (binascii.Error: not base64; an odd byte count)
                 length = None
             if length != size:
-                problem = "not base64 float16" if length is None else f"{length} numbers"
+                problem = "not base64 float16" if length is None else plural(length, "number")
                 raise AbwInputError(
                     f"a kept hidden state holds {problem}, not model.hidden_size = {size}",
-                    file=path,
-                    line=source.line_of(("steps", index, field)),
+                    file=file,
+                    line=line_of(("steps", index, field)) if line_of else None,
                     field=f"steps.{index}.{field}",
                 )
-    return trajectory
 
 
 def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTrajectory]]:

@@ -11,7 +11,7 @@ from typing import Any
 from abw.documents import read_source
 from abw.errors import AbwInputError
 from abw.limits import MAX_TRACE_BYTES
-from abw.models import CONTRACT_SCHEMA, REPORT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA
+from abw.models import CONTRACT_SCHEMA, REPORT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA, TRAJECTORY_SCHEMA
 from abw.models.registry import KINDS, json_schema
 
 
@@ -176,7 +176,11 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
                 raise from_validation_error(
                     exc, file=file, document=document, unknown_key=_UNKNOWN_KEY.get(schema_id)
                 ) from None
-            if schema_id == CONTRACT_SCHEMA:  # ok only when it compiles, as for the gate
+            if schema_id == TRAJECTORY_SCHEMA:  # ok only when the gate can project it
+                from abw.latent_summary import refuse_odd_vectors
+
+                refuse_odd_vectors(loaded, file)
+            elif schema_id == CONTRACT_SCHEMA:  # ok only when it compiles, as for the gate
                 from abw.contract import compile_contract
 
                 compile_contract(loaded, file=file)

@@ -254,3 +254,16 @@ def test_a_kept_hidden_state_of_another_size_is_refused_at_its_field(
         "--latent", latent, "--out", tmp_path / "report.json",
     )  # fmt: skip
     assert code == 2 and err.strip() == f"abw: error: {error.one_line()}"
+
+
+def test_validate_refuses_what_the_gate_refuses_in_a_trajectory(tmp_path: Path, run_cli) -> None:
+    document = _trajectory([None, 0.5], [0.5, 0.5], vectors=[[0.1, 0.2], [0.3]])
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    code, _, err = run_cli("validate", path)
+    line = [n for n, t in enumerate(path.read_text().splitlines(), 1) if '"vector"' in t][-1]
+    assert code == 2
+    assert err.strip() == (
+        f"{path}:{line}: $.steps[1].vector: a kept hidden state holds 1 number, "
+        "not model.hidden_size = 2"
+    )
