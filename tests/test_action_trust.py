@@ -272,6 +272,31 @@ def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner)
     assert "2 comments by github-actions[bot] carry this gate's marker" in result.stdout
 
 
+def test_a_chain_nested_too_deep_to_read_leaves_the_genuine_chain_in_force(fake, runner):
+    """A same-bot comment whose chain token is JSON nested thousands deep raised
+    RecursionError out of the marker's decoder: reading the earlier comments failed as a
+    whole, the genuine chain with it, and the restarted sequence was judged afresh at alpha/2
+    (8 runs PASSed). Such a token is now one unreadable marker, passed over."""
+    import base64
+
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    assert runner.run(inputs).code == 0
+    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
+    assert runner.run(inputs).code == 3
+    (genuine,) = ours(fake)
+    from abw.github.comment import parse_marker
+
+    deep = base64.urlsafe_b64encode(b"[" * 3000 + b"]" * 3000).decode().rstrip("=")
+    fields = {**parse_marker(genuine["body"]), "chain": deep}
+    fake.add_comment(7, format_marker(fields) + "\nhello", login=BOT)
+    write_run(runner.workspace / "traces" / "candidate" / "c008.json", "cand-008", GOOD_PATH)
+    result = runner.run(inputs)
+    assert "failed" not in result.stdout, result.stdout
+    state = sequence_state(runner, result)
+    assert state["restarts"] == 1 and state["continuity"] == "extends", state
+    assert result.code == 3, result.stdout  # 8 runs cannot PASS at alpha / 4
+
+
 def test_a_forged_chain_that_disagrees_restarts_the_sequence(fake, runner):
     """A forged chain with the genuine restart count but other runs: the sequence restarts one
     count higher (stricter), it is not taken as the whole truth."""

@@ -276,8 +276,8 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
                 return "", {}
             sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS), spec_sha256=spec)
         return candidate, sequences
-    except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
-        return "", {}
+    except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError, RecursionError):
+        return "", {}  # (RecursionError: JSON nested deeper than the decoder follows)
 
 
 def _count(value: Any) -> bool:
