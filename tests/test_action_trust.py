@@ -297,6 +297,19 @@ def test_a_chain_nested_too_deep_to_read_leaves_the_genuine_chain_in_force(fake,
     assert result.code == 3, result.stdout  # 8 runs cannot PASS at alpha / 4
 
 
+def test_earlier_comments_that_cannot_be_read_are_not_called_harmless(fake, runner):
+    """When the PR's comments cannot be read, the gate cannot know this commit's earlier
+    looks and judges its sequences as the first look: the warning said "The verdict and
+    reports are unaffected", which is exactly what is not known."""
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    fake.fail("GET", r"/issues/7/comments", 500, "Server Error", times=50)
+    result = runner.run(inputs)
+    assert result.code == 0
+    (line,) = [t for t in result.stdout.splitlines() if "reading the earlier PR comment" in t]
+    assert "unaffected" not in line
+    assert "earlier looks are unknown to this gate" in line and "re-run once" in line
+
+
 def test_a_forged_chain_that_disagrees_restarts_the_sequence(fake, runner):
     """A forged chain with the genuine restart count but other runs: the sequence restarts one
     count higher (stricter), it is not taken as the whole truth."""

@@ -182,6 +182,14 @@ def _describe_failure(exc: BaseException) -> tuple[bool, str]:
 
 
 _READ_PREVIOUS = "reading the earlier PR comment"
+_UNAFFECTED = "The verdict and reports are unaffected."
+#: What a failed call costs, where it is more than nothing: without the earlier comments the
+#: gate cannot know this commit's earlier looks (docs/action.md).
+_FAILED = {
+    _READ_PREVIOUS: "This commit's earlier looks are unknown to this gate: its run sequences "
+    "are judged as if this were the first look, which is not valid across re-runs; re-run "
+    "once the comments can be read.",
+}
 
 
 def _pull_head(repo: Any, number: int) -> tuple[str, str]:
@@ -263,7 +271,7 @@ class Publisher:
                 )
             else:
                 self.console.warning(
-                    f"{what} failed: {line}. The verdict and reports are unaffected.",
+                    f"{what} failed: {line}. {_FAILED.get(what, _UNAFFECTED)}",
                     title="abw: GitHub API",
                 )
             return None
