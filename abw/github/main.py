@@ -253,10 +253,10 @@ class Publisher:
             check_deadline(self.deadline)
             return action()
         except DeadlineExceeded as exc:
+            cost = "The verdict, step summary, annotations and report files are unaffected."
             self.console.notice(
                 f"{what} skipped: {exc} ({self.inputs.publish_timeout:g} s, the "
-                "publish-timeout input). The verdict, step summary, annotations and report "
-                "files are unaffected.",
+                f"publish-timeout input). {_FAILED.get(what, cost)}",
                 title="abw: publish deadline",
             )
             return None
