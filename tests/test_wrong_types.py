@@ -206,3 +206,14 @@ def test_the_fuzz_findings_import_or_are_refused_in_one_line(run_cli, tmp_path):
     trace = import_trace("agent-invariants", invariants)
     (call,) = [s for s in trace.spans if s.type == "tool"]
     assert call.outcome == "incomplete"  # its result names no call: the call has none
+
+
+@pytest.mark.parametrize("suffix", [".json", ".jsonl"])
+def test_a_first_line_nested_too_deep_is_one_line_for_gemini(run_cli, tmp_path, suffix):
+    """Gemini's check for `--output-format stream-json` output parsed a first line opening
+    as its events do with the standard library alone: RecursionError, an internal error."""
+    path = tmp_path / f"session{suffix}"
+    path.write_text('{"type":"init","x":' + "[" * 3000 + "]" * 3000 + "}\n")
+    code, _, err = run_cli("import", "gemini", "--input", path, "--out", tmp_path / "out")
+    assert code == 2 and "internal error" not in err
+    assert err.strip().endswith("invalid JSON: nested too deeply")

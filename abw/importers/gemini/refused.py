@@ -96,7 +96,7 @@ def refuse_stream_json(raw: bytes, path: Path) -> None:
     end = raw.find(b"\n", start)
     try:
         record = json.loads(raw[start : end if end >= 0 else len(raw)])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be such output
         return
     if (
         isinstance(record, dict)
