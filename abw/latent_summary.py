@@ -65,7 +65,7 @@ def refuse_odd_vectors(
             if getattr(step, field) is None:
                 continue
             try:
-                length = len(_vector_of(step, field))
+                length = len(step.vector if field == "vector" else decode_f16(step.vector_b64))
             except ValueError:  # (binascii.Error: not base64; an odd byte count)
                 length = None
             if length != size:
@@ -89,19 +89,12 @@ def load_role(folder: Path, role: str) -> list[tuple[Path, RepresentationTraject
     return [(path, load_trajectory(path)) for path in files]
 
 
-def _vector_of(step: object, field: str) -> np.ndarray:
-    """The hidden state a step keeps in ``field`` (``vector``, or ``vector_b64``)."""
-    if field == "vector":
-        return np.asarray(step.vector, dtype=np.float64)  # type: ignore[attr-defined]
-    return decode_f16(step.vector_b64).astype(np.float64)  # type: ignore[attr-defined]
-
-
 def _vector(step: object) -> np.ndarray | None:
-    """The step's kept hidden state, ``vector`` before ``vector_b64``; None when neither."""
-    for field in ("vector", "vector_b64"):
-        if getattr(step, field, None) is not None:
-            return _vector_of(step, field)
-    return None
+    vector = getattr(step, "vector", None)
+    if vector is not None:
+        return np.asarray(vector, dtype=np.float64)
+    encoded = getattr(step, "vector_b64", None)
+    return decode_f16(encoded).astype(np.float64) if encoded is not None else None
 
 
 def _mean_entropy(trajectories: list[RepresentationTrajectory]) -> float | None:

@@ -141,25 +141,30 @@ def test_openhands_observation_and_choices_of_other_types_read(tmp_path):
         assert import_trace("openhands", path).spans
 
 
-def test_claude_hook_event_of_another_type_reads(tmp_path):
-    record = {
-        "type": "attachment",
-        "sessionId": "s-1",
-        "uuid": "a-1",
-        "timestamp": "2026-01-01T00:00:01Z",
-        "attachment": {"type": "hook_stopped_continuation", "hookEvent": ["Stop"]},
-    }
-    prompt = {
-        "type": "user",
-        "sessionId": "s-1",
-        "uuid": "u-1",
-        "timestamp": "2026-01-01T00:00:00Z",
-        "message": {"role": "user", "content": "hello"},
-    }
-    path = tmp_path / "s-1.jsonl"
-    path.write_text(f"{json.dumps(prompt)}\n{json.dumps(record)}\n")
-    trace = import_trace("claude", path)
-    assert trace.run.trace_id == "s-1"
+def test_claude_hook_event_of_another_type_reads_as_any_other_hook(tmp_path):
+    """A real Stop-hook halt (Claude Code 2.1.x) whose ``hookEvent`` is a list: read as a hook
+    that is not an after-answer one, exactly as an event name abw does not know."""
+    shop = CORPUS / "claude-code-live-more" / "shop"
+    source = shop / "731710d4-4540-4f05-8533-d8f5dcf30a7d.jsonl"
+
+    def imported(hook_event: object) -> tuple:
+        records = [json.loads(line) for line in source.read_text().splitlines() if line.strip()]
+        changed = 0
+        for record in records:
+            attachment = record.get("attachment")
+            if isinstance(attachment, dict) and "hookEvent" in attachment:
+                attachment["hookEvent"] = hook_event
+                changed += 1
+        assert changed
+        folder = tmp_path / str(len(list(tmp_path.iterdir())))
+        folder.mkdir()
+        path = folder / source.name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        trace = import_trace("claude", path)
+        spans = [(s.name, s.status, s.outcome) for s in trace.spans]
+        return trace.run.final_status, spans
+
+    assert imported(["Stop"]) == imported("SomeLaterHook")
 
 
 def test_otel_vercel_operation_id_as_an_array_reads(tmp_path):

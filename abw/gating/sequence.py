@@ -252,11 +252,13 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
     :data:`MAX_RESTARTS` reads as that many."""
     import base64
     import binascii
-    import json
+
+    from abw.errors import AbwInputError
+    from abw.reader import parse_json
 
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
-        document = json.loads(raw.decode("ascii"))
+        document = parse_json(raw.decode("ascii"), "the run chain marker")
         candidate, rows, spec = document["c"], document["s"], document.get("h")
         if not isinstance(candidate, str) or not isinstance(rows, list):
             return "", {}
@@ -276,8 +278,8 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
                 return "", {}
             sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS), spec_sha256=spec)
         return candidate, sequences
-    except (ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError, RecursionError):
-        return "", {}  # (RecursionError: JSON nested deeper than the decoder follows)
+    except (AbwInputError, ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
+        return "", {}
 
 
 def _count(value: Any) -> bool:

@@ -183,7 +183,7 @@ def _draft(event: dict[str, Any], position: int, results: dict[str, dict[str, An
     else:
         draft = Draft((position,), "guardrail", kind, "ok", output=event)
     # identities and numbers only: an object or array there is no id (its text is content)
-    arguments = {k: event[k] for k in keep if not isinstance(event.get(k, {}), dict | list)}
+    arguments = {k: event[k] for k in keep if k in event and not isinstance(event[k], dict | list)}
     if keep:
         draft.attributes["arguments"] = arguments
     return draft

@@ -5,7 +5,6 @@ files beside its sessions: a folder import passes them over (:func:`own_file`)."
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 from abw.errors import AbwInputError
 from abw.importers.gemini.messages import MESSAGE_TYPES, text
 from abw.importers.rawio import load_json, read_raw
+from abw.reader import parse_json
 
 #: The ``type`` of the events ``--output-format stream-json`` prints (``JsonStreamEventType``;
 #: its ``error`` left out: a recording's error message has that type too).
@@ -95,8 +95,8 @@ def refuse_stream_json(raw: bytes, path: Path) -> None:
         return
     end = raw.find(b"\n", start)
     try:
-        record = json.loads(raw[start : end if end >= 0 else len(raw)])
-    except (ValueError, RecursionError):  # not JSON, or nested too deeply to be such output
+        record = parse_json(raw[start : end if end >= 0 else len(raw)], path)
+    except AbwInputError:  # not JSON (or refused): no such output
         return
     if (
         isinstance(record, dict)
