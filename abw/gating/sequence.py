@@ -89,6 +89,16 @@ class Previous:
     #: run digest whether that run passed (the baseline and abw's version can change that)
     spec_sha256: str | None = None
     outcomes: tuple[tuple[str, bool], ...] = ()
+    #: the earlier gate's record exists, or may, but could not be read (:func:`unread`)
+    unread: bool = False
+
+
+def unread(scenarios: Iterable[str | None]) -> dict[str | None, Previous]:
+    """What stands for an earlier record of these scenarios that could not be read (the
+    Action's PR comments, unreadable): any number of restarts may have spent their levels,
+    so each sequence is tested at the last restart's (:data:`MAX_RESTARTS`). Read as the first
+    look instead, a re-run would get back every level an earlier restart spent."""
+    return {sid: Previous(0, GENESIS, MAX_RESTARTS, unread=True) for sid in scenarios}
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,14 @@ def continuity(
     per digest, whether the run passed here)."""
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
+    if previous.unread:
+        return Continuity(
+            "restarted",
+            MAX_RESTARTS,
+            "the earlier gates' record of this candidate could not be read, so any number of "
+            "restarts may have spent its level: the sequence is tested at the last restart's "
+            f"(restart {MAX_RESTARTS}); re-run once the record can be read.",
+        )
     heads = chain(current)
 
     def extended(n: int, head: str) -> bool:

@@ -187,9 +187,12 @@ _UNAFFECTED = "The verdict and reports are unaffected."
 #: gate cannot know this commit's earlier looks (docs/action.md).
 _FAILED = {
     _READ_PREVIOUS: "This commit's earlier looks are unknown to this gate: its run sequences "
-    "are judged as if this were the first look, which is not valid across re-runs; re-run "
-    "once the comments can be read.",
+    "are tested as if every restart had spent their level (a sequential test cannot PASS), "
+    "and the PR comment that carries the earlier looks is left as it is; re-run once the "
+    "comments can be read.",
 }
+_LOOKUP = "pull request lookup"
+_FAILED[_LOOKUP] = _FAILED[_READ_PREVIOUS]
 
 
 def _pull_head(repo: Any, number: int) -> tuple[str, str]:
@@ -224,6 +227,10 @@ class Publisher:
         self._repo: Any = None
         self.read_only: set[str] = set()  # what the token was refused
         self._login: str | None = None
+        self._pull: tuple[int | None] | None = None  # the PR, once looked for
+        #: the PR's earlier comments exist or may, but could not be read: this look knows
+        #: nothing of the earlier looks, and its comment would write over their run chains
+        self.earlier_unread = False
 
     def client(self) -> Any:
         if self._client is None:
@@ -320,7 +327,13 @@ class Publisher:
 
     def pull_request(self) -> int | None:
         """The PR to comment on: one the runner's event names for the head commit, else the
-        event file's claim once GitHub confirms that PR's head is that commit."""
+        event file's claim once GitHub confirms that PR's head is that commit. Looked for
+        once: the look's earlier comments and its own comment are on the same PR."""
+        if self._pull is None:
+            self._pull = (self._find_pull_request(),)
+        return self._pull[0]
+
+    def _find_pull_request(self) -> int | None:
         conflict = self.ctx.claimed_conflict
         if conflict:
             self.console.warning(
@@ -334,8 +347,9 @@ class Publisher:
             return claimed if claimed in numbers else numbers[0]
         if claimed is None:
             return None
-        head = self.attempt("pull request lookup", lambda: _pull_head(self.repo(), claimed))
+        head = self.attempt(_LOOKUP, lambda: _pull_head(self.repo(), claimed))
         if head is None:
+            self.earlier_unread = _LOOKUP not in self.read_only
             return None
         sha, repo_name = head
         trusted_repo = self.ctx.head_repository
@@ -349,22 +363,26 @@ class Publisher:
             return None
         return claimed
 
-    def previous_sequences(self) -> Any:
+    def previous_sequences(self, scenarios: list[str | None]) -> Any:
         """The run sequences this check's earlier sticky comments on the PR recorded for the
         same commit, if any (a new commit is a new candidate: its runs start a new sequence).
 
         Every workflow of the repository comments as the same bot, so a comment with this
         check's marker need not be abw's: all of them are read and merged so that one written
         by someone else can only restart a sequence at a spent-down level
-        (:func:`abw.gating.sequence.merge_previous`)."""
+        (:func:`abw.gating.sequence.merge_previous`). Comments that could not be read (an
+        error, the deadline) stand for every level spent, for each of ``scenarios``
+        (:func:`abw.gating.sequence.unread`); a token refused them is a gate that keeps no
+        chain, as with ``comment: off``."""
         if self.inputs.report or self.inputs.comment == "off":
             return None
         if not self.inputs.github_token or not self.ctx.repository:
             return None
+        from abw.gating.sequence import decode_marker, merge_previous, unread
+
         number = self.pull_request()
         if number is None:
-            return None
-        from abw.gating.sequence import decode_marker, merge_previous
+            return unread(scenarios) if self.earlier_unread else None
         from abw.github.comment import find_sticky, parse_marker
 
         def read() -> Any:
@@ -385,9 +403,13 @@ class Publisher:
                     "restarts the sequence at a spent-down level",
                     title="abw: several sticky comments",
                 )
-            return merge_previous(markers) or None
+            return merge_previous(markers)
 
-        return self.attempt(_READ_PREVIOUS, read)
+        merged = self.attempt(_READ_PREVIOUS, read)
+        if merged is None and _READ_PREVIOUS not in self.read_only:
+            self.earlier_unread = True
+            return unread(scenarios)
+        return merged or None
 
     def comment(self, body: str) -> None:
         from abw.github.comment import upsert_comment
@@ -397,6 +419,13 @@ class Publisher:
         if not self.can_publish("PR comment"):
             return
         if _READ_PREVIOUS in self.read_only:  # the PR's comments were already refused (notice)
+            return
+        if self.earlier_unread:
+            self.console.notice(
+                "PR comment skipped: the earlier comments could not be read, and this look's "
+                "comment would write over the run chains they carry",
+                title="abw",
+            )
             return
         number = self.pull_request()
         if number is None:
@@ -484,7 +513,9 @@ def run(env: Mapping[str, str], console: Console) -> int:
     if out_dir.exists() and not out_dir.is_dir():  # before any request (as _write_report_files)
         raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
     publisher = Publisher(inputs, ctx, console, env)
-    previous = publisher.previous_sequences()  # once the inputs are known to be good
+    previous = publisher.previous_sequences(  # once the inputs are known to be good
+        [s.scenario_id for s in report.statistics if s.sequence is not None]
+    )
     if previous:
         report = _run_gate(inputs, workspace, previous)
     # settled: a later failure (writing reports, publishing) keeps this exit code (abw.faults)
