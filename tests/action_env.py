@@ -289,7 +289,7 @@ CANDIDATES = {
 }
 
 
-def write_run(path: Path, trace_id: str, tools: list[str]) -> None:
+def write_run(path: Path, trace_id: str, tools: list[str], scenario: str = "refund") -> None:
     """One small synthetic trace (an llm span, then the tool path) in the one-span-a-line layout."""
     from abw.hashing import sha256_hex
     from abw.models.trace import Run, Source, Span, Trace
@@ -309,7 +309,7 @@ def write_run(path: Path, trace_id: str, tools: list[str]) -> None:
         )
     trace = Trace(
         source=Source(platform="test", export_format="synthetic", source_hash=sha256_hex(trace_id)),
-        run=Run(trace_id=trace_id, scenario_id="refund", final_status="success"),
+        run=Run(trace_id=trace_id, scenario_id=scenario, final_status="success"),
         spans=spans,
     )
     write_trace(trace, path)

@@ -237,9 +237,10 @@ def chain_token(candidate: str, rows: list[list]) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def sequence_state(runner: Runner, result) -> dict:
+def sequence_state(runner: Runner, result, scenario: str = "refund") -> dict:
     report = json.loads((runner.workspace / result.outputs["report-json"]).read_text())
-    return report["statistics"][0]["sequence"]
+    (stats,) = [s for s in report["statistics"] if s["scenario_id"] == scenario]
+    return stats["sequence"]
 
 
 def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner):
@@ -258,8 +259,7 @@ def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner)
     assert restarted.code == 3 and sequence_state(runner, restarted)["restarts"] == 1
     (genuine,) = ours(fake)
     fields = parse_marker(genuine["body"])
-    _, sequences = decode_marker(fields["chain"])
-    previous = sequences["refund"]
+    previous = decode_marker(fields["chain"]).sequences["refund"]
     token = chain_token(HEAD_SHA, [["refund", previous.n, previous.chain, 0]])
     forged = format_marker({**fields, "chain": token}) + "\n## ✅ abw gate: **PASS**\n"
     fake.add_comment(7, forged, login=BOT)
@@ -384,6 +384,61 @@ def test_a_token_refused_the_comments_keeps_no_chain_and_is_judged_as_a_first_lo
     assert not fake.comments
 
 
+def test_a_marker_with_no_room_for_the_chains_never_gives_back_a_spent_level(fake, runner):
+    """A marker over 8,192 characters dropped its run chains, and the next look started new
+    sequences at the fresh level. The candidate runs a PR adds name their scenarios, so one
+    run with a scenario id of 9,000 characters, added for one look and removed again, gave a
+    restarted sequence its level back: 8 runs PASSed (exit 0) where the genuine chain keeps
+    them INCONCLUSIVE at alpha/4."""
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    candidate = runner.workspace / "traces" / "candidate"
+    assert runner.run(inputs).code == 0
+    (candidate / "c000.json").unlink()  # a run removed
+    assert runner.run(inputs).code == 3
+    long = candidate / "zz-long.json"
+    write_run(long, "cand-long", GOOD_PATH, scenario="s" * 9000)
+    runner.run(inputs)  # this look's marker has no room for every chain
+    long.unlink()
+    write_run(candidate / "c008.json", "cand-008", GOOD_PATH)
+    result = runner.run(inputs)
+    state = sequence_state(runner, result)
+    assert state["continuity"] == "extends" and state["restarts"] == 1, state
+    assert result.code == 3, result.stdout  # 8 runs cannot PASS at alpha / 4
+
+
+def test_a_chain_the_marker_had_no_room_for_restarts_past_the_count_it_may_have_spent(fake, runner):
+    """Scenarios that sort first crowd the restarted one's chain out of the marker (8,192
+    characters; it dropped every chain, and the next look started new sequences): it lists
+    the chains that fit and the largest count of those left out, so the next look restarts
+    the unlisted sequence past it, and the next marker keeps the count it spent."""
+    from abw.gating.sequence import decode_marker
+    from abw.github.comment import parse_marker
+
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    candidate = runner.workspace / "traces" / "candidate"
+    assert runner.run(inputs).code == 0
+    (candidate / "c000.json").unlink()  # a run removed: restart 1
+    assert runner.run(inputs).code == 3
+    crowd = [candidate / f"a{i:02d}.json" for i in range(80)]  # more than the marker holds
+    for i, path in enumerate(crowd):  # each chain shorter than refund's: none fits after
+        write_run(path, f"crowd-{i}", GOOD_PATH, scenario=f"a{i:02d}")
+    runner.run(inputs)
+    (genuine,) = ours(fake)
+    marker = decode_marker(parse_marker(genuine["body"])["chain"])
+    assert "refund" not in marker.sequences and marker.unlisted == 1, marker.unlisted
+    for path in crowd:
+        path.unlink()
+    write_run(candidate / "c008.json", "cand-008", GOOD_PATH)
+    result = runner.run(inputs)
+    state = sequence_state(runner, result)
+    assert state["continuity"] == "restarted" and state["restarts"] == 2, state
+    assert "had no room for this scenario's run chain" in state["continuity_message"]
+    assert result.code == 3, result.stdout
+    (genuine,) = ours(fake)
+    marker = decode_marker(parse_marker(genuine["body"])["chain"])
+    assert "refund" not in marker.sequences and marker.unlisted == 2  # (the crowd, carried)
+
+
 def test_a_forged_chain_that_disagrees_restarts_the_sequence(fake, runner):
     """A forged chain with the genuine restart count but other runs: the sequence restarts one
     count higher (stricter), it is not taken as the whole truth."""
@@ -451,13 +506,13 @@ def test_a_spec_edited_between_looks_on_one_commit_restarts_the_sequence(fake, r
 
 def test_a_marker_without_a_spec_hash_still_reads_as_the_earlier_gate():
     """Markers written before the spec hash (and forged ones with a bad hash, refused whole)."""
-    from abw.gating.sequence import decode_marker
+    from abw.gating.sequence import Marker, decode_marker
 
     old = chain_token(HEAD_SHA, [["refund", 3, "a" * 64, 1]])
-    candidate, sequences = decode_marker(old)
-    assert candidate == HEAD_SHA and sequences["refund"].restarts == 1
-    assert sequences["refund"].spec_sha256 is None
+    marker = decode_marker(old)
+    assert marker.candidate == HEAD_SHA and marker.sequences["refund"].restarts == 1
+    assert marker.sequences["refund"].spec_sha256 is None and marker.unlisted is None
     bad = json.dumps({"c": HEAD_SHA, "s": [["refund", 3, "a" * 64, 1]], "h": "nope"})
     import base64
 
-    assert decode_marker(base64.urlsafe_b64encode(bad.encode()).decode()) == ("", {})
+    assert decode_marker(base64.urlsafe_b64encode(bad.encode()).decode()) == Marker()

@@ -267,8 +267,8 @@ def test_the_comment_is_cut_between_blocks_whatever_the_marker_carries(
     fake, runner, scenarios, id_chars
 ):
     """The marker grows with the scenarios (their run chains): the Markdown under it is
-    rendered for the room left, so the renderer cuts it between blocks, and a marker too long
-    to leave room drops its optional fields instead of pushing the body past 65,536."""
+    rendered for the room left, so the renderer cuts it between blocks; the marker lists the
+    chains that fit in its 8,192 characters, and the count the others may have spent."""
     from abw.github.comment import COMMENT_LIMIT, MARKER_LIMIT, parse_marker
 
     (runner.workspace / "r.json").write_text(long_report(scenarios, id_chars).model_dump_json())
@@ -281,7 +281,10 @@ def test_the_comment_is_cut_between_blocks_whatever_the_marker_carries(
     assert "**Truncated**" not in markdown  # not clipped by the body's last resort
     assert "> [!NOTE]" in markdown and markdown.endswith("</sub>\n")  # the renderer's own cut
     assert escapes(markdown, links=("https://github.example/octo/agents/actions/runs/4242",)) == []
-    assert ("chain" in parse_marker(body)) == (scenarios == 12)
+    from abw.gating.sequence import decode_marker
+
+    marker = decode_marker(parse_marker(body)["chain"])  # the chains that fit, and a floor
+    assert (len(marker.sequences) == scenarios) == (marker.unlisted is None) == (scenarios == 12)
 
 
 def test_clipping_counts_fence_lines_not_backticks_in_a_line():

@@ -489,12 +489,68 @@ def test_the_sticky_comment_marker_carries_the_chain():
     token = encode_marker(report.statistics, "abc123")
     body = build_body("abw gate", "# report", "0" * 64, None, extra={"chain": token})
     assert digest_of(body) is not None and chain_of(body) == token
-    candidate, sequences = decode_marker(chain_of(body))
-    assert candidate == "abc123"
-    ((sid, previous),) = sequences.items()
+    marker = decode_marker(chain_of(body))
+    assert marker.candidate == "abc123" and marker.unlisted is None
+    ((sid, previous),) = marker.sequences.items()
     assert sid == "refund"
     assert previous == Previous(5, report.statistics[0].sequence.chain, 0)
     assert chain_of(build_body("abw gate", "# report", "0" * 64, None)) is None
+
+
+def _stats(rows: list[tuple[str, int, int]]) -> list:
+    """Statistics-like rows (scenario, n, restarts) for encode_marker."""
+    from types import SimpleNamespace
+
+    return [
+        SimpleNamespace(
+            scenario_id=sid, sequence=SimpleNamespace(n=n, chain=f"{i:064x}", restarts=k)
+        )
+        for i, (sid, n, k) in enumerate(rows)
+    ]
+
+
+def test_a_marker_lists_the_chains_that_fit_and_the_count_the_others_spent():
+    from abw.gating.sequence import encode_marker
+
+    rows = [(f"s{i:03d}", 5, i % 4) for i in range(200)]
+    whole = decode_marker(encode_marker(_stats(rows), "abc"))
+    assert len(whole.sequences) == 200 and whole.unlisted is None
+    for room in (600, 2_000, 7_000):
+        token = encode_marker(_stats(rows), "abc", "c" * 64, room=room)
+        marker = decode_marker(token)
+        assert len(token) <= room
+        listed = list(marker.sequences)
+        assert listed == [sid for sid, _, _ in rows[: len(listed)]]  # in order, as they fit
+        assert marker.unlisted == 3  # the largest count of those left out
+    kept = decode_marker(encode_marker(_stats(rows[:2]), "abc", room=7_000, unlisted=5))
+    assert len(kept.sequences) == 2 and kept.unlisted == 5  # an earlier floor is kept
+
+
+@pytest.mark.parametrize("unlisted", [-1, "2", 1.5, True])
+def test_a_marker_whose_unlisted_count_is_no_count_is_no_marker(unlisted):
+    import base64
+    import json
+
+    from abw.gating.sequence import Marker
+
+    text = json.dumps({"c": "abc", "s": [["r", 1, "a" * 64, 0]], "u": unlisted})
+    assert decode_marker(base64.urlsafe_b64encode(text.encode()).decode()) == Marker()
+
+
+def test_a_scenario_a_marker_left_unlisted_restarts_past_every_count_claimed():
+    """A marker that did not list a scenario leaves it unknown: another marker (forged, say)
+    listing it with fewer restarts cannot make it extend."""
+    from abw.gating.sequence import GENESIS, Marker, continuity, merge_previous
+
+    genuine = Marker("abc", {"other": Previous(3, "b" * 64, 0)}, unlisted=2)
+    forged = Marker("abc", {"refund": Previous(0, GENESIS, 0)})
+    merged = merge_previous([genuine, forged], ["refund", "new"])
+    assert merged["refund"].unknown and merged["refund"].restarts == 2
+    assert merged["new"].unknown and merged["new"].restarts == 2  # never read as a first look
+    assert "other" in merged and not merged["other"].unknown
+    link = continuity(["d" * 64], merged["refund"])
+    assert (link.status, link.restarts) == ("restarted", 3)
+    assert merge_previous([forged], ["refund"])["refund"].unknown is None  # no floor: as before
 
 
 # --- many scenarios -----------------------------------------------------------------------

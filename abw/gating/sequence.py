@@ -18,7 +18,7 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -89,8 +89,13 @@ class Previous:
     #: run digest whether that run passed (the baseline and abw's version can change that)
     spec_sha256: str | None = None
     outcomes: tuple[tuple[str, bool], ...] = ()
-    #: the earlier gate's record exists, or may, but could not be read (:func:`unread`)
-    unread: bool = False
+    #: why the earlier sequence is unknown, when it is: the record exists, or may, but does
+    #: not say it; ``restarts`` is then the count at least spent, and the sequence restarts
+    unknown: str | None = None
+
+
+_UNREAD = "the earlier gates' record of this candidate could not be read"
+_UNLISTED = "the earlier gate's record had no room for this scenario's run chain"
 
 
 def unread(scenarios: Iterable[str | None]) -> dict[str | None, Previous]:
@@ -98,7 +103,7 @@ def unread(scenarios: Iterable[str | None]) -> dict[str | None, Previous]:
     Action's PR comments, unreadable): any number of restarts may have spent their levels,
     so each sequence is tested at the last restart's (:data:`MAX_RESTARTS`). Read as the first
     look instead, a re-run would get back every level an earlier restart spent."""
-    return {sid: Previous(0, GENESIS, MAX_RESTARTS, unread=True) for sid in scenarios}
+    return {sid: Previous(0, GENESIS, MAX_RESTARTS, unknown=_UNREAD) for sid in scenarios}
 
 
 @dataclass(frozen=True)
@@ -122,13 +127,13 @@ def continuity(
     per digest, whether the run passed here)."""
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
-    if previous.unread:
+    if previous.unknown:
+        restarts = min(max(previous.restarts, 0) + 1, MAX_RESTARTS)
         return Continuity(
             "restarted",
-            MAX_RESTARTS,
-            "the earlier gates' record of this candidate could not be read, so any number of "
-            "restarts may have spent its level: the sequence is tested at the last restart's "
-            f"(restart {MAX_RESTARTS}); re-run once the record can be read.",
+            restarts,
+            f"{previous.unknown}, so earlier restarts may have spent its level: the sequence "
+            f"restarts (restart {restarts}) and is tested at a spent-down level.",
         )
     heads = chain(current)
 
@@ -242,13 +247,40 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
     }
 
 
-def encode_marker(statistics: list[Any], candidate: str = "", spec_sha256: str = "") -> str:
+@dataclass(frozen=True)
+class Marker:
+    """What one sticky-comment marker says: the candidate its gate judged, the sequences it
+    lists, and ``unlisted``: the restart count each scenario it does not list may have spent
+    (None when it lists every scenario its gate spent looks on)."""
+
+    candidate: str = ""
+    sequences: Mapping[str | None, Previous] = field(default_factory=dict)
+    unlisted: int | None = None
+
+
+def encode_marker(
+    statistics: list[Any],
+    candidate: str = "",
+    spec_sha256: str = "",
+    *,
+    room: int | None = None,
+    unlisted: int | None = None,
+) -> str:
     """Every scenario's chain as one marker token: base64url of
     ``{"c": candidate, "s": [[sid, n, H_n, k], ...]}``, with ``"h": spec_sha256`` when given
     (a later gate under another spec restarts the sequences); ``candidate`` names what was
-    gated (the Action uses the commit SHA)."""
+    gated (the Action uses the commit SHA).
+
+    A token longer than ``room`` characters lists the rows that fit, in order, and writes
+    ``"u"``: the largest restart count of those left out and of ``unlisted`` (what the earlier
+    marker said of the scenarios it did not list). A later gate restarts each scenario the
+    token does not list past that count (:func:`merge_previous`), so a marker with no room
+    for a chain, whatever made its scenario ids long or many, never loosens a later test."""
     import base64
     import json
+
+    def dumps(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=True)
 
     rows = [
         [s.scenario_id, s.sequence.n, s.sequence.chain, s.sequence.restarts]
@@ -258,15 +290,35 @@ def encode_marker(statistics: list[Any], candidate: str = "", spec_sha256: str =
     document: dict[str, Any] = {"c": candidate, "s": rows}
     if _HEAD.fullmatch(spec_sha256):  # (a published report's own hash may be anything)
         document["h"] = spec_sha256
-    text = json.dumps(document, separators=(",", ":"), ensure_ascii=True)
+    if unlisted is not None:
+        document["u"] = min(max(unlisted, 0), MAX_RESTARTS)
+    text = dumps(document)
+    if room is not None and _b64_length(len(text)) > room:
+        fixed = len(dumps({**document, "s": [], "u": MAX_RESTARTS}))
+        kept, left_out, size = [], [], fixed
+        for row in rows:
+            extra = len(dumps(row)) + (1 if kept else 0)
+            if _b64_length(size + extra) <= room:
+                kept.append(row)
+                size += extra
+            else:
+                left_out.append(row[3])
+        document["s"] = kept
+        document["u"] = min(max([*left_out, document.get("u", 0)]), MAX_RESTARTS)
+        text = dumps(document)
     return base64.urlsafe_b64encode(text.encode("ascii")).decode("ascii").rstrip("=")
 
 
-def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
-    """The inverse of :func:`encode_marker`: (candidate, sequences); a token that is not
-    exactly what :func:`encode_marker` writes (unreadable, a negative or non-integer count, a
-    chain or spec hash that is no SHA-256, a scenario twice) gives ("", {}): no earlier gate. A
-    marker without a spec hash (abw before it wrote one) judges no spec change. A count above
+def _b64_length(n: int) -> int:
+    """Characters of unpadded base64 for ``n`` bytes."""
+    return (4 * n + 2) // 3
+
+
+def decode_marker(token: str) -> Marker:
+    """The inverse of :func:`encode_marker`; a token that is not exactly what
+    :func:`encode_marker` writes (unreadable, a negative or non-integer count, a chain or spec
+    hash that is no SHA-256, a scenario twice) gives ``Marker()``: no earlier gate. A marker
+    without a spec hash (abw before it wrote one) judges no spec change. A count above
     :data:`MAX_RESTARTS` reads as that many."""
     import base64
     import binascii
@@ -278,10 +330,13 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
         document = parse_json(raw.decode("ascii"), "the run chain marker")
         candidate, rows, spec = document["c"], document["s"], document.get("h")
+        unlisted = document.get("u")
         if not isinstance(candidate, str) or not isinstance(rows, list):
-            return "", {}
+            return Marker()
         if spec is not None and not (isinstance(spec, str) and _HEAD.fullmatch(spec)):
-            return "", {}
+            return Marker()
+        if unlisted is not None and not _count(unlisted):
+            return Marker()
         sequences: dict[str | None, Previous] = {}
         for row in rows:
             sid, n, head, restarts = row
@@ -293,11 +348,12 @@ def decode_marker(token: str) -> tuple[str, dict[str | None, Previous]]:
                 and _HEAD.fullmatch(head)
                 and sid not in sequences
             ):
-                return "", {}
+                return Marker()
             sequences[sid] = Previous(n, head, min(restarts, MAX_RESTARTS), spec_sha256=spec)
-        return candidate, sequences
+        capped = None if unlisted is None else min(unlisted, MAX_RESTARTS)
+        return Marker(candidate, sequences, capped)
     except (AbwInputError, ValueError, TypeError, KeyError, binascii.Error, UnicodeDecodeError):
-        return "", {}
+        return Marker()
 
 
 def _count(value: Any) -> bool:
@@ -305,10 +361,11 @@ def _count(value: Any) -> bool:
 
 
 def merge_previous(
-    markers: list[dict[str | None, Previous]],
+    markers: list[Marker], scenarios: Iterable[str | None] = ()
 ) -> dict[str | None, Previous]:
-    """What several markers for the same candidate say together, per scenario, read so that
-    a marker someone else wrote can only make the gate stricter.
+    """What several markers for the same candidate say together, per scenario (those they
+    list, and ``scenarios``: the ones gated now), read so that a marker someone else wrote can
+    only make the gate stricter.
 
     A marker is not authenticated: every workflow of a repository comments as the same bot, so
     another one may carry this gate's marker with any chain. The restart count is the largest
@@ -316,10 +373,11 @@ def merge_previous(
     genuine marker is among them), and the sequence extends the earlier one only if it extends
     every marker with that count (:attr:`Previous.claims`); otherwise it restarts, one count
     higher. A forged marker can therefore restart a sequence at a spent-down level, never give
-    it back a level an earlier restart spent."""
+    it back a level an earlier restart spent. A scenario that a marker with ``unlisted`` does
+    not list is unknown to it: it restarts past every count claimed for it."""
     merged: dict[str | None, Previous] = {}
     for marker in markers:
-        for sid, previous in marker.items():
+        for sid, previous in marker.sequences.items():
             held = merged.get(sid)
             if held is None or previous.restarts > held.restarts:
                 merged[sid] = previous
@@ -328,4 +386,17 @@ def merge_previous(
                 *held.claims,
             ):
                 merged[sid] = replace(held, claims=(*held.claims, (previous.n, previous.chain)))
+    for sid in [*merged, *(s for s in dict.fromkeys(scenarios) if s not in merged)]:
+        floors = [m.unlisted for m in markers if m.unlisted is not None and sid not in m.sequences]
+        if floors:
+            held = merged.get(sid)
+            spent = max([*floors, held.restarts if held else 0])
+            merged[sid] = Previous(0, GENESIS, spent, unknown=_UNLISTED)
     return merged
+
+
+def unlisted_floor(markers: list[Marker]) -> int | None:
+    """The count a later marker must write for the scenarios it does not list, so that what
+    these markers left unknown stays unknown (None: they left nothing unknown)."""
+    floors = [m.unlisted for m in markers if m.unlisted is not None]
+    return max(floors) if floors else None

@@ -72,6 +72,13 @@ def body_marker(check_name: str, digest: str, extra: Mapping[str, str] | None = 
     return marker
 
 
+def extra_room(check_name: str, digest: str, name: str) -> int:
+    """How long the value of the one extra field ``name`` may be (it is percent-encoded: a
+    value of unreserved characters, as base64url, keeps its length) for the marker to stay
+    within :data:`MARKER_LIMIT`."""
+    return MARKER_LIMIT - len(body_marker(check_name, digest)) - len(f" {name}=")
+
+
 def markdown_room(check_name: str, digest: str, extra: Mapping[str, str] | None = None) -> int:
     """How long the Markdown under this marker may be (the renderer's ``max_chars``), so the
     report is cut between its blocks rather than by :func:`build_body`."""

@@ -231,6 +231,8 @@ class Publisher:
         #: the PR's earlier comments exist or may, but could not be read: this look knows
         #: nothing of the earlier looks, and its comment would write over their run chains
         self.earlier_unread = False
+        #: what the earlier markers left unknown, for this look's marker to keep unknown
+        self.unlisted: int | None = None
 
     def client(self) -> Any:
         if self._client is None:
@@ -378,7 +380,13 @@ class Publisher:
             return None
         if not self.inputs.github_token or not self.ctx.repository:
             return None
-        from abw.gating.sequence import decode_marker, merge_previous, unread
+        from abw.gating.sequence import (
+            Marker,
+            decode_marker,
+            merge_previous,
+            unlisted_floor,
+            unread,
+        )
 
         number = self.pull_request()
         if number is None:
@@ -392,9 +400,9 @@ class Publisher:
             markers = []
             for comment in found:
                 token = (parse_marker(comment.body or "") or {}).get("chain")
-                candidate, sequences = decode_marker(token) if token else ("", {})
-                if candidate and candidate == self.ctx.head_sha:
-                    markers.append(sequences)
+                marker = decode_marker(token) if token else Marker()
+                if marker.candidate and marker.candidate == self.ctx.head_sha:
+                    markers.append(marker)
             if len(found) > 1:
                 self.console.warning(
                     f"{len(found)} comments by {self.login()} carry this gate's marker on PR "
@@ -403,7 +411,8 @@ class Publisher:
                     "restarts the sequence at a spent-down level",
                     title="abw: several sticky comments",
                 )
-            return merge_previous(markers)
+            self.unlisted = unlisted_floor(markers)
+            return merge_previous(markers, scenarios)
 
         merged = self.attempt(_READ_PREVIOUS, read)
         if merged is None and _READ_PREVIOUS not in self.read_only:
@@ -467,7 +476,7 @@ def _publish(
     The comment's marker carries the run sequences (abw.gating.sequence) for the next gate."""
     from abw.gating.sequence import encode_marker
     from abw.github.checks import OUTPUT_LIMIT
-    from abw.github.comment import build_body, markdown_room, report_digest
+    from abw.github.comment import build_body, extra_room, markdown_room, report_digest
     from abw.hashing import canonical_json
 
     publisher = publisher or Publisher(inputs, ctx, console, env)
@@ -476,9 +485,14 @@ def _publish(
     )
     if inputs.comment != "off":
         digest = report_digest(inputs.check_name, canonical_json(report.model_dump(mode="json")))
-        extra = {
-            "chain": encode_marker(report.statistics, ctx.head_sha or "", report.inputs.spec_sha256)
-        }
+        chain = encode_marker(
+            report.statistics,
+            ctx.head_sha or "",
+            report.inputs.spec_sha256,
+            room=extra_room(inputs.check_name, digest, "chain"),
+            unlisted=publisher.unlisted,
+        )
+        extra = {"chain": chain}
         room = markdown_room(inputs.check_name, digest, extra)
         body = build_body(
             inputs.check_name,
