@@ -243,6 +243,20 @@ def sequence_state(runner: Runner, result, scenario: str = "refund") -> dict:
     return stats["sequence"]
 
 
+def restart_the_sequence(runner: Runner, inputs: dict[str, str]) -> None:
+    """Look 1 PASSes on 7 runs; one is removed, so look 2 restarts the sequence (restart 1:
+    alpha/4, where 6 runs are INCONCLUSIVE)."""
+    assert runner.run(inputs).code == 0
+    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
+    assert runner.run(inputs).code == 3
+
+
+def append_a_run(runner: Runner) -> None:
+    """One more passing run, appended to the sequence: 8 runs, which PASS at alpha/2 but not
+    at alpha/4."""
+    write_run(runner.workspace / "traces" / "candidate" / "c008.json", "cand-008", GOOD_PATH)
+
+
 def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner):
     """Another workflow of the repository comments as the same bot with text a PR controls:
     its first line copies abw's marker with the run chain of the current runs and no restart.
@@ -263,8 +277,7 @@ def test_a_forged_chain_cannot_give_back_the_level_a_restart_spent(fake, runner)
     token = chain_token(HEAD_SHA, [["refund", previous.n, previous.chain, 0]])
     forged = format_marker({**fields, "chain": token}) + "\n## ✅ abw gate: **PASS**\n"
     fake.add_comment(7, forged, login=BOT)
-    later = runner.workspace / "traces" / "candidate" / "c008.json"
-    write_run(later, "cand-008", GOOD_PATH)  # one more run, appended: 8 in all
+    append_a_run(runner)
     result = runner.run(inputs)
     state = sequence_state(runner, result)
     assert state["restarts"] == 1 and state["continuity"] == "extends", state
@@ -280,16 +293,14 @@ def test_a_chain_nested_too_deep_to_read_leaves_the_genuine_chain_in_force(fake,
     import base64
 
     inputs = write_gate_workspace(runner.workspace, "PASS")
-    assert runner.run(inputs).code == 0
-    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
-    assert runner.run(inputs).code == 3
+    restart_the_sequence(runner, inputs)
     (genuine,) = ours(fake)
     from abw.github.comment import parse_marker
 
     deep = base64.urlsafe_b64encode(b"[" * 3000 + b"]" * 3000).decode().rstrip("=")
     fields = {**parse_marker(genuine["body"]), "chain": deep}
     fake.add_comment(7, format_marker(fields) + "\nhello", login=BOT)
-    write_run(runner.workspace / "traces" / "candidate" / "c008.json", "cand-008", GOOD_PATH)
+    append_a_run(runner)
     result = runner.run(inputs)
     assert "failed" not in result.stdout, result.stdout
     state = sequence_state(runner, result)
@@ -318,12 +329,10 @@ def test_a_failed_read_of_the_earlier_comments_never_gives_back_a_spent_level(fa
     look extended. Earlier looks that cannot be read are now taken as every level spent, and
     the comment holding the genuine chain is left as it is."""
     inputs = write_gate_workspace(runner.workspace, "PASS")
-    assert runner.run(inputs).code == 0
-    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
-    assert runner.run(inputs).code == 3
+    restart_the_sequence(runner, inputs)
     (genuine,) = ours(fake)
     before = genuine["body"]
-    write_run(runner.workspace / "traces" / "candidate" / "c008.json", "cand-008", GOOD_PATH)
+    append_a_run(runner)
     fake.fail("GET", r"/issues/7/comments", 500, "Server Error", times=5)  # one read's tries
     unread = runner.run(inputs)
     state = sequence_state(runner, unread)
@@ -346,12 +355,10 @@ def test_a_pr_lookup_that_fails_leaves_the_earlier_looks_unknown(fake, tmp_path)
     runner = trusted_runner(tmp_path, fake)
     inputs = {**write_gate_workspace(runner.workspace, "PASS")}
     inputs["event-file"] = artifact_event(runner, 7, HEAD_SHA)
-    assert runner.run(inputs).code == 0
-    (runner.workspace / "traces" / "candidate" / "c000.json").unlink()  # a run removed
-    assert runner.run(inputs).code == 3
+    restart_the_sequence(runner, inputs)
     (genuine,) = ours(fake)
     before = genuine["body"]
-    write_run(runner.workspace / "traces" / "candidate" / "c008.json", "cand-008", GOOD_PATH)
+    append_a_run(runner)
     fake.fail("GET", r"/pulls/7$", 500, "Server Error", times=5)  # one lookup's tries
     result = runner.run(inputs)
     assert result.code == 3, result.stdout
@@ -392,14 +399,12 @@ def test_a_marker_with_no_room_for_the_chains_never_gives_back_a_spent_level(fak
     them INCONCLUSIVE at alpha/4."""
     inputs = write_gate_workspace(runner.workspace, "PASS")
     candidate = runner.workspace / "traces" / "candidate"
-    assert runner.run(inputs).code == 0
-    (candidate / "c000.json").unlink()  # a run removed
-    assert runner.run(inputs).code == 3
+    restart_the_sequence(runner, inputs)
     long = candidate / "zz-long.json"
     write_run(long, "cand-long", GOOD_PATH, scenario="s" * 9000)
     runner.run(inputs)  # this look's marker has no room for every chain
     long.unlink()
-    write_run(candidate / "c008.json", "cand-008", GOOD_PATH)
+    append_a_run(runner)
     result = runner.run(inputs)
     state = sequence_state(runner, result)
     assert state["continuity"] == "extends" and state["restarts"] == 1, state
@@ -416,9 +421,7 @@ def test_a_chain_the_marker_had_no_room_for_restarts_past_the_count_it_may_have_
 
     inputs = write_gate_workspace(runner.workspace, "PASS")
     candidate = runner.workspace / "traces" / "candidate"
-    assert runner.run(inputs).code == 0
-    (candidate / "c000.json").unlink()  # a run removed: restart 1
-    assert runner.run(inputs).code == 3
+    restart_the_sequence(runner, inputs)
     crowd = [candidate / f"a{i:02d}.json" for i in range(80)]  # more than the marker holds
     for i, path in enumerate(crowd):  # each chain shorter than refund's: none fits after
         write_run(path, f"crowd-{i}", GOOD_PATH, scenario=f"a{i:02d}")
@@ -428,7 +431,7 @@ def test_a_chain_the_marker_had_no_room_for_restarts_past_the_count_it_may_have_
     assert "refund" not in marker.sequences and marker.unlisted == 1, marker.unlisted
     for path in crowd:
         path.unlink()
-    write_run(candidate / "c008.json", "cand-008", GOOD_PATH)
+    append_a_run(runner)
     result = runner.run(inputs)
     state = sequence_state(runner, result)
     assert state["continuity"] == "restarted" and state["restarts"] == 2, state
