@@ -135,3 +135,17 @@ def one_line(stderr: str) -> str:
     assert stderr.count("\n") == 1, stderr
     assert "internal error" not in stderr and "Traceback" not in stderr, stderr
     return stderr
+
+
+def export_again(source: Path, target: Path, n: int) -> Path:
+    """``target``: trace file ``source`` as the ``n``-th other export of the same run (its
+    ``exported_at`` moved ``n`` seconds on): the same trace id, other bytes. A byte-for-byte
+    copy would be refused as the same run given twice."""
+    import re
+
+    text = source.read_text(encoding="utf-8")
+    stamp = f'"exported_at": "2030-01-01T00:{n // 60 % 60:02d}:{n % 60:02d}.{n:06d}Z"'
+    again, count = re.subn(r'"exported_at": "[^"]*"', stamp, text, count=1)
+    assert count == 1, source
+    target.write_text(again, encoding="utf-8")
+    return target

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from abw.hashing import content_hash
+from abw.hashing import content_hash, sha256_hex
 from abw.models.trace import Trace
-from abw.traceio import TraceFile
+from abw.traceio import TraceFile, render_trace
 
 
 def span(name: str, status: str = "success", **extra: Any) -> dict[str, Any]:
@@ -60,4 +60,5 @@ def trace(
 
 
 def trace_file(t: Trace, path: str | None = None) -> TraceFile:
-    return TraceFile(path or f"{t.run.trace_id}.json", t, "0" * 64, {})
+    """``t`` as the file ``path`` would hold it: its SHA-256 is the rendered trace's."""
+    return TraceFile(path or f"{t.run.trace_id}.json", t, sha256_hex(render_trace(t)), {})

@@ -8,7 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
-from conftest import REPO
+from conftest import REPO, export_again
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 SPEC = EXAMPLE / "behavior.yaml"
@@ -193,11 +193,11 @@ def _gate_with(run_cli, base: Path, cand: Path, spec: Path, out: Path, *more: ob
     return code, json.loads(out.read_text(encoding="utf-8")), err
 
 
-def test_removing_one_of_two_identical_runs_is_named_as_a_missing_run(tmp_path, run_cli):
+def test_removing_one_of_two_exports_of_a_run_is_named_as_a_missing_run(tmp_path, run_cli):
     base = _copy("baseline", tmp_path / "base", 4)
     cand = _copy("good", tmp_path / "cand", 6)
     twin = sorted(cand.iterdir())[0]
-    shutil.copyfile(twin, cand / "copy.json")  # the same bytes twice: one digest, two runs
+    export_again(twin, cand / "copy.json", 1)  # the same run exported twice: two runs
     _gate(run_cli, base, cand, tmp_path / "r1.json")
     (cand / "copy.json").unlink()
     _, report, _ = _gate(

@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from conftest import CORPUS, REPO
+from conftest import CORPUS, REPO, export_again
 
 from abw.render import FILE_NAMES
 
@@ -100,8 +100,8 @@ def test_files_sharing_a_trace_id_are_counted_and_named(tmp_path, run_cli):
     cand = tmp_path / "cand"
     cand.mkdir()
     good = sorted((EXAMPLE / "traces" / "good").glob("*.json"))
-    for i in range(12):  # 12 files, 3 runs: each run copied four times
-        shutil.copy(good[i % 3], cand / f"copy-{i:02d}.json")
+    for i in range(12):  # 12 files, 3 trace ids: each run exported four times (other bytes)
+        export_again(good[i % 3], cand / f"copy-{i:02d}.json", i)
     report, _, out = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
     (warning,) = [w for w in report["input_warnings"] if w["kind"] == "duplicate_trace_id"]
     assert warning["role"] == "candidate"
@@ -111,6 +111,28 @@ def test_files_sharing_a_trace_id_are_counted_and_named(tmp_path, run_cli):
     # the decision: each file still counts as one run
     assert [s["n"] for s in report["statistics"]] == [12]
     shown_everywhere(out, "12 candidate files share 3 trace ids")
+
+
+@pytest.mark.parametrize("side", ["candidate", "baseline"])
+def test_a_byte_for_byte_copy_of_a_run_is_refused_not_counted_twice(tmp_path, run_cli, side):
+    """60 copies of one passing run PASSed with a warning: a copy is the same run, and the
+    statistics counted it 60 times. Files that only share a trace id stay a warning (above)."""
+    folder = tmp_path / side
+    shutil.copytree(EXAMPLE / "traces" / ("good" if side == "candidate" else "baseline"), folder)
+    (one,) = sorted(folder.glob("*.json"))[:1]
+    shutil.copy(one, folder / "zz-copy.json")
+    base = folder if side == "baseline" else EXAMPLE / "traces" / "baseline"
+    cand = folder if side == "candidate" else EXAMPLE / "traces" / "good"
+    code, _, err = run_cli(
+        "gate", "--baseline", base, "--candidate", cand, "--spec", SPEC, "--out", tmp_path / "r"
+    )
+    assert code == 2 and "Traceback" not in err, err
+    (line,) = err.strip().splitlines()
+    assert line == (
+        f"abw: error: {folder / 'zz-copy.json'}: a byte-for-byte copy of {one}: the same "
+        f"{side} run given twice would be counted twice; remove the copy"
+    )
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_candidate_folder_inside_the_baseline_folder_is_named(tmp_path, run_cli):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import distributed
 import pytest
-from conftest import REPO, example_gate
+from conftest import REPO, example_gate, export_again
 
 from abw.errors import AbwInputError
 from abw.gating import report_json, run_gate
@@ -75,7 +75,7 @@ def _many(tmp_path: Path) -> Path:
     while copies <= 2 * BATCH_FILES:
         for source in sources:
             folder = candidate / "more" if copies % 3 else candidate
-            shutil.copy(source, folder / f"{copies:04d}-{source.name}")
+            export_again(source, folder / f"{copies:04d}-{source.name}", copies)
             copies += 1
     return candidate
 
