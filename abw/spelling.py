@@ -22,3 +22,36 @@ def nearest(word: str, options: Iterable[Any]) -> str | None:
     passed over), or None."""
     close = near(word, (option for option in options if isinstance(option, str)), 1)
     return close[0] if close else None
+
+
+#: Shorter names are left alone: two real tools (``ls``, ``rm``) are often one edit apart.
+TYPO_MIN = 4
+
+
+def one_typo_from(word: str, names: Iterable[str]) -> list[str]:
+    """The ``names`` other than ``word`` that it misspells by one typo: a letter left out,
+    added, changed, or two neighbours swapped, or only case and separators (``_``, ``-``,
+    ``.``, spaces) differ. Sorted; none for words under :data:`TYPO_MIN` characters."""
+    if len(word) < TYPO_MIN:
+        return []
+    folded = _fold(word)
+    return sorted({n for n in names if n != word and (_one_edit(word, n) or _fold(n) == folded)})
+
+
+def _fold(name: str) -> str:
+    return "".join(c for c in name.casefold() if c not in "_-. ")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (not equal) are one insertion, deletion, substitution or swap
+    of neighbours apart."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    a, b = a[start:], b[start:]
+    if len(a) == len(b):
+        return a[1:] == b[1:] or (len(a) >= 2 and a[0] == b[1] and a[1] == b[0] and a[2:] == b[2:])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return long[1:] == short

@@ -82,6 +82,59 @@ def test_vacuous_names_never_pass_and_forbidden_names_are_not_references():
     assert count.verdict == "INCONCLUSIVE" and "did you mean lookup_order?" in count.message
 
 
+def test_a_forbidden_name_one_typo_from_a_called_tool_warns_never_passes_silently():
+    """``forbidden_tools: [refund_comit]`` forbade nothing and PASSed without a word while
+    every run called refund_commit. A forbidden name no run shows is still no reference (its
+    absence is the outcome checked), but one a single typo from a name runs show WARNs, with
+    the name meant; the same for the names rules forbid (absence_after, count max 0)."""
+    spec = make_spec(
+        invariants={"forbidden_tools": ["refund_comit", "delete_database", "rn"]},
+        rules=[
+            {"kind": "absence_after", "stop": "refund_commit", "forbidden": "Policy-Check"},
+            {"kind": "count", "tool": "lookup_ordre", "max": 0},
+            {"kind": "count", "tool": "lookup_*", "max": 0, "enforcement": "soft"},
+        ],
+    )
+    path = [*REFUND, "rm"]
+    report = gate_mem(runs("b", [path] * 20), runs("c", [path] * 20), spec)
+    typo = check(report, "behavior_contract.forbidden_tools[0]")
+    assert typo.verdict == "WARN" and typo.message.startswith("Forbids a name no run shows:")
+    assert "refund_comit matches no span in 40 runs, but refund_commit, one typo away" in (
+        typo.message
+    )
+    assert typo.message.endswith("did you mean refund_commit?")
+    assert typo.measured["misspelt_forbidden_names"] == {"refund_comit": ["refund_commit"]}
+    assert check(report, "behavior_contract.forbidden_tools[1]").verdict == "PASS"  # no near
+    assert check(report, "behavior_contract.forbidden_tools[2]").verdict == "PASS"  # short
+    after = check(report, "behavior_contract.rules.absence_after-0")
+    assert after.verdict == "WARN" and "but policy_check, one typo away" in after.message
+    count = check(report, "operational_quality.rules.count-1")
+    assert count.verdict == "WARN" and "but lookup_order, one typo away" in count.message
+    glob = check(report, "operational_quality.rules.count-2")
+    assert glob.verdict == "WARN" and "misspelt" not in glob.message  # a glob: matched, broken
+    assert report.verdict == "WARN"
+
+
+@pytest.mark.parametrize(
+    ("word", "close"),
+    [
+        ("refund_comit", ["refund_commit"]),  # a letter left out
+        ("refund_commmit", ["refund_commit"]),  # added
+        ("refund_cammit", ["refund_commit"]),  # changed
+        ("refnud_commit", ["refund_commit"]),  # neighbours swapped
+        ("Refund-Commit", ["refund_commit"]),  # case and separators only
+        ("refund_commit", []),  # the name itself
+        ("refund_cmomti", []),  # two typos
+        ("rn", []),  # too short to tell from another tool
+        ("delete_database", []),
+    ],
+)
+def test_one_typo_from(word, close):
+    from abw.spelling import one_typo_from
+
+    assert one_typo_from(word, ["refund_commit", "policy_check", "rm"]) == close
+
+
 def test_literal_names_are_matched_as_the_gate_matches_them():
     """``=tool[1]`` names the tool ``tool[1]`` literally, in rules and in required_order alike;
     the vacuity check reads it the same way (a plain glob would see a character class)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abw.gating.common import Finding, RunRule, ordinals_text, runs_word
+from abw.models.rules import ForbiddenRef
 from abw.models.spec import Invariants
 from abw.semantics import attempts, literal_pattern, order_violations, successes
 from abw.text import noun, plural
@@ -51,6 +52,7 @@ def _forbidden_tool(index: int, tool: str) -> RunRule:
         rule="forbidden_tools",
         category="behavior_contract",
         limits={"tool": tool, "forbids": "any span of this name, whatever its status"},
+        references=(ForbiddenRef((literal_pattern(tool),)),),
         evaluate=evaluate,
         passed_message=lambda n: f"None of {runs_word(n)} called the forbidden tool {tool}.",
         failed_message=lambda bad, n: f"{bad} of {runs_word(n)} called the forbidden tool {tool}.",

@@ -25,7 +25,9 @@ class RunRule:
     passed_message: Callable[[int], str]  # runs checked -> sentence
     failed_message: Callable[[int, int], str]  # (violating runs, runs checked) -> sentence
     measured: dict[str, Any] = field(default_factory=dict)
-    references: tuple[str, ...] = ()  # tool names / globs some run must show (gating.vacuity)
+    #: what it refers to (gating.vacuity): tool names / globs some run must show, or a
+    #: typed reference (the names a rule forbids: abw.models.rules.ForbiddenRef)
+    references: tuple[Any, ...] = ()
     output_fields: tuple[str, ...] = ()  # canonical_output fields it reads (gating.vacuity)
 
 

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from abw.gating.vacuity import (
+    MISSPELT,
     UNREACHED,
     VACUOUS,
     Misses,
@@ -26,6 +27,7 @@ from abw.gating.vacuity import (
     as_text,
     hits,
     misses,
+    misspelt_sentence,
     nearest,
     observed,
     types_seen,
@@ -267,6 +269,23 @@ def _scenarios_text(scenarios: Iterable[str | None]) -> str:
     return f"{'scenario' if len(names) == 1 else 'scenarios'} {', '.join(names)}"
 
 
+def _misspelt(check: Check, misspelt: dict[str, list[str]], seen: Observed) -> Check:
+    """``check`` when a name it forbids looks misspelt (abw.gating.vacuity.misspelt_forbidden):
+    a PASS WARNs (it held without testing the name meant); any other verdict gains a note."""
+    text = misspelt_sentence(misspelt, seen)
+    close = sorted({n for names in misspelt.values() for n in names})
+    measured = check.measured | {"misspelt_forbidden_names": misspelt}
+    if check.verdict != "PASS":
+        message = f"{check.message.rstrip()} Note: {text}: misspelt?"
+        return check.model_copy(update={"message": message, "measured": measured})
+    message = (
+        f"{MISSPELT} {text}. A misspelt forbidden name forbids nothing: the check held without "
+        f"testing the name it meant ({check.message.rstrip().rstrip('.')}); did you mean "
+        f"{' or '.join(close)}?"
+    )
+    return check.model_copy(update={"verdict": "WARN", "message": message, "measured": measured})
+
+
 def out_of_scope(
     trigger_refs: Iterable[Any],
     references: Sequence[Any],
@@ -350,13 +369,15 @@ def apply(
     for check in checks:
         refs = references.get(check.id, ())
         found = misses(refs, seen, output_fields.get(check.id, ()))
+        misspelt = found.misspelt
         failed = check.verdict == "FAIL"
         texts = found.texts + (found.notes if failed else [])
         if not texts and reached is not None:
             found = out_of_scope(triggers(check, refs), refs, reached, views)
             texts = found.texts
         if not texts:
-            out.append(check if reached is None else unreached(check, refs, reached, views))
+            held = check if reached is None else unreached(check, refs, reached, views)
+            out.append(_misspelt(held, misspelt, seen) if misspelt else held)
             continue
         text = "; ".join(texts)
         text += "" if text.endswith("?") else "."

@@ -10,9 +10,11 @@ neither, when refund_commit is a tool span), so such a check is INCONCLUSIVE ins
 nearest real thing; a check that FAILs keeps its counterexamples and gains the sentence. Names
 a check only forbids (``forbidden_tools``) and span statuses are never references: their
 absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init`` report the
-same findings before any gate runs. Output fields are references too, and so
-are a rule's or assertion's ``scenarios`` globs: when none matches the scenario of any run,
-the rule covers no run at all (``scenarios: [refund-polcy]`` would pass every gate).
+same findings before any gate runs. Output fields are references too, and so are a rule's or
+assertion's ``scenarios`` globs: when none matches the scenario of any run, the rule covers no
+run at all (``scenarios: [refund-polcy]`` would pass every gate). A forbidden name one typo
+from a name runs show forbids nothing: its check WARNs (:func:`misspelt_forbidden`; the gate
+only, as a typo is a guess).
 
 The candidate side (a check no candidate run of a scenario triggered) is abw.gating.reach.
 """
@@ -23,9 +25,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from abw.models.rules import ArgumentRef, OutputRef, Reference, ScopeRef, ToolRef
+from abw.models.rules import ArgumentRef, ForbiddenRef, OutputRef, Reference, ScopeRef, ToolRef
 from abw.semantics import literal_pattern, name_matches
-from abw.spelling import near
+from abw.spelling import near, one_typo_from
 from abw.text import plural
 
 Kinds = frozenset[tuple[str, str]]
@@ -37,6 +39,9 @@ VACUOUS = "Vacuous:"
 #: How the message of a check that held only because no candidate run reached what triggers
 #: it begins (abw.gating.reach.unreached).
 UNREACHED = "Not exercised by the candidate:"
+
+#: How the message of a check that held while a name it forbids looks misspelt begins.
+MISSPELT = "Forbids a name no run shows:"
 
 
 @dataclass(frozen=True)
@@ -174,12 +179,15 @@ def field_sentence(missing: list[str], seen: Observed) -> str:
 @dataclass
 class Misses:
     """What of one check's references no run shows: sentences, the real things to name
-    instead, and the ``measured`` entries; ``notes``: sentences that only annotate a FAIL."""
+    instead, and the ``measured`` entries; ``notes``: sentences that only annotate a FAIL;
+    ``misspelt``: forbidden names one typo from a name runs show (:func:`misspelt_forbidden`),
+    name -> those names."""
 
     texts: list[str] = field(default_factory=list)
     real: list[str] = field(default_factory=list)
     measured: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    misspelt: dict[str, list[str]] = field(default_factory=dict)
 
     def add(self, text: str, real: str, note_only: bool = False, **measured: Any) -> None:
         if text in self.texts or text in self.notes:
@@ -290,6 +298,8 @@ def misses(
     for ref in references:
         if isinstance(ref, ArgumentRef) and (text := _argument_sentence(ref, seen)) is not None:
             found.add(text, "argument field", unseen_argument_fields=[ref.field])
+        if isinstance(ref, ForbiddenRef):
+            found.misspelt |= misspelt_forbidden(ref, seen)
     missing = [f for f in dict.fromkeys(fields) if f not in seen.output_fields]
     if missing:
         found.add(field_sentence(missing, seen), "output field", unseen_output_fields=missing)
@@ -297,6 +307,29 @@ def misses(
         if (text := scope_sentence(globs, seen)) is not None:
             found.add(text, "scenario", unmatched_scenarios=globs)
     return found
+
+
+def misspelt_forbidden(ref: ForbiddenRef, seen: Observed) -> dict[str, list[str]]:
+    """The names ``ref`` forbids that match no span seen while a name seen is one typo from
+    them (abw.spelling.one_typo_from), with those names: a misspelt forbidden name forbids
+    nothing. Globs are left alone."""
+    found: dict[str, list[str]] = {}
+    for name in ref.names:
+        text = name[1:] if name.startswith("=") else name
+        if name == text and any(c in text for c in "*?["):
+            continue
+        if not hits((name,), seen.names) and (close := one_typo_from(text, seen.names)):
+            found[text] = close
+    return found
+
+
+def misspelt_sentence(misspelt: dict[str, list[str]], seen: Observed) -> str:
+    """``refund_comit matches no span in 44 runs, but refund_commit, one typo away, does``"""
+    return "; ".join(
+        f"{name} matches no span in {plural(seen.runs, 'run')}, but {' and '.join(close)}, "
+        f"one typo away, {'does' if len(close) == 1 else 'do'}"
+        for name, close in misspelt.items()
+    )
 
 
 def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:

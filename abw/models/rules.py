@@ -59,8 +59,9 @@ class _Rule(_Closed):
     def kind_references(self) -> tuple[Reference, ...]:
         """The spans its ``tool_fields`` match (a matcher's names and types: a list of names
         is one reference, met by any of them), then the argument fields it reads
-        (:meth:`argument_references`). Names a rule only forbids are not listed, nor statuses:
-        their absence is the expected outcome (no failed call in a healthy run)."""
+        (:meth:`argument_references`). Names a rule only forbids are no such reference, nor
+        statuses: their absence is the expected outcome (no failed call in a healthy run); a
+        kind lists its forbidden names as a :class:`ForbiddenRef` (a misspelt one WARNs)."""
         tools = [tool_reference(getattr(self, name)) for name in self.tool_fields]
         return (*tools, *self.argument_references())
 
@@ -105,7 +106,23 @@ class ScopeRef:
     globs: tuple[str, ...]
 
 
-Reference = ToolRef | ArgumentRef | OutputRef | ScopeRef
+@dataclass(frozen=True)
+class ForbiddenRef:
+    """Names a check only forbids: never vacuous (their absence is the outcome it checks), but
+    a name no run shows that is one typo from a name some run shows likely forbids nothing
+    (abw.gating.vacuity: the check WARNs instead of PASSing)."""
+
+    names: tuple[str, ...]
+
+
+Reference = ToolRef | ArgumentRef | OutputRef | ScopeRef | ForbiddenRef
+
+
+def forbidden_reference(value: Any) -> tuple[Reference, ...]:
+    """The names a rule field (a glob or a matcher) forbids, as one reference (none for a
+    pattern that names nothing: ``*``)."""
+    names = tuple(n for n in pattern_names(value) if n != "*")
+    return (ForbiddenRef(names),) if names else ()
 
 
 def scope_references(scenarios: list[str]) -> tuple[Reference, ...]:
@@ -225,6 +242,9 @@ class AbsenceAfterRule(_Rule):
         default_factory=list, description="Spans that may still run after the stop."
     )
 
+    def kind_references(self) -> tuple[Reference, ...]:
+        return (*super().kind_references(), *forbidden_reference(self.forbidden))
+
 
 class CountRule(_Rule):
     """Spans matching ``tool`` number between ``min`` and ``max`` (inclusive)."""
@@ -249,8 +269,11 @@ class CountRule(_Rule):
         return self
 
     def kind_references(self) -> tuple[Reference, ...]:
-        """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference."""
-        return () if self.max == 0 and not self.min else super().kind_references()
+        """A ceiling of zero (``max: 0`` without ``min``) forbids the tool: not a reference
+        some run must show, only one a typo may have emptied."""
+        if self.max == 0 and not self.min:
+            return forbidden_reference(self.tool)
+        return super().kind_references()
 
 
 class RetryLimitRule(_Rule):
