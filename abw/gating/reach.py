@@ -253,14 +253,20 @@ def unreached(
         for u in found:
             scenarios.setdefault(u.label, []).append(u.scenario)
         measured["unreached_in_scenarios"] = scenarios
-    if check.verdict != "PASS":
-        message = f"{check.message.rstrip()} Note: {text}."
-        return check.model_copy(update={"message": message, "measured": measured})
-    message = (
+    warning = (
         f"{UNREACHED} {text}. The check held only because nothing in the candidate triggered "
         f"it ({check.message.rstrip().rstrip('.')})."
     )
-    return check.model_copy(update={"verdict": "WARN", "message": message, "measured": measured})
+    return _doubted(check, f"{text}.", warning, measured)
+
+
+def _doubted(check: Check, note: str, warning: str, measured: dict[str, Any]) -> Check:
+    """A PASS that tested less than it says WARNs, its message ``warning``; any other verdict
+    keeps itself and its message gains ``note``."""
+    if check.verdict != "PASS":
+        message = f"{check.message.rstrip()} Note: {note}"
+        return check.model_copy(update={"message": message, "measured": measured})
+    return check.model_copy(update={"verdict": "WARN", "message": warning, "measured": measured})
 
 
 def _scenarios_text(scenarios: Iterable[str | None]) -> str:
@@ -275,15 +281,12 @@ def _misspelt(check: Check, misspelt: dict[str, list[str]], seen: Observed) -> C
     text = misspelt_sentence(misspelt, seen)
     close = sorted({n for names in misspelt.values() for n in names})
     measured = check.measured | {"misspelt_forbidden_names": misspelt}
-    if check.verdict != "PASS":
-        message = f"{check.message.rstrip()} Note: {text}: misspelt?"
-        return check.model_copy(update={"message": message, "measured": measured})
-    message = (
+    warning = (
         f"{MISSPELT} {text}. A misspelt forbidden name forbids nothing: the check held without "
         f"testing the name it meant ({check.message.rstrip().rstrip('.')}); did you mean "
         f"{' or '.join(close)}?"
     )
-    return check.model_copy(update={"verdict": "WARN", "message": message, "measured": measured})
+    return _doubted(check, f"{text}: misspelt?", warning, measured)
 
 
 def out_of_scope(
