@@ -115,6 +115,16 @@ def test_a_forbidden_name_one_typo_from_a_called_tool_warns_never_passes_silentl
     assert report.verdict == "WARN"
 
 
+def test_validate_with_a_baseline_warns_of_a_misspelt_forbidden_name(tmp_path, run_cli):
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    typo = tmp_path / "typo.yaml"
+    typo.write_text(text.replace("forbidden_tools: []", "forbidden_tools: [refund_comit]"))
+    code, out, err = run_cli("validate", "--baseline", EXAMPLE / "traces" / "baseline", typo)
+    assert code == 0 and f"{typo}: ok" in out
+    line = f"{typo}:10: invariants.forbidden_tools[0]: refund_comit matches no span in 24 runs"
+    assert err == f"warning: {line}, but refund_commit, one typo away, does: misspelt?\n"
+
+
 @pytest.mark.parametrize(
     ("word", "close"),
     [

@@ -57,7 +57,9 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
         for path in paths:
             try:
                 problems = validate_file(path)
-                vacuous = _vacuous(path, seen) if not problems and seen is not None else []
+                vacuous, misspelt = (
+                    _vacuous(path, seen) if not problems and seen is not None else ([], [])
+                )
             except AbwInputError as exc:
                 exc.message = with_hint(exc.message, path)
                 click.echo(log_line(exc.one_line()), err=True)
@@ -75,6 +77,8 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
                     click.echo(log_line(line), err=True)
                 bad += 1
             else:
+                for line in misspelt:
+                    click.echo(log_line(f"warning: {line}"), err=True)
                 click.echo(log_line(f"{path}: ok"))
     return 2 if bad else 0
 
@@ -96,12 +100,13 @@ class _Baseline:
         return by_scenario(self.traces)
 
 
-def _vacuous(path: Path, baseline: _Baseline) -> list[str]:
+def _vacuous(path: Path, baseline: _Baseline) -> tuple[list[str], list[str]]:
     """One line per part of a spec, or of the spec a contract compiles to (as the gate runs
     it), whose references the baseline does not show (abw.gating.vacuity.spec_findings), or
-    whose triggers no baseline run of its scenarios shows (abw.gating.reach)."""
+    whose triggers no baseline run of its scenarios shows (abw.gating.reach); and, apart (the
+    gate WARNs on them), one per part forbidding a name that looks misspelt."""
     from abw.gating.reach import spec_scope_findings
-    from abw.gating.vacuity import spec_findings
+    from abw.gating.vacuity import spec_findings, spec_misspellings
     from abw.validate import load_document
 
     document = load_document(path)
@@ -118,9 +123,13 @@ def _vacuous(path: Path, baseline: _Baseline) -> list[str]:
         spec, _ = load_contract_as_spec(path)
         line_of = None  # its findings name the spec it compiles to, not its own lines
     else:
-        return []
+        return [], []
     findings = spec_findings(spec, baseline.seen) + spec_scope_findings(spec, lambda: baseline.runs)
-    return [f"{_where(path, finding, line_of)}: {finding}" for finding in findings]
+    misspelt = spec_misspellings(spec, baseline.seen)
+    return (
+        [f"{_where(path, finding, line_of)}: {finding}" for finding in findings],
+        [f"{_where(path, line, line_of)}: {line}" for line in misspelt],
+    )
 
 
 def _where(path: Path, finding: str, line_of: Callable[[list], int | None] | None) -> str:

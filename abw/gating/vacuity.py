@@ -13,8 +13,8 @@ absence is the expected outcome. ``abw validate --baseline`` and ``abw spec init
 same findings before any gate runs. Output fields are references too, and so are a rule's or
 assertion's ``scenarios`` globs: when none matches the scenario of any run, the rule covers no
 run at all (``scenarios: [refund-polcy]`` would pass every gate). A forbidden name one typo
-from a name runs show forbids nothing: its check WARNs (:func:`misspelt_forbidden`; the gate
-only, as a typo is a guess).
+from a name runs show forbids nothing: its check WARNs (:func:`misspelt_forbidden`), and
+``abw validate --baseline`` warns (a guess: two real tools can be one typo apart).
 
 The candidate side (a check no candidate run of a scenario triggered) is abw.gating.reach.
 """
@@ -342,6 +342,10 @@ def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
         for i, t in enumerate(inv.required_tools)
     ]
     found += [
+        (f"invariants.forbidden_tools[{i}]", (ForbiddenRef((literal_pattern(t),)),))
+        for i, t in enumerate(inv.forbidden_tools)
+    ]
+    found += [
         (f"invariants.required_order[{i}]", (c.before, c.after))
         for i, c in enumerate(inv.required_order)
     ]
@@ -350,6 +354,20 @@ def spec_references(spec: Any) -> list[tuple[str, tuple[Any, ...]]]:
     for i, assertion in enumerate(spec.assertions):
         found.append((f"assertions[{i}] ({assertion.id})", assertion.references()))
     return [(where, refs) for where, refs in found if refs]
+
+
+def spec_misspellings(spec: Any, seen: Observed) -> list[str]:
+    """One line per part of the spec forbidding a name no run seen shows that is one typo from
+    a name runs show (:func:`misspelt_forbidden`): a warning, since two real tools can be."""
+    lines = []
+    for where, refs in spec_references(spec):
+        misspelt: dict[str, list[str]] = {}
+        for ref in refs:
+            if isinstance(ref, ForbiddenRef):
+                misspelt |= misspelt_forbidden(ref, seen)
+        if misspelt:
+            lines.append(f"{where}: {misspelt_sentence(misspelt, seen)}: misspelt?")
+    return lines
 
 
 def spec_findings(spec: Any, seen: Observed) -> list[str]:
