@@ -600,6 +600,41 @@ def test_a_marker_whose_unlisted_count_is_no_count_is_no_marker(unlisted):
     assert decode_marker(base64.urlsafe_b64encode(text.encode()).decode()) == Marker()
 
 
+def test_a_marker_of_any_shape_reads_as_a_marker_or_none_never_an_error():
+    """The chain token is text anyone commenting as the bot can write: every field of a real
+    one given a value of another type (or deleted), and arbitrary text, decodes to a
+    well-formed marker or to none (no earlier gate), never an exception."""
+    import base64
+
+    from fuzzkit import DELETED, WRONG_TYPES, wrong_typed
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from abw.gating.sequence import MAX_RESTARTS, Marker, encode_marker
+
+    rows = [("refund", 5, 1), (None, 2, 0), ("b" * 40, 7, 31)]
+    token = encode_marker(_stats(rows), "abc", "c" * 64, room=400, unlisted=2)
+    document = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+
+    def well_formed(marker: Marker) -> None:
+        assert isinstance(marker.candidate, str)
+        assert marker.unlisted is None or 0 <= marker.unlisted <= MAX_RESTARTS
+        for previous in marker.sequences.values():
+            assert 0 <= previous.restarts <= MAX_RESTARTS and previous.n >= 0
+
+    mutated = wrong_typed(document, (*WRONG_TYPES, DELETED, -1, 10**30, "=", [[]]))
+    assert len(mutated) > 20
+    for _, data in mutated:
+        well_formed(decode_marker(base64.urlsafe_b64encode(data).decode().rstrip("=")))
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.text(max_size=200) | st.binary(max_size=200).map(base64.urlsafe_b64encode))
+    def any_text(text):
+        well_formed(decode_marker(text if isinstance(text, str) else text.decode()))
+
+    any_text()
+
+
 def test_a_scenario_a_marker_left_unlisted_restarts_past_every_count_claimed():
     """A marker that did not list a scenario leaves it unknown: another marker (forged, say)
     listing it with fewer restarts cannot make it extend."""
