@@ -51,25 +51,13 @@ CATEGORY_ORDER = (
 
 
 def _check_unique(traces: list[Any], role: str) -> None:
-    """Each run of a side once: not the same file twice, and not a byte-for-byte copy of
-    another file (a copy is the same run, and counted again it would be evidence twice: 60
-    copies of one passing run PASSed). Files that only share a trace id stay a warning
-    (abw.gating.input_warnings): an exporter may reuse ids."""
     if not traces:
         raise AbwInputError(f"no {role} traces were given", field=role)
     seen: set[str] = set()
-    first_of: dict[str, str] = {}  # file SHA-256 -> the first file with those bytes
     for trace_file in traces:
         if trace_file.path in seen:
             raise AbwInputError(f"the same file is given twice as {role}", file=trace_file.path)
         seen.add(trace_file.path)
-        first = first_of.setdefault(trace_file.sha256, trace_file.path)
-        if first != trace_file.path:
-            raise AbwInputError(
-                f"a byte-for-byte copy of {first}: the same {role} run given twice would be "
-                "counted twice; remove the copy",
-                file=trace_file.path,
-            )
 
 
 def gate(
@@ -182,7 +170,10 @@ def merged_report(
             checks.append(diff_shape.coverage_check(sid, len(runs)))
         elif runs:
             checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
-        ordered, order = sequence.in_recording_order(runs, [t.started_at for t in runs], RUN_ORDER)
+        distinct = sequence.once_each(runs)  # (a byte-for-byte copy is the same run)
+        ordered, order = sequence.in_recording_order(
+            distinct, [t.started_at for t in distinct], RUN_ORDER
+        )
         digests = [t.sha256 for t in ordered]
         heads = sequence.chain(digests)
         failing = execution.failing(ordered, failed)

@@ -4,7 +4,9 @@
 - ``version_mix``: the candidate was recorded with agent CLI versions the baseline never used
   (a new CLI can rename tools: Codex's ``shell`` became ``exec_command``);
 - ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file still
-  counts as one run, so the statistics may count one run many times;
+  counts as one run, so the statistics may count one run many times (a candidate file that is a
+  byte-for-byte copy of another is the same run: the statistics count it once, and the warning
+  says how many there are);
 - ``shared_runs``: candidate runs that are baseline runs too (the same trace id: a candidate
   folder inside the baseline folder, a session imported on both sides, or the baseline
   itself), compared with themselves;
@@ -202,16 +204,26 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
         return []
     count = sum(len(paths) for paths in shared.values())
     worst = max(sorted(shared), key=lambda tid: len(shared[tid]))
+    distinct = len({run.sha256 for run in traces})
+    copies = len(traces) - distinct
+    counted = (
+        f"Each file is counted as a separate run ({plural(len(traces), f'{role} run')} in all); "
+        "if they are copies or parts of one run, remove or merge them, or the statistics count "
+        "one run many times."
+    )
+    if role == "candidate" and copies:
+        are = "is a byte-for-byte copy" if copies == 1 else "are byte-for-byte copies"
+        counted = (
+            f"{copies} of them {are} of another file: the same run, counted once in the "
+            f"statistics ({plural(distinct, 'candidate run')} in all); remove the copies."
+        )
     return [
         InputWarning(
             kind="duplicate_trace_id",
             role=role,  # type: ignore[arg-type]
             message=(
                 f"{plural(count, f'{role} file')} share {plural(len(shared), 'trace id')} "
-                f"(most: {worst}, {plural(len(shared[worst]), 'file')}). Each file is "
-                f"counted as a separate run ({plural(len(traces), f'{role} run')} in all); if "
-                "they are copies or parts of one run, remove or merge them, or the statistics "
-                "count one run many times."
+                f"(most: {worst}, {plural(len(shared[worst]), 'file')}). {counted}"
             ),
             files=sorted(shared[worst])[:EXAMPLES],
         )

@@ -64,6 +64,20 @@ def in_recording_order(
     return sorted(runs, key=identity), "trace_id"
 
 
+def once_each(runs: list[T]) -> list[T]:
+    """The runs whose file SHA-256 no run before them has: a byte-for-byte copy is the same
+    run, and the sequential statistics count it once (counted again, 60 copies of one passing
+    run PASSed). Files that only share a trace id each count (an exporter may reuse ids)."""
+    seen: set[str] = set()
+    out = []
+    for run in runs:
+        digest = run.sha256  # type: ignore[attr-defined]
+        if digest not in seen:
+            seen.add(digest)
+            out.append(run)
+    return out
+
+
 def chain(digests: list[str]) -> list[str]:
     """H_1 .. H_n (H_0 = GENESIS is not listed)."""
     out: list[str] = []
@@ -238,7 +252,7 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
             n=stats.sequence.n,
             chain=stats.sequence.chain,
             restarts=stats.sequence.restarts,
-            digests=tuple(digests.get(stats.scenario_id, [])),
+            digests=tuple(dict.fromkeys(digests.get(stats.scenario_id, []))),  # (once each)
             spec_sha256=report.inputs.spec_sha256,
             outcomes=tuple(sorted(outcomes.get(stats.scenario_id, ()))),
         )
