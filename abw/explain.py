@@ -160,7 +160,7 @@ def _why_inconclusive(check: Check) -> str:
 
 
 def _why(check: Check) -> str:
-    from abw.gating.vacuity import UNREACHED
+    from abw.gating.vacuity import MISSPELT, UNREACHED
 
     if check.verdict == "INCONCLUSIVE":
         return _why_inconclusive(check)
@@ -175,6 +175,12 @@ def _why(check: Check) -> str:
             "No candidate run (of the scenario the message names, where the gate holds several) "
             "reached what triggers the rule, so it held by default and tested nothing about "
             "them; see whether the candidate renamed or skipped that step."
+        )
+    if check.verdict == "WARN" and check.message.startswith(MISSPELT):
+        return (
+            "No run contradicts the rule, but a name it forbids is one typo from a tool the "
+            "runs call and no run shows the name itself: it likely forbids nothing. Fix the "
+            "spec if it is misspelt (the message names the nearest real name)."
         )
     known = sum(v.in_baseline is True for v in check.violations)
     if check.hard and check.verdict == "WARN" and known:

@@ -9,7 +9,7 @@ import typing
 from fractions import Fraction
 
 import pytest
-from conftest import REPO
+from conftest import REPO, example_gate
 from test_gate_factory import REFUND, REGRESSED, runs, write_runs
 
 from abw.gating import gate, run_gate
@@ -115,7 +115,7 @@ def test_a_forbidden_name_one_typo_from_a_called_tool_warns_never_passes_silentl
     assert report.verdict == "WARN"
 
 
-def test_validate_with_a_baseline_warns_of_a_misspelt_forbidden_name(tmp_path, run_cli):
+def test_validate_and_explain_say_a_forbidden_name_looks_misspelt(tmp_path, run_cli):
     text = (EXAMPLE / "behavior.yaml").read_text()
     typo = tmp_path / "typo.yaml"
     typo.write_text(text.replace("forbidden_tools: []", "forbidden_tools: [refund_comit]"))
@@ -123,6 +123,13 @@ def test_validate_with_a_baseline_warns_of_a_misspelt_forbidden_name(tmp_path, r
     assert code == 0 and f"{typo}: ok" in out
     line = f"{typo}:10: invariants.forbidden_tools[0]: refund_comit matches no span in 24 runs"
     assert err == f"warning: {line}, but refund_commit, one typo away, does: misspelt?\n"
+    out_dir = tmp_path / "reports"
+    code, _, _ = run_cli(*example_gate("good")[:-1], typo, "--report-dir", out_dir)
+    assert code == 0
+    explained = "behavior_contract.forbidden_tools[0]"
+    code, out, _ = run_cli("explain", explained, "--report", out_dir / "gate-report.json")
+    why = out.split("\nwhy\n", 1)[1]
+    assert code == 0 and "it likely forbids nothing" in why and "FAILs" not in why, out
 
 
 @pytest.mark.parametrize(
