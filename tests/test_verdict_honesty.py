@@ -535,20 +535,6 @@ def test_runs_without_times_fall_back_to_trace_id_order_labelled_single_look():
     assert "single-look only" in check(fixed, "sample_sufficiency.wilson@refund").message
 
 
-def test_an_unread_earlier_record_is_tested_at_the_last_restarts_level():
-    """Earlier looks that exist or may but could not be read (abw.gating.sequence.unread):
-    any number of restarts may have spent the level, so every run passing cannot PASS."""
-    from abw.gating.sequence import MAX_RESTARTS, unread
-
-    candidate = runs("c", [REFUND] * 40, start_minute=0)
-    assert gate_mem(BASE, candidate, make_spec()).verdict == "PASS"
-    report = gate_mem(BASE, candidate, make_spec(), previous=unread(["refund"]))
-    (stats,) = report.statistics
-    assert stats.sequence.continuity == "restarted" and stats.sequence.restarts == MAX_RESTARTS
-    assert "could not be read" in stats.sequence.continuity_message
-    assert report.verdict == "INCONCLUSIVE"
-
-
 def test_the_sticky_comment_marker_carries_the_chain():
     from abw.github.comment import build_body, digest_of, parse_marker
 

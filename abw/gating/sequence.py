@@ -108,16 +108,7 @@ class Previous:
     unknown: str | None = None
 
 
-_UNREAD = "the earlier gates' record of this candidate could not be read"
 _UNLISTED = "the earlier gate's record had no room for this scenario's run chain"
-
-
-def unread(scenarios: Iterable[str | None]) -> dict[str | None, Previous]:
-    """What stands for an earlier record of these scenarios that could not be read (the
-    Action's PR comments, unreadable): any number of restarts may have spent their levels,
-    so each sequence is tested at the last restart's (:data:`MAX_RESTARTS`). Read as the first
-    look instead, a re-run would get back every level an earlier restart spent."""
-    return {sid: Previous(0, GENESIS, MAX_RESTARTS, unknown=_UNREAD) for sid in scenarios}
 
 
 @dataclass(frozen=True)

@@ -187,9 +187,9 @@ _UNAFFECTED = "The verdict and reports are unaffected."
 #: gate cannot know this commit's earlier looks (docs/action.md).
 _FAILED = {
     _READ_PREVIOUS: "This commit's earlier looks are unknown to this gate: its run sequences "
-    "are tested as if every restart had spent their level (a sequential test cannot PASS), "
-    "and the PR comment that carries the earlier looks is left as it is; re-run once the "
-    "comments can be read.",
+    "are judged as if this were the first look (the API failing never changes a verdict), "
+    "which is not valid across re-runs. The PR comment that carries the earlier looks is left "
+    "as it is, so a re-run once the comments can be read is judged with them.",
 }
 _LOOKUP = "pull request lookup"
 _FAILED[_LOOKUP] = _FAILED[_READ_PREVIOUS]
@@ -372,25 +372,19 @@ class Publisher:
         Every workflow of the repository comments as the same bot, so a comment with this
         check's marker need not be abw's: all of them are read and merged so that one written
         by someone else can only restart a sequence at a spent-down level
-        (:func:`abw.gating.sequence.merge_previous`). Comments that could not be read (an
-        error, the deadline) stand for every level spent, for each of ``scenarios``
-        (:func:`abw.gating.sequence.unread`); a token refused them is a gate that keeps no
-        chain, as with ``comment: off``."""
+        (:func:`abw.gating.sequence.merge_previous`); ``scenarios``: the ones gated now.
+        Comments that could not be read (an error, the deadline) leave the look judged as the
+        first, since the API failing never changes a verdict, and :attr:`earlier_unread` set,
+        so that this look's comment never writes over the chains they carry."""
         if self.inputs.report or self.inputs.comment == "off":
             return None
         if not self.inputs.github_token or not self.ctx.repository:
             return None
-        from abw.gating.sequence import (
-            Marker,
-            decode_marker,
-            merge_previous,
-            unlisted_floor,
-            unread,
-        )
+        from abw.gating.sequence import Marker, decode_marker, merge_previous, unlisted_floor
 
         number = self.pull_request()
         if number is None:
-            return unread(scenarios) if self.earlier_unread else None
+            return None
         from abw.github.comment import find_sticky, parse_marker
 
         def read() -> Any:
@@ -417,7 +411,6 @@ class Publisher:
         merged = self.attempt(_READ_PREVIOUS, read)
         if merged is None and _READ_PREVIOUS not in self.read_only:
             self.earlier_unread = True
-            return unread(scenarios)
         return merged or None
 
     def comment(self, body: str) -> None:
