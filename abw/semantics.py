@@ -150,7 +150,7 @@ def name_matches(pattern: str, name: str, *, glob: bool = False) -> bool:
     case-sensitive shell glob, or the literal name after a leading ``=`` (``=tool[1]``)."""
     if not glob:
         return name == pattern
-    literal = _literal_of(pattern)
+    literal = literal_of(pattern)
     return name == literal if literal is not None else _glob_match(pattern)(name) is not None
 
 
@@ -158,7 +158,7 @@ _GLOB_CHARS = frozenset("*?[")
 
 
 @lru_cache(maxsize=1024)
-def _literal_of(pattern: str) -> str | None:
+def literal_of(pattern: str) -> str | None:
     """The one name a glob ``pattern`` matches when it is a literal (``=name``, or no glob
     character: fnmatchcase then matches that name only); None for a real glob."""
     if pattern.startswith("="):
@@ -175,7 +175,7 @@ def _glob_match(pattern: str) -> Callable[[str], object]:
 def _matching(ordered: Iterable[S], pattern: str, glob: bool, status: str | None) -> list[S]:
     """The spans named ``pattern`` (or matching it as a glob), of ``status`` when given; the
     pattern is read once, not once per span."""
-    literal = _literal_of(pattern) if glob else pattern
+    literal = literal_of(pattern) if glob else pattern
     if literal is not None:
         if type(ordered) is OrderedSpans:
             ordered = ordered.named(literal)

@@ -382,9 +382,39 @@ def test_a_token_refused_the_comments_keeps_no_chain_and_is_judged_as_a_first_lo
     fake.fail("GET", r"/issues/7/comments", 403, "Resource not accessible by integration")
     result = runner.run(inputs)
     assert result.code == 0, result.stdout
-    assert "reading the earlier PR comment skipped" in result.stdout
+    (line,) = [t for t in result.stdout.splitlines() if "reading the earlier PR comment" in t]
+    assert "title=abw%3A read-only token" in line and "skipped: HTTP 403" in line, line
+    assert "earlier looks are unknown" not in result.stdout  # a refusal, not a failed read
     assert sequence_state(runner, result)["continuity"] == "new"
     assert not fake.comments
+
+
+def test_a_marker_keeps_the_count_an_earlier_one_left_unlisted(fake, runner):
+    """What a marker leaves unlisted stays unknown in every later marker of the commit, even
+    one with room for all its chains: a scenario crowded out once and gated again later
+    restarts; it is never read as new."""
+    from abw.gating.sequence import decode_marker
+    from abw.github.comment import parse_marker
+
+    inputs = write_gate_workspace(runner.workspace, "PASS")
+    candidate = runner.workspace / "traces" / "candidate"
+    crowd = [candidate / f"z{i:02d}.json" for i in range(80)]  # sort after refund
+    for i, path in enumerate(crowd):
+        write_run(path, f"crowd-{i}", GOOD_PATH, scenario=f"z{i:02d}")
+    runner.run(inputs)
+    marker = decode_marker(parse_marker(ours(fake)[0]["body"])["chain"])
+    listed = [sid for sid in marker.sequences if sid != "refund"]
+    assert "refund" in marker.sequences and marker.unlisted == 0 and len(listed) < 80
+    unlisted = next(p for p in crowd if p.stem not in listed)
+    for path in crowd:
+        path.unlink()
+    runner.run(inputs)  # the listed crowd is carried; the unlisted is gone
+    marker = decode_marker(parse_marker(ours(fake)[0]["body"])["chain"])
+    assert unlisted.stem not in marker.sequences and marker.unlisted == 0
+    write_run(unlisted, "crowd-again", GOOD_PATH, scenario=unlisted.stem)
+    result = runner.run(inputs)
+    state = sequence_state(runner, result, unlisted.stem)
+    assert state["continuity"] == "restarted" and state["restarts"] == 1, state
 
 
 def test_a_marker_with_no_room_for_the_chains_never_gives_back_a_spent_level(fake, runner):

@@ -636,12 +636,12 @@ def test_a_scenario_a_marker_left_unlisted_restarts_past_every_count_claimed():
     genuine = Marker("abc", {"other": Previous(3, "b" * 64, 0)}, unlisted=2)
     forged = Marker("abc", {"refund": Previous(0, GENESIS, 0)})
     merged = merge_previous([genuine, forged], ["refund", "new"])
-    assert merged["refund"].unknown and merged["refund"].restarts == 2
-    assert merged["new"].unknown and merged["new"].restarts == 2  # never read as a first look
-    assert "other" in merged and not merged["other"].unknown
+    assert merged["refund"].unlisted and merged["refund"].restarts == 2
+    assert merged["new"].unlisted and merged["new"].restarts == 2  # never read as a first look
+    assert "other" in merged and not merged["other"].unlisted
     link = continuity(["d" * 64], merged["refund"])
     assert (link.status, link.restarts) == ("restarted", 3)
-    assert merge_previous([forged], ["refund"])["refund"].unknown is None  # no floor: as before
+    assert not merge_previous([forged], ["refund"])["refund"].unlisted  # no floor: as before
 
 
 # --- many scenarios -----------------------------------------------------------------------

@@ -58,7 +58,7 @@ def validate(files: tuple[Path, ...], baseline: Path | None) -> int:
             try:
                 problems = validate_file(path)
                 vacuous, misspelt = (
-                    _vacuous(path, seen) if not problems and seen is not None else ([], [])
+                    _findings(path, seen) if not problems and seen is not None else ([], [])
                 )
             except AbwInputError as exc:
                 exc.message = with_hint(exc.message, path)
@@ -100,7 +100,7 @@ class _Baseline:
         return by_scenario(self.traces)
 
 
-def _vacuous(path: Path, baseline: _Baseline) -> tuple[list[str], list[str]]:
+def _findings(path: Path, baseline: _Baseline) -> tuple[list[str], list[str]]:
     """One line per part of a spec, or of the spec a contract compiles to (as the gate runs
     it), whose references the baseline does not show (abw.gating.vacuity.spec_findings), or
     whose triggers no baseline run of its scenarios shows (abw.gating.reach); and, apart (the

@@ -206,16 +206,17 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
     worst = max(sorted(shared), key=lambda tid: len(shared[tid]))
     distinct = len({run.sha256 for run in traces})
     copies = len(traces) - distinct
-    counted = (
-        f"Each file is counted as a separate run ({plural(len(traces), f'{role} run')} in all); "
-        "if they are copies or parts of one run, remove or merge them, or the statistics count "
-        "one run many times."
-    )
     if role == "candidate" and copies:
         are = "is a byte-for-byte copy" if copies == 1 else "are byte-for-byte copies"
         counted = (
             f"{copies} of them {are} of another file: the same run, counted once in the "
             f"statistics ({plural(distinct, 'candidate run')} in all); remove the copies."
+        )
+    else:
+        counted = (
+            f"Each file is counted as a separate run ({plural(len(traces), f'{role} run')} in "
+            "all); if they are copies or parts of one run, remove or merge them, or the "
+            "statistics count one run many times."
         )
     return [
         InputWarning(

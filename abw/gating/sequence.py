@@ -68,14 +68,10 @@ def once_each(runs: list[T]) -> list[T]:
     """The runs whose file SHA-256 no run before them has: a byte-for-byte copy is the same
     run, and the sequential statistics count it once (counted again, 60 copies of one passing
     run PASSed). Files that only share a trace id each count (an exporter may reuse ids)."""
-    seen: set[str] = set()
-    out = []
+    first: dict[str, T] = {}
     for run in runs:
-        digest = run.sha256  # type: ignore[attr-defined]
-        if digest not in seen:
-            seen.add(digest)
-            out.append(run)
-    return out
+        first.setdefault(run.sha256, run)  # type: ignore[attr-defined]
+    return list(first.values())
 
 
 def chain(digests: list[str]) -> list[str]:
@@ -103,12 +99,9 @@ class Previous:
     #: run digest whether that run passed (the baseline and abw's version can change that)
     spec_sha256: str | None = None
     outcomes: tuple[tuple[str, bool], ...] = ()
-    #: why the earlier sequence is unknown, when it is: the record exists, or may, but does
-    #: not say it; ``restarts`` is then the count at least spent, and the sequence restarts
-    unknown: str | None = None
-
-
-_UNLISTED = "the earlier gate's record had no room for this scenario's run chain"
+    #: the earlier record had no room for this scenario's chain (a marker's ``u``):
+    #: ``restarts`` is then the count it may have spent, and the sequence restarts past it
+    unlisted: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,13 +125,11 @@ def continuity(
     per digest, whether the run passed here)."""
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
-    if previous.unknown:
-        restarts = min(max(previous.restarts, 0) + 1, MAX_RESTARTS)
-        return Continuity(
-            "restarted",
-            restarts,
-            f"{previous.unknown}, so earlier restarts may have spent its level: the sequence "
-            f"restarts (restart {restarts}) and is tested at a spent-down level.",
+    if previous.unlisted:
+        return _restarted(
+            previous,
+            "the earlier gate's record had no room for this scenario's run chain, so earlier "
+            "restarts may have spent its level",
         )
     heads = chain(current)
 
@@ -155,7 +146,7 @@ def continuity(
                 min(max(previous.restarts, 0), MAX_RESTARTS),
                 f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
             )
-        return _restarted(previous, why)
+        return _restarted(previous, _not_extended(previous, why))
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
@@ -171,16 +162,21 @@ def continuity(
             why = "the earlier runs are all present but in a different order (reordered)"
     elif len(current) < previous.n:
         why = f"it has {len(current)} run(s), fewer than the earlier {previous.n} (removed)"
-    return _restarted(previous, why)
+    return _restarted(previous, _not_extended(previous, why))
 
 
-def _restarted(previous: Previous, why: str) -> Continuity:
+def _not_extended(previous: Previous, why: str) -> str:
+    return f"does not extend the earlier gate's {previous.n} run(s): {why}"
+
+
+def _restarted(previous: Previous, reason: str) -> Continuity:
+    """A restart, one count past the earlier one, for ``reason``."""
     restarts = min(max(previous.restarts, 0) + 1, MAX_RESTARTS)
     return Continuity(
         "restarted",
         restarts,
-        f"does not extend the earlier gate's {previous.n} run(s): {why}; the sequence "
-        f"restarts (restart {restarts}) and is tested at a spent-down level.",
+        f"{reason}; the sequence restarts (restart {restarts}) and is tested at a spent-down "
+        "level.",
     )
 
 
@@ -396,7 +392,7 @@ def merge_previous(
         if floors:
             held = merged.get(sid)
             spent = max([*floors, held.restarts if held else 0])
-            merged[sid] = Previous(0, GENESIS, spent, unknown=_UNLISTED)
+            merged[sid] = Previous(0, GENESIS, spent, unlisted=True)
     return merged
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abw.models.rules import ArgumentRef, ForbiddenRef, OutputRef, Reference, ScopeRef, ToolRef
-from abw.semantics import literal_pattern, name_matches
+from abw.semantics import literal_of, literal_pattern, name_matches
 from abw.spelling import near, one_typo_from
 from abw.text import plural
 
@@ -315,10 +315,10 @@ def misspelt_forbidden(ref: ForbiddenRef, seen: Observed) -> dict[str, list[str]
     nothing. Globs are left alone."""
     found: dict[str, list[str]] = {}
     for name in ref.names:
-        text = name[1:] if name.startswith("=") else name
-        if name == text and any(c in text for c in "*?["):
+        text = literal_of(name)
+        if text is None or text in seen.names:  # (a glob, or a name the runs show)
             continue
-        if not hits((name,), seen.names) and (close := one_typo_from(text, seen.names)):
+        if close := one_typo_from(text, seen.names):
             found[text] = close
     return found
 
@@ -361,11 +361,7 @@ def spec_misspellings(spec: Any, seen: Observed) -> list[str]:
     a name runs show (:func:`misspelt_forbidden`): a warning, since two real tools can be."""
     lines = []
     for where, refs in spec_references(spec):
-        misspelt: dict[str, list[str]] = {}
-        for ref in refs:
-            if isinstance(ref, ForbiddenRef):
-                misspelt |= misspelt_forbidden(ref, seen)
-        if misspelt:
+        if misspelt := misses(refs, seen).misspelt:
             lines.append(f"{where}: {misspelt_sentence(misspelt, seen)}: misspelt?")
     return lines
 

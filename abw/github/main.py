@@ -8,6 +8,7 @@ and the report files.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -192,7 +193,7 @@ _FAILED = {
     "as it is, so a re-run once the comments can be read is judged with them.",
 }
 _LOOKUP = "pull request lookup"
-_FAILED[_LOOKUP] = _FAILED[_READ_PREVIOUS]
+_FAILED[_LOOKUP] = _FAILED[_READ_PREVIOUS]  # (a PR not confirmed: its comments are unread too)
 
 
 def _pull_head(repo: Any, number: int) -> tuple[str, str]:
@@ -227,7 +228,6 @@ class Publisher:
         self._repo: Any = None
         self.read_only: set[str] = set()  # what the token was refused
         self._login: str | None = None
-        self._pull: tuple[int | None] | None = None  # the PR, once looked for
         #: the PR's earlier comments exist or may, but could not be read: this look knows
         #: nothing of the earlier looks, and its comment would write over their run chains
         self.earlier_unread = False
@@ -327,15 +327,11 @@ class Publisher:
                 f"({result.annotations} annotations in {result.annotation_requests} requests)"
             )
 
+    @functools.cached_property
     def pull_request(self) -> int | None:
         """The PR to comment on: one the runner's event names for the head commit, else the
         event file's claim once GitHub confirms that PR's head is that commit. Looked for
         once: the look's earlier comments and its own comment are on the same PR."""
-        if self._pull is None:
-            self._pull = (self._find_pull_request(),)
-        return self._pull[0]
-
-    def _find_pull_request(self) -> int | None:
         conflict = self.ctx.claimed_conflict
         if conflict:
             self.console.warning(
@@ -382,7 +378,7 @@ class Publisher:
             return None
         from abw.gating.sequence import Marker, decode_marker, merge_previous, unlisted_floor
 
-        number = self.pull_request()
+        number = self.pull_request
         if number is None:
             return None
         from abw.github.comment import find_sticky, parse_marker
@@ -429,7 +425,7 @@ class Publisher:
                 title="abw",
             )
             return
-        number = self.pull_request()
+        number = self.pull_request
         if number is None:
             self.console.notice("PR comment skipped: this run has no pull request", title="abw")
             return
