@@ -38,7 +38,15 @@ def explain(report: GateReport, check_id: str, argument: str = "CHECK_ID") -> st
     """Plain text: the check, what it compared, the violating spans, and why the verdict
     (``argument``: as for :func:`find_check`)."""
     check = find_check(report, check_id, argument)
-    kind = "hard invariant, one violating run is proof" if check.hard else "soft or statistical"
+    kind = (
+        (
+            "hard invariant, tolerated: a violating run is evidence"
+            if _tolerated(check)
+            else "hard invariant, one violating run is proof"
+        )
+        if check.hard
+        else "soft or statistical"
+    )
     lines = [
         f"{check.id}: {check.verdict}",
         f"  {check.message}",
@@ -159,6 +167,13 @@ def _why_inconclusive(check: Check) -> str:
     return "The evidence is not enough to decide either way; run more candidate runs."
 
 
+def _tolerated(check: Check) -> bool:
+    """Whether ``failing_runs: tolerate`` turned this hard check's FAIL into its WARN."""
+    from abw.gating.common import TOLERATED
+
+    return check.hard and check.verdict == "WARN" and check.message.endswith(TOLERATED)
+
+
 def _why(check: Check) -> str:
     from abw.gating.vacuity import MISSPELT, UNREACHED
 
@@ -181,6 +196,12 @@ def _why(check: Check) -> str:
             "No run contradicts the rule, but a name it forbids is one typo from a tool the "
             "runs call and no run shows the name itself: it likely forbids nothing. Fix the "
             "spec if it is misspelt (the message names the nearest real name)."
+        )
+    if _tolerated(check):
+        return (
+            f"{_contradict(len(check.violations))} the rule, but the spec tolerates failing "
+            "runs (failing_runs: tolerate): a violation is evidence, not proof, so the check "
+            "WARNs and the pass-rate test against tau (sample_sufficiency) decides the verdict."
         )
     known = sum(v.in_baseline is True for v in check.violations)
     if check.hard and check.verdict == "WARN" and known:

@@ -50,6 +50,24 @@ def test_passed_and_statistical_checks(report):
     assert "runs needed" in text and "soft or statistical" in text
 
 
+def test_a_tolerated_violation_is_explained_as_evidence_not_proof():
+    """Under ``failing_runs: tolerate`` a violated hard check WARNs: the text says the spec
+    tolerates it and the pass-rate test decides (it said the check FAILs, or blamed a
+    ``baseline_violations: warn`` the spec never set)."""
+    spec = SPEC.model_copy(
+        update={"thresholds": SPEC.thresholds.model_copy(update={"failing_runs": "tolerate"})}
+    )
+    for baseline in (runs("b", [REFUND] * 12), runs("b", [REFUND] * 11 + [REGRESSED])):
+        candidate = runs("c", [REFUND] * 3 + [REGRESSED])
+        tolerated = gate(baseline, candidate, spec, spec_file="spec.yaml", spec_sha256="ab" * 32)
+        text = explain(tolerated, "behavior_contract.required_order[0]")
+        assert text.startswith("behavior_contract.required_order[0]: WARN\n")
+        assert "hard invariant, tolerated: a violating run is evidence" in text
+        assert "one violating run is proof" not in text and "FAILs" not in text
+        assert "baseline_violations" not in text
+        assert "the spec tolerates failing runs (failing_runs: tolerate)" in text
+
+
 def test_unknown_check_names_the_closest(report):
     with pytest.raises(
         AbwInputError, match=r"did you mean sample_sufficiency\.confidence_sequence@refund"

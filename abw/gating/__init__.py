@@ -258,13 +258,14 @@ def merged_report(
 
 def _tolerated(check: Check) -> Check:
     """Under ``failing_runs: tolerate`` a violated hard check is evidence, not proof: WARN."""
+    from abw.gating.common import TOLERATED
+
     if not (check.hard and check.verdict == "FAIL"):
         return check
     return check.model_copy(
         update={
             "verdict": "WARN",
-            "message": check.message.rstrip()
-            + " Tolerated (failing_runs: tolerate): the pass-rate test against tau decides.",
+            "message": f"{check.message.rstrip()} {TOLERATED}",
         }
     )
 

@@ -12,6 +12,10 @@ from abw.sharedfields import shared
 from abw.text import plural
 from abw.traceio import TraceFile
 
+#: The sentence a hard check's message ends with where ``failing_runs: tolerate`` turned its
+#: FAIL into WARN (abw.gating; read back by abw.explain).
+TOLERATED = "Tolerated (failing_runs: tolerate): the pass-rate test against tau decides."
+
 
 @dataclass(frozen=True)
 class RunRule:
