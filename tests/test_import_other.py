@@ -835,6 +835,43 @@ def test_openai_agents_responses_api_spans_keep_their_token_counts():
     assert "CANARY" not in render_trace(trace)
 
 
+@pytest.mark.parametrize("key", ["span", "trace"])
+@pytest.mark.parametrize("pretty", [False, True])
+def test_openai_agents_objects_naming_no_trace_id_are_refused(run_cli, tmp_path, key, pretty):
+    """Two runs whose objects name no trace id (null) were one run under the literal id
+    "None" (both runs' tools on one path); such an object is refused, its line named."""
+    data = []
+    for path in (
+        NATIVE,
+        CORPUS / "openai-agents" / "gen__openai-agents-sdk-0.24.0__tool-error-raised.json",
+    ):
+        data += json.loads(path.read_text())["data"]
+    nulled = next(
+        i
+        for i, item in enumerate(data)
+        if item["object"] == f"trace{'.span' if key == 'span' else ''}"
+    )
+    data[nulled]["trace_id" if key == "span" else "id"] = None
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps({"data": data}, indent=2 if pretty else None))
+    code, _, err = run_cli("import", "openai-agents", "--input", export, "--out", tmp_path / "out")
+    field = "trace_id" if key == "span" else "id"
+    line = (
+        next(
+            n
+            for n, text in enumerate(export.read_text().splitlines(), 1)
+            if f'"{field}": null' in text
+        )
+        if pretty
+        else 1
+    )
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"abw: error: {export}:{line}: {field}: a {key} names no trace id"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 # ----------------------------------------------------------------- bad input, every importer
 
 

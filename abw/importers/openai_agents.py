@@ -51,6 +51,7 @@ from abw.importers.spans import (
     parse_time,
 )
 from abw.importers.tree import Node, preorder
+from abw.jsonlocate import value_line
 from abw.reader import MalformedJson, parse_json
 
 if TYPE_CHECKING:
@@ -112,30 +113,52 @@ Spans = dict[str, list[tuple[int | None, dict[str, Any]]]]
 
 
 def _items(
-    objects: list[tuple[int | None, Any]], path: Path
+    objects: list[tuple[int | None, Any]], path: Path, body: bytes
 ) -> tuple[dict[str, dict[str, Any]], Spans]:
-    """The trace objects by id and the spans of each trace id (with their lines)."""
+    """The trace objects by id and the spans of each trace id (with their lines); ``body``:
+    the text they were read from, where an error in a JSON document finds its line."""
     traces: dict[str, dict[str, Any]] = {}
     spans: Spans = {}
-    for line, item in objects:
+    for index, (line, item) in enumerate(objects):
         if not isinstance(item, dict):
             raise AbwInputError("an exported item is not an object", file=path, line=line)
         kind = item.get("object")
+        key = "id" if kind == "trace" else "trace_id"
+        if kind in ("trace", "trace.span") and scalar_text(item.get(key)) is None:
+            # null, empty or missing: its spans would be another run's, or every such run
+            # one run under the literal id "None"
+            raise AbwInputError(
+                f"a {'trace' if kind == 'trace' else 'span'} names no trace id",
+                file=path,
+                line=line if line is not None else _document_line(body, index, key),
+                field=key,
+            )
         if kind == "trace":
-            traces[str(scalar_text(item.get("id")))] = item
+            traces[str(item["id"])] = item
         elif kind == "trace.span":
             if not isinstance(item.get("span_data"), dict) or not scalar_text(item.get("id")):
                 raise AbwInputError(
-                    "a span has no id or span_data", file=path, line=line, field="span_data"
+                    "a span has no id or span_data",
+                    file=path,
+                    line=line if line is not None else _document_line(body, index, "span_data"),
+                    field="span_data",
                 )
-            spans.setdefault(str(scalar_text(item.get("trace_id"))), []).append((line, item))
+            spans.setdefault(str(item["trace_id"]), []).append((line, item))
     return traces, spans
+
+
+def _document_line(body: bytes, index: int, key: str) -> int | None:
+    """The line of item ``index``'s ``key`` in an export that is one JSON document (an
+    upload's ``{"data": [...]}`` body or a bare list), or of the item where it has none."""
+    upload = body.lstrip()[:1] == b"{"
+    return value_line(body, ("data", index, key) if upload else (index, key))
 
 
 def _holdings(path: Path) -> Holdings:
     """The objects of each trace a file holds (its folder's index): its spans' ids, and
     ``trace`` for the trace object."""
-    traces, spans = _items(_objects(read_raw(path), path, ImportOptions()), path)
+    raw = read_raw(path)
+    traces, spans = _items(_objects(raw, path, ImportOptions()), path, raw)
     held: dict[str, set[str]] = {t: {"trace"} for t in traces}
     for trace_id, members in spans.items():
         held.setdefault(trace_id, set()).update(str(span["id"]) for _, span in members)
@@ -166,7 +189,7 @@ class OpenAIAgentsImporter(SplitExportImporter):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raws = [read_raw(path)]
-        traces, spans = _items(_objects(raws[0], path, options), path)
+        traces, spans = _items(_objects(raws[0], path, options), path, raws[0])
         if not spans and not traces:
             raise AbwInputError(
                 "not an OpenAI Agents SDK export: no 'trace' or 'trace.span' objects", file=path
@@ -174,7 +197,7 @@ class OpenAIAgentsImporter(SplitExportImporter):
         share = self._siblings.share(path, set(spans) | set(traces), False, options)
         for later in share.later:
             raws.append(read_raw(later))
-            more_traces, more_spans = _items(_objects(raws[-1], later, options), later)
+            more_traces, more_spans = _items(_objects(raws[-1], later, options), later, raws[-1])
             for trace_id, header in more_traces.items():
                 traces.setdefault(trace_id, header)
             for trace_id, members in more_spans.items():
