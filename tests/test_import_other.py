@@ -62,6 +62,26 @@ def test_langsmith_batch_and_multipart(path):
     assert [s.name for s in trace.spans if s.type == "llm"] == ["gpt-4o-mini"]
 
 
+@pytest.mark.parametrize("absent", [None, "drop"])
+def test_langsmith_runs_without_a_trace_id_are_one_trace_by_their_dotted_order(tmp_path, absent):
+    """Runs that give no ``trace_id`` (null or no key) were a trace each: the root an empty
+    run that passed, every tool call a run of its own. Their ``dotted_order`` names the root."""
+    path = next(p for p in LANGSMITH if p.name.endswith("batch_payload.json"))
+    document = json.loads(path.read_text())
+    for run in document["post"] + document.get("patch", []):
+        if absent == "drop":
+            run.pop("trace_id", None)
+        else:
+            run["trace_id"] = None
+    bare = tmp_path / path.name
+    bare.write_text(json.dumps(document))
+    (whole,) = import_traces("langsmith", path)
+    (trace,) = import_traces("langsmith", bare)
+    assert trace.run.trace_id == whole.run.trace_id
+    assert path_statuses(trace) == path_statuses(whole) == _langsmith_expected(path)
+    assert trace.run.final_status == whole.run.final_status
+
+
 def test_langsmith_js_patch_without_id_and_epoch_millisecond_times():
     """langsmith-js sends a run's PATCH to /runs/{id}: the body has no id (it was refused:
     "patch.id: a run has no id"), but its dotted_order ends with it; its times are epoch

@@ -360,7 +360,16 @@ def _whole(pairs: list[tuple[str, dict[str, Any]]], runs: dict[str, dict[str, An
 
 
 def _trace_of(run: dict[str, Any]) -> str:
-    return scalar_text(run.get("trace_id"), run["id"])
+    """The run's ``trace_id``; else its root's id, which its ``dotted_order`` begins with; else
+    its own id (a run of no tree)."""
+    trace_id = scalar_text(run.get("trace_id"))
+    if trace_id is not None:
+        return trace_id
+    dotted = run.get("dotted_order")
+    found = (
+        _DOTTED_SEGMENT.fullmatch(dotted.split(".", 1)[0]) if isinstance(dotted, str) else None
+    )
+    return found.group(1) if found else str(run["id"])
 
 
 def _root(members: list[dict[str, Any]], trace_id: str) -> dict[str, Any] | None:
