@@ -231,6 +231,57 @@ def test_report_refuses_to_render_a_view_over_its_input(run_cli, tmp_path, candi
     assert report.read_bytes() == before
 
 
+def test_diff_refuses_an_out_over_its_trace_or_inside_its_trace_folder(run_cli, candidate):
+    """`abw diff --out` replaced a --candidate trace with the diff (exit 0), or left a JSON
+    diff in the --candidate folder, where the next gate stopped at it (not a trace)."""
+    baseline = EXAMPLE / "traces" / "baseline"
+    trace = sorted(candidate.glob("*.json"))[0]
+    before = trace.read_bytes()
+    code, _, err = run_cli(
+        "diff", "--baseline", baseline, "--candidate", trace, "--format", "json", "--out", trace
+    )
+    assert code == 2
+    assert one_line(err).endswith(
+        f"{trace}: --out: it is the --candidate file; the diff would overwrite it\n"
+    )
+    assert trace.read_bytes() == before
+    inside = candidate / "diff.json"
+    code, _, err = run_cli(
+        "diff",
+        "--baseline",
+        baseline,
+        "--candidate",
+        candidate,
+        "--format",
+        "json",
+        "--out",
+        inside,
+    )
+    assert code == 2 and f"--out: inside the --candidate folder {candidate}" in one_line(err)
+    assert not inside.exists() and run_cli(*example_gate(candidate), "-q")[0] == 3
+    text = candidate / "diff.txt"  # (no trace folder walk reads it)
+    assert run_cli("diff", "--baseline", baseline, "--candidate", candidate, "--out", text)[0] == 0
+
+
+@pytest.mark.parametrize("command", [("contract", "compile"), ("spec", "convert")])
+def test_a_spec_is_never_written_over_the_contract_it_is_made_from(run_cli, tmp_path, command):
+    """`abw contract compile c.yaml --out c.yaml --force` replaced the contract with the spec."""
+    source = (
+        EXAMPLE / "contract.json"
+        if command[0] == "contract"
+        else CORPUS / "behaviorlock" / "behaviorlock__readme_behaviorlock.json"
+    )
+    contract = tmp_path / "contract.yaml"
+    shutil.copy(source, contract)  # (JSON is YAML: the name alone is a spec's)
+    before = contract.read_bytes()
+    code, _, err = run_cli(*command, contract, "--out", contract, "--force")
+    assert code == 2
+    assert one_line(err).endswith(
+        f"{contract}: --out: it is the CONTRACT file; the spec would overwrite it\n"
+    )
+    assert contract.read_bytes() == before
+
+
 def test_verify_report_names_a_trace_that_changed_in_place(run_cli, tmp_path, candidate):
     """A trace re-imported after the gate (same file, new bytes) was two contradicting lines:
     the file 'is not among the traces the report judged' and the report judged it, 'which is

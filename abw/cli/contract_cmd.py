@@ -23,7 +23,7 @@ def compile_command(contract_path: Path, out: Path | None, force: bool) -> int:
     from abw.contract import load_contract_as_spec, spec_yaml, yaml_for_log
 
     if out is not None:
-        check_spec_out(out, force)
+        check_spec_out(out, force, ("CONTRACT", contract_path))
     spec, digest = load_contract_as_spec(contract_path)
     text = spec_yaml(spec, source=contract_path.name, source_sha256=digest)
     if out is None:

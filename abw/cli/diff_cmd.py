@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import output_option, trace_set_options
+from abw.cli.options import check_not_inputs, check_outputs, output_option, trace_set_options
 from abw.text import log_line, plural
 
 
@@ -97,6 +97,10 @@ def diff_command(baseline: Path, candidate: Path, fmt: str, out: Path | None) ->
     from abw.diffing import diff
     from abw.traceio import load_traces
 
+    check_outputs(("--out", out, False))
+    check_not_inputs(
+        [("--out", out)], [("--baseline", baseline), ("--candidate", candidate)], what="diff"
+    )
     results = diff(load_traces(baseline), load_traces(candidate))
     if fmt == "json":
         text = (

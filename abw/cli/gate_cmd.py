@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import click
 
 from abw.cli.options import (
+    check_not_inputs,
+    check_outputs,
     dask_options,
     exit_policy_options,
     output_option,
@@ -22,19 +24,6 @@ if TYPE_CHECKING:
     from abw.models.report import GateReport
 
 
-def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
-    """Refuse each output path (option, path, whether a folder goes there) of the wrong kind —
-    a folder as a file, a file as a folder, a file on the way — before any work is done: a
-    usage error, nothing written."""
-    from abw.atomic import check_target
-    from abw.errors import naming_field
-
-    for option, path, folder in targets:
-        if path is not None:
-            with naming_field(option):
-                check_target(path, folder=folder)
-
-
 def report_files(report_dir: Path | None) -> list[tuple[str, Path | None]]:
     """("--report-dir", each file ``write_reports`` puts into ``report_dir``)."""
     if report_dir is None or importlib.util.find_spec("abw.render") is None:
@@ -42,50 +31,6 @@ def report_files(report_dir: Path | None) -> list[tuple[str, Path | None]]:
     from abw.render import report_paths
 
     return [("--report-dir", path) for path in report_paths(report_dir).values()]
-
-
-def check_not_inputs(
-    outputs: list[tuple[str, Path | None]],
-    inputs: list[tuple[str, Path | None]],
-    trace_folder: tuple[str, Path] | None = None,
-) -> None:
-    """Refuse, before any work is done, an output (option, path) that would overwrite an input
-    file (the spec, a trace given as a file), or a report that lands where a trace folder's
-    walk (abw.traceio.trace_files: ``*.json``, hidden names skipped) would read it as a trace:
-    the next gate on that folder would stop at it. ``trace_folder``: one more, written later
-    (``abw sample --out``). A usage error, nothing written."""
-    from abw.errors import AbwInputError
-
-    given = [(option, path) for option, path in inputs if path is not None]
-    folders = [(option, path) for option, path in given if path.is_dir()]
-    folders += [trace_folder] if trace_folder and not trace_folder[1].is_file() else []
-    files = [(option, path.resolve()) for option, path in given if path.is_file()]
-    for option, path in outputs:
-        if path is None:
-            continue
-        for input_option, folder in folders:
-            if _read_as_trace(path, folder):
-                raise AbwInputError(
-                    f"inside the {input_option} folder {folder}, where the next gate would "
-                    "read it as a trace; write reports outside the trace folders",
-                    file=path,
-                    field=option,
-                )
-        for input_option, file in files:
-            if path.resolve() == file:
-                raise AbwInputError(
-                    f"it is the {input_option} file; the report would overwrite it",
-                    file=path,
-                    field=option,
-                )
-
-
-def _read_as_trace(path: Path, folder: Path) -> bool:
-    """Whether a walk of ``folder`` for traces would read ``path`` (once it exists)."""
-    target, root = path.resolve(), folder.resolve()
-    if not path.name.endswith(".json") or not target.is_relative_to(root):
-        return False
-    return not any(part.startswith(".") for part in target.relative_to(root).parts)
 
 
 def check_report_dir(

@@ -94,12 +94,72 @@ def output_option(*decls: str, **kwargs: Any) -> Callable[[F], F]:
     return click.option(*decls, type=OutputPath(**_path_settings(kwargs)), **kwargs)
 
 
-def check_spec_out(out: Path, force: bool) -> None:
+def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
+    """Refuse each output path (option, path, whether a folder goes there) of the wrong kind —
+    a folder as a file, a file as a folder, a file on the way — before any work is done: a
+    usage error, nothing written."""
+    from abw.atomic import check_target
+    from abw.errors import naming_field
+
+    for option, path, folder in targets:
+        if path is not None:
+            with naming_field(option):
+                check_target(path, folder=folder)
+
+
+def check_not_inputs(
+    outputs: list[tuple[str, Path | None]],
+    inputs: list[tuple[str, Path | None]],
+    trace_folder: tuple[str, Path] | None = None,
+    what: str = "report",
+) -> None:
+    """Refuse, before any work is done, an output (option, path) that would overwrite an input
+    file (the spec, a trace given as a file), or a report that lands where a trace folder's
+    walk (abw.traceio.trace_files: ``*.json``, hidden names skipped) would read it as a trace:
+    the next gate on that folder would stop at it. ``trace_folder``: one more, written later
+    (``abw sample --out``). ``what``: the output's name in the message. A usage error, nothing
+    written."""
+    from abw.errors import AbwInputError
+
+    given = [(option, path) for option, path in inputs if path is not None]
+    folders = [(option, path) for option, path in given if path.is_dir()]
+    folders += [trace_folder] if trace_folder and not trace_folder[1].is_file() else []
+    files = [(option, path.resolve()) for option, path in given if path.is_file()]
+    for option, path in outputs:
+        if path is None:
+            continue
+        for input_option, folder in folders:
+            if _read_as_trace(path, folder):
+                raise AbwInputError(
+                    f"inside the {input_option} folder {folder}, where the next gate would "
+                    f"read it as a trace; write the {what} outside the trace folders",
+                    file=path,
+                    field=option,
+                )
+        for input_option, file in files:
+            if path.resolve() == file:
+                raise AbwInputError(
+                    f"it is the {input_option} file; the {what} would overwrite it",
+                    file=path,
+                    field=option,
+                )
+
+
+def _read_as_trace(path: Path, folder: Path) -> bool:
+    """Whether a walk of ``folder`` for traces would read ``path`` (once it exists)."""
+    target, root = path.resolve(), folder.resolve()
+    if not path.name.endswith(".json") or not target.is_relative_to(root):
+        return False
+    return not any(part.startswith(".") for part in target.relative_to(root).parts)
+
+
+def check_spec_out(out: Path, force: bool, source: tuple[str, Path] | None = None) -> None:
     """Refuse, before any work, an ``--out`` no behavior spec may be written to: a folder (or
     a file on the way), a name other than ``.yaml``/``.yml`` (a spec is YAML, which
     ``abw validate`` reads by that suffix, and any other name as JSON), or an existing file
     without ``--force`` (a reviewed spec must not be replaced by a fresh guess). A device or
-    FIFO (``/dev/stdout``) is written into, never replaced, and passes."""
+    FIFO (``/dev/stdout``) is written into, never replaced, and passes. ``source``: the
+    (argument, file) the spec is made from, which ``--force`` never lets it replace."""
     from abw.atomic import check_target, special_file
     from abw.documents import is_yaml
     from abw.errors import AbwInputError, naming_field
@@ -112,6 +172,8 @@ def check_spec_out(out: Path, force: bool) -> None:
         raise AbwInputError(
             "a behavior spec is YAML: name the file .yaml or .yml", file=out, field="--out"
         )
+    if source is not None:
+        check_not_inputs([("--out", out)], [source], what="spec")
     if out.exists() and not force:
         raise AbwInputError("exists; pass --force to overwrite it", file=out, field="--out")
 

@@ -71,7 +71,8 @@ def report(
     files were written, 2 for bad input or usage.
     """
     from abw.atomic import check_target, write_atomic
-    from abw.cli.gate_cmd import check_not_inputs, check_report_dir, report_files
+    from abw.cli.gate_cmd import check_report_dir, report_files
+    from abw.cli.options import check_not_inputs
     from abw.errors import AbwInputError, naming_field
     from abw.render import (
         FORMATS,

@@ -70,13 +70,8 @@ def sample_command(
     writes. Exit codes as for abw gate: 0 PASS or WARN, 1 FAIL, 3 INCONCLUSIVE, 2 invalid input
     or interrupted (the runs recorded so far stay in OUT; the same command continues).
     """
-    from abw.cli.gate_cmd import (
-        check_not_inputs,
-        check_outputs,
-        check_report_dir,
-        deliver,
-        report_files,
-    )
+    from abw.cli.gate_cmd import check_report_dir, deliver, report_files
+    from abw.cli.options import check_not_inputs, check_outputs
     from abw.faults import verdict_reached
     from abw.gating import run_gate
     from abw.progress import Progress

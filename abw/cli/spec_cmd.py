@@ -107,7 +107,7 @@ def convert(
     from abw.spec_convert import header
 
     if out is not None:
-        check_spec_out(out, force)
+        check_spec_out(out, force, ("CONTRACT", contract_path))
     raw = read_raw(contract_path)
     document = load_json(raw, contract_path)
     try:
