@@ -152,6 +152,25 @@ def test_uris_are_repository_relative_with_forward_slashes():
     assert artifact_uri("/abs/x.json") == "file:///abs/x.json"
 
 
+def test_a_backslash_in_a_posix_file_name_never_moves_the_alert():
+    """Linux allows ``\\`` in a file name: a trace named ``x\\..\\..\\..\\package.json`` in
+    ``traces/candidate`` put its alert on the repository's ``package.json``."""
+    name = "traces/candidate/x\\..\\..\\..\\package.json"
+    assert artifact_uri(name) == "traces/candidate/x%5C..%5C..%5C..%5Cpackage.json"
+    assert artifact_uri("x\\..\\package.json") == "x%5C..%5Cpackage.json"
+    assert artifact_uri("/w/repo/t/a\\b.json", "/w/repo") == "t/a%5Cb.json"
+    report = fx.fail_report(3)
+    for check in report.checks:
+        for v in check.violations:
+            v.trace_file = name
+    uris = {
+        location["physicalLocation"]["artifactLocation"]["uri"]
+        for result in sarif(report)["runs"][0]["results"]
+        for location in result["locations"]
+    }
+    assert "package.json" not in uris and uris >= {artifact_uri(name)}
+
+
 def test_base_dir_relativizes_absolute_trace_paths():
     report = fx.fail_report(3)
     absolute = report.model_copy(deep=True)

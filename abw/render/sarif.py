@@ -55,8 +55,16 @@ _RELATIVE_SAFE = _URI_SAFE.replace(":", "")
 
 def _normal(path: str) -> str:
     """``path`` with forward slashes; an absolute POSIX path also without ``.``/``..``
-    segments, so ``/w/./t.json`` is under ``/w`` and ``/w/../x`` is not."""
-    text = path.replace("\\", "/")
+    segments, so ``/w/./t.json`` is under ``/w`` and ``/w/../x`` is not.
+
+    A backslash separates only in a Windows path (abw writes one with backslashes alone): in
+    a path holding a ``/`` it is a character of a file name (POSIX allows it), and one whose
+    segments it would make ``..`` is a name too. A trace named ``x\\..\\..\\package.json``
+    must not move its alert onto another file of the repository."""
+    if "/" in path or ".." in path.split("\\"):
+        text = path
+    else:
+        text = path.replace("\\", "/")
     return posixpath.normpath(text) if text.startswith("/") else text
 
 
