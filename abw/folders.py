@@ -63,6 +63,8 @@ def walk_files(
             name = entry.name
             if skip_hidden and name.startswith("."):
                 continue
+            if not name.isascii():
+                _utf8_name(name, entry.path, what)
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, (*parts, name)))
@@ -93,6 +95,18 @@ def walk_files(
         if (linked or where_linked) and not Path(text).resolve().is_relative_to(real_root):
             raise AbwInputError(f"a symlink leads outside the {what}; refusing it", file=text)
     return texts
+
+
+def _utf8_name(name: str, path: str, what: str) -> None:
+    """Refuse a name that is not UTF-8 (POSIX allows any bytes; Python reads such a byte as a
+    lone surrogate): no report, comment or alert could name the file truly, and a report
+    naming it would not be UTF-8 JSON that abw or GitHub can read back."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise AbwInputError(
+            f"a name in the {what} is not UTF-8 text; rename it", file=path
+        ) from None
 
 
 def _unreadable(error: OSError, path: str, what: str) -> AbwInputError:

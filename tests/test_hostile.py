@@ -345,6 +345,36 @@ def test_hostile_file_names_do_not_escape(tmp_path, run_cli):
     assert "<b>0::set-output" not in (out / "report.html").read_text(encoding="utf-8")
 
 
+def test_a_file_name_that_is_not_utf8_is_refused_in_one_line(tmp_path, run_cli):
+    """POSIX allows any bytes in a name (git commits them): such a trace's name made a gate
+    report that was not UTF-8 (abw report, verify-report and --previous refused it) and an
+    "internal error" when the SARIF was written. In a folder or given itself, it is refused."""
+    base, cand = tmp_path / "b", tmp_path / "c"
+    for i in range(3):
+        write_run(base / f"b{i}.json", f"b{i}", GOOD)
+        write_run(cand / f"c{i}.json", f"c{i}", GOOD)
+    odd = cand / os.fsdecode(b"r-\xff.json")
+    write_run(odd, "c9", GOOD)
+    spec = tmp_path / "s.yaml"
+    spec.write_text(_spec("nothing", "policy_check"), encoding="utf-8")
+    out = tmp_path / "out"
+    gate = ["gate", "--baseline", base, "--spec", spec, "--out", tmp_path / "r.json"]
+    code, _, err = run_cli(*gate, "--candidate", cand, "--report-dir", out)
+    assert code == 2 and err == (
+        f"abw: error: {cand}/r-\\udcff.json: a name in the trace folder is not UTF-8 text; "
+        "rename it\n"
+    )
+    assert not out.exists() and not (tmp_path / "r.json").exists()
+    code, _, err = run_cli(*gate, "--candidate", odd)
+    assert code == 2
+    assert err.splitlines()[-1].endswith("--candidate: the path is not UTF-8 text; rename it")
+    odd.rename(cand / "r-9.json")
+    code, _, err = run_cli(*gate, "--candidate", cand, "--report-dir", out)
+    assert code in (0, 1, 3), err
+    for path in [tmp_path / "r.json", *out.iterdir()]:
+        path.read_bytes().decode("utf-8")
+
+
 # ---------------------------------------------------------------- sizes
 
 

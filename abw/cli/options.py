@@ -21,7 +21,9 @@ OUTPUTS = "abw.outputs"
 class PathParam(click.Path):
     """A filesystem path given on the command line, as a :class:`~pathlib.Path`. An empty one
     is refused: ``Path("")`` is the working folder, so ``--out "$REPORTS"`` with the variable
-    unset would write there (and ``--baseline ""`` read there)."""
+    unset would write there (and ``--baseline ""`` read there). So is one that is not UTF-8
+    text (POSIX allows any bytes): a report naming it would not be UTF-8 JSON that abw or
+    GitHub can read back (abw.folders refuses such names inside a folder alike)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(path_type=Path, **kwargs)
@@ -29,6 +31,11 @@ class PathParam(click.Path):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if isinstance(value, str) and not value:
             self.fail("empty path (an unset variable?): give a file or folder", param, ctx)
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                self.fail("the path is not UTF-8 text; rename it", param, ctx)
         return super().convert(value, param, ctx)
 
 
