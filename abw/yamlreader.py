@@ -16,13 +16,34 @@ from abw.reader import LONE_SURROGATE, MAX_DEPTH, lone_surrogate
 
 
 class _RefusedValue(yaml.constructor.ConstructorError):
-    """A mapping key given twice, or a lone surrogate (reported without the "invalid YAML"
-    prefix)."""
+    """A mapping key given twice, a lone surrogate or a value that is no JSON value (reported
+    without the "invalid YAML" prefix; ``field``, where set, is the value's path)."""
+
+    field: str | None = None
+
+
+#: YAML 1.1 types that PyYAML's SafeLoader builds but JSON has no value for (a ``set``,
+#: ``bytes``, a list of pairs; dates and timestamps: :meth:`_Loader.construct_not_json`):
+#: refused, never converted, so that a locked spec means exactly what it says
+#: (docs/reliability.md). What the tag holds, and what to write instead.
+_NOT_JSON = {
+    "tag:yaml.org,2002:set": ("a YAML set (!!set)", "write a list"),
+    "tag:yaml.org,2002:binary": ("YAML binary data (!!binary)", "write a string"),
+    "tag:yaml.org,2002:omap": ("a YAML ordered map (!!omap)", "write a mapping or a list"),
+    "tag:yaml.org,2002:pairs": ("a YAML list of pairs (!!pairs)", "write a mapping or a list"),
+}
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors, aliases, merge keys, duplicate keys and non-finite
-    floats."""
+    """SafeLoader that refuses anchors, aliases, merge keys, duplicate keys, non-finite floats
+    and the YAML 1.1 values that are no JSON value (dates, timestamps, ``!!set``,
+    ``!!binary``, ``!!omap``, ``!!pairs``)."""
+
+    _root: yaml.Node | None = None
+
+    def construct_document(self, node: Any) -> Any:  # type: ignore[override]
+        self._root = node  # the whole document, composed: where a refused value is
+        return super().construct_document(node)
 
     def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
         event = self.peek_event()
@@ -69,8 +90,54 @@ class _Loader(yaml.SafeLoader):
             )
         return value
 
+    def construct_not_json(self, node: Any) -> Any:
+        """Refuse a date, a timestamp, a set, binary data, an ordered map or pairs, with the
+        path to the value and its line (a mapping member's: its key's, as
+        :func:`abw.yamllocate.node_line`)."""
+        if node.tag == "tag:yaml.org,2002:timestamp":
+            match = self.timestamp_regexp.match(node.value)
+            what = "a YAML timestamp" if match and match.group("hour") else "a YAML date"
+            if node.style is None:  # plain: YAML 1.1 reads it as a date, quoted as a string
+                hint = f'quote it ("{node.value}")'
+            else:  # quoted, yet tagged !!timestamp
+                hint = "drop the !!timestamp tag"
+        else:
+            what, hint = _NOT_JSON[node.tag]
+        path, mark = _place(self._root, node)
+        error = _RefusedValue(None, None, f"{what} is no JSON value; {hint}", mark)
+        error.field = ".".join(str(part) for part in path) or None
+        raise error
+
+
+def _place(root: yaml.Node | None, target: yaml.Node) -> tuple[list[str | int], yaml.Mark]:
+    """The path from ``root`` to ``target`` (mapping keys and item indexes; a key's own place
+    is its mapping's) and the mark of its line: a mapping member's key's, else its own."""
+    stack: list[tuple[yaml.Node, list[str | int]]] = [] if root is None else [(root, [])]
+    seen: set[int] = set()
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if key is target:
+                    return path, key.start_mark
+                if value is target:
+                    return [*path, getattr(key, "value", "?")], key.start_mark
+                stack.append((key, path))
+                stack.append((value, [*path, getattr(key, "value", "?")]))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                if item is target:
+                    return [*path, index], item.start_mark
+                stack.append((item, [*path, index]))
+    return [], target.start_mark
+
 
 _Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
+for _tag in ("tag:yaml.org,2002:timestamp", *_NOT_JSON):
+    _Loader.add_constructor(_tag, _Loader.construct_not_json)
 # YAML 1.2's floats as well: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as a string, which the
 # models (strict, as the JSON Schemas) would refuse as "not a number".
 _Loader.add_implicit_resolver(
@@ -107,7 +174,7 @@ def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> 
         return yaml.load(text, Loader=_Loader)
     except _RefusedValue as exc:
         line = exc.problem_mark.line + 1 if exc.problem_mark is not None else None
-        raise AbwInputError(str(exc.problem), file=file, line=line) from None
+        raise AbwInputError(str(exc.problem), file=file, line=line, field=exc.field) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
