@@ -43,7 +43,7 @@ from abw.models import CONTRACT_SCHEMA, SPEC_SCHEMA
 from abw.models.contract import CLAUSE_RULE_KINDS
 from abw.models.rules import RULE_KINDS
 from abw.models.spec import WILDCARDS, glob_refusal
-from abw.text import comment_line, log_yaml
+from abw.text import comment_line, log_yaml, log_yaml_quotes
 
 BUILTIN_LIMITS = ("max_path_length", "max_errors", "max_retries")
 #: Keys of a compiled rule or assertion that come from the clause, never from its params.
@@ -434,15 +434,15 @@ def yaml_for_log(text: str) -> str:
 
 
 def _spec_dumper() -> Any:
-    """PyYAML's safe dumper, writing every string that holds ``::`` or ``##[`` double-quoted
-    (so that :func:`abw.text.log_yaml` can escape them for a CI log)."""
+    """PyYAML's safe dumper, writing double-quoted every string that :func:`abw.text.log_yaml`
+    must escape for a CI log (``::``, ``##[``, controls: :func:`abw.text.log_yaml_quotes`)."""
     import yaml
 
     class SpecDumper(yaml.SafeDumper):
         pass
 
     def string(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-        style = '"' if "::" in value or "##[" in value else None
+        style = '"' if log_yaml_quotes(value) else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     SpecDumper.add_representer(str, string)

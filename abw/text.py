@@ -85,12 +85,25 @@ def comment_line(value: Any) -> str:
 _YAML_COMMAND_ESCAPES = (("##[", "#\\x23["), ("::", ":\\x3a"))
 
 
+def log_yaml_quotes(value: str) -> bool:
+    """Whether a string must be written double-quoted for :func:`log_yaml` to escape it: it
+    holds ``::``, ``##[``, or a character :func:`clean` escapes (a bidirectional control,
+    which YAML writes raw) or one YAML reads as a line break."""
+    return (
+        "::" in value
+        or "##[" in value
+        or _UNSAFE_RE.search(value) is not None
+        or _YAML_BREAK_RE.search(value) is not None
+    )
+
+
 def log_yaml(text: str) -> str | None:
-    """YAML text for a terminal or CI log, with the same data: every ``::`` and ``##[`` is
-    written with a ``\\x`` escape. That is only valid inside double-quoted scalars and
-    comments (``abw.contract.spec_yaml`` double-quotes every string that holds either), so the
-    result is parsed back and compared: None when it would not mean the same document."""
-    safe = text
+    """YAML text for a terminal or CI log, with the same data: every ``::`` and ``##[``, and
+    every character :func:`clean` escapes but the line feed, is written with a ``\\x`` or
+    ``\\u`` escape. That is only valid inside double-quoted scalars and comments
+    (``abw.contract.spec_yaml`` double-quotes every string :func:`log_yaml_quotes` names), so
+    the result is parsed back and compared: None when it would not mean the same document."""
+    safe = _UNSAFE_IN_BLOCK_RE.sub(_visible, _YAML_BREAK_RE.sub(_visible, text))
     for command, escaped in _YAML_COMMAND_ESCAPES:
         safe = safe.replace(command, escaped)
     if safe == text:

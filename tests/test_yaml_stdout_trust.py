@@ -11,7 +11,7 @@ import yaml
 from test_hostile import HOSTILE
 
 from abw.specio import load_spec
-from abw.text import log_yaml
+from abw.text import clean_block, log_yaml
 from tests.conftest import CORPUS, REPO
 
 COMMANDS = ["##[error]pwned", "::error file=x::pwned", "a::b", "##[stop-commands]x", ":::##[x"]
@@ -44,6 +44,35 @@ def test_contract_compile_prints_commands_escaped_with_the_same_data(tmp_path, r
     _same_documents(stdout, out.read_text())
     spec, _ = load_spec(out)
     assert spec.id == name and name in spec.invariants.required_tools
+
+
+CONTROLS = [
+    "refund \u202egnp.exe\u202c",
+    "a\u2066b\u2069",
+    "x\x1b[31my",
+    "a\x85b",
+    "p\u2028q",
+    "\u200fz",
+]
+
+
+@pytest.mark.parametrize("name", CONTROLS)
+def test_contract_compile_prints_controls_escaped_with_the_same_data(tmp_path, run_cli, name):
+    """Bidirectional controls ("Trojan source") in a contract's names reached standard output
+    raw (PyYAML writes them as they are); every line abw prints shows them as escapes."""
+    contract = json.loads((REPO / "examples" / "refund-policy" / "contract.json").read_text())
+    contract["invariants"]["hard"][0]["params"]["tool"] = name
+    contract["name"] = name
+    path = tmp_path / "contract.json"
+    path.write_text(json.dumps(contract))
+    code, stdout, err = run_cli("contract", "compile", path)
+    assert code == 0, err
+    assert clean_block(stdout) == stdout and "\u2028" not in stdout
+    out = tmp_path / "spec.yaml"
+    assert run_cli("contract", "compile", path, "--out", out)[0] == 0
+    _same_documents(stdout, out.read_text())
+    spec, _ = load_spec(out)
+    assert name in spec.invariants.required_tools
 
 
 @pytest.mark.parametrize("name", NAMES)
