@@ -232,12 +232,14 @@ def test_gemini_tool_calls_that_are_not_a_list_are_refused(run_cli, tmp_path):
     broken.write_text(json.dumps(document, indent=2))
     code, _, err = run_cli("import", "gemini", "--input", broken, "--out", tmp_path / "o.json")
     assert code == 2
-    line = next(
+    lines = broken.read_text().splitlines()
+    opened = next(
         n
-        for n, text in enumerate(broken.read_text().splitlines(), 1)
+        for n, text in enumerate(lines, 1)
         if text.strip().startswith('"id": ' + json.dumps(document["messages"][index]["id"]))
     )
-    assert f"session.json:{line - 1}: messages.{index}.toolCalls: expected a list" in err
+    line = next(n for n in range(opened, len(lines) + 1) if '"toolCalls":' in lines[n - 1])
+    assert f"session.json:{line}: messages.{index}.toolCalls: expected a list" in err
 
 
 def test_a_gemini_turn_the_user_cancelled_ends_the_run_cancelled():

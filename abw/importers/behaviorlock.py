@@ -24,6 +24,7 @@ from abw.hashing import sha256_hex
 from abw.importers.base import Importer, ImportOptions
 from abw.importers.rawio import as_dict, load_json, read_raw
 from abw.importers.spans import make_trace
+from abw.jsonlocate import value_line
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -69,11 +70,17 @@ class BehaviorlockImporter(Importer):
             raise AbwInputError(
                 "not a behaviorlock trace: expected an object with traceVersion: 1",
                 file=path,
+                line=value_line(raw, ("traceVersion",)),
                 field="traceVersion",
             )
         scenarios = document.get("scenarios")
         if not isinstance(scenarios, list):
-            raise AbwInputError("scenarios must be a list", file=path, field="scenarios")
+            raise AbwInputError(
+                "scenarios must be a list",
+                file=path,
+                line=value_line(raw, ("scenarios",)),
+                field="scenarios",
+            )
         run_id = as_dict(document.get("run")).get("id")
         run_id = run_id if isinstance(run_id, str) and run_id else path.name.removesuffix(".json")
         if options.scenario_id is not None:
@@ -85,17 +92,34 @@ class BehaviorlockImporter(Importer):
         for index, scenario in enumerate(scenarios):
             where = f"scenarios.{index}"
             if not isinstance(scenario, dict) or not isinstance(scenario.get("id"), str):
-                raise AbwInputError("a scenario needs a string id", file=path, field=where)
+                # the id's line (or the scenario's, where it has none); found only on error
+                at = (
+                    ("scenarios", index, "id")
+                    if isinstance(scenario, dict)
+                    else ("scenarios", index)
+                )
+                raise AbwInputError(
+                    "a scenario needs a string id",
+                    file=path,
+                    line=value_line(raw, at),
+                    field=".".join(map(str, at)),
+                )
             if scenario["id"] in seen:
                 raise AbwInputError(
-                    f"scenario {scenario['id']!r} appears twice", file=path, field=f"{where}.id"
+                    f"scenario {scenario['id']!r} appears twice",
+                    file=path,
+                    line=value_line(raw, ("scenarios", index, "id")),
+                    field=f"{where}.id",
                 )
             seen.add(scenario["id"])
             status = scenario.get("status")
             observations = scenario.get("observations", {})
             if not isinstance(observations, dict):
                 raise AbwInputError(
-                    "observations must be an object", file=path, field=f"{where}.observations"
+                    "observations must be an object",
+                    file=path,
+                    line=value_line(raw, ("scenarios", index, "observations")),
+                    field=f"{where}.observations",
                 )
             output: dict[str, Any] = {"status": status, "observations": observations}
             if options.output_fields:

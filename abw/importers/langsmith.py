@@ -45,6 +45,7 @@ from abw.importers.rawio import (
 from abw.importers.siblings import Holdings, SplitExportImporter
 from abw.importers.spans import ABSENT, Draft, finish, make_trace
 from abw.importers.tree import group_by_trace
+from abw.jsonlocate import value_line
 from abw.reader import MalformedJson, parse_json
 
 if TYPE_CHECKING:
@@ -119,13 +120,22 @@ def _run_id(run: dict[str, Any]) -> str | None:
     return found.group(1) if found else None
 
 
-def _merge(pairs: list[tuple[str, dict[str, Any]]], path: Path) -> dict[str, dict[str, Any]]:
+def _merge(
+    pairs: list[tuple[str, dict[str, Any]]], path: Path, raw: bytes | None = None
+) -> dict[str, dict[str, Any]]:
+    """The runs by id, a ``patch`` merged into its ``post``; ``raw``, the bytes of ``path``
+    the pairs were read from, places a run with no id (its line and field)."""
     merged: dict[str, dict[str, Any]] = {}
     for op, run in pairs:
         run_id = _run_id(run)
         if run_id is None:
+            place = _place(op, run, raw, path) if raw is not None else None
+            location, line = place if place is not None else ((op, "id"), None)
             raise AbwInputError(
-                "a run has no id (and no dotted_order ending in one)", file=path, field=f"{op}.id"
+                "a run has no id (and no dotted_order ending in one)",
+                file=path,
+                line=line,
+                field=".".join(map(str, location)),
             )
         target = merged.setdefault(run_id, {})
         for key, value in run.items():
@@ -133,6 +143,35 @@ def _merge(pairs: list[tuple[str, dict[str, Any]]], path: Path) -> dict[str, dic
                 target[key] = value
         target["id"] = run_id  # (the one it was found by, when the body has none)
     return merged
+
+
+def _place(
+    op: str, run: dict[str, Any], raw: bytes, path: Path
+) -> tuple[tuple[str | int, ...], int | None] | None:
+    """Where ``run`` (an ``op`` pair of :func:`_runs`) has its ``id`` in ``raw``: the location
+    and its line (the run's, where it has no id), or None when it is not found there (a run of
+    multipart parts, or of another file). The file is read again, only for an error: the
+    pairs keep no place of theirs, so that an import pays nothing for it."""
+    body = json_body(raw, path)
+    try:
+        document: Any = parse_json(body, path)
+    except MalformedJson:  # JSON Lines: a run a line, named by its line
+        found = (line for line, record in jsonl_records(body, path, []) if record == run)
+        line = next(found, None)
+        return (("id",), line) if line is not None else None
+    if isinstance(document, dict) and ("post" in document or "patch" in document):
+        prefix, items = (op,), document.get(op)
+    elif isinstance(document, dict) and isinstance(document.get("runs"), list):
+        prefix, items = ("runs",), document["runs"]
+    elif isinstance(document, dict):  # a single run
+        return ("id",), value_line(body, ("id",))
+    else:  # a list of runs
+        prefix, items = (), document
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if item == run:
+            location = (*prefix, index, "id")
+            return location, value_line(body, location)
+    return None
 
 
 class LangSmithImporter(SplitExportImporter):
@@ -154,7 +193,7 @@ class LangSmithImporter(SplitExportImporter):
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         raw, pairs = _read(path, options.warnings)
-        runs = _merge(pairs, path)
+        runs = _merge(pairs, path, raw)
         if not runs:
             raise AbwInputError("the export holds no runs", file=path)
         here = {_trace_of(r) for r in runs.values()}
@@ -165,7 +204,7 @@ class LangSmithImporter(SplitExportImporter):
             raws.append(more_raw)
             pairs += more
         if share.later:
-            runs = _merge(pairs, path)
+            runs = _merge(pairs, path, raw)
         source_hash = sha256_hex(b"".join(raws))
         return [
             self._trace(t, members, source_hash, path, options)
@@ -336,7 +375,8 @@ def _read(path: Path, warnings: list[str]) -> tuple[bytes, list[tuple[str, dict[
 
 def _holdings(path: Path) -> Holdings:
     """The runs of each trace a file holds (its folder's index)."""
-    runs = _merge(_read(path, [])[1], path)
+    raw, pairs = _read(path, [])
+    runs = _merge(pairs, path, raw)
     held: dict[str, set[str]] = {}
     for run_id, run in runs.items():
         held.setdefault(_trace_of(run), set()).add(run_id)
@@ -366,9 +406,7 @@ def _trace_of(run: dict[str, Any]) -> str:
     if trace_id is not None:
         return trace_id
     dotted = run.get("dotted_order")
-    found = (
-        _DOTTED_SEGMENT.fullmatch(dotted.split(".", 1)[0]) if isinstance(dotted, str) else None
-    )
+    found = _DOTTED_SEGMENT.fullmatch(dotted.split(".", 1)[0]) if isinstance(dotted, str) else None
     return found.group(1) if found else str(run["id"])
 
 

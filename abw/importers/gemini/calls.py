@@ -50,7 +50,7 @@ def call_drafts(
         raise AbwInputError(
             "expected a list of tool calls",
             file=path,
-            line=line_of(("messages", index)),
+            line=line_of(("messages", index, "toolCalls")),
             field=f"messages.{index}.toolCalls",
         )
     calls = calls or []

@@ -131,13 +131,15 @@ def refuse_malformed_messages(
     (Gemini CLI writes every message as an object with a string ``type``; an unknown string,
     a later version's kind of message, is passed over where it is read)."""
     for index, message in enumerate(messages):
+        location: tuple[str | int, ...]
         if not isinstance(message, dict):
-            problem, field = "a message is not an object", f"messages.{index}"
+            problem, location = "a message is not an object", ("messages", index)
         elif "type" in message and not isinstance(message["type"], str):
-            problem, field = "a message's type is not a string", f"messages.{index}.type"
+            problem, location = "a message's type is not a string", ("messages", index, "type")
         else:
             continue
-        raise AbwInputError(problem, file=path, line=line_of(("messages", index)), field=field)
+        field = ".".join(str(part) for part in location)
+        raise AbwInputError(problem, file=path, line=line_of(location), field=field)
 
 
 def refuse_document(document: Any, path: Path) -> None:

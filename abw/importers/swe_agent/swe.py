@@ -103,7 +103,12 @@ def read_steps(
     next_call = 0
     for index, step in enumerate(document["trajectory"]):
         if not isinstance(step, dict):
-            raise AbwInputError("a step is not an object", file=path, field=f"trajectory.{index}")
+            raise AbwInputError(
+                "a step is not an object",
+                file=path,
+                line=lines.get(("trajectory", index)),
+                field=f"trajectory.{index}",
+            )
         line = lines.get(("trajectory", index))
         llm = Draft((index, 0), "llm", model, "ok", output=step.get("response", ABSENT))
         llm.line = line
@@ -158,7 +163,12 @@ def read_history(
     pending: Draft | None = None
     for index, message in enumerate(document["history"]):
         if not isinstance(message, dict):
-            raise AbwInputError("a message is not an object", file=path, field=f"history.{index}")
+            raise AbwInputError(
+                "a message is not an object",
+                file=path,
+                line=lines.get(("history", index)),
+                field=f"history.{index}",
+            )
         if message.get("is_demo") is True:
             continue
         role = message.get("role")
