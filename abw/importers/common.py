@@ -27,6 +27,23 @@ if TYPE_CHECKING:
 IDENTIFIER = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:/@+-]{0,127}")
 
 
+#: A model named by the file it was loaded from (local model servers such as llama.cpp and
+#: vLLM name a model by its path): absolute, in a home folder, ``./`` or ``../``, on a Windows
+#: drive, or holding a backslash.
+_MODEL_PATH = re.compile(r"[/~]|\.\.?[/\\]|[A-Za-z]:[/\\]|.*\\", re.DOTALL)
+
+
+def model_name(model: str) -> str:
+    """An llm span's name from the model an export names: the name as it is, unless it is a
+    file path, which no trace keeps raw: then ``model-`` and 12 hex digits of the path's
+    SHA-256 (the same path, the same name; docs/importers.md)."""
+    if _MODEL_PATH.match(model) is None:
+        return model
+    from abw.hashing import sha256_hex
+
+    return "model-" + sha256_hex(model)[:12]
+
+
 def identifier(value: Any) -> str | None:
     """``value`` when it is a plain :data:`IDENTIFIER` (a tool, a kind, a model, an id)."""
     return value if isinstance(value, str) and IDENTIFIER.fullmatch(value) else None

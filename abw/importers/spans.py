@@ -238,10 +238,14 @@ def make_trace(
     from abw.importers.common import (
         extract_canonical_output,
         final_output_hash,
+        model_name,
         record_kept_arguments,
     )
     from abw.models.trace import Redaction, Run, Source, Trace
 
+    for span in spans:
+        if span.type == "llm":
+            span.name = model_name(span.name)
     if source_hash is None:
         if raw is None:
             raise TypeError("make_trace needs the export's raw bytes or their source_hash")

@@ -11,7 +11,7 @@ from abw.importers.claude.drafts import FILE, AgentState, Draft, text_of
 from abw.importers.claude.filestate import FileState
 from abw.importers.claude.outcomes import SHELL_TOOLS, canonical_tool, mcp_parts, span_type
 from abw.importers.claude.requests import fallback_attributes, record_retries
-from abw.importers.common import extract_arguments, match_label
+from abw.importers.common import extract_arguments, match_label, model_name
 
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath")
 _USAGE_KEYS = (
@@ -58,7 +58,7 @@ class AssistantLines(FileState):
                 0,
                 agent,
                 "llm",
-                model if isinstance(model, str) and model else "unknown",
+                model_name(model) if isinstance(model, str) and model else "unknown",
                 started=self._time(record),
             )
             llm.agent_id = self.agent_id if agent == FILE else None
