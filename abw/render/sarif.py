@@ -61,10 +61,8 @@ def _normal(path: str) -> str:
     a path holding a ``/`` it is a character of a file name (POSIX allows it), and one whose
     segments it would make ``..`` is a name too. A trace named ``x\\..\\..\\package.json``
     must not move its alert onto another file of the repository."""
-    if "/" in path or ".." in path.split("\\"):
-        text = path
-    else:
-        text = path.replace("\\", "/")
+    windows = "/" not in path and ".." not in path.split("\\")
+    text = path.replace("\\", "/") if windows else path
     return posixpath.normpath(text) if text.startswith("/") else text
 
 
