@@ -102,7 +102,9 @@ def _import(run_cli: Any, tmp_path: Path, name: str, *extra: str) -> dict[str, A
     assert code == 0, err
     (trace,) = [json.loads(p.read_text()) for p in out.iterdir()]
     kept = trace["run"].pop("canonical_output", None)  # the fields named with --output-fields
+    exported = trace["source"].pop("exported_at")  # the import's own clock: "…:31.542007Z"
     assert not [raw for raw in RAW if raw in json.dumps(trace)]
+    trace["source"]["exported_at"] = exported
     if kept is not None:
         trace["run"]["canonical_output"] = kept
     return trace
