@@ -107,3 +107,37 @@ def test_import_is_byte_identical(tmp_path):
         assert proc.returncode == 0, proc.stderr
         outputs.append({p.name: p.read_bytes() for p in sorted((root / "out").glob("*.json"))})
     assert outputs[0] and outputs[0] == outputs[1] == outputs[2]
+
+
+def test_cli_library_and_mcp_write_the_same_report_for_a_dotted_spec_path(tmp_path, monkeypatch):
+    """``--spec ./behavior.yaml`` is ``behavior.yaml`` to the CLI (a Path), but the library
+    and the MCP server stored the string as given: their reports differed in ``spec_file``."""
+    import asyncio
+
+    from abw.gating import report_json, run_gate
+    from abw.mcp_server import build_server
+
+    root = _workspace(tmp_path / "w", reverse=False)
+    monkeypatch.chdir(root)
+    args = ["gate", "--baseline", "baseline", "--candidate", "candidate", "--spec"]
+    proc = _run([*args, "./behavior.yaml", "--out", "cli.json", "-q"], root, "0")
+    assert proc.returncode == 1, proc.stderr
+    cli = (root / "cli.json").read_bytes()
+    library = report_json(run_gate("./baseline/", "./candidate/", "./behavior.yaml"))
+    assert library.encode() == cli
+    server = build_server()
+    result = asyncio.run(
+        server.call_tool(
+            "abw_render",
+            {
+                "format": "json",
+                "baseline": "./baseline/",
+                "candidate": "./candidate/",
+                "spec": "./behavior.yaml",
+            },
+        )
+    )
+    if isinstance(result, tuple):  # (content, structured), as the SDK's versions return it
+        result = result[0]
+    text = result[0].text if isinstance(result, list) else result.content[0].text
+    assert text.encode() == cli

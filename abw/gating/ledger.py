@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from operator import attrgetter
+from pathlib import PurePath
 from statistics import NormalDist
 from typing import Any
 
@@ -85,7 +86,9 @@ def inputs_digest(spec_sha256: str, trace_sha256s: list[str]) -> str:
 
 def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[Any]]]) -> Inputs:
     """Every file the gate read with its SHA-256, in (role, file) order (the runs: their
-    summaries, abw.gating.summary.RunHead)."""
+    summaries, abw.gating.summary.RunHead). The spec's path is named as a path names it
+    (``./behavior.yaml`` as ``behavior.yaml``), as the trace folders' walk names the runs: the
+    CLI, the library and the MCP server, given the same path, write the same bytes."""
     files = [
         built(
             InputFile,
@@ -102,7 +105,7 @@ def inputs(spec_file: str, spec_sha256: str, roles: list[tuple[Role, list[Any]]]
     ]
     files.sort(key=attrgetter("role", "file", "sha256"))
     return Inputs(
-        spec_file=spec_file,
+        spec_file=str(PurePath(spec_file)) if spec_file else spec_file,
         spec_sha256=spec_sha256,
         traces=files,
         digest=inputs_digest(spec_sha256, [f.sha256 for f in files]),
