@@ -163,3 +163,19 @@ def test_a_tui_backtrack_goes_on_in_a_later_file_of_the_same_run(tmp_path, run_c
     options = ImportOptions()
     import_traces("codex", tmp_path / "in" / later.name, options)
     assert any("a later file of thread" in w for w in options.warnings)
+
+
+def test_a_later_file_cut_off_in_its_turn_leaves_the_run_unknown(tmp_path):
+    """The later file of a backtrack whose turn never ended (the process died in it) left the
+    run as the earlier file had ended it: ``success``, the abandoned answer its output."""
+    first, later = rollout(LIVE, "undo"), rollout(LIVE, "undone")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / first.name).write_bytes(first.read_bytes())
+    lines = later.read_bytes().splitlines(keepends=True)
+    ends = [n for n, line in enumerate(lines) if b'"task_complete"' in line]
+    assert ends
+    (folder / later.name).write_bytes(b"".join(lines[: ends[-1]]))  # cut before its end
+    trace = import_trace("codex", folder / first.name)
+    assert trace.run.final_status == "unknown"
+    assert [s.source_ref.file for s in trace.spans if s.type != "llm"][-1] == later.name

@@ -101,7 +101,8 @@ def _segment(path: Path, thread: Thread) -> bool:
 
 def _go_on(state: RolloutState, path: Path, n: int, fold: Fold, held: dict[str, list[Any]]) -> None:
     """Read the ``n``-th later file of ``state``'s thread into it: its spans after the earlier
-    files' (each from its own file), and the run's end where it holds a turn that ended."""
+    files' (each from its own file), and the run's end where it holds a turn: the turn's end,
+    or ``unknown`` where it has none (the process died in it), never the earlier files' end."""
     raw = read_raw(path)
     later, later_held = read_rollout(raw, path, state.options, None, None)
     for kind, payloads in later_held.items():
@@ -111,7 +112,7 @@ def _go_on(state: RolloutState, path: Path, n: int, fold: Fold, held: dict[str, 
         fold.file_of[id(draft)] = path.name
     state.drafts.extend(later.drafts)
     state.aborts.extend(later.aborts)
-    if later.final_status != "unknown":
+    if later.turn_starts or later.final_status != "unknown":
         state.final_status, state.final_text = later.final_status, later.final_text
 
 
