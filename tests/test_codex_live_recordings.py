@@ -85,11 +85,23 @@ def test_a_command_cut_short_by_an_interrupt_is_interrupted_with_its_wall_time()
     assert (trace.run.final_status, trace.run.turns_aborted) == ("cancelled", 1)
 
 
-def test_a_polled_command_is_one_step_and_the_resumed_session_one_run():
+def test_a_polled_command_is_one_step_and_the_resumed_session_one_run(tmp_path):
     """write_stdin polling a running command folds into it; ``codex exec resume`` appends its
     turn to the same rollout, which ends on the second turn's answer."""
     poll = _import("poll")
     (span,) = [s for s in poll.spans if s.type != "llm"]
+    assert (span.outcome, span.attributes["polls"], span.attributes["exit_code"]) == ("ok", 1, 0)
+    # the command's own output printing "Exit code: 2" before it ended: still running
+    path = rollout(LIVE, "poll")
+    marked = path.read_text().replace(
+        "Process running with session ID 87801\\nOriginal token count: 0\\nOutput:\\n",
+        "Process running with session ID 87801\\nOriginal token count: 9\\nOutput:\\n"
+        "[step 1/3] lint Exit code: 2 (warnings only)\\n",
+    )
+    assert marked != path.read_text()
+    copy = tmp_path / path.name
+    copy.write_text(marked)
+    (span,) = [s for s in _import(copy).spans if s.type != "llm"]
     assert (span.outcome, span.attributes["polls"], span.attributes["exit_code"]) == ("ok", 1, 0)
     resumed = _import("resume")
     assert tool_spans(resumed) == [

@@ -82,8 +82,9 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
     head = text[:400]
     wall = _WALL.search(head)
     seconds = float(wall.group(1)) if wall else None
-    running = _RUNNING.search(head)
-    exited = _EXITED.search(head)
+    header = _header(head)  # (the command's own output may print "Exit code: 2")
+    running = _RUNNING.search(header)
+    exited = _EXITED.search(header)
     if exited:
         code = int(exited.group(1))
         return Verdict(command_outcome(code, _body(head)), code, seconds)
@@ -169,6 +170,13 @@ def _after_wall_time(text: str) -> str:
     it: "Wall time: 5.8 seconds\naborted by user"), else the whole text."""
     first, newline, rest = text.partition("\n")
     return rest.lstrip() if newline and _WALL.fullmatch(first.strip()) else text
+
+
+def _header(text: str) -> str:
+    """Codex's header of a call's output text: what precedes its ``Output:`` line, else the
+    whole text."""
+    header, header_end, _ = text.partition("\nOutput:\n")
+    return header if header_end else text
 
 
 def _body(text: str) -> str:
