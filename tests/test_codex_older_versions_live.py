@@ -175,3 +175,19 @@ def test_tui_decline_and_esc_in_older_releases():
         assert _import(scenario, "0.47.0").spans == []
     for trace in (declined, stopped, _import("tui-sleepy", "0.47.0")):
         assert trace.run.final_status == "cancelled"
+
+
+def test_an_mcp_tool_has_one_name_in_every_version():
+    """0.20 and 0.47 wrote an MCP call as ``shopdb__lookup``, 0.80 on as ``mcp__shopdb__lookup``
+    (later with a namespace): the same tool was two names across a version change."""
+    names = {}
+    for version in ("0.20.0", "0.47.0", "0.80.0", "0.113.0", "0.142.4"):
+        trace = import_trace("codex", rollout(LIVE, f"mcp-{version}"))
+        names[version] = [
+            (s.name, s.attributes.get("mcp_server"), s.attributes.get("mcp_tool"))
+            for s in trace.spans
+            if s.type == "tool"
+        ]
+    lookup = ("mcp__shopdb__lookup", "shopdb", "lookup")
+    assert all(calls[0] == lookup for calls in names.values()), names
+    assert names["0.47.0"] == names["0.80.0"] == names["0.113.0"]

@@ -3,6 +3,7 @@ no plain ``tool`` span, and the command a shell-like call runs."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from abw.importers.codex.values import nonempty_str
@@ -30,14 +31,20 @@ def shell_command_text(name: str, args: Any) -> str | None:
     return command if isinstance(command, str) else None
 
 
+#: An MCP call as Codex wrote it before 0.80: ``<server>__<tool>``, both parts named.
+_UNPREFIXED_MCP = re.compile(r"[^_].*?[^_]__[^_].*", re.DOTALL)
+
+
 def tool_name(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The call's span name and its ``namespace`` / ``mcp_server`` / ``mcp_tool`` attributes.
 
     An MCP tool is named ``mcp__<server>__<tool>`` whichever way the Codex version wrote it, so a
     baseline and a candidate recorded by different versions name the same tool alike:
-    :func:`_mcp_flat_name` rejoins a ``namespace`` + ``name`` pair into the flat name older
-    versions wrote. ``<server>`` is the name before the next ``__`` (``codex_apps`` for a ChatGPT
-    app connector, whose tool keeps the connector's name: ``github_fetch_pr``).
+    :func:`_mcp_flat_name` rejoins a ``namespace`` + ``name`` pair into the flat name versions
+    from 0.80 wrote, and the ``<server>__<tool>`` name of versions before it (0.20, 0.47: no
+    tool of Codex's own holds ``__``) takes the ``mcp__`` it lacked. ``<server>`` is the name
+    before the next ``__`` (``codex_apps`` for a ChatGPT app connector, whose tool keeps the
+    connector's name: ``github_fetch_pr``).
     """
     name = nonempty_str(payload.get("name")) or "local_shell"
     attributes: dict[str, Any] = {}
@@ -46,6 +53,8 @@ def tool_name(payload: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         attributes["namespace"] = namespace
         if namespace.startswith("mcp__"):
             name = _mcp_flat_name(namespace, name)
+    elif _UNPREFIXED_MCP.fullmatch(name) and not name.startswith("mcp__"):
+        name = "mcp__" + name
     if name.startswith("mcp__") and name.count("__") >= 2:
         _, server, tool = name.split("__", 2)
         attributes["mcp_server"], attributes["mcp_tool"] = server, tool
