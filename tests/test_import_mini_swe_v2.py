@@ -309,3 +309,45 @@ def test_a_model_name_that_is_free_text_never_names_a_span(tmp_path: Path) -> No
     (trace,) = get_importer("swe-agent").import_file(path, ImportOptions())
     assert {s.name for s in trace.spans if s.type == "llm"} == {"model"}
     assert secret not in render_trace(trace)
+
+
+def test_two_runs_of_one_instance_are_two_runs_on_either_side(tmp_path, run_cli):
+    """mini-swe-agent and SWE-agent write every run of a task as ``<instance>.traj.json``: the
+    trace id was the file name, so a baseline run and a candidate run of one task had one id,
+    and the gate warned that the candidate was the baseline compared with itself."""
+    from tests.conftest import CORPUS
+
+    source = CORPUS / "mini-swe-agent" / "miniswe2__django__django-11039.traj.json"
+    document = json.loads(source.read_text())
+    name = "django__django-11039.traj.json"
+    for side, status in (("b", None), ("c", "LimitsExceeded")):
+        if status is not None:
+            document["info"]["exit_status"] = status
+        (tmp_path / "raw" / side).mkdir(parents=True)
+        (tmp_path / "raw" / side / name).write_text(json.dumps(document))
+        code, _, err = run_cli(
+            "import", "swe-agent", "--input", tmp_path / "raw" / side, "--out", tmp_path / side
+        )
+        assert code == 0, err
+    (base,), (cand,) = (
+        [json.loads(p.read_text()) for p in (tmp_path / side).glob("*.json")] for side in "bc"
+    )
+    assert base["run"]["trace_id"] != cand["run"]["trace_id"]
+    assert base["run"]["trace_id"].startswith("django__django-11039-")
+    spec = tmp_path / "spec.yaml"
+    assert run_cli("spec", "init", "--baseline", tmp_path / "b", "--out", spec)[0] == 0
+    report = tmp_path / "r.json"
+    run_cli(
+        "gate",
+        "--baseline",
+        tmp_path / "b",
+        "--candidate",
+        tmp_path / "c",
+        "--spec",
+        spec,
+        "--out",
+        report,
+        "-q",
+    )
+    warnings = json.loads(report.read_text())["input_warnings"]
+    assert "shared_runs" not in [w["kind"] for w in warnings]

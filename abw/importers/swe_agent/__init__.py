@@ -139,7 +139,7 @@ class SweAgentImporter(Importer):
                 platform=self.platform,
                 export_format=self.export_format,
                 raw=raw,
-                trace_id=path.name.removesuffix(".json").removesuffix(".traj"),
+                trace_id=_trace_id(path, raw),
                 spans=finish(drafts, path),
                 options=options,
                 final_status=run_status(info.get("exit_status")),
@@ -162,3 +162,13 @@ __all__ = [
     "bash_commands",
     "observation_outcome",
 ]
+
+
+def _trace_id(path: Path, raw: bytes) -> str:
+    """The file's name without ``.traj`` and 12 hex digits of its SHA-256: SWE-agent and
+    mini-swe-agent name every run of a task after its instance (``<instance>/<instance>.traj``),
+    so the name alone gave every run of one task one id (a baseline and a candidate run of it
+    read as the same run)."""
+    from abw.hashing import sha256_hex
+
+    return f"{path.name.removesuffix('.json').removesuffix('.traj')}-{sha256_hex(raw)[:12]}"
