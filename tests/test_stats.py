@@ -77,6 +77,18 @@ def test_runs_needed_is_the_smallest(n, data, tau):
         assert previous is None or previous[0] < tau
 
 
+@pytest.mark.parametrize(("z", "n", "tau"), [(3.0, 21, 0.7), (2.0, 36, 0.9), (1.0, 9, 0.9)])
+def test_a_bound_that_equals_tau_is_at_tau(z, n, tau):
+    """All n passing, the exact lower bound n/(n+z^2) equals tau: a PASS (it was
+    0.6999999999999998 at 21 of 21, z=3: INCONCLUSIVE, and one run too many needed). None
+    passing, the upper bound z^2/(n+z^2) equal to tau is not below it: no FAIL."""
+    assert Fraction(n, n + round(z * z)) == Fraction(repr(tau))
+    assert wilson_bounds(n, n, z)[0] == tau and wilson_decision(n, n, z, tau) == "pass"
+    assert runs_needed(0, 0, z, tau) == n
+    low = round(z * z) / (n + round(z * z))
+    assert wilson_bounds(0, n, z)[1] == low and wilson_decision(0, n, z, low) == "inconclusive"
+
+
 def test_runs_needed_is_none_when_tau_is_one():
     assert runs_needed(5, 5, 1.96, 1.0) is None
 
