@@ -12,7 +12,7 @@ from abw.render.rules import rule_text
 from abw.text import log_line, plural
 
 #: How often the statistics' error bounds allow a look (abw.models.report, ``looks``)
-_LOOKS = {"any": "valid at any look", "single": "valid for a single look"}
+_LOOKS = {"any": "valid at any look", "single": "for a single look only"}
 #: Span places a violation lists in the text (``--format json`` has every one).
 LISTED_SPANS = 8
 

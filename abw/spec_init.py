@@ -207,7 +207,7 @@ def render_yaml(inferred: Inferred, spec_id: str, name: str | None = None) -> st
         "  # -> one violating run FAILs its check; tolerate -> violations WARN, the rate decides.",
         "  # sequential: anytime -> a confidence sequence in recording order, valid however often",
         "  # you look or re-gate (false FAIL, false PASS each <= alpha over all scenarios);",
-        "  # fixed -> Wilson bounds at the z below, valid for a single look only.",
+        "  # fixed -> Wilson bounds at the z below: approximate, for a single look only.",
         f"  min_runs: {defaults.min_runs}",
         f"  min_wilson_pass_rate: {defaults.min_wilson_pass_rate}",
         f"  failing_runs: {defaults.failing_runs}",

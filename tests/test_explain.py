@@ -46,7 +46,7 @@ def test_passed_and_statistical_checks(report):
     assert "PASS" in text.splitlines()[0] and "No run contradicts the rule" in text
     text = explain(report, "sample_sufficiency.confidence_sequence@refund")
     assert "statistics\n  k/n 3/4" in text
-    assert "rule confidence_sequence (valid for a single look)" in text
+    assert "rule confidence_sequence (for a single look only)" in text
     assert "runs needed" in text and "soft or statistical" in text
 
 

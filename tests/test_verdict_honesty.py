@@ -679,3 +679,34 @@ def test_the_action_reads_the_chain_back_from_its_own_comment(tmp_path):
         assert again.code == 3  # 7 runs cannot PASS at alpha / 4
     finally:
         fake.stop()
+
+
+def test_the_fixed_wilson_rule_claims_no_bound_it_does_not_keep():
+    """At tau = 0.95 with 6 runs and 20 scenarios, a scenario whose pass rate is exactly tau is
+    FAILed with probability 0.033 (exact binomial), not its 0.00125 share: the gate's false
+    FAIL is 0.49. The report said it "stays within 0.025", and the rule "valid for one look"."""
+    from math import comb
+
+    from abw.gating.ledger import multiplicity
+    from abw.gating.sample_sufficiency import checks, statistics
+    from abw.models.spec import Thresholds
+
+    thresholds = Thresholds(
+        min_wilson_pass_rate=0.95, failing_runs="tolerate", sequential="fixed", min_runs=1
+    )
+    n, tau, scenarios = 6, 0.95, 20
+    fails = [
+        k
+        for k in range(n + 1)
+        if statistics("s", [True] * k + [False] * (n - k), thresholds, scenarios=scenarios).decision
+        == "fail"
+    ]
+    false_fail = sum(comb(n, k) * tau**k * (1 - tau) ** (n - k) for k in fails)
+    assert false_fail > 10 * 0.025 / scenarios  # the approximation the report must own
+    sentence = multiplicity(thresholds, scenarios).message
+    assert "stays within" not in sentence and "Wilson's interval is approximate" in sentence
+    stats = statistics("s", [True] * 4 + [False] * 2, thresholds, scenarios=scenarios)
+    (_, rate) = checks(stats, [], {}, 3, scenarios, "fixed")
+    assert "approximate" in rate.message and "valid for one look" not in rate.message
+    anytime = Thresholds(min_wilson_pass_rate=0.95, failing_runs="tolerate")
+    assert "stays within 0.05" in multiplicity(anytime, scenarios).message

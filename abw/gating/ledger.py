@@ -164,9 +164,14 @@ def multiplicity(thresholds: Thresholds, scenarios: int) -> Multiplicity:
             "check), so it needs no correction"
         )
     else:
+        within = (
+            "stays within"
+            if spent
+            else "is meant to stay within (Wilson's interval is approximate)"
+        )
         fail_side = (
             f"each scenario's FAIL side is tested at {what}/{scenarios} = {share:.4g}{first}, "
-            f"so a false FAIL of the gate as a whole stays within {alpha:.4g}"
+            f"so a false FAIL of the gate as a whole {within} {alpha:.4g}"
         )
     return Multiplicity(
         method="bonferroni",

@@ -5,7 +5,8 @@ The rule that decides the pass rate (docs/semantics.md, "Statistics"):
 * ``sequential: anytime`` (default): a one-sided beta-binomial mixture confidence sequence
   (abw.stats.MixturePlan), read in recording order and stopped the first time a side crosses:
   valid however often anyone looks or re-gates.
-* ``sequential: fixed``: Wilson bounds at the current n, valid for a single look only.
+* ``sequential: fixed``: Wilson bounds at the current n, for a single look only, and
+  approximate (their error can exceed the level with few runs or tau near 0 or 1).
 * ``sprt.enabled`` (``failing_runs: tolerate`` only): the SPRT, with Ville's boundaries unless
   the spec asks for Wald's.
 
@@ -243,7 +244,10 @@ def _validity(stats: SampleStatistics) -> str:
         return "single-look only: some run has no start time, so runs are in trace-id order"
     if stats.rule == "sprt":
         return "single-look only: Wald's boundaries are approximate"
-    return "single-look only: valid for one look at this n, not for re-gating"
+    return (
+        "single-look only, and approximate: Wilson's interval can miss its level with few runs "
+        "or tau near 0 or 1; the default confidence sequence is exact"
+    )
 
 
 def checks(

@@ -133,7 +133,7 @@ class Thresholds(_Closed):
     sequential: Literal["anytime", "fixed"] = Field(
         default="anytime",
         description="anytime: a confidence sequence, valid however often anyone looks or "
-        "re-gates; fixed: Wilson bounds, valid for a single look at a fixed n only.",
+        "re-gates; fixed: Wilson bounds, approximate and for a single look at a fixed n only.",
     )
     alpha: float = Field(
         default=0.05,
