@@ -315,6 +315,31 @@ def test_recovery_satisfied_violated_unknown():
     assert clean["recover"].status == "satisfied"
 
 
+def test_recovery_from_a_rule_over_llm_spans_looks_after_the_violation():
+    """A rule whose matcher names ``llm`` reads every span, so its violation may sit off the
+    path: recovery then looked from the run's first step, and a ``fix`` before the violation
+    recovered it (a hard rule PASSed)."""
+    quiet = {
+        "id": "quiet",
+        "kind": "absence_after",
+        "stop": "finish",
+        "forbidden": {"name": "*", "type": ["llm"]},
+        "enforcement": "soft",
+    }
+    recover = {
+        "id": "rec",
+        "kind": "recovery",
+        "violation": "quiet",
+        "actions": ["fix"],
+        "within_steps": 1,
+    }
+    chat = span("chat", type="llm")
+    late = _run([quiet, recover], "fix", "finish", chat, "x")
+    assert (late["quiet"].status, late["quiet"].ordinals) == ("violated", (2,))
+    assert (late["rec"].status, late["rec"].ordinals) == ("violated", (2,))
+    assert _run([quiet, recover], "finish", chat, "fix")["rec"].status == "satisfied"
+
+
 def test_soft_budget_counts_violating_spans():
     budget = {
         "id": "budget",

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,11 +106,13 @@ def recovery(
             "whether the recovered-from rule was violated is not recorded",
             violated.ordinals,
         )
-    position = {span.ordinal: i for i, span in enumerate(path)}
+    ordinals = [span.ordinal for span in path]  # (in ordinal order)
     bad: list[int] = []
     maybe: list[int] = []
     for ordinal in violated.ordinals:
-        start = position.get(ordinal, -1) + 1
+        # the first path step after the violating span, which need not be on the path (a rule
+        # over llm spans reads every span): a step before it recovers nothing
+        start = bisect_right(ordinals, ordinal)
         window = [
             s
             for s in path[start : start + within_steps]
