@@ -249,6 +249,38 @@ def test_tool_call_growth(rule, spans, baseline, expected):
     assert status(rule, *spans, baseline=baseline) == expected
 
 
+@pytest.mark.parametrize(("base", "limit"), [(25, 28), (50, 14), (10, 110), (20, 55)])
+def test_tool_call_growth_exactly_at_the_allowance_is_within_it(base, limit):
+    """32 calls over a baseline of 25 is exactly +28 %: in floats it was 28.000000000000004 %
+    and FAILed ``max_increase_percent: 28``, naming no span."""
+    baseline = [trace(*[f"t{i}" for i in range(base)], trace_id="b1")]
+    rule = {"kind": "tool_call_growth", "max_increase_percent": limit}
+    at = base + base * limit // 100
+    assert status(rule, *[f"t{i}" for i in range(at)], baseline=baseline) == ("satisfied", [])
+    assert status(rule, *[f"t{i}" for i in range(at + 1)], baseline=baseline) == (
+        "violated",
+        [at],
+    )
+
+
+def test_relative_rules_over_llm_spans_read_the_baseline_spans_alike():
+    """A matcher naming ``llm`` reads every span of a candidate run, but the baseline side
+    read only its path: a candidate identical to its baseline FAILed new_tools ("tools the
+    baseline never used: chat") and tool_call_growth ("2 vs baseline median 0, +inf%")."""
+    chat = span("chat", type="llm")
+    same = [trace(chat, "a", chat, trace_id="b1")]
+    llm = {"type": ["llm"]}
+    assert status({"kind": "new_tools", "tool": llm}, chat, "a", chat, baseline=same) == (
+        "satisfied",
+        [],
+    )
+    growth = {"kind": "tool_call_growth", "tool": llm, "max_increase_percent": 50}
+    assert status(growth, chat, "a", chat, baseline=same) == ("satisfied", [])
+    assert status(growth, chat, "a", chat, chat, chat, baseline=same)[0] == "violated"
+    # a matcher without llm still reads the path alone, on both sides
+    assert status(GROWTH, "a", chat, chat, chat, baseline=same) == ("satisfied", [])
+
+
 @pytest.mark.parametrize(
     ("pattern", "name", "hit"),
     [
