@@ -184,6 +184,23 @@ ATTEMPTS = {"kind": "retry_limit", "tool": "*", "max_attempts": 2}
             [span("get", input="x"), span("get", input="y"), "get"],
             ("violated", [2]),
         ),
+        # a span without an input hash may repeat a failed call of its own name only: B's
+        # cannot push A's retries over the limit (it was unknown)
+        (
+            {"kind": "retry_limit", "tool": "*", "max_retries": 1},
+            [
+                span("A", "error", input="x"),
+                span("A", input="x"),
+                span("B", "error", input="y"),
+                span("B", input=None),
+            ],
+            ("satisfied", []),
+        ),
+        (
+            {"kind": "retry_limit", "tool": "*", "max_retries": 1},
+            [span("A", "error", input="x"), span("A", input=None), span("A", input=None)],
+            ("unknown", [1, 2]),
+        ),
         # the retries definition stays: identical successes are not retries
         (
             {"kind": "retry_limit", "max_retries": 0},

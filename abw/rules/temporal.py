@@ -304,13 +304,13 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
     troubled_names: set[str] = set()  # names with an earlier failed or unrecorded span
     sure: dict[tuple[str, str | None], list[int]] = {}
     maybe: dict[tuple[str, str | None], list[int]] = {}
-    unsigned: list[int] = []
+    unsigned: dict[str, list[int]] = {}  # per name: spans that may repeat its failed calls
     for span in path:
         if span_matches(tool, span) is not True:
             continue
         if group_by == "call_signature" and span.input_hash is None:
-            if span.name in troubled_names:
-                unsigned.append(span.ordinal)  # may repeat a failed call; cannot tell
+            if span.name in troubled_names:  # may repeat a failed call; cannot tell
+                unsigned.setdefault(span.name, []).append(span.ordinal)
         else:
             key = (span.name, span.input_hash if group_by == "call_signature" else None)
             if key in failed:
@@ -326,16 +326,18 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
     violated: list[int] = []
     unknown: list[int] = []
     worst = 0
-    for key in sorted(set(sure) | set(maybe), key=str):
+    # every signature that failed or may have: an unsigned span of its name may repeat it
+    # (and only it: a span without an input hash repeats no call of another name)
+    for key in sorted(failed | maybe_failed | set(sure) | set(maybe), key=str):
         low = len(sure.get(key, []))
-        high = low + len(maybe.get(key, [])) + len(unsigned)
+        guessed = unsigned.get(key[0], [])
+        high = low + len(maybe.get(key, [])) + len(guessed)
         worst = max(worst, low)
         if low > max_retries:
             violated.extend(sure[key][max_retries:])
         elif high > max_retries:
-            unknown.extend(maybe.get(key, []) + unsigned)
-    if len(unsigned) > max_retries and not sure and not maybe:
-        unknown.extend(unsigned)
+            unknown.extend(maybe.get(key, []) + guessed)
+    unknown = sorted(set(unknown))
     kind = "call signature" if group_by == "call_signature" else "tool"
     name = label(tool)
     return combine(
