@@ -710,3 +710,39 @@ def test_the_fixed_wilson_rule_claims_no_bound_it_does_not_keep():
     assert "approximate" in rate.message and "valid for one look" not in rate.message
     anytime = Thresholds(min_wilson_pass_rate=0.95, failing_runs="tolerate")
     assert "stays within 0.05" in multiplicity(anytime, scenarios).message
+
+
+def test_no_level_is_left_past_the_last_counted_restart():
+    """The restart count stops at MAX_RESTARTS; every later sequence was tested again at the
+    last level, 2^-31 of alpha, so the levels summed past alpha from the 32nd sequence on
+    (and 80 straight passes at tau 0.7 PASSed at restart 30)."""
+    from fractions import Fraction
+
+    from abw.gating.sample_sufficiency import checks, statistics
+    from abw.gating.sequence import MAX_RESTARTS
+    from abw.models.report import SequenceState
+    from abw.models.spec import Thresholds
+
+    thresholds = Thresholds(min_wilson_pass_rate=0.7, failing_runs="tolerate")
+    levels = []
+    for restarts in range(MAX_RESTARTS + 5):
+        state = SequenceState(
+            order="recording",
+            n=0,
+            chain="0" * 64,
+            restarts=min(restarts, MAX_RESTARTS),
+            continuity="restarted",
+            continuity_message="x",
+        )
+        stats = statistics("s", [True] * 200, thresholds, sequence=state)
+        levels.append(Fraction(stats.pass_level))
+        if restarts >= MAX_RESTARTS:
+            assert (stats.decision, stats.runs_needed, stats.pass_level) == (
+                "inconclusive",
+                None,
+                0,
+            )
+            assert "no level is left" in checks(stats, [], {}, 3, 1)[1].message
+        else:
+            assert stats.decision == "pass"
+    assert sum(levels) <= Fraction(thresholds.alpha)

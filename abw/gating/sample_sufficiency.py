@@ -24,6 +24,7 @@ from statistics import NormalDist
 from typing import Any
 
 from abw.gating.common import run_violation, scenario_check, scenario_text
+from abw.gating.sequence import MAX_RESTARTS
 from abw.models.report import Check, SampleStatistics, SequenceState, SprtState, Verdict
 from abw.models.spec import Thresholds
 from abw.stats import (
@@ -52,8 +53,9 @@ def _exact(value: float | Fraction) -> Fraction:
 
 
 def spend(restarts: int) -> Fraction:
-    """The share of a level the (restarts)-th sequence gets: 2^-(restarts+1), summing to 1."""
-    return Fraction(1, 2 ** (restarts + 1))
+    """The share of a level the (restarts)-th sequence gets: 2^-(restarts+1), summing to 1.
+    From :data:`~abw.gating.sequence.MAX_RESTARTS` on none is left (:func:`statistics`)."""
+    return Fraction(1, 2 ** (min(restarts, MAX_RESTARTS - 1) + 1))
 
 
 def _z_for(level: float) -> float:
@@ -101,6 +103,9 @@ def statistics(
     tau = thresholds.min_wilson_pass_rate
     tolerate = thresholds.failing_runs == "tolerate"
     restarts = sequence.restarts if sequence is not None else 0
+    # The restart count stops at MAX_RESTARTS, so every sequence from there on would share one
+    # level and the levels would sum past alpha: such a sequence gets none and decides nothing.
+    spent_out = restarts >= MAX_RESTARTS
     order_ok = sequence is None or sequence.order == "recording"
 
     # Fixed-n Wilson bounds: always shown; decide under ``sequential: fixed``. The FAIL side's
@@ -172,6 +177,9 @@ def statistics(
         if rule == "wilson":
             fail_level = (one_side / scenarios) if tolerate else None
             pass_level = one_side
+    if spent_out and rule != "wilson":  # (the fixed rule is single-look: it spends none)
+        decision, runs_used, needed, cs_lower, cs_upper = "inconclusive", None, None, None, None
+        pass_level, fail_level = 0.0, (0.0 if fail_level is not None else None)
     if decision == "fail" or hard_fail:
         needed = None
     elif n < thresholds.min_runs:
@@ -313,6 +321,11 @@ def checks(
     )
     if stats.n == 0:
         text = f"No candidate runs for {where}: the pass rate cannot be bounded."
+    elif stats.rule != "wilson" and stats.pass_level == 0:
+        text = (
+            f"{stats.k} of {stats.n} runs passed, but the sequence of {where} has restarted "
+            f"{MAX_RESTARTS} times and no level is left for it: it cannot decide ({validity})."
+        )
     elif stats.rule == "sprt":
         sprt = stats.sprt
         counts = (

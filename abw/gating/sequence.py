@@ -27,9 +27,12 @@ from abw.traceio import TraceFile
 
 GENESIS = "0" * 64
 Order = Literal["recording", "trace_id"]
-#: Restarts are counted up to here: the 30th restart is tested at 2^-31 of the level, where no
-#: sequence can decide any more. A count read from elsewhere (a comment's marker) is capped
-#: too, so a forged one can neither overflow the level's arithmetic nor go below zero.
+#: Restarts are counted up to here. Restart k is tested at 2^-(k+1) of the level, so the
+#: sequences before this count spend all but 2^-30 of it; a sequence at this count (the 30th
+#: restart, or any later one) is given no level and decides nothing
+#: (abw.gating.sample_sufficiency.statistics), so the levels never sum past alpha. A count
+#: read from elsewhere (a comment's marker) is capped too, so a forged one can neither make
+#: the level's arithmetic huge nor go below zero.
 MAX_RESTARTS = 30
 _HEAD = re.compile(r"[0-9a-f]{64}")
 
