@@ -299,3 +299,15 @@ def test_verify_report_names_a_trace_that_changed_in_place(run_cli, tmp_path, ca
         f"mismatch: candidate: {victim} changed since the gate: sha256 {now}, the report "
         f"judged {judged}"
     ]
+
+
+def test_a_path_given_to_read_that_fails_is_a_read_error(run_cli, tmp_path, candidate):
+    """A --baseline whose name is too long for the file system said "cannot write"."""
+    long = tmp_path / ("a" * 300) / "baseline"
+    args = example_gate(candidate)
+    args[args.index("--baseline") + 1] = str(long)
+    code, _, err = run_cli(*args, "--out", tmp_path / "r.json")
+    assert code == 2
+    assert one_line(err).endswith(f"{long}: --baseline: cannot read: file name too long\n")
+    code, _, err = run_cli(*example_gate(candidate), "--out", long / "r.json")
+    assert code == 2 and one_line(err).endswith(": --out: cannot write: file name too long\n")

@@ -16,6 +16,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: ``ctx.meta`` key of the output paths given on the command line (path -> option).
 OUTPUTS = "abw.outputs"
+#: ``ctx.meta`` key: {path given to read: the option or argument that named it}
+INPUTS = "abw.inputs"
 
 
 class PathParam(click.Path):
@@ -36,7 +38,10 @@ class PathParam(click.Path):
                 value.encode("utf-8")
             except UnicodeEncodeError:
                 self.fail("the path is not UTF-8 text; rename it", param, ctx)
-        return super().convert(value, param, ctx)
+        path = super().convert(value, param, ctx)
+        if ctx is not None and param is not None and not isinstance(self, OutputPath):
+            ctx.meta.setdefault(INPUTS, {})[Path(path)] = option_name(param)
+        return path
 
 
 class OutputPath(PathParam):
@@ -67,8 +72,9 @@ def option_name(param: click.Parameter) -> str:
 
 def output_error(exc: OSError, ctx: click.Context) -> OSError | AbwInputError:
     """``exc`` as an error naming the output option (``--out``, ``--report-dir``) whose path
-    it happened on — that path, or a file under it — else ``exc`` unchanged: every write error
-    names the option and the path given, whichever command or helper wrote. A closed pipe
+    it happened on — that path, or a file under it — else the input option or argument
+    (a read error, "cannot read"), else ``exc`` unchanged: every write error names the option
+    and the path given, whichever command or helper wrote. A closed pipe
     (``--out /dev/stdout | head``) stays silent, as on stdout (abw.faults)."""
     from abw.errors import os_input_error
     from abw.faults import closed_pipe
@@ -80,6 +86,10 @@ def output_error(exc: OSError, ctx: click.Context) -> OSError | AbwInputError:
     for path in (failed, *failed.parents):
         if path in given:
             return os_input_error(exc, field=given[path])
+    inputs = ctx.meta.get(INPUTS, {})  # ("cannot write" would send the reader astray)
+    for path in (failed, *failed.parents):
+        if path in inputs:
+            return os_input_error(exc, reading=True, field=inputs[path])
     return exc
 
 
