@@ -311,3 +311,21 @@ def test_a_path_given_to_read_that_fails_is_a_read_error(run_cli, tmp_path, cand
     assert one_line(err).endswith(f"{long}: --baseline: cannot read: file name too long\n")
     code, _, err = run_cli(*example_gate(candidate), "--out", long / "r.json")
     assert code == 2 and one_line(err).endswith(": --out: cannot write: file name too long\n")
+
+
+def test_an_import_moves_no_trace_when_one_target_is_a_folder(run_cli, tmp_path):
+    """A folder where one trace goes stopped the import after the traces before it were moved
+    into --out: exit 2 with half the result written."""
+    sessions = sorted((CORPUS / "claude-code").glob("*.jsonl"))[:3]
+    source = tmp_path / "in"
+    source.mkdir()
+    for path in sessions:
+        (source / path.name).write_bytes(path.read_bytes())
+    first = tmp_path / "first"
+    assert run_cli("import", "claude", "--input", source, "--out", first, "-q")[0] == 0
+    names = sorted(p.name for p in first.iterdir())
+    out = tmp_path / "out"
+    (out / names[-1]).mkdir(parents=True)
+    code, _, err = run_cli("import", "claude", "--input", source, "--out", out, "-q")
+    assert code == 2 and "expected a file, found a folder" in err
+    assert sorted(p.name for p in out.iterdir()) == [names[-1]]

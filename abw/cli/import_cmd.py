@@ -138,9 +138,14 @@ def _stream_on_workers(
 
 
 def _move_into(out: Path, staging: Path, planned: dict[Path, Path]) -> None:
-    """Move the staged traces into ``out`` (created only when there is one to move)."""
+    """Move the staged traces into ``out`` (created only when there is one to move), once
+    every target is known to take a file (a folder in one's place left the others moved)."""
     import os
 
+    from abw.atomic import check_target
+
+    for target in planned:
+        check_target(target)
     if planned:
         out.mkdir(parents=True, exist_ok=True)
     for target in planned:
