@@ -109,3 +109,25 @@ def test_comment_check_summary_and_job_summary_read_clean(fake, tmp_path):
         assert any("behavior_contract.required_order[0]" in s for s in page.summaries)
     # the hidden marker stays hidden
     assert "abw/gate:report" not in "".join(shown(comment["body"]).text)
+
+
+def test_text_that_starts_a_line_opens_no_block():
+    """A check message or violation starting "- ", "1. ", "---" or four spaces became a list,
+    a rule or a code block where it starts a line of the report; a space inside ``**…**``
+    undid the emphasis. GitHub shows each as the text it is."""
+    from abw.render.common import md
+    from abw.render.markdown import render_markdown
+
+    texts = ["- not a list", "1. not a list", "---", "    not code", "=== x", "+ y", "0.5 z "]
+    for text in texts:
+        html = github_html(f"intro\n\n{md(text)}\n\n**{md(text)}**\n")
+        assert "<li>" not in html and "<hr" not in html and "<pre>" not in html, (text, html)
+        assert html.count("<strong>") == 1, (text, html)
+        assert shown(f"{md(text)}\n").text[0].rstrip("\n") == text.replace("\u200b", "")
+    report = make_report("FAIL", violations=1)
+    for check in report.checks:
+        check.message = "- 2 runs broke it"
+        for violation in check.violations:
+            violation.message = "1. refund before policy"
+    html = github_html(render_markdown(report))
+    assert "<li>2 runs" not in html and "<li>refund" not in html

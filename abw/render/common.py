@@ -183,14 +183,30 @@ _MD_ESCAPES = str.maketrans(
 _AUTOLINK_RE = re.compile(r"(?i)(://|www\.|gh-(?=\d))")
 
 
+#: What makes a line's start a block (a list item ``- x``, ``+ x``, ``1. x``, ``1) x``, a rule
+#: ``---``, a setext underline ``===``): its marker is backslash-escaped.
+_BLOCK_START_RE = re.compile(r"[-+=]|\d{1,9}(?=[.)])")
+#: Spaces at either end: four at a line's start make a code block, and one inside ``**…**``
+#: undoes the emphasis around it. Written as character references, they are only text.
+_EDGE_SPACES_RE = re.compile(r"^ +| +$")
+
+
 def md(value: Any) -> str:
     """Untrusted text as inline GitHub-flavoured Markdown that shows exactly that text.
 
     HTML is entity-escaped, Markdown punctuation backslash-escaped (pipes too, so it is safe in
-    table cells), mentions, issue references and autolinks are broken by a zero-width space.
+    table cells), mentions, issue references and autolinks are broken by a zero-width space,
+    and what would open a block where the text starts a line (a list or rule marker, leading
+    spaces) is escaped too.
     """
     text = clean(value).translate(_MD_ESCAPES)
-    return _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
+    text = _AUTOLINK_RE.sub(lambda m: m.group(0)[:-1] + "&#8203;" + m.group(0)[-1], text)
+    text = _EDGE_SPACES_RE.sub(lambda m: "&#32;" * len(m.group(0)), text)
+    start = _BLOCK_START_RE.match(text)
+    if start is not None:
+        at = start.end() if start.group(0)[0].isdigit() else 0
+        text = f"{text[:at]}\\{text[at:]}"
+    return text
 
 
 def clean_all(value: Any, limit: int | None = None) -> Any:
