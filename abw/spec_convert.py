@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from abw.agent_invariants_schema import first_problem, peer_models
 from abw.errors import AbwInputError
 from abw.semantics import literal_pattern
 from abw.text import comment_line
@@ -134,8 +135,7 @@ def _behaviorlock(document: dict[str, Any], notes: list[str]) -> dict[str, Any]:
             if assertion.get("limitations"):
                 converted["limitations"] = _names(assertion, "limitations", where, [])
             known = {"id", "statement", "severity", "selector", "matcher", "limitations"}
-            for key in sorted(set(assertion) - known):
-                notes.append(f"{where} ({name}): field {key!r} has no abw equivalent: left out")
+            _unknown_fields(assertion, known, where, notes, name=name)
             problem = _assertion_problem(converted)
             if problem:
                 notes.append(f"{where} ({name}): {problem}: left out")
@@ -168,6 +168,23 @@ def _qualify(assertions: list[dict[str, Any]], places: list[tuple[str, str]]) ->
             message = f"assertion id {item['id']} repeats in scenario {scenario}"
             raise AbwInputError(message, field=f"{where}.id")
         seen.add(item["id"])
+
+
+def _unknown_fields(
+    item: dict[str, Any],
+    known: Any,
+    where: str,
+    notes: list[str],
+    *,
+    name: str | None = None,
+    why: str = "has no abw equivalent",
+) -> None:
+    """One note per key of ``item`` (at ``where``; ``""``: the contract itself) that is not in
+    ``known``: the one way a field abw does not read is reported, never dropped in silence."""
+    for key in sorted(set(item) - set(known)):
+        label = f"{where}.{key}" if where else str(key)
+        named = f" ({name})" if name is not None else ""
+        notes.append(f"{label}{named}: {why}: left out")
 
 
 def _assertion_problem(assertion: dict[str, Any]) -> str | None:
@@ -212,6 +229,33 @@ def _single_run_thresholds() -> dict[str, Any]:
 
 class _Skip(Exception):
     """A construct abw cannot express; its message is the reason."""
+
+
+#: The note for a field agent-invariants' schema does not have (it is strict: the peer itself
+#: refuses such a contract, exit 2), written for a field of a known rule kind or of the contract.
+NOT_A_PEER_FIELD = "not a field of agent-invariants' schema (the peer rejects the contract)"
+#: Fields holding lists of names: checked by :func:`_names` first, which names the field.
+NAME_LISTS = ("tools", "allowed_after", "completion_types", "evidence_classes")
+
+
+def _check_peer_rule(rule: dict[str, Any], where: str, notes: list[str]) -> None:
+    """Refuse (exit 2) a rule of a known kind that the peer's own schema refuses, naming its
+    field: a wrong type, a severity other than warning|error, an event_budget without a
+    budget, a threshold over 1. Each field the schema does not have is noted (left out)."""
+    model = peer_models()[1].get(rule.get("kind"))
+    if model is None:
+        return  # an unknown kind: left out with its note
+    for key in NAME_LISTS:
+        if key in model.model_fields and key in rule:
+            _names(rule, key, where, [])
+    problem = first_problem(model, rule, where)
+    if problem is not None:
+        field, message = problem
+        raise AbwInputError(
+            f"rule {rule['id']} ({rule['kind']}) is not a valid agent-invariants rule: {message}",
+            field=field,
+        )
+    _unknown_fields(rule, model.model_fields, where, notes, name=rule["id"], why=NOT_A_PEER_FIELD)
 
 
 def _event_match(matcher: Any) -> dict[str, Any]:
@@ -463,6 +507,15 @@ def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, A
     rules_in = document.get("rules")
     if not isinstance(rules_in, list):
         raise AbwInputError("rules must be a list", field="rules")
+    if not rules_in:
+        raise AbwInputError("must hold at least one rule, as the peer requires", field="rules")
+    contract = peer_models()[0]
+    problem = first_problem(contract, document, "")
+    if problem is not None:
+        raise AbwInputError(
+            f"not a valid agent-invariants contract: {problem[1]}", field=problem[0] or None
+        )
+    _unknown_fields(document, contract.model_fields, "", notes, why=NOT_A_PEER_FIELD)
     rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     for index, rule in enumerate(rules_in):
@@ -472,6 +525,7 @@ def _agent_invariants(document: dict[str, Any], notes: list[str]) -> dict[str, A
         if rule["id"] in seen:
             raise AbwInputError(f"rule id {rule['id']} repeats", field=f"{where}.id")
         seen.add(rule["id"])
+        _check_peer_rule(rule, where, notes)
         key = _slug(rule["id"], f"rule-{index}")
         if key != rule["id"]:
             notes.append(
