@@ -141,6 +141,33 @@ def _projections(
     return out
 
 
+#: The ``model`` fields that must agree across all files: another name, layer, depth, width,
+#: dtype or head is another model's geometry (a ``vector`` of another ``hidden_size`` could not
+#: even be stacked by the joint projection).
+SAME_MODEL_FIELDS = ("name", "layer", "num_layers", "hidden_size", "dtype", "has_lm_head")
+
+
+def refuse_other_model(
+    trajectory: RepresentationTrajectory,
+    path: Path,
+    first: RepresentationTrajectory,
+    first_path: Path,
+    folder: Path,
+) -> None:
+    """One line naming both files and the first ``model`` field (:data:`SAME_MODEL_FIELDS`)
+    where ``trajectory`` differs from ``first``: different models cannot be compared."""
+    for name in SAME_MODEL_FIELDS:
+        mine, theirs = getattr(trajectory.model, name), getattr(first.model, name)
+        if mine != theirs:
+            shown = first_path.relative_to(folder) if first_path.is_relative_to(folder) else ""
+            raise AbwInputError(
+                f"{mine!r} differs from {theirs!r} in {shown or first_path}; trajectories "
+                "of different models, layers or dtypes cannot be compared",
+                file=path,
+                field=f"model.{name}",
+            )
+
+
 def summarize_latent(folder: Path) -> LatentAdvisory:
     """Advisory summary of ``folder/baseline`` vs ``folder/candidate`` trajectories."""
     folder = Path(folder)
@@ -150,17 +177,7 @@ def summarize_latent(folder: Path) -> LatentAdvisory:
     first_path, first = loaded["baseline"][0]
     for role in ROLES:
         for path, trajectory in loaded[role]:
-            if (trajectory.model.name, trajectory.model.layer) != (
-                first.model.name,
-                first.model.layer,
-            ):
-                raise AbwInputError(
-                    f"model {trajectory.model.name!r} layer {trajectory.model.layer} differs "
-                    f"from {first.model.name!r} layer {first.model.layer} in {first_path.name}; "
-                    "trajectories of different models or layers cannot be compared",
-                    file=path,
-                    field="model",
-                )
+            refuse_other_model(trajectory, path, first, first_path, folder)
     roles = {role: [t for _, t in loaded[role]] for role in ROLES}
     base_profile = velocity_profile(roles["baseline"])
     cand_profile = velocity_profile(roles["candidate"])

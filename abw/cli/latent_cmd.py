@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from abw.cli import RootGroup
-from abw.cli.options import PathParam, output_option
+from abw.cli.options import PathParam, check_outputs, output_option
 from abw.errors import AbwInputError
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -161,9 +161,12 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
     texts = list(steps) + (read_steps_file(steps_file) if steps_file else [])
     if not texts:
         raise AbwInputError("give at least one --step or a --steps-file", field="--step")
+    from abw.latent.extract import refuse_undecodable
+
     for index, text in enumerate(texts):
         if not text.strip():
             raise AbwInputError(f"step {index} is empty", field="--step")
+        refuse_undecodable(text, f"step {index}", "--step")
     lm, extraction = _load(options)
     from abw.latent.build import StepRef, write_trajectory
     from abw.latent.run import TrajectoryInput, compute
@@ -219,13 +222,19 @@ def trace(
         raise AbwInputError(
             f"{len(inputs)} trajectories to write: --out must be a folder", file=out, field="--out"
         )
+    targets = [out] if single else [out / f"{name}.json" for name, _ in inputs]
+    # every target before the model loads and before any file is written: no partial output
+    check_outputs(
+        *([] if single else [("--out", out, True)]),
+        *(("--out", target, False) for target in targets),
+    )
     lm, extraction = _load(options)
     from abw.latent.build import write_trajectory
     from abw.latent.run import compute
 
     trajectories = compute(lm, [item for _, item in inputs], **extraction)
-    for (name, _), trajectory in zip(inputs, trajectories, strict=True):
-        write_trajectory(trajectory, out if single else out / f"{name}.json")
+    for target, trajectory in zip(targets, trajectories, strict=True):
+        write_trajectory(trajectory, target)
     if not options["quiet"]:
         from abw.text import log_line
 

@@ -50,6 +50,20 @@ class _Sequence:
     targets: list[tuple[int, int, int]]  # (trajectory, step, position in ids)
 
 
+def refuse_undecodable(text: str, what: str, field: str) -> None:
+    """Refuse text that is no Unicode: lone surrogates, which is how Python hands over the bytes
+    of a command-line argument that are not UTF-8 (``--step $'ab\\xffcd'``) and how JSON can
+    spell half of a character. No tokenizer can encode it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise AbwInputError(
+            f"{what} is not valid UTF-8 text (character {exc.start} is a lone surrogate, "
+            "e.g. a byte that is not UTF-8)",
+            field=field,
+        ) from None
+
+
 def tokenize_steps(
     lm: LoadedModel, texts: list[str], *, context: str, max_step_tokens: int, label: str = ""
 ) -> list[list[int]]:
@@ -58,6 +72,8 @@ def tokenize_steps(
     All steps go to the tokenizer in one call (a fast tokenizer encodes a list in parallel and
     gives each text the ids it would get alone).
     """
+    for index, text in enumerate(texts):
+        refuse_undecodable(text, f"{label}step {index}", "step")
     shown = [
         "\n" + text if context == "cumulative" and index > 0 else text
         for index, text in enumerate(texts)

@@ -2,14 +2,17 @@
 
 A folder is loaded by path; anything else is a hub id, looked up in the local cache first and
 then, unless ``offline`` (or ``HF_HUB_OFFLINE=1``), downloaded. Every failure is one
-:class:`~abw.errors.AbwInputError` line. Causal LMs (an architecture ending in ``ForCausalLM`` or
-``LMHeadModel``) are loaded with their LM head; anything else is loaded as an encoder, whose
-steps get geometry but no entropy.
+:class:`~abw.errors.AbwInputError` line naming the model: a broken folder too (see
+:func:`_loading`), and a folder without tokenizer files (:func:`_check_tokenizer`). Causal LMs
+(an architecture ending in ``ForCausalLM`` or ``LMHeadModel``) are loaded with their LM head;
+anything else is loaded as an encoder, whose steps get geometry but no entropy.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,6 +119,72 @@ def _locate(spec: str, offline: bool) -> tuple[str, str, bool]:
     return spec, spec, offline
 
 
+def _reason(exc: BaseException) -> str:
+    """What went wrong loading a model, on one line (at most 200 characters)."""
+    text = " ".join(str(exc).split())
+    if "ignore_mismatched_sizes" in text or "size mismatch" in text:
+        return (
+            "its weights do not have the sizes its config.json gives (hidden_size, layers, "
+            "vocabulary): the config and the weights are of different models"
+        )
+    return (text or type(exc).__name__)[:200]
+
+
+@contextlib.contextmanager
+def _loading(name: str, folder: str | None) -> Iterator[None]:
+    """Around a third-party loading call (``from_pretrained``, the tokenizer's first use) and
+    nothing else: whatever a broken model folder makes it raise is a one-line
+    :class:`AbwInputError` naming the model (and its ``folder``, for one).
+
+    It catches :class:`Exception`, not a list of types, on purpose: transformers, safetensors,
+    huggingface_hub and the tokenizers crate raise OSError, ValueError, KeyError, TypeError,
+    RuntimeError (weights of other sizes than the config's), ``SafetensorError`` (a truncated
+    file), ``StrictDataclassError`` (a config value of the wrong type) and the tokenizers crate's
+    plain ``Exception`` (a tokenizer.json of the wrong shape). No abw code runs inside, so no
+    abw bug is hidden; MemoryError is not caught.
+    """
+    try:
+        yield
+    except AbwInputError:
+        raise
+    except MemoryError:
+        raise
+    except Exception as exc:
+        reason = _reason(exc)
+        raise AbwInputError(
+            f"cannot load model {name!r}: {reason}", file=folder, field="--model"
+        ) from None
+
+
+def _config_size(config: Any, key: str, name: str, folder: str | None) -> int:
+    """A size from the model's config (``num_hidden_layers``, ``hidden_size``): a whole number
+    of at least 1, else a one-line error naming the model and the key."""
+    value = getattr(config, key, None)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise AbwInputError(
+            f"cannot load model {name!r}: config.json {key} is {value!r}, not a whole number "
+            "of at least 1",
+            file=folder,
+            field="--model",
+        )
+    return value
+
+
+def _check_tokenizer(tokenizer: Any, name: str, folder: str | None) -> None:
+    """Refuse a tokenizer that encodes text to no tokens: transformers builds one with an empty
+    vocabulary when the folder has no tokenizer files, and every step would then read as empty."""
+    with _loading(name, folder):
+        ids = tokenizer("a b", add_special_tokens=False)["input_ids"]
+    if not ids:
+        raise AbwInputError(
+            f"cannot load model {name!r}: its tokenizer has an empty vocabulary (it encodes "
+            "text to no tokens); the folder lacks the model's tokenizer files (tokenizer.json, "
+            "or vocab and merges files)",
+            file=folder,
+            field="--model",
+        )
+
+
 def load_model(
     spec: str, *, device: str = "auto", dtype: str = "auto", offline: bool = False
 ) -> LoadedModel:
@@ -125,6 +194,7 @@ def load_model(
     device_name = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, device_name)
     source, name, local_only = _locate(spec, offline)
+    folder = source if Path(source).is_dir() else None
 
     def attempt(local: bool) -> tuple[Any, Any]:
         config = _from_pretrained(transformers.AutoConfig, source, local)
@@ -139,44 +209,49 @@ def load_model(
             if local_only:
                 raise
             config, tokenizer = attempt(False)
-    except (OSError, ValueError) as exc:
-        where = "folder" if Path(source).is_dir() else "hub id"
-        reason = " ".join(str(exc).split())[:200]
-        if where == "hub id" and local_only:  # offline: the hub was never asked
-            reason = (
+    except MemoryError:
+        raise
+    except Exception as exc:  # as in _loading: only the third-party loaders ran
+        reason = _reason(exc)  # a folder's (or a cached model's) own problem, unless:
+        if not folder and isinstance(exc, OSError | ValueError) and local_only:
+            reason = (  # a hub id the cache does not hold, and the hub was not asked
                 "not a local folder and not in the Hugging Face cache, and offline (--offline "
                 "or HF_HUB_OFFLINE) the hub is not asked (download it first, or pass a local "
                 "folder)"
             )
-        elif where == "hub id":
+        elif not folder and isinstance(exc, OSError | ValueError):
             reason = (
                 "not a local folder, not in the Hugging Face cache, and the hub could not be "
                 "reached (download it first, or pass a local folder)"
             )
-        raise AbwInputError(f"cannot load model {name!r}: {reason}", field="--model") from None
+        raise AbwInputError(
+            f"cannot load model {name!r}: {reason}", file=folder, field="--model"
+        ) from None
+    _check_tokenizer(tokenizer, name, folder)
     if getattr(config, "is_encoder_decoder", False):
         raise AbwInputError(
-            f"model {name!r} is an encoder-decoder; use a decoder or an encoder", field="--model"
+            f"model {name!r} is an encoder-decoder; use a decoder or an encoder",
+            file=folder,
+            field="--model",
         )
+    text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
+    num_layers = _config_size(text_config, "num_hidden_layers", name, folder)
+    hidden_size = _config_size(text_config, "hidden_size", name, folder)
     architectures = list(getattr(config, "architectures", None) or [])
-    causal = any(arch.endswith(CAUSAL_SUFFIXES) for arch in architectures)
+    causal = any(str(arch).endswith(CAUSAL_SUFFIXES) for arch in architectures)
     loader = transformers.AutoModelForCausalLM if causal else transformers.AutoModel
-    try:
+    with _loading(name, folder):
         model = _from_pretrained(loader, source, local_only, dtype=torch_dtype)
-    except (OSError, ValueError, KeyError) as exc:
-        reason = " ".join(str(exc).split())[:200]
-        raise AbwInputError(f"cannot load model {name!r}: {reason}", field="--model") from None
     model.to(device_name)
     model.eval()
-    text_config = config.get_text_config() if hasattr(config, "get_text_config") else config
     prefix, suffix = _special_ids(tokenizer)
     return LoadedModel(
         name=name,
         model=model,
         tokenizer=tokenizer,
         has_lm_head=causal and model.get_output_embeddings() is not None,
-        num_layers=int(text_config.num_hidden_layers),
-        hidden_size=int(text_config.hidden_size),
+        num_layers=num_layers,
+        hidden_size=hidden_size,
         device=torch.device(device_name),
         dtype=torch_dtype,
         max_positions=getattr(text_config, "max_position_embeddings", None),
