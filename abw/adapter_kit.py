@@ -143,6 +143,24 @@ def _options(**kwargs: Any) -> ImportOptions:
     return ImportOptions(exported_at="2000-01-01T00:00:00.000000Z", **kwargs)
 
 
+def _imported(importer: Importer, path: Path, sample: Path, what: str = "") -> list[Any] | str:
+    """``importer.import_file(path)``'s traces, or the problem (one line naming ``sample``, and
+    ``what`` import it was) when it raises or returns anything but a list of traces (None,
+    dicts, a string)."""
+    from abw.import_shard import not_traces
+
+    try:
+        traces = importer.import_file(path, _options())
+    except Exception as exc:
+        reason = " ".join(str(exc).split())
+        detail = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+        return f"{sample.name}: {what or 'import'} failed: {detail}"
+    why = not_traces(traces)
+    if why is not None:
+        return f"{sample.name}: {what}{': ' if what else ''}import_file {why}"
+    return list(traces)
+
+
 # ----------------------------------------------------------------- schema
 
 
@@ -409,6 +427,7 @@ def sample_bytes(sample: Path) -> bytes:
 
 def check_canaries(importer: Importer, sample: Path, *, keep: Iterable[str] = ()) -> list[str]:
     """Import a canary-planted copy of ``sample``; any canary in the output is a leak."""
+    from abw.import_shard import not_traces
     from abw.traceio import render_trace
 
     with tempfile.TemporaryDirectory(prefix="abw-kit-") as folder:
@@ -423,6 +442,9 @@ def check_canaries(importer: Importer, sample: Path, *, keep: Iterable[str] = ()
             if isinstance(exc, AbwInputError):
                 return [] if CANARY not in str(exc) else [f"{sample.name}: a canary in an error"]
             return [f"{sample.name}: canary copy crashed the importer: {type(exc).__name__}"]
+        why = not_traces(traces)
+        if why is not None:
+            return [f"{sample.name}: canary copy: import_file {why}"]
         problems = []
         for index, trace in enumerate(traces):
             text = render_trace(trace)
@@ -446,8 +468,11 @@ def check_determinism(importer: Importer, sample: Path, *, relocatable: bool = T
 
     from abw.traceio import render_trace
 
-    first = [render_trace(t) for t in importer.import_file(sample, _options())]
-    second = [render_trace(t) for t in importer.import_file(sample, _options())]
+    imports = [_imported(importer, sample, sample) for _ in range(2)]
+    failed = [result for result in imports if isinstance(result, str)]
+    if failed:
+        return failed[:1]
+    first, second = ([render_trace(t) for t in result] for result in imports)
     problems = []
     if first != second:
         problems.append(f"{sample.name}: two imports of the same file differ")
@@ -459,7 +484,10 @@ def check_determinism(importer: Importer, sample: Path, *, relocatable: bool = T
             shutil.copytree(sample, copy)
         else:
             shutil.copyfile(sample, copy)
-        third = [render_trace(t) for t in importer.import_file(copy, _options())]
+        moved = _imported(importer, copy, sample, "import of a copy in another folder")
+        if isinstance(moved, str):
+            return [*problems, moved]
+        third = [render_trace(t) for t in moved]
     if first != third:
         problems.append(f"{sample.name}: the import depends on where the file is")
     return problems
@@ -484,10 +512,9 @@ def run_adapter_kit(
     keep, allow = tuple(keep), tuple(allow)
     for sample in (Path(s) for s in samples):
         report.samples += 1
-        try:
-            traces = adapter.import_file(sample, _options())
-        except Exception as exc:
-            report.problems.append(f"{sample.name}: import failed: {type(exc).__name__}: {exc}")
+        traces = _imported(adapter, sample, sample)
+        if isinstance(traces, str):  # it raised, or returned None, dicts, a string ...
+            report.problems.append(traces)
             continue
         if not traces:
             report.problems.append(f"{sample.name}: no trace was returned")

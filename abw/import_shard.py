@@ -41,10 +41,77 @@ def staged_names(source: Path, count: int) -> list[str]:
     return [f"{stem}-{index:03d}.json" for index in range(count)]
 
 
+def third_party(importer: Any) -> bool:
+    """Whether ``importer`` is a third-party adapter (an ``abw.importers`` entry point): its
+    class is defined outside the ``abw`` package. abw's own importers live under ``abw.``; a
+    failure of theirs is abw's bug, and stays one (an "internal error" line)."""
+    module = getattr(type(importer), "__module__", "") or ""
+    return module != "abw" and not module.startswith("abw.")
+
+
+def importer_label(importer: Any) -> str:
+    """``'name' (module:Class)``: how an error names an importer."""
+    cls = type(importer)
+    name = getattr(importer, "name", None)
+    target = f"{cls.__module__}:{cls.__qualname__}"
+    return f"{name!r} ({target})" if isinstance(name, str) and name else target
+
+
+def not_traces(value: Any) -> str | None:
+    """Why ``value``, what an importer's ``import_file`` returned, is not a list of traces
+    (``returned None, not a list of traces``); None when it is one."""
+    from abw.models.trace import Trace
+
+    if not isinstance(value, list | tuple):
+        return f"returned {_kind(value)}, not a list of traces"
+    for index, item in enumerate(value):
+        if not isinstance(item, Trace):
+            return f"returned a list holding {_kind(item)} at [{index}], not a Trace"
+    return None
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
+def plugin_failed(importer: Any, source: Path, exc: BaseException) -> AbwInputError:
+    """The one-line error for a third-party importer that raised ``exc`` (not AbwInputError)
+    on ``source``: names the importer, the file and the exception."""
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return AbwInputError(
+        f"the importer {importer_label(importer)} failed: {type(exc).__name__}: {reason} "
+        "(a bug in that importer; ABW_DEBUG=1 shows its traceback)",
+        file=source,
+    )
+
+
 def import_file(importer: Any, source: Path, options: ImportOptions) -> list[Any]:
     """``importer.import_file``, counting into ``options.outputs`` which ``--output-fields``
-    its runs' answers hold (the one per-file step of every ``abw import``)."""
-    traces = importer.import_file(source, options)
+    its runs' answers hold (the one per-file step of every ``abw import``).
+
+    A third-party importer (:func:`third_party`) that raises anything but AbwInputError, an
+    OSError (one line naming its file, as anywhere) or MemoryError, or that returns anything but
+    a list of :class:`~abw.models.Trace`, is one AbwInputError naming the importer and
+    ``source`` (exit 2); with ``ABW_DEBUG`` set, its exception is raised as it is. abw's own
+    importers are not wrapped: their failures are abw's bugs."""
+    if not third_party(importer):
+        traces = importer.import_file(source, options)
+    else:
+        try:
+            traces = importer.import_file(source, options)
+        except (AbwInputError, OSError, MemoryError):
+            raise
+        except Exception as exc:
+            if os.environ.get("ABW_DEBUG"):
+                raise
+            raise plugin_failed(importer, source, exc) from exc
+        why = not_traces(traces)
+        if why is not None:
+            raise AbwInputError(f"the importer {importer_label(importer)} {why}", file=source)
+        traces = list(traces)
     if options.output_fields:
         outputs = [trace.run.canonical_output for trace in traces]
         options.outputs.add(options.output_fields, outputs)

@@ -22,14 +22,71 @@ SCHEMA_URI = "abw://schemas/"
 
 
 @contextmanager
-def _tool_errors() -> Iterator[None]:
-    """Report bad input to the MCP client as a ``ToolError`` carrying the one-line message."""
+def _tool_errors(**arguments: str | None) -> Iterator[None]:
+    """Report bad input to the MCP client as a ``ToolError`` carrying the one-line message.
+    An OSError reading a path (a name over 255 bytes, a permission, a symlink loop) is one too,
+    naming the file and the argument of ``arguments`` (name -> value) that led to it."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
     try:
         yield
     except AbwInputError as exc:
-        from mcp.server.mcpserver.exceptions import ToolError
-
         raise ToolError(exc.one_line()) from None
+    except OSError as exc:
+        from abw.errors import os_input_error
+
+        field = _argument_of(exc, arguments)
+        raise ToolError(os_input_error(exc, reading=True, field=field).one_line()) from None
+
+
+def _argument_of(exc: OSError, arguments: dict[str, str | None]) -> str | None:
+    """The argument whose path ``exc`` happened on: the one equal to its file name, or the
+    folder holding it; None when none is (or only one argument was given: then that one)."""
+    import os
+
+    given = {name: value for name, value in arguments.items() if value is not None}
+    filename = exc.filename
+    if isinstance(filename, str):
+        for name, value in given.items():
+            if filename == value or filename.startswith(value.rstrip(os.sep) + os.sep):
+                return name
+    return next(iter(given)) if len(given) == 1 else None
+
+
+#: pydantic's error types for a value of the wrong type, as the type the argument takes.
+_MISSING = ("missing", "missing_argument")
+
+
+def argument_errors(exc: Any, tool: str) -> str:
+    """A pydantic ``ValidationError`` of a tool's arguments (the SDK validates them before the
+    tool runs) as one line naming each argument: ``baseline: input should be a valid string
+    (got an int)``, ``candidate: missing (a required argument of abw_gate)``."""
+    parts = []
+    errors = exc.errors(include_url=False)
+    for error in errors[:5]:
+        where = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+        ).lstrip(".")
+        where = where or "arguments"
+        if error["type"] in _MISSING:
+            parts.append(f"{where}: missing (a required argument of {tool})")
+            continue
+        message = str(error["msg"])
+        message = message[:1].lower() + message[1:]
+        parts.append(f"{where}: {message} (got {_kind(error.get('input'))})")
+    if len(errors) > 5:
+        parts.append(f"and {len(errors) - 5} more")
+    return " ".join("; ".join(parts).split())
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    name = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}.get(
+        type(value).__name__, type(value).__name__
+    )
+    name = {"dict": "object", "list": "array"}.get(name, name)
+    return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
 def _no_nul(**paths: str | None) -> None:
@@ -121,13 +178,36 @@ def gate_summary(report: Any) -> dict[str, Any]:
     }
 
 
+def _server_class() -> Any:
+    """``MCPServer`` whose tool calls report arguments that fail the SDK's validation (it
+    checks them against each tool's signature before the tool runs, and its ToolError holds
+    pydantic's multi-line text with a link) as one line naming each argument
+    (:func:`argument_errors`). ``call_tool`` is where the SDK's request handler and direct
+    callers both go through."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from pydantic import ValidationError
+
+    class AbwServer(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                    raise
+                line = argument_errors(cause, name)
+                # the cause stays: the SDK logs the rejected fields' names (never their values)
+                raise ToolError(f"Error executing tool {name}: {line}") from cause
+
+    return AbwServer
+
+
 def build_server() -> Any:
     """The MCP server with its tools, resources and prompt."""
-    from mcp.server.mcpserver import MCPServer
-
     from abw import __version__
 
-    server = MCPServer(
+    server = _server_class()(
         name="abw",
         version=__version__,
         instructions=(
@@ -150,7 +230,7 @@ def build_server() -> Any:
         baseline: str, candidate: str, spec: str | None = None, contract: str | None = None
     ) -> dict[str, Any]:
         """Return the verdict (PASS/WARN/FAIL/INCONCLUSIVE), the exit code and every check."""
-        with _tool_errors():
+        with _tool_errors(baseline=baseline, candidate=candidate, spec=spec, contract=contract):
             return gate_summary(_gate_report(baseline, candidate, spec, contract))
 
     @server.tool(
@@ -168,7 +248,8 @@ def build_server() -> Any:
         """Explain ``check_id`` of a gate-report.json, or of a gate run on the given paths."""
         from abw.explain import explain
 
-        with _tool_errors():
+        paths = dict(report=report, baseline=baseline, candidate=candidate, spec=spec)
+        with _tool_errors(**paths, contract=contract):
             gated = _gate_report(baseline, candidate, spec, contract, report)
             return explain(gated, check_id, argument="check_id")
 
@@ -181,7 +262,7 @@ def build_server() -> Any:
         from abw.fingerprint import fingerprint
         from abw.traceio import load_trace
 
-        with _tool_errors():
+        with _tool_errors(trace=trace):
             _no_nul(trace=trace)
             loaded = load_trace(trace)
         return {
@@ -206,7 +287,8 @@ def build_server() -> Any:
         """Render an existing gate-report.json, or the report of a gate run on the given paths."""
         from abw.render import render
 
-        with _tool_errors():
+        paths = dict(report=report, baseline=baseline, candidate=candidate, spec=spec)
+        with _tool_errors(**paths, contract=contract):
             name = _report_format(format)  # before the gate runs
             return render(_gate_report(baseline, candidate, spec, contract, report), name)
 

@@ -21,12 +21,46 @@ can never slow down or break the start of a pytest run.
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 _FAIL_ON = ("fail", "warn")
+
+
+class _Refused(Exception):
+    """Bad input to ``abw_gate`` that abw's loaders never see (a setting missing or of the
+    wrong type): failed as one line, like an AbwInputError."""
+
+    def one_line(self) -> str:
+        return " ".join(str(self).split())
+
+
+@contextlib.contextmanager
+def _naming(role: str, *, reading: bool = True) -> Iterator[None]:
+    """An OSError on ``role``'s paths (a name over 255 bytes, a file where a folder goes, a
+    permission) as abw's one-line error naming the file and ``role``."""
+    from abw.errors import os_input_error
+
+    try:
+        yield
+    except OSError as exc:
+        raise os_input_error(exc, reading=reading, field=role) from None
+
+
+def _fail(problem: str) -> None:
+    """Fail the test with ``problem`` as its one line, no traceback."""
+    prefix = "" if problem.startswith("abw_gate") else "abw_gate: "
+    pytest.fail(f"{prefix}{problem}", pytrace=False)
+
+
+def _kind(value: Any) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -78,7 +112,7 @@ class AbwGate:
         value = config.getini(f"abw_{name}") if name in ("baseline", "spec") else ""
         return value or None
 
-    def _path(self, value: str | Path) -> Path:
+    def _path(self, value: str | os.PathLike) -> Path:
         path = Path(value)
         if path.is_absolute():
             return path
@@ -87,16 +121,29 @@ class AbwGate:
 
     def _trace_files(self, value: Any, role: str) -> list[Any]:
         from abw.models.trace import Trace
-        from abw.traceio import TraceFile, load_traces, write_trace
+        from abw.traceio import TraceFile, load_traces
 
         if value is None:
-            raise pytest.UsageError(
+            raise _Refused(
                 f"abw_gate needs {role} traces: pass {role}=..., use "
                 f"@pytest.mark.abw({role}=...) or --abw-{role}"
             )
-        if isinstance(value, str | Path):
-            return load_traces(self._path(value))
+        wanted = "Trace objects, TraceFiles or paths of trace JSON (a folder or a file)"
+        if isinstance(value, str | os.PathLike):
+            with _naming(role):
+                return load_traces(self._path(value))
+        if isinstance(value, Mapping | bytes | bytearray) or not (
+            isinstance(value, Trace | TraceFile) or hasattr(value, "__iter__")
+        ):
+            raise _Refused(f"{role}: {_kind(value)} given; abw_gate takes {wanted}")
         items = [value] if isinstance(value, Trace | TraceFile) else list(value)
+        with _naming(role):
+            return self._item_files(items, role, wanted)
+
+    def _item_files(self, items: list[Any], role: str, wanted: str) -> list[Any]:
+        from abw.models.trace import Trace
+        from abw.traceio import TraceFile, load_traces, write_trace
+
         files: list[Any] = []
         folder = self._workdir / f"{role}-{self._calls}"
         for index, item in enumerate(items):
@@ -106,10 +153,10 @@ class AbwGate:
                 path = folder / f"{index:04d}-{_safe(item.run.trace_id)}.json"
                 write_trace(item, path)
                 files.extend(load_traces(path))
-            elif isinstance(item, str | Path):
+            elif isinstance(item, str | os.PathLike):
                 files.extend(load_traces(self._path(item)))
             else:
-                raise TypeError(f"abw_gate: cannot gate a {type(item).__name__} as {role}")
+                raise _Refused(f"{role}[{index}]: {_kind(item)} given; abw_gate takes {wanted}")
         return files
 
     def _spec(self, value: Any) -> tuple[Any, str, str]:
@@ -118,13 +165,16 @@ class AbwGate:
         from abw.specio import load_spec
 
         if value is None:
-            raise pytest.UsageError(
+            raise _Refused(
                 "abw_gate needs a spec: pass spec=..., use @pytest.mark.abw(spec=...) or --abw-spec"
             )
         if isinstance(value, Spec):
             return value, "<in-memory spec>", content_hash(value.model_dump(mode="json"))
-        path = self._path(value)
-        spec, sha256 = load_spec(path)
+        if not isinstance(value, str | os.PathLike):
+            raise _Refused(f"spec: {_kind(value)} given; abw_gate takes a Spec or a spec file")
+        with _naming("spec"):
+            path = self._path(value)
+            spec, sha256 = load_spec(path)
         return spec, str(path), sha256
 
     # --------------------------------------------------------------- running
@@ -138,11 +188,11 @@ class AbwGate:
         problem = None
         try:
             result = self._gate(candidate, baseline, spec)
-        except AbwInputError as exc:  # failed outside this block: no chained traceback
+            self._save(result)
+        except (AbwInputError, _Refused) as exc:  # failed outside this block: no traceback
             problem = exc.one_line()
         if problem is not None:
-            pytest.fail(f"abw_gate: {problem}", pytrace=False)
-        self._save(result)
+            _fail(problem)
         return result
 
     def _gate(self, candidate: Any, baseline: Any, spec: Any) -> Any:
@@ -167,16 +217,39 @@ class AbwGate:
         """Gate the candidate runs; fail the test with the gate's explanation unless it passes."""
         from abw.verdicts import exit_code
 
+        problem = None
+        try:
+            fail_on, allow = self._verdict_settings(fail_on, allow_inconclusive)
+        except _Refused as exc:  # failed outside this block: no traceback
+            problem = exc.one_line()
+        if problem is not None:
+            _fail(problem)
         result = self.report(candidate, baseline=baseline, spec=spec)
-        fail_on = fail_on or self._marker.get("fail_on") or "fail"
-        if fail_on not in _FAIL_ON:
-            raise pytest.UsageError("abw_gate: fail_on must be 'fail' or 'warn'")
-        allow = allow_inconclusive
-        if allow is None:
-            allow = bool(self._marker.get("allow_inconclusive", False))
         if exit_code(result.verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=allow):
             pytest.fail(explain_report(result), pytrace=False)
         return result
+
+    def _verdict_settings(self, fail_on: Any, allow_inconclusive: Any) -> tuple[str, bool]:
+        """``fail_on`` and ``allow_inconclusive`` from the call, else the marker: refused
+        unless ``'fail'``/``'warn'`` and a bool (``allow_inconclusive="no"`` is no yes)."""
+        where = "the call's"
+        if fail_on is None:
+            fail_on, where = self._marker.get("fail_on"), "the abw marker's"
+        if fail_on is None:
+            fail_on = "fail"
+        if fail_on not in _FAIL_ON:
+            raise _Refused(f"{where} fail_on must be 'fail' or 'warn', not {fail_on!r}")
+        where = "the call's"
+        if allow_inconclusive is None:
+            allow_inconclusive = self._marker.get("allow_inconclusive")
+            where = "the abw marker's"
+        if allow_inconclusive is None:
+            allow_inconclusive = False
+        if not isinstance(allow_inconclusive, bool):
+            raise _Refused(
+                f"{where} allow_inconclusive must be True or False, not {allow_inconclusive!r}"
+            )
+        return fail_on, allow_inconclusive
 
     def _save(self, result: Any) -> None:
         folder = self._request.config.getoption("--abw-report-dir", default=None)
@@ -186,7 +259,10 @@ class AbwGate:
         from abw.gating import report_json
 
         name = _report_folder(self._request.node.nodeid)
-        write_atomic(Path(folder) / name / f"gate-report-{self._calls}.json", report_json(result))
+        with _naming("--abw-report-dir", reading=False):
+            write_atomic(
+                Path(folder) / name / f"gate-report-{self._calls}.json", report_json(result)
+            )
 
 
 def _safe(text: str) -> str:
