@@ -148,3 +148,24 @@ def test_the_project_folder_imports_validates_and_leaks_nothing(run_cli, tmp_pat
             assert raw not in text
     first = render_trace(_trace(BASIC))
     assert first == render_trace(_trace(BASIC))
+
+
+def test_a_title_record_for_another_session_changes_nothing_of_this_one(tmp_path):
+    """Claude Code writes title records (``custom-title``, ``ai-title``, ``summary``) into the
+    file of whatever session is open, often for another session. One naming the session beside
+    it gave this session that session's id and pulled in its subagent (and its failed Bash)."""
+    import shutil
+
+    folder = tmp_path / "shop"
+    shutil.copytree(SHOP, folder)
+    session = folder / "d05bf530-b9bf-4499-a0b4-a78762baa779.jsonl"
+    other = "fb017813-f7b8-4b1d-98be-2dda41a37ae8"
+    alone = _trace(session)
+    lines = session.read_text().splitlines(keepends=True)
+    title = json.dumps({"type": "custom-title", "customTitle": "Cart helper", "sessionId": other})
+    for at in (1, len(lines)):  # early in the file, and last
+        session.write_text("".join([*lines[:at], title + "\n", *lines[at:]]))
+        trace = _trace(session)
+        assert trace.run.trace_id == alone.run.trace_id == session.stem
+        assert [s.name for s in trace.spans] == [s.name for s in alone.spans]
+        assert "subagent_files" not in (trace.source.model_extra or {})

@@ -35,6 +35,10 @@ __all__ = [
     "ms_between",
 ]
 
+#: Claude Code's title records, which it writes into the file of whatever session is open,
+#: often for another session: their ``sessionId`` names no session of this file.
+_TITLE_RECORDS = frozenset({"summary", "custom-title", "ai-title"})
+
 #: Claude Code's ``version`` (``2.1.39``, ``1.0.98-beta.1``) is kept raw as ``run.agent_version``,
 #: so it is kept only when it is a version number and nothing else.
 _VERSION_RE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){1,3}([-+][0-9A-Za-z.-]{1,40})?")
@@ -123,7 +127,11 @@ class FileParser(AssistantLines, UserLines, SystemLines):
                 line=line,
                 field="session_id",
             )
-        if isinstance(session_id, str) and session_id != self.session_id:
+        if (
+            isinstance(session_id, str)
+            and session_id != self.session_id
+            and kind not in _TITLE_RECORDS  # (a title may name another session: docs/traces.md)
+        ):
             self.session_id = session_id  # the last one wins: a resumed session copies old lines
             self.session_ids[session_id] = None
         version = record.get("version")
