@@ -169,3 +169,48 @@ def test_a_title_record_for_another_session_changes_nothing_of_this_one(tmp_path
         assert trace.run.trace_id == alone.run.trace_id == session.stem
         assert [s.name for s in trace.spans] == [s.name for s in alone.spans]
         assert "subagent_files" not in (trace.source.model_extra or {})
+
+
+def test_a_subagent_started_by_a_subagent_follows_its_handoff(tmp_path):
+    """A subagent that runs ``Agent`` itself (2.1.332 offers subagents the tool) started a
+    transcript that was "not linked to any Task call": its spans came after the session's
+    final answer, with no parent, instead of right after the handoff that started it."""
+    import shutil
+
+    from abw.importers.base import ImportOptions
+    from tests.importkit import import_traces
+
+    session = "fb017813-f7b8-4b1d-98be-2dda41a37ae8"
+    folder = tmp_path / "shop"
+    folder.mkdir()
+    shutil.copy(SHOP / f"{session}.jsonl", folder)
+    shutil.copytree(SHOP / session, folder / session)
+    subagents = folder / session / "subagents"
+    first = subagents / "agent-a5a146da06eeb103c.jsonl"
+    text = first.read_text()
+    (subagents / "agent-anested01.jsonl").write_text(
+        text.replace('"agentId":"a5a146da06eeb103c"', '"agentId":"anested01"')
+    )
+    records = [json.loads(line) for line in text.splitlines()]
+    call = "toolu_01469bf6c4b2b3570215f0a8"  # the subagent's second Bash, made an Agent call
+    for record in records:
+        content = record.get("message", {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if block.get("type") == "tool_use" and block.get("id") == call:
+                block["name"] = "Agent"
+                block["input"] = {"description": "nested", "prompt": "Count words"}
+            if block.get("type") == "tool_result" and block.get("tool_use_id") == call:
+                block.update(is_error=False, content=[{"type": "text", "text": "3 words"}])
+                record["toolUseResult"] = {"status": "completed", "agentId": "anested01"}
+    first.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    options = ImportOptions(exported_at="2026-01-01T00:00:00Z")
+    (trace,) = import_traces("claude", folder / f"{session}.jsonl", options)
+    assert not [w for w in options.warnings if "not linked" in w], options.warnings
+    nested = [s for s in trace.spans if s.attributes.get("agent_id") == "anested01"]
+    (handoff,) = [
+        s
+        for s in trace.spans
+        if s.name == "Agent" and s.attributes.get("agent_id") == "a5a146da06eeb103c"
+    ]
+    assert nested and {s.parent_span_id for s in nested} == {handoff.span_id}
+    assert nested[0].ordinal == handoff.ordinal + 1

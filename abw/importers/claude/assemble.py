@@ -45,17 +45,20 @@ def safe_id(value: str | None, fallback: str) -> str:
 
 
 def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOptions) -> list:
-    """Attach each subagent file to its handoff span; return the unlinked ones (top level)."""
+    """Attach each subagent file to its handoff span — in the main session, or in another
+    subagent's transcript (a subagent that started one: ``Agent`` inside a subagent) — and
+    return the unlinked ones (top level). A chain of handoffs that does not lead back to the
+    main session (a loop) is unlinked too: no span is emitted twice or lost."""
     unlinked: list[FileParser] = []
     found = set()
+    parents: dict[int, tuple[Draft, FileParser]] = {}  # id(sub) -> (handoff, its parser)
     for sub in subs:
         agent_id = sub.agent_id
-        tool_id = main.agent_links.get(agent_id or "")
-        handoff = main.tools.get(tool_id or "")
-        if handoff is not None and agent_id in found:
+        link = _handoff(agent_id, [main, *(other for other in subs if other is not sub)])
+        if link is not None and agent_id in found:
             options.warn(f"{sub.name}: a second transcript of subagent {agent_id}; left out")
-        elif handoff is not None:
-            handoff.children.append((sub, FILE))
+        elif link is not None:
+            parents[id(sub)] = link
             found.add(agent_id)
         elif is_helper_agent(agent_id) or is_warmup(sub):
             continue
@@ -65,17 +68,31 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
                 f"{main.name}; its spans are kept at the end of the trace"
             )
             unlinked.append(sub)
+    attached = [main]
+    for sub in subs:
+        if id(sub) not in parents:
+            continue
+        if _leads_to_main(sub, main, parents, len(subs)):
+            handoff, _ = parents[id(sub)]
+            handoff.children.append((sub, FILE))
+            attached.append(sub)
+        elif sub.drafts.get(FILE):
+            options.warn(
+                f"{sub.name}: subagent {sub.agent_id} is started by no subagent of "
+                f"{main.name}'s; its spans are kept at the end of the trace"
+            )
+            unlinked.append(sub)
     missing = [
-        (handoff.line, agent_id)
-        for agent_id, tool_id in main.agent_links.items()
-        if (handoff := main.tools.get(tool_id)) is not None
+        (parser.name, handoff.line, agent_id)
+        for parser in attached
+        for agent_id, tool_id in parser.agent_links.items()
+        if (handoff := parser.tools.get(tool_id)) is not None
         and agent_id not in found
         and not is_helper_agent(agent_id)
     ]
-    for line, agent_id in sorted(missing):
+    for name, line, agent_id in sorted(missing):
         options.warn(
-            f"{main.name}:{line}: no transcript found for subagent {agent_id}; "
-            "its spans are missing"
+            f"{name}:{line}: no transcript found for subagent {agent_id}; its spans are missing"
         )
     if not unlinked:  # (an unlinked subagent file may be its transcript: warned about above)
         for line in _unclaimed_task_calls(main):
@@ -84,6 +101,35 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
                 "its spans are missing"
             )
     return unlinked
+
+
+def _handoff(agent_id: str | None, parsers: list[FileParser]) -> tuple[Draft, FileParser] | None:
+    """The handoff span that started subagent ``agent_id`` and the transcript holding it: the
+    first of ``parsers`` whose Task / Agent call names that agent."""
+    for parser in parsers:
+        handoff = parser.tools.get(parser.agent_links.get(agent_id or "") or "")
+        if handoff is not None:
+            return handoff, parser
+    return None
+
+
+def _leads_to_main(
+    sub: FileParser,
+    main: FileParser,
+    parents: dict[int, tuple[Draft, FileParser]],
+    most: int,
+) -> bool:
+    """Whether ``sub``'s chain of starting transcripts reaches ``main`` (at most ``most`` steps:
+    a loop never does)."""
+    parser = sub
+    for _ in range(most + 1):
+        link = parents.get(id(parser))
+        if link is None:
+            return False
+        parser = link[1]
+        if parser is main:
+            return True
+    return False
 
 
 def _unclaimed_task_calls(main: FileParser) -> list[int]:
