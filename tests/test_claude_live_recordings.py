@@ -214,3 +214,46 @@ def test_a_subagent_started_by_a_subagent_follows_its_handoff(tmp_path):
     ]
     assert nested and {s.parent_span_id for s in nested} == {handoff.span_id}
     assert nested[0].ordinal == handoff.ordinal + 1
+
+
+def test_a_denial_of_a_long_command_is_denied(tmp_path):
+    """ "Permission to use Bash with command <command> has been denied." was read as a plain
+    error once the command pushed "denied" past the first 200 characters."""
+    from tests.importkit import import_trace
+
+    source = CORPUS / "claude-code-live-versions" / "2.1.100"
+    path = source / "bf2d74b2-037b-45a7-a04e-728c5771f395.jsonl"
+    long = "rm -rf build " + " ".join(f"dir{i}" for i in range(40))
+    copy = tmp_path / path.name
+    copy.write_text(path.read_text().replace("rm -rf build", long))
+    for file in (path, copy):
+        (span,) = [s for s in import_trace("claude", file).spans if s.name == "Bash"]
+        assert (span.status, span.outcome) == ("error", "denied")
+
+
+def test_background_shells_before_2_1_end_as_their_poll_and_kill_say(tmp_path):
+    """1.0.x–2.0.x polled a background shell with BashOutput ({shellId, status}) and stopped it
+    with KillBash / KillShell: a poll reporting "failed" made the poll an error while the shell's
+    Bash stayed ok, and a kill was not read at all (TaskStop and TaskOutput were)."""
+    from tests.importkit import import_trace
+
+    path = CORPUS / "claude-code" / "ccviewer__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl"
+    lines = path.read_text().splitlines(keepends=True)
+
+    def spans(text: str) -> dict[int, tuple[str, str, str]]:
+        file = tmp_path / path.name
+        file.write_text(text)
+        return {
+            s.source_ref.line: (s.name, s.status, s.outcome)
+            for s in import_trace("claude", file).spans
+            if s.type != "llm"
+        }
+
+    killed = spans("".join(lines))
+    assert killed[116] == ("Bash", "cancelled", "interrupted")  # KillBash at line 121
+    failed = json.loads(lines[118])
+    failed["toolUseResult"].update(status="failed", exitCode=1)
+    poll_failed = "".join([*lines[:118], json.dumps(failed) + "\n", *lines[119:120]])
+    seen = spans(poll_failed)
+    assert seen[116] == ("Bash", "error", "error")
+    assert seen[118] == ("BashOutput", "success", "ok")

@@ -82,6 +82,10 @@ def _background_end(line: dict, background: dict[str, list]) -> None:
             background[task["task_id"]][1] = BACKGROUND_STATUS[task["status"]]
     elif "task" not in result and result.get("task_id") in background and "message" in result:
         background[result["task_id"]][1] = "cancelled"  # TaskStop
+    elif result.get("shellId") in background and result.get("status") in BACKGROUND_STATUS:
+        background[result["shellId"]][1] = BACKGROUND_STATUS[result["status"]]  # BashOutput
+    elif result.get("shell_id") in background and result.get("success") is True:
+        background[result["shell_id"]][1] = "cancelled"  # KillBash / KillShell (before 2.1)
 
 
 def expected_calls(path: Path) -> dict[str, list[tuple[str, str, int]]]:

@@ -9,6 +9,7 @@ from abw.importers.claude.drafts import Draft, text_of
 from abw.importers.claude.filestate import FileState
 from abw.importers.claude.outcomes import (
     BACKGROUND_OUTCOMES,
+    KILL_SHELL_TOOLS,
     LAUNCHED_STATUSES,
     MONITOR_TOOL,
     STOP_TOOL,
@@ -29,8 +30,9 @@ class BackgroundTasks(FileState):
         """Note a call that launched a background task (``backgroundTaskId`` of a shell call, an
         ``Agent`` launched ``isAsync``, the ``taskId`` of a ``Workflow`` ``async_launched`` or of
         a ``Monitor``), or
-        read the final ``task.status`` a poll (``TaskOutput``) reports for one, or the
-        ``task_id`` a ``TaskStop`` stopped (killed)."""
+        read the final ``task.status`` a poll (``TaskOutput``; before 2.1 ``BashOutput``'s
+        ``status``) reports for one, or the ``task_id`` a ``TaskStop`` stopped (killed; before
+        2.1 the ``shell_id`` of a ``KillBash`` / ``KillShell``)."""
         task_id = result.get("backgroundTaskId")
         if draft.type == "handoff" and result.get("isAsync") is True:
             task_id = result.get("agentId")
@@ -43,10 +45,19 @@ class BackgroundTasks(FileState):
             self.background[task_id] = draft
             return
         task = result.get("task")
+        tool = draft.attributes.get("tool")
         if isinstance(task, dict) and isinstance(task.get("task_id"), str):
             self._background_done(task["task_id"], task.get("status"))
-        elif draft.attributes.get("tool") == STOP_TOOL and isinstance(result.get("task_id"), str):
+        elif tool == STOP_TOOL and isinstance(result.get("task_id"), str):
             self._background_done(result["task_id"], "killed")
+        elif isinstance(result.get("shellId"), str):  # a BashOutput poll (before 2.1)
+            self._background_done(result["shellId"], result.get("status"))
+        elif (
+            tool in KILL_SHELL_TOOLS
+            and result.get("success") is True
+            and isinstance(result.get("shell_id"), str)
+        ):
+            self._background_done(result["shell_id"], "killed")
 
     def _background_done(self, task_id: str, status: Any) -> None:
         """A background task ended: the call that launched it takes its final outcome

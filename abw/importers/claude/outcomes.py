@@ -40,6 +40,9 @@ LAUNCHED_STATUSES = frozenset({"async_launched", "remote_launched"})
 MONITOR_TOOL = "Monitor"
 #: The tool that stops a background task (its result names the ``task_id`` it stopped: killed).
 STOP_TOOL = "TaskStop"
+#: What stopped a background shell before 2.1 (``KillBash``, then ``KillShell``): their result
+#: ``{"success": true, "shell_id": …}``. The poll was ``BashOutput``: ``{"shellId", "status"}``.
+KILL_SHELL_TOOLS = frozenset({"KillBash", "KillShell"})
 #: The heads of the user line Claude Code writes when a background task ends: a
 #: ``<task-notification>`` (2.1.x; 2.0.x for a remote agent), a ``<bash-notification>`` (a shell,
 #: named by its ``<shell-id>``) or an ``<agent-notification>`` (an async agent; both 2.0.x).
@@ -199,7 +202,7 @@ def _refused_by_configuration(text: str) -> bool:
         whole = whole[len(_TOOL_USE_ERROR[0]) : -len(_TOOL_USE_ERROR[1])]
     return bool(
         (_NOT_GRANTED in text and _DENIED.match(head))
-        or (head.startswith("Permission to use ") and " denied" in head)
+        or (head.startswith("Permission to use ") and " denied" in whole)  # (a long command)
         or _POLICY_BLOCK.match(head)
         or whole in _REFUSAL_REASONS
         or _NEEDS_APPROVAL.fullmatch(whole)
@@ -255,7 +258,11 @@ def _classify(
     failed = (
         is_error is True
         or (isinstance(tur, str) and tur.startswith("Error"))
-        or (isinstance(tur, dict) and tur.get("status") in ("error", "failed"))
+        or (
+            isinstance(tur, dict)
+            and tur.get("status") in ("error", "failed")
+            and "shellId" not in tur  # (BashOutput's status is its shell's: background.py)
+        )
     )
     if not failed and (tur is not None or is_error is not None):
         return "ok"
