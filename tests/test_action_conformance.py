@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from action_env import Runner, make_report, publish
+import pytest
+from action_env import Runner, make_report, publish, write_gate_workspace
 
 from abw import __version__
 
@@ -44,6 +45,48 @@ def test_publishing_has_one_deadline(fake, runner):
     assert "PR comment skipped" in result.stdout
     assert len(fake.calls("POST", r"/check-runs$")) == 1  # no 30 s wait was started
     assert not fake.comments
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "API rate limit exceeded for installation ID 1.",
+        "You have exceeded a secondary rate limit. Please wait a few minutes.",
+    ],
+)
+def test_a_rate_limit_whose_retries_run_out_is_no_read_only_token(fake, runner, message):
+    """When PyGithub's retries run out it raises a bare 403 with no message: it was reported
+    as a read-only token (a notice about forks), and for the earlier comments' read the
+    warning that this look is judged as the first was lost."""
+    import time
+
+    limited = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()))}
+    fake.fail("POST", r"/check-runs$", 403, message, times=100, headers=limited)
+    (runner.workspace / "reports").mkdir()
+    (runner.workspace / "reports" / "in.json").write_text(make_report("FAIL").model_dump_json())
+    result = runner.run({"report": "reports/in.json"}, ABW_GITHUB_SECONDARY_WAIT="0")
+    assert result.code == 1
+    assert "::warning title=abw%3A GitHub API::check run failed: HTTP 403" in result.stdout
+    assert "read-only token" not in result.stdout
+
+
+def test_rate_limited_earlier_comments_warn_that_the_look_is_judged_as_the_first(fake, tmp_path):
+    import time
+
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, "INCONCLUSIVE")
+    limited = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()))}
+    fake.fail(
+        "GET",
+        r"/issues/7/comments$",
+        403,
+        "API rate limit exceeded for installation ID 1.",
+        times=100,
+        headers=limited,
+    )
+    result = runner.run(inputs)
+    assert result.code == 3
+    assert "earlier looks are unknown" in result.stdout and "read-only token" not in result.stdout
 
 
 def test_publish_timeout_must_be_a_sensible_number(runner):

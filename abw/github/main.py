@@ -172,13 +172,25 @@ def _markdown(
 
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
-    """(read_only, one line) for an exception from the GitHub API or the network."""
+    """(read_only, one line) for an exception from the GitHub API or the network. A 403 is a
+    refusal (a read-only token) unless it is a rate limit: its message says so, or, when
+    PyGithub's retries ran out and left no message, its headers do (``X-RateLimit-Remaining:
+    0``, or a ``Retry-After`` of a secondary limit)."""
     status = getattr(exc, "status", None)
     data = getattr(exc, "data", None)
     message = data.get("message") if isinstance(data, dict) else None
     text = " ".join(str(message or exc).split())[:300] or type(exc).__name__
-    if status == 403 and "rate limit" not in text.lower():
+    headers = getattr(exc, "headers", None)
+    seen = {str(k).lower(): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
+    limited = (
+        "rate limit" in text.lower()
+        or seen.get("x-ratelimit-remaining") == "0"
+        or "retry-after" in seen
+    )
+    if status == 403 and not limited:
         return True, f"HTTP 403 {text}"
+    if status == 403 and "rate limit" not in text.lower():
+        text = f"{text} (rate limited: its retries ran out)"
     return False, f"HTTP {status} {text}" if status else text
 
 
