@@ -178,3 +178,19 @@ def test_a_report_without_decision_shows_the_wilson_decision_it_was_made_with(tm
     code, _, err = run_cli("report", "-i", report, "-o", markdown, "--format", "markdown")
     assert code == 0, err
     assert "| pass \\(Wilson, single-look\\) |" in markdown.read_text()
+
+
+def test_a_json_report_that_cannot_be_written_loses_nothing_else(fake, runner):
+    """A folder where gate-report.json goes (or a full disk) stopped the Action after the
+    verdict: exit code kept, but no other report file, no outputs, no step summary, no check
+    run and no comment, under an "invalid input" error."""
+    from action_env import make_report, publish
+
+    (runner.workspace / "abw-report" / "gate-report.json").mkdir(parents=True)
+    result = publish(runner, make_report("FAIL"))
+    assert result.code == 1
+    assert result.outputs["verdict"] == "FAIL" and result.outputs["exit-code"] == "1"
+    assert "report-json" not in result.outputs and "sarif" in result.outputs
+    assert "::warning title=abw::could not write the json report: " in result.stdout
+    assert "::error" not in result.stdout.replace("::error file=", "")  # annotations only
+    assert fake.check_runs and fake.comments

@@ -139,10 +139,11 @@ def _write_report_files(
     for fmt in FORMATS:
         try:
             written.update(write_reports(report, out_dir, formats=(fmt,), **options))
-        except Exception as exc:
-            if fmt == "json":
-                raise
-            console.warning(f"could not write the {fmt} report: {exc}", title="abw")
+        except Exception as exc:  # (the JSON report too: the verdict is reached; a full disk
+            # or a folder in its place must not lose the outputs, summary and check run)
+            console.warning(
+                f"could not write the {fmt} report: {faults.one_line(exc)}", title="abw"
+            )
     _hand_to_workspace_owner([out_dir, *written.values()], workspace)
     if "sarif" in written:
         from abw.render.sarif import limit_notes
