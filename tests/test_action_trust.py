@@ -369,10 +369,12 @@ def test_a_read_past_the_publish_deadline_writes_nothing(fake, runner):
     """The read of the earlier comments is cut by the publish deadline (a PR flooded with
     comments takes many pages): judged as a first look, and nothing is written."""
     inputs = write_gate_workspace(runner.workspace, "PASS")
+    for index in range(150):  # two pages: the deadline is checked as they come
+        fake.add_comment(7, f"comment {index}", login="someone")
     result = runner.run({**inputs, "publish-timeout": "0.001"})
     assert result.code == 0, result.stdout
     assert "reading the earlier PR comment skipped" in result.stdout
-    assert not fake.comments
+    assert len(fake.comments) == 150  # nothing written
 
 
 def test_a_token_refused_the_comments_keeps_no_chain_and_is_judged_as_a_first_look(fake, runner):

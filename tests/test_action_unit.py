@@ -307,3 +307,25 @@ def test_workflow_run_reports_on_the_triggering_head_never_the_default_branch():
     assert broken.head_sha == ""  # not GITHUB_SHA, the default branch's commit
     odd = {"pull_request": {"number": 7, "head": "not-an-object"}}
     assert RunContext(sha="m" * 40, event=odd).head_sha == "m" * 40
+
+
+def test_the_publish_timeout_counts_api_time_only():
+    """``publish-timeout`` is the seconds all GitHub API calls together may take; the clock
+    started when publishing was set up, so the gate and the rendering between calls spent it
+    (a large report: check run and comment skipped with no API call made)."""
+    import time
+
+    from abw.github.client import ApiClock, DeadlineExceeded, check_deadline
+
+    clock = ApiClock(0.05)
+    time.sleep(0.1)  # local work between calls
+    check_deadline(clock)  # nothing spent
+    with clock.running():
+        time.sleep(0.03)
+        assert 0 < clock.remaining() < 0.03
+    time.sleep(0.1)
+    assert 0 < clock.remaining() < 0.03
+    with clock.running():
+        time.sleep(0.03)
+    with pytest.raises(DeadlineExceeded):
+        check_deadline(clock)

@@ -3,15 +3,17 @@
 Retries are PyGithub's :class:`github.GithubRetry` (urllib3) with a fixed budget: 5xx, 429 and
 rate-limit 403s are retried with back-off, waits for a rate-limit reset are capped, and every
 other 4xx (including 403 "Resource not accessible by integration") fails at once. Publishing
-as a whole has one deadline: a wait that would pass it raises :class:`DeadlineExceeded`
-instead of sleeping. Every request names abw and its version in ``User-Agent`` and asks for
-the documented media type and REST API version.
+as a whole has one budget of API time (:class:`ApiClock`, the ``publish-timeout`` input): a
+wait that would pass it raises :class:`DeadlineExceeded` instead of sleeping. Every request
+names abw and its version in ``User-Agent`` and asks for the documented media type and REST
+API version.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +29,31 @@ VIEWER_QUERY = "query { viewer { login } }"
 
 class DeadlineExceeded(Exception):
     """Publishing ran out of its time budget (the ``publish-timeout`` input)."""
+
+
+class ApiClock:
+    """The seconds all GitHub API calls together may take (``publish-timeout``). It runs only
+    while a call runs (:meth:`running`): the gate, the rendering and the files written between
+    calls spend none of it."""
+
+    def __init__(self, seconds: float) -> None:
+        self._left = seconds
+        self._since: float | None = None
+
+    def remaining(self) -> float:
+        """Seconds left, counting the call now running."""
+        running = time.monotonic() - self._since if self._since is not None else 0.0
+        return self._left - running
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """Spend the clock's time while the block (one API call, its retries) runs."""
+        self._since = time.monotonic()
+        try:
+            yield
+        finally:
+            self._left -= time.monotonic() - self._since
+            self._since = None
 
 
 RETRY_STATUSES = (429, *range(500, 600))
@@ -51,8 +78,8 @@ class ClientSettings:
     secondary_wait: float = 60.0
     write_interval: float = 1.0
     timeout: float = 20.0
-    #: ``time.monotonic()`` after which no request is retried or started (None: no deadline).
-    deadline: float | None = None
+    #: The API time left, past which no request is retried or started (None: no limit).
+    clock: ApiClock | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ClientSettings:
@@ -66,35 +93,35 @@ class ClientSettings:
         )
 
 
-def remaining(deadline: float | None) -> float | None:
-    """Seconds left before ``deadline`` (None: no deadline)."""
-    return None if deadline is None else deadline - time.monotonic()
+def remaining(clock: ApiClock | None) -> float | None:
+    """Seconds of API time left on ``clock`` (None: no limit)."""
+    return None if clock is None else clock.remaining()
 
 
-def check_deadline(deadline: float | None) -> None:
-    """Raise :class:`DeadlineExceeded` once ``deadline`` has passed."""
-    left = remaining(deadline)
+def check_deadline(clock: ApiClock | None) -> None:
+    """Raise :class:`DeadlineExceeded` once ``clock`` has run out."""
+    left = remaining(clock)
     if left is not None and left <= 0:
         raise DeadlineExceeded("the publish deadline has passed")
 
 
 def make_retry(settings: ClientSettings):  # -> github.GithubRetry
-    """A bounded :class:`github.GithubRetry` that never sleeps past the deadline."""
+    """A bounded :class:`github.GithubRetry` that never sleeps past the API time left."""
     from github import GithubRetry
 
     class DeadlineRetry(GithubRetry):
-        deadline: float | None = None
+        clock: ApiClock | None = None
 
         def new(self, **kw: Any) -> DeadlineRetry:
             fresh = super().new(**kw)
-            fresh.deadline = self.deadline
+            fresh.clock = self.clock
             return fresh
 
         def sleep(self, response: Any = None) -> None:
             wait = self.get_backoff_time()
             if self.respect_retry_after_header and response is not None:
                 wait = max(wait, self.get_retry_after(response) or 0.0)
-            left = remaining(self.deadline)
+            left = remaining(self.clock)
             if left is not None and wait >= left:
                 raise DeadlineExceeded(
                     f"a retry would wait {wait:.0f} s, past the publish deadline"
@@ -113,7 +140,7 @@ def make_retry(settings: ClientSettings):  # -> github.GithubRetry
         secondary_rate_wait=min(settings.secondary_wait, settings.max_wait),
         max_rate_limit_wait=settings.max_wait,
     )
-    retry.deadline = settings.deadline
+    retry.clock = settings.clock
     return retry
 
 
@@ -129,7 +156,7 @@ def make_client(token: str, api_url: str, settings: ClientSettings):  # -> githu
             headers.setdefault("Accept", MEDIA_TYPE)
 
     timeout = settings.timeout
-    left = remaining(settings.deadline)
+    left = remaining(settings.clock)
     if left is not None:
         timeout = min(timeout, max(left, 1.0))
     return Github(

@@ -15,7 +15,7 @@ or edited.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote
@@ -121,11 +121,16 @@ def is_sticky(comment: Any, check_name: str, author: str) -> bool:
     return fields is not None and fields.get("key") == check_name and _author(comment) == author
 
 
-def find_sticky(issue: Any, check_name: str, author: str) -> tuple[list[Any], int]:
+def find_sticky(
+    issue: Any, check_name: str, author: str, tick: Callable[[], None] = lambda: None
+) -> tuple[list[Any], int]:
     """Our earlier comments for this check name (oldest first), and how many look-alikes by
-    anyone other than ``author`` carry the same key."""
+    anyone other than ``author`` carry the same key. ``tick`` runs before each comment (the
+    pages come as they are read): the publish deadline's check, so that a PR flooded with
+    comments cannot hold the read past it."""
     ours, strangers = [], 0
     for comment in issue.get_comments():
+        tick()
         if is_sticky(comment, check_name, author):
             ours.append(comment)
         elif (parse_marker(comment.body or "") or {}).get("key") == check_name:

@@ -223,20 +223,20 @@ def _pull_head(repo: Any, number: int) -> tuple[str, str]:
 class Publisher:
     """Talks to the GitHub API; every failure becomes a notice or a warning, never an exit code.
 
-    All calls share one deadline (``publish-timeout``); past it the rest is skipped like a
-    read-only token's.
+    All calls share one budget of API time (``publish-timeout``, :class:`ApiClock`: local work
+    between calls spends none of it); past it the rest is skipped like a read-only token's.
     """
 
     def __init__(
         self, inputs: ActionInputs, ctx: RunContext, console: Console, env: Mapping[str, str]
     ) -> None:
-        import time
+        from abw.github.client import ApiClock
 
         self.inputs = inputs
         self.ctx = ctx
         self.console = console
         self.env = env
-        self.deadline = time.monotonic() + inputs.publish_timeout
+        self.clock = ApiClock(inputs.publish_timeout)  # (API time only: docs/action.md)
         self._client: Any = None
         self._repo: Any = None
         self.read_only: set[str] = set()  # what the token was refused
@@ -251,7 +251,7 @@ class Publisher:
         if self._client is None:
             from abw.github.client import ClientSettings, make_client
 
-            settings = replace(ClientSettings.from_env(self.env), deadline=self.deadline)
+            settings = replace(ClientSettings.from_env(self.env), clock=self.clock)
             self._client = make_client(self.inputs.github_token, self.ctx.api_url, settings)
         return self._client
 
@@ -272,8 +272,9 @@ class Publisher:
         from abw.github.client import DeadlineExceeded, check_deadline
 
         try:
-            check_deadline(self.deadline)
-            return action()
+            with self.clock.running():
+                check_deadline(self.clock)
+                return action()
         except DeadlineExceeded as exc:
             cost = "The verdict, step summary, annotations and report files are unaffected."
             self.console.notice(
@@ -394,11 +395,15 @@ class Publisher:
         number = self.pull_request
         if number is None:
             return None
+        from abw.github.client import check_deadline
         from abw.github.comment import find_sticky, parse_marker
 
         def read() -> Any:
             found, _ = find_sticky(
-                self.repo().get_issue(number), self.inputs.check_name, self.login()
+                self.repo().get_issue(number),
+                self.inputs.check_name,
+                self.login(),
+                tick=lambda: check_deadline(self.clock),
             )
             markers = []
             for comment in found:
