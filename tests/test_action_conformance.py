@@ -120,3 +120,17 @@ def test_summary_never_grows_past_one_mib(fake, tmp_path):
     assert result.code == 1
     assert (runner.files / "summary.md").stat().st_size <= limit
     assert (runner.files / "summary.md").read_text() == earlier  # nothing fits: nothing added
+
+
+def test_the_log_says_what_the_check_run_holds_past_its_annotation_limit(fake, runner):
+    """1,200 findings: the log said "the check run and report files hold them all", and the
+    check run holds 1,000."""
+    result = publish(runner, make_report("FAIL", violations=1200))
+    assert result.code == 1
+    (run,) = fake.check_runs.values()
+    assert len(run["annotations"]) == 1000
+    (line,) = [t for t in result.stdout.splitlines() if "findings in all" in t]
+    assert line == (
+        "abw: 1200 findings in all; the check run holds the first 1000 (its limit), the report "
+        "files hold them all"
+    )

@@ -564,9 +564,15 @@ def run(env: Mapping[str, str], console: Console) -> int:
             )
         )
     if len(items) > inputs.annotations:
-        console.info(
-            f"abw: {len(items)} findings in all; the check run and report files hold them all"
+        from abw.github.checks import MAX_ANNOTATIONS
+
+        held = (
+            "the check run and report files hold them all"
+            if len(items) <= MAX_ANNOTATIONS
+            else f"the check run holds the first {MAX_ANNOTATIONS} (its limit), the report "
+            "files hold them all"
         )
+        console.info(f"abw: {len(items)} findings in all; {held}")
 
     try:
         _publish(report, items, inputs, ctx, console, env, publisher)
