@@ -134,3 +134,17 @@ def test_the_log_says_what_the_check_run_holds_past_its_annotation_limit(fake, r
         "abw: 1200 findings in all; the check run holds the first 1000 (its limit), the report "
         "files hold them all"
     )
+
+
+def test_a_nearly_full_summary_gets_the_verdict_and_says_it_was_cut(fake, tmp_path):
+    """400 bytes left in the step summary: "could not render the Markdown report" (a false
+    warning), then a verdict line that did not say the report was left out."""
+    limit = 1024 * 1024
+    earlier = "# earlier step\n" + "y" * (limit - 15 - 400)
+    runner = Runner(tmp_path, fake.url, summary_prefix=earlier)
+    result = publish(runner, make_report("FAIL", violations=3))
+    assert result.code == 1
+    added = (runner.files / "summary.md").read_text()[len(earlier) :]
+    assert (runner.files / "summary.md").stat().st_size <= limit
+    assert "could not render" not in result.stdout
+    assert added.startswith("## abw gate: FAIL") and "**Truncated**" in added

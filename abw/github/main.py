@@ -156,20 +156,29 @@ def _write_report_files(
 def _markdown(
     report: Any, max_chars: int, details_url: str | None, console: Console, title: str
 ) -> str:
-    """The Markdown report; a plain verdict line if the renderer fails (with a warning), its
-    text escaped by the renderers' one Markdown escaper as well."""
+    """The Markdown report; a plain verdict line if the renderer fails (with a warning) or
+    ``max_chars`` cannot hold even its heading (no warning: the step summary is nearly full;
+    the line says the report was cut, and its writer cuts the line too if it must), escaped
+    by the renderers' one Markdown escaper as well."""
     from abw.render.common import md, safe_url, shorten
+    from abw.render.markdown import HeadingTooLong
 
     try:
         from abw.render.markdown import render_markdown
 
         return render_markdown(report, max_chars=max_chars, details_url=details_url, title=title)
     except Exception as exc:
-        console.warning(f"could not render the Markdown report: {exc}", title="abw")
+        if not isinstance(exc, HeadingTooLong):
+            console.warning(f"could not render the Markdown report: {exc}", title="abw")
         url = safe_url(details_url)
         link = f"\n\n[Run]({url})" if url else ""
         summary = md(shorten(report.summary, 1000))
-        return f"## {md(title)}: {report.verdict}\n\n{summary}{link}\n"
+        cut = (
+            "\n\n> **Truncated**: the step summary had no room left for the report."
+            if isinstance(exc, HeadingTooLong)
+            else ""
+        )
+        return f"## {md(title)}: {report.verdict}\n\n{summary}{link}{cut}\n"
 
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
