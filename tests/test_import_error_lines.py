@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import CORPUS
 
 MARK = "@@abw-refused-value@@"
@@ -45,62 +47,6 @@ def _refused(run_cli, importer: str, path: Path, tmp_path: Path, *extra: str) ->
     return err.strip()
 
 
-# ----------------------------------------------------------------- SWE-agent
-
-
-def test_swe_agent_step_not_an_object_names_its_line(run_cli, tmp_path):
-    document = json.loads(SWE.read_text())
-    document["trajectory"][2] = MARK
-    bad = tmp_path / "bad.traj"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "swe-agent", bad, tmp_path, "--scenario-id", "s")
-    assert err == f"abw: error: {bad}:{line}: trajectory.2: a step is not an object"
-
-
-def test_swe_agent_history_message_not_an_object_names_its_line(run_cli, tmp_path):
-    document = json.loads(SWE_HISTORY.read_text())
-    assert "trajectory" not in document
-    document["history"][3] = MARK
-    bad = tmp_path / "bad.traj"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "swe-agent", bad, tmp_path, "--scenario-id", "s")
-    assert err == f"abw: error: {bad}:{line}: history.3: a message is not an object"
-
-
-# ----------------------------------------------------------------- behaviorlock
-
-
-def test_behaviorlock_observations_not_an_object_names_their_line(run_cli, tmp_path):
-    document = json.loads(BEHAVIORLOCK.read_text())
-    document["scenarios"][0]["observations"] = MARK
-    bad = tmp_path / "bad.trace.json"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "behaviorlock", bad, tmp_path)
-    assert err == (
-        f"abw: error: {bad}:{line}: scenarios.0.observations: observations must be an object"
-    )
-
-
-def test_behaviorlock_scenario_id_not_a_string_names_its_line(run_cli, tmp_path):
-    document = json.loads(BEHAVIORLOCK.read_text())
-    document["scenarios"][0]["id"] = MARK
-    bad = tmp_path / "bad.trace.json"
-    line = _write(bad, document, 7)
-    err = _refused(run_cli, "behaviorlock", bad, tmp_path)
-    assert err == f"abw: error: {bad}:{line}: scenarios.0.id: a scenario needs a string id"
-
-
-def test_behaviorlock_scenario_not_an_object_names_its_line(run_cli, tmp_path):
-    document = json.loads(BEHAVIORLOCK.read_text())
-    document["scenarios"].append(MARK)
-    bad = tmp_path / "bad.trace.json"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "behaviorlock", bad, tmp_path)
-    assert err == f"abw: error: {bad}:{line}: scenarios.1: a scenario needs a string id"
-
-
-# ----------------------------------------------------------------- LangSmith
-
 NO_ID = "a run has no id (and no dotted_order ending in one)"
 
 
@@ -111,13 +57,120 @@ def _idless(run: dict[str, Any]) -> dict[str, Any]:
     return run
 
 
-def test_langsmith_batch_run_without_id_names_its_place(run_cli, tmp_path):
-    document = json.loads(LANGSMITH.read_text())
-    _idless(document["post"][2])
-    bad = tmp_path / "bad.json"
-    line = _write(bad, document, 7)
-    err = _refused(run_cli, "langsmith", bad, tmp_path, "--scenario-id", "s")
-    assert err == f"abw: error: {bad}:{line}: post.2.id: {NO_ID}"
+def _set(*path: str | int) -> Any:
+    """A spoiler: the value at ``path`` becomes the marker (an index past a list's end appends)."""
+
+    def spoil(document: Any) -> None:
+        *parents, last = path
+        for key in parents:
+            document = document[key]
+        if isinstance(document, list) and last == len(document):
+            document.append(MARK)
+        else:
+            document[last] = MARK
+
+    return spoil
+
+
+def _no_id(post: int) -> Any:
+    return lambda document: _idless(document["post"][post])
+
+
+SCENARIO = ("--scenario-id", "s")
+#: (importer, export, file name, spoil, value written, field, message, extra arguments)
+CASES = {
+    "swe step": (
+        "swe-agent",
+        SWE,
+        "bad.traj",
+        _set("trajectory", 2),
+        5,
+        "trajectory.2",
+        "a step is not an object",
+        SCENARIO,
+    ),
+    "swe history": (
+        "swe-agent",
+        SWE_HISTORY,
+        "bad.traj",
+        _set("history", 3),
+        5,
+        "history.3",
+        "a message is not an object",
+        SCENARIO,
+    ),
+    "behaviorlock observations": (
+        "behaviorlock",
+        BEHAVIORLOCK,
+        "bad.trace.json",
+        _set("scenarios", 0, "observations"),
+        5,
+        "scenarios.0.observations",
+        "observations must be an object",
+        (),
+    ),
+    "behaviorlock id": (
+        "behaviorlock",
+        BEHAVIORLOCK,
+        "bad.trace.json",
+        _set("scenarios", 0, "id"),
+        7,
+        "scenarios.0.id",
+        "a scenario needs a string id",
+        (),
+    ),
+    "behaviorlock scenario": (
+        "behaviorlock",
+        BEHAVIORLOCK,
+        "bad.trace.json",
+        _set("scenarios", 1),
+        5,
+        "scenarios.1",
+        "a scenario needs a string id",
+        (),
+    ),
+    "langsmith batch": (
+        "langsmith",
+        LANGSMITH,
+        "bad.json",
+        _no_id(2),
+        7,
+        "post.2.id",
+        NO_ID,
+        SCENARIO,
+    ),
+    "gemini type": (
+        "gemini",
+        GEMINI,
+        "session-bad.json",
+        _set("messages", 6, "type"),
+        5,
+        "messages.6.type",
+        "a message's type is not a string",
+        SCENARIO,
+    ),
+    "gemini toolCalls": (
+        "gemini",
+        GEMINI,
+        "session-bad.json",
+        _set("messages", 6, "toolCalls"),
+        5,
+        "messages.6.toolCalls",
+        "expected a list of tool calls",
+        SCENARIO,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_refused_value_is_named_by_its_own_line_and_field(run_cli, tmp_path, case):
+    importer, source, name, spoil, value, field, message, extra = CASES[case]
+    document = json.loads(source.read_text())
+    spoil(document)
+    bad = tmp_path / name
+    line = _write(bad, document, value)
+    err = _refused(run_cli, importer, bad, tmp_path, *extra)
+    assert err == f"abw: error: {bad}:{line}: {field}: {message}"
 
 
 def test_langsmith_batch_run_with_no_id_member_names_the_run(run_cli, tmp_path):
@@ -142,25 +195,3 @@ def test_langsmith_json_lines_run_without_id_names_its_line(run_cli, tmp_path):
     assert line == 3
     err = _refused(run_cli, "langsmith", bad, tmp_path, "--scenario-id", "s")
     assert err == f"abw: error: {bad}:3: id: {NO_ID}"
-
-
-# ----------------------------------------------------------------- Gemini CLI
-
-
-def test_gemini_message_type_not_a_string_names_its_own_line(run_cli, tmp_path):
-    document = json.loads(GEMINI.read_text())
-    document["messages"][6]["type"] = MARK
-    bad = tmp_path / "session-bad.json"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "gemini", bad, tmp_path, "--scenario-id", "s")
-    assert err == f"abw: error: {bad}:{line}: messages.6.type: a message's type is not a string"
-
-
-def test_gemini_tool_calls_not_a_list_name_their_own_line(run_cli, tmp_path):
-    document = json.loads(GEMINI.read_text())
-    assert "toolCalls" in document["messages"][6]
-    document["messages"][6]["toolCalls"] = MARK
-    bad = tmp_path / "session-bad.json"
-    line = _write(bad, document, 5)
-    err = _refused(run_cli, "gemini", bad, tmp_path, "--scenario-id", "s")
-    assert err == f"abw: error: {bad}:{line}: messages.6.toolCalls: expected a list of tool calls"

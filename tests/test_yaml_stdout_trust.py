@@ -28,24 +28,6 @@ def _same_documents(stdout: str, written: str) -> None:
     assert yaml.safe_load(stdout) == yaml.safe_load(written)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_contract_compile_prints_commands_escaped_with_the_same_data(tmp_path, run_cli, name):
-    contract = json.loads((REPO / "examples" / "refund-policy" / "contract.json").read_text())
-    contract["invariants"]["hard"][0]["params"]["tool"] = name
-    contract["id"] = name
-    path = tmp_path / "contract.json"
-    path.write_text(json.dumps(contract))
-    code, stdout, err = run_cli("contract", "compile", path)
-    assert code == 0, err
-    _safe_for_a_log(stdout)
-    out = tmp_path / "spec.yaml"
-    code, _, err = run_cli("contract", "compile", path, "--out", out)
-    assert code == 0, err
-    _same_documents(stdout, out.read_text())
-    spec, _ = load_spec(out)
-    assert spec.id == name and name in spec.invariants.required_tools
-
-
 CONTROLS = [
     "refund \u202egnp.exe\u202c",
     "a\u2066b\u2069",
@@ -56,23 +38,31 @@ CONTROLS = [
 ]
 
 
-@pytest.mark.parametrize("name", CONTROLS)
-def test_contract_compile_prints_controls_escaped_with_the_same_data(tmp_path, run_cli, name):
-    """Bidirectional controls ("Trojan source") in a contract's names reached standard output
-    raw (PyYAML writes them as they are); every line abw prints shows them as escapes."""
+@pytest.mark.parametrize("name", [*NAMES, *CONTROLS])
+def test_contract_compile_prints_commands_and_controls_escaped_with_the_same_data(
+    tmp_path, run_cli, name
+):
+    """Workflow commands and controls in a contract's names are escaped on standard output
+    (bidirectional controls, "Trojan source", reached it raw: PyYAML writes them as they
+    are), and the document is the one ``--out`` writes."""
     contract = json.loads((REPO / "examples" / "refund-policy" / "contract.json").read_text())
     contract["invariants"]["hard"][0]["params"]["tool"] = name
     contract["name"] = name
+    if name in NAMES:
+        contract["id"] = name
     path = tmp_path / "contract.json"
     path.write_text(json.dumps(contract))
     code, stdout, err = run_cli("contract", "compile", path)
     assert code == 0, err
+    _safe_for_a_log(stdout)
     assert clean_block(stdout) == stdout and "\u2028" not in stdout
     out = tmp_path / "spec.yaml"
-    assert run_cli("contract", "compile", path, "--out", out)[0] == 0
+    code, _, err = run_cli("contract", "compile", path, "--out", out)
+    assert code == 0, err
     _same_documents(stdout, out.read_text())
     spec, _ = load_spec(out)
     assert name in spec.invariants.required_tools
+    assert spec.id == name or name in CONTROLS
 
 
 @pytest.mark.parametrize("name", NAMES)
