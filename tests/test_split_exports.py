@@ -86,6 +86,19 @@ def test_the_later_file_alone_warns(tmp_path, importer, cut):
     ]
 
 
+@pytest.mark.parametrize(("importer", "cut"), [("otel", _otlp_cut), ("openai-agents", _agents_cut)])
+def test_a_part_sent_twice_is_still_one_run(tmp_path, importer, cut):
+    """An exporter that retries a request the collector already had writes that part twice:
+    the files shared a span, so they were taken for copies and each read alone, the run
+    shredded into a run with no end and runs of its last part (one of its spans twice)."""
+    folder = cut(tmp_path / "split")
+    first, later = sorted(folder.iterdir())
+    (folder / f"{later.stem}-again{later.suffix}").write_bytes(later.read_bytes())
+    (whole,) = import_traces(importer, OTLP if importer == "otel" else AGENTS)
+    (split,) = import_traces(importer, first)
+    _same_run(split, whole)
+
+
 def test_copies_of_a_run_in_one_folder_stay_two_runs(tmp_path):
     """Files repeating a span are copies, not parts: each is its own run (as before)."""
     folder = tmp_path / "copies"

@@ -117,8 +117,9 @@ class SplitExportImporter(Importer):
     folder's import (:meth:`discover`); :attr:`_siblings` says what each file reads besides.
 
     A subclass names what a file holds (:meth:`holdings`) and whether its records are
-    exported once each (:attr:`records_exported_once`: two files sharing a record id are
-    copies, each read on its own), else a run's parts (its post and its patch)."""
+    exported once each (:attr:`records_exported_once`: files holding the same records are
+    copies, each read on its own; files sharing only some are parts, one sent again), else a
+    run's parts (its post and its patch)."""
 
     records_exported_once: ClassVar[bool]
 
@@ -159,10 +160,9 @@ def _exports(folder: Path, suffixes: tuple[str, ...]) -> tuple[tuple[str, int, i
 
 
 def _repeat(records: list[Collection[str]]) -> bool:
-    """Whether two files' records of one trace share an id."""
-    seen: set[str] = set()
-    for ids in records:
-        if seen.intersection(ids):
-            return True
-        seen.update(ids)
-    return False
+    """Whether the files holding one trace are copies of one another: each holds the same
+    records (a run exported twice). Files that share only some records are parts of one run,
+    one of them sent again (an exporter retries a request the collector already had): they are
+    read together, and each record counts once (the importers key records by id)."""
+    first = set(records[0]) if records else set()
+    return len(records) > 1 and all(set(ids) == first for ids in records[1:])
