@@ -127,6 +127,24 @@ def test_jaeger_export():
     assert trace.run.final_status == "success"
 
 
+def test_a_jaeger_span_that_follows_from_its_parent_stays_its_child(tmp_path):
+    """OpenTracing's FOLLOWS_FROM is a parent relation (the Jaeger UI draws the span as a
+    child); a span with only that reference became a root, ordered after everything."""
+    document = json.loads(JAEGER.read_text())
+    for span in document["data"][0]["spans"]:
+        tags = {t["key"]: t["value"] for t in span["tags"]}
+        if tags.get("gen_ai.tool.name") or "pyats_list_devices" in span["operationName"]:
+            for reference in span.get("references", []):
+                reference["refType"] = "FOLLOWS_FROM"
+    follows = tmp_path / JAEGER.name
+    follows.write_text(json.dumps(document))
+    (whole,) = _import(JAEGER)
+    (trace,) = _import(follows)
+    assert [(s.name, s.parent_span_id, s.ordinal) for s in trace.spans] == [
+        (s.name, s.parent_span_id, s.ordinal) for s in whole.spans
+    ]
+
+
 def test_native_agents_export_and_its_otlp_export_give_the_same_tool_path():
     (native,) = _import(NATIVE, "openai-agents")
     (otlp,) = _import(OI)

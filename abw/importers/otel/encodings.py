@@ -159,6 +159,21 @@ def _otlp_request(document: dict[str, Any], line: int | None, out: list[OSpan]) 
                 )
 
 
+def _jaeger_parent(span: dict[str, Any], trace: dict[str, Any]) -> Any:
+    """A Jaeger span's parent: its ``CHILD_OF`` reference, else a ``FOLLOWS_FROM`` one of the
+    same trace (OpenTracing's other parent relation: the Jaeger UI draws the span as a child;
+    a span that only follows from another used to become a root, ordered last), else its
+    ``parentSpanID``."""
+    references = [r for r in as_list(span.get("references")) if isinstance(r, dict)]
+    trace_id = span.get("traceID") or trace.get("traceID")
+    for kind in ("CHILD_OF", "FOLLOWS_FROM"):
+        for reference in references:
+            same_trace = kind == "CHILD_OF" or reference.get("traceID") in (None, trace_id)
+            if reference.get("refType") == kind and same_trace and reference.get("spanID"):
+                return reference.get("spanID")
+    return span.get("parentSpanID")
+
+
 def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
     for trace in as_list(document.get("data")):
         trace = as_dict(trace)
@@ -170,14 +185,7 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                 for t in as_list(span.get("tags"))
                 if isinstance(t, dict) and isinstance(t.get("key"), str)
             }
-            parent = next(
-                (
-                    r.get("spanID")
-                    for r in as_list(span.get("references"))
-                    if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
-                ),
-                None,
-            ) or span.get("parentSpanID")
+            parent = _jaeger_parent(span, trace)
             start_us = _ns(span.get("startTime"))
             duration_us = _ns(span.get("duration"))
             end_us = start_us + duration_us if start_us is not None and duration_us else start_us
