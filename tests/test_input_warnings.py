@@ -221,3 +221,25 @@ def test_ordinary_inputs_give_no_warning_and_the_verdict_is_unchanged(tmp_path, 
     )
     assert report["input_warnings"] == [] and report["verdict"] == "PASS"
     assert "input warning" not in stdout
+
+
+def test_a_version_warning_names_no_other_platforms_renamed_tools(tmp_path, run_cli, imported):
+    """One scenario with Codex and Claude Code runs on both sides, both upgraded: the Claude
+    Code warning named Codex's renamed tools (new exec_command, missing shell), which Claude's
+    runs never call; in a scenario that mixes platforms they are no one platform's."""
+    versions = CORPUS / "codex-live-versions"
+    claude = CORPUS / "claude-code-live-versions"
+    base = imported("codex", sorted(versions.glob("tools-0.47.0__*.jsonl")), "base")
+    imported("claude", sorted((claude / "2.0.76").glob("*.jsonl"))[:1], "base-claude")
+    cand = imported("codex", sorted(versions.glob("tools-0.142.4__*.jsonl")), "cand")
+    imported("claude", sorted((claude / "2.1.100").glob("*.jsonl"))[:1], "cand-claude")
+    for side, extra in ((base, "base-claude"), (cand, "cand-claude")):
+        for path in (tmp_path / extra).glob("*.json"):
+            shutil.move(path, side / f"claude-{path.name}")
+    spec = tmp_path / "spec.yaml"
+    assert run_cli("spec", "init", "--baseline", base, "--out", spec)[0] == 0
+    report, _, _ = gate(run_cli, tmp_path, base, cand, spec)
+    warnings = [w["message"] for w in report["input_warnings"] if w["kind"] == "version_mix"]
+    assert len(warnings) == 2
+    for message in warnings:
+        assert "exec_command, update_plan" not in message and "missing shell" not in message

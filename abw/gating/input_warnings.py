@@ -187,12 +187,23 @@ def _versions(
                 message=(
                     f"The candidate was recorded with {platform} versions the baseline never "
                     f"used{where}: baseline {_counted(base)}; candidate {_counted(cand)}. "
-                    f"{_renamed(diffs, scenarios)}: record the baseline with the same version "
+                    f"{_renamed(diffs, _alone(baseline, candidate, platform, scenarios))}: "
+                    "record the baseline with the same version "
                     "before reading shape or required-tool failures as the agent's."
                 ),
             )
         )
     return found
+
+
+def _alone(
+    baseline: list[Any], candidate: list[Any], platform: str, scenarios: list[Any]
+) -> list[Any]:
+    """Those of ``scenarios`` whose runs, on both sides, are all of ``platform``: only there
+    are the tools new and missing at once this platform's (a scenario mixing platforms would
+    blame one platform's upgrade for another's renamed tools)."""
+    others = {t.scenario_id for t in [*baseline, *candidate] if t.platform != platform}
+    return [sid for sid in scenarios if sid not in others]
 
 
 def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
