@@ -160,9 +160,17 @@ def _exports(folder: Path, suffixes: tuple[str, ...]) -> tuple[tuple[str, int, i
 
 
 def _repeat(records: list[Collection[str]]) -> bool:
-    """Whether the files holding one trace are copies of one another: each holds the same
-    records (a run exported twice). Files that share only some records are parts of one run,
-    one of them sent again (an exporter retries a request the collector already had): they are
-    read together, and each record counts once (the importers key records by id)."""
-    first = set(records[0]) if records else set()
-    return len(records) > 1 and all(set(ids) == first for ids in records[1:])
+    """Whether the files holding one trace are copies of a run, each read on its own: they
+    hold the same records (a run exported twice), or records that overlap otherwise (one run
+    exported in two ways). Files that hold the same records as another file and records of no
+    other are parts of one run, one of them sent again (an exporter retries a request the
+    collector already had): they are read together, and each record counts once."""
+    distinct = list(dict.fromkeys(frozenset(ids) for ids in records))
+    if len(records) > 1 and len(distinct) == 1:
+        return True
+    seen: set[str] = set()
+    for ids in distinct:
+        if seen.intersection(ids):
+            return True
+        seen.update(ids)
+    return False

@@ -30,15 +30,7 @@ class Node:
 
 
 def preorder(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
-    """Every node once, in pre-order, each with its ancestors (root first). A key given twice
-    (a span exported again: an exporter retried a request the collector already had) is one
-    node: the first that records an end, else the first."""
-    unique: dict[str, Node] = {}
-    for node in nodes:
-        kept = unique.get(node.key)
-        if kept is None or (kept.end is None and node.end is not None):
-            unique[node.key] = node
-    nodes = list(unique.values())
+    """Every node once, in pre-order, each with its ancestors (root first)."""
     by_key = {node.key: node for node in nodes}
     for node in nodes:
         node.children = []
