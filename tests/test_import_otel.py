@@ -145,6 +145,60 @@ def test_a_jaeger_span_that_follows_from_its_parent_stays_its_child(tmp_path):
     ]
 
 
+def test_a_token_count_written_as_a_double_is_read(tmp_path):
+    """``{"doubleValue": 122.0}`` for ``gen_ai.usage.input_tokens`` was dropped (only an
+    integer or a string of digits was read)."""
+    import re
+
+    source = OTEL / "gen__otlp-json__pydantic-ai__genai-semconv.jsonl"
+    doubled = tmp_path / source.name
+    doubled.write_text(
+        re.sub(
+            r'("key":"gen_ai\.usage\.input_tokens","value":)\{"intValue":"(\d+)"\}',
+            lambda m: m.group(1) + '{"doubleValue":' + m.group(2) + ".0}",
+            source.read_text(),
+        )
+    )
+    assert doubled.read_text() != source.read_text()
+    (whole,) = _import(source)
+    (trace,) = _import(doubled)
+    tokens = [s.attributes.get("input_tokens") for s in whole.spans if s.type == "llm"]
+    assert tokens and None not in tokens
+    assert [s.attributes.get("input_tokens") for s in trace.spans if s.type == "llm"] == tokens
+
+
+def test_a_jaeger_reference_to_another_trace_is_a_link():
+    """The Collector writes an OTLP span link into Jaeger as a reference to another trace; it
+    was never read, so an AutoGen team run read from Jaeger lost the trace that started it."""
+    from abw.importers.otel.encodings import read_spans
+
+    document = {
+        "data": [
+            {
+                "traceID": "b" * 32,
+                "spans": [
+                    {
+                        "traceID": "b" * 32,
+                        "spanID": "1" * 16,
+                        "operationName": "execute_tool lookup",
+                        "references": [
+                            {"refType": "FOLLOWS_FROM", "traceID": "a" * 32, "spanID": "2" * 16}
+                        ],
+                        "startTime": 1700000000000000,
+                        "duration": 10,
+                        "tags": [],
+                        "processID": "p1",
+                    }
+                ],
+                "processes": {"p1": {"serviceName": "s", "tags": []}},
+            }
+        ]
+    }
+    spans, *_ = read_spans(json.dumps(document).encode(), Path("t.json"), [])
+    (span,) = spans
+    assert span.links == [("a" * 32, "2" * 16)] and span.parent_id is None
+
+
 def test_native_agents_export_and_its_otlp_export_give_the_same_tool_path():
     (native,) = _import(NATIVE, "openai-agents")
     (otlp,) = _import(OI)

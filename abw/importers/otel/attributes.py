@@ -23,10 +23,13 @@ TOKEN_KEYS = (
 
 
 def count(value: object) -> int | None:
-    """A count: an integer, or a string of digits (Micrometer, so Spring AI, tags every span
-    attribute as a string: ``gen_ai.usage.input_tokens`` ``"42"``)."""
+    """A count: an integer, a whole ``doubleValue`` (``10.0``), or a string of digits
+    (Micrometer, so Spring AI, tags every span attribute as a string:
+    ``gen_ai.usage.input_tokens`` ``"42"``)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    if isinstance(value, float) and value.is_integer() and 0 <= value < 2**53:
+        return int(value)
     if isinstance(value, str) and 0 < len(value) <= 18 and value.isascii() and value.isdigit():
         return int(value)
     return None

@@ -218,6 +218,15 @@ def _jaeger(document: dict[str, Any], out: list[OSpan]) -> None:
                             "tags"
                         )
                     ),
+                    links=_links(
+                        [
+                            r
+                            for r in as_list(span.get("references"))
+                            if as_dict(r).get("traceID") not in (None, span.get("traceID"))
+                        ],
+                        "traceID",
+                        "spanID",
+                    ),
                 )
             )
 
@@ -239,7 +248,8 @@ def _time_ns(value: Any) -> int | None:
 
 def _links(links: Any, trace_key: str, span_key: str) -> list[tuple[str, str]]:
     """The ``(trace id, span id)`` of each span link (OTLP's ``links``; the console exporter's
-    link ``context``); a link without both ids is skipped."""
+    link ``context``; a Jaeger reference to another trace, as the Collector writes a link);
+    a link without both ids is skipped."""
     out = []
     for link in as_list(links):
         trace_id = norm_id(as_dict(link).get(trace_key), 16)
