@@ -243,3 +243,24 @@ def test_a_version_warning_names_no_other_platforms_renamed_tools(tmp_path, run_
     assert len(warnings) == 2
     for message in warnings:
         assert "exec_command, update_plan" not in message and "missing shell" not in message
+
+
+def test_platforms_swapped_between_scenarios_are_named(tmp_path, run_cli, imported):
+    """Both sides hold Claude Code and Codex runs, but scenario a's baseline is Claude Code's
+    and its candidate Codex's (and b the other way): no platform warning was given, since the
+    sides as wholes hold the same platforms."""
+    claude = [CLAUDE / "spotter__short.jsonl"]
+    base_a = imported("claude", claude, "base-a", scenario="a")
+    base_b = imported("codex", [CODEX_0125], "base-b", scenario="b")
+    cand_a = imported("codex", [CODEX_0125], "cand-a", scenario="a")
+    cand_b = imported("claude", claude, "cand-b", scenario="b")
+    base, cand = tmp_path / "base", tmp_path / "cand"
+    for side, parts in ((base, (base_a, base_b)), (cand, (cand_a, cand_b))):
+        side.mkdir()
+        for part in parts:
+            for path in part.glob("*.json"):
+                shutil.move(path, side / f"{part.name}-{path.name}")
+    report, _, _ = gate(run_cli, tmp_path, base, cand)
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "platform_mix"]
+    assert "scenario a: baseline claude_code, candidate codex_cli (1 run)" in warning["message"]
+    assert "scenario b: baseline codex_cli, candidate claude_code (1 run)" in warning["message"]

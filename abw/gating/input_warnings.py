@@ -76,7 +76,7 @@ def _platforms(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
     base = [t.platform for t in baseline]
     cand = [t.platform for t in candidate]
     if set(cand) <= set(base):
-        return []
+        return _scenario_platforms(baseline, candidate)
     return [
         InputWarning(
             kind="platform_mix",
@@ -85,6 +85,38 @@ def _platforms(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
                 f"{_counted(base)}; candidate {_counted(cand)}. Tool names differ between "
                 "platforms, so required tools, order rules and the diff compare different "
                 "vocabularies."
+            ),
+        )
+    ]
+
+
+def _scenario_platforms(baseline: list[Any], candidate: list[Any]) -> list[InputWarning]:
+    """The sides hold the same platforms, but some scenario's candidate runs come from a
+    platform its own baseline runs do not (platforms swapped between scenarios): the same
+    warning, for those scenarios."""
+    base: dict[Any, set[str]] = defaultdict(set)
+    for run in baseline:
+        base[run.scenario_id].add(run.platform)
+    mixed: dict[Any, list[str]] = defaultdict(list)
+    for run in candidate:
+        if base.get(run.scenario_id) and run.platform not in base[run.scenario_id]:
+            mixed[run.scenario_id].append(run.platform)
+    if not mixed:
+        return []
+    scenarios = sorted(mixed, key=scenario_key)
+    shown = "; ".join(
+        f"{scenario_text(sid)}: baseline {', '.join(sorted(base[sid]))}, candidate "
+        f"{_counted(mixed[sid])}"
+        for sid in scenarios[:EXAMPLES]
+    )
+    more = f"; and {len(scenarios) - EXAMPLES} more" if len(scenarios) > EXAMPLES else ""
+    return [
+        InputWarning(
+            kind="platform_mix",
+            message=(
+                "Within a scenario, candidate runs come from an agent platform its baseline runs "
+                f"do not ({shown}{more}). Tool names differ between platforms, so required "
+                "tools, order rules and the diff compare different vocabularies there."
             ),
         )
     ]
