@@ -12,6 +12,7 @@ from fnmatch import translate
 from pathlib import Path
 
 from abw.errors import AbwInputError
+from abw.reader import lone_surrogate
 
 
 def files_within(
@@ -101,12 +102,8 @@ def _utf8_name(name: str, path: str, what: str) -> None:
     """Refuse a name that is not UTF-8 (POSIX allows any bytes; Python reads such a byte as a
     lone surrogate): no report, comment or alert could name the file truly, and a report
     naming it would not be UTF-8 JSON that abw or GitHub can read back."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise AbwInputError(
-            f"a name in the {what} is not UTF-8 text; rename it", file=path
-        ) from None
+    if lone_surrogate(name) is not None:
+        raise AbwInputError(f"a name in the {what} is not UTF-8 text; rename it", file=path)
 
 
 def _unreadable(error: OSError, path: str, what: str) -> AbwInputError:

@@ -34,9 +34,9 @@ class PathParam(click.Path):
         if isinstance(value, str) and not value:
             self.fail("empty path (an unset variable?): give a file or folder", param, ctx)
         if isinstance(value, str) and not value.isascii():
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
+            from abw.reader import lone_surrogate
+
+            if lone_surrogate(value) is not None:
                 self.fail("the path is not UTF-8 text; rename it", param, ctx)
         path = super().convert(value, param, ctx)
         if ctx is not None and param is not None and not isinstance(self, OutputPath):

@@ -50,7 +50,7 @@ from abw.importers.spans import (
     make_trace,
     parse_time,
 )
-from abw.importers.tree import Node, preorder
+from abw.importers.tree import Node, once_each, preorder
 from abw.jsonlocate import value_line
 from abw.reader import MalformedJson, parse_json
 
@@ -225,7 +225,9 @@ class OpenAIAgentsImporter(SplitExportImporter):
         path: Path,
         options: ImportOptions,
     ) -> Trace:
-        members = _once_each(members)
+        members = once_each(
+            members, lambda m: str(m[1]["id"]), lambda m: bool(m[1].get("ended_at"))
+        )
         lines = {str(s["id"]): line for line, s in members}
         nodes = [
             Node(
@@ -338,19 +340,6 @@ class OpenAIAgentsImporter(SplitExportImporter):
             ),
             extra_run=extra,
         )
-
-
-def _once_each(
-    members: list[tuple[int | None, dict[str, Any]]],
-) -> list[tuple[int | None, dict[str, Any]]]:
-    """Each span once: an upload sent again (the exporter retried a request the ingest had
-    already taken) repeats its spans; the first copy that records an end is kept."""
-    kept: dict[str, tuple[int | None, dict[str, Any]]] = {}
-    for line, span in members:
-        key = str(span["id"])
-        if key not in kept or (kept[key][1].get("ended_at") is None and span.get("ended_at")):
-            kept[key] = (line, span)
-    return list(kept.values())
 
 
 def _sdk_span(node: Node, kind: str) -> bool:

@@ -29,6 +29,17 @@ class Node:
         return (start, end, self.key)
 
 
+def once_each(spans: Iterable[T], key: Callable[[T], str], ended: Callable[[T], bool]) -> list[T]:
+    """Each span once, by ``key``: an exporter may send a span again (it retried a request the
+    collector already had, or wrote the span when it started and when it ended). A copy that
+    records an end takes the place of an earlier one; the order is the first copy's."""
+    unique: dict[str, T] = {}
+    for span in spans:
+        if key(span) not in unique or ended(span):
+            unique[key(span)] = span
+    return list(unique.values())
+
+
 def preorder(nodes: list[Node]) -> list[tuple[Node, list[Node]]]:
     """Every node once, in pre-order, each with its ancestors (root first)."""
     by_key = {node.key: node for node in nodes}

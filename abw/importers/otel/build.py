@@ -35,7 +35,7 @@ from abw.importers.otel.outcomes import (
 )
 from abw.importers.otel.span import OSpan
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
-from abw.importers.tree import Node, preorder
+from abw.importers.tree import Node, once_each, preorder
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -66,21 +66,16 @@ def build_trace(
     ``recorded_output``: the run's final output where the file records one; ``cut_off``: the
     file's cut-off last line was skipped, so a root whose parent is missing leaves the run's
     status unknown: its real root may have been on that line)."""
-    unique: dict[str, OSpan] = {}
-    for span in members:
-        if span.span_id not in unique or span.end_ns is not None:
-            unique[span.span_id] = span
-    order = call_order(list(unique.values()))
-    nodes = [
-        Node(s.span_id, s.parent_id, sort_start(s, order), s.end_ns, s) for s in unique.values()
-    ]
+    unique = once_each(members, lambda s: s.span_id, lambda s: s.end_ns is not None)
+    order = call_order(unique)
+    nodes = [Node(s.span_id, s.parent_id, sort_start(s, order), s.end_ns, s) for s in unique]
     walk = preorder(nodes)
     kinds = {node.key: classify(node.payload) for node, _ in walk}
     unwrap_requests(walk, kinds)
     traced_by_any_agent(walk, kinds)
     adk_transfers(walk, kinds)
     failing_messages = {
-        s.status_message for s in unique.values() if s.status == "ERROR" and own_failure(s)
+        s.status_message for s in unique if s.status == "ERROR" and own_failure(s)
     }
     failing_below: dict[str, bool] = {}
     for node, ancestors in walk:
@@ -158,7 +153,7 @@ def build_trace(
         final_status=final_status,
         final_output=final_output,
         final_text=final_text,
-        removed_fields=_held(list(unique.values())),
+        removed_fields=_held(unique),
     )
 
 
