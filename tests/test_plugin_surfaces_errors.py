@@ -12,7 +12,6 @@ import sys
 
 import pytest
 
-from abw.importers.base import Importer
 from tests.conftest import REPO
 
 pytest_plugins = ("pytester",)
@@ -155,46 +154,31 @@ def test_third_party_is_told_by_the_importer_class_module():
     from abw.importers.claude import ClaudeImporter
 
     assert not third_party(ClaudeImporter())
-    assert third_party(_ReturnsNone())
+    assert third_party(_BROKEN.ReturnsNone())
 
 
 # ----------------------------------------------------------------- 2. the adapter kit
 
 
-class _Base(Importer):
-    platform = "example_agent"
-    export_format = "steps-jsonl"
-    help = "a broken test importer"
-    suffixes = (".jsonl",)
+def _plugin_module():
+    """The broken importers as a module of their own, from the source the entry points
+    install, for the adapter kit to be handed instances of."""
+    import types
+
+    module = types.ModuleType(PLUGIN_MODULE)
+    exec(PLUGIN_SOURCE, module.__dict__)
+    return module
 
 
-class _ReturnsNone(_Base):
-    name = "kit-none"
-
-    def import_file(self, path, options):
-        return None
-
-
-class _ReturnsDicts(_Base):
-    name = "kit-dicts"
-
-    def import_file(self, path, options):
-        return [{"schema_version": "agent-behavior-trace/v0"}]
-
-
-class _ReturnsStr(_Base):
-    name = "kit-str"
-
-    def import_file(self, path, options):
-        return "trace"
+_BROKEN = _plugin_module()
 
 
 @pytest.mark.parametrize(
     ("importer", "why"),
     [
-        (_ReturnsNone(), "returned None, not a list of traces"),
-        (_ReturnsDicts(), "returned a list holding a dict at [0], not a Trace"),
-        (_ReturnsStr(), "returned a str, not a list of traces"),
+        (_BROKEN.ReturnsNone(), "returned None, not a list of traces"),
+        (_BROKEN.ReturnsDicts(), "returned a list holding a dict at [0], not a Trace"),
+        (_BROKEN.ReturnsStr(), "returned a str, not a list of traces"),
     ],
     ids=["none", "dicts", "str"],
 )
