@@ -317,15 +317,19 @@ def test_the_publish_timeout_counts_api_time_only():
 
     from abw.github.client import ApiClock, DeadlineExceeded, check_deadline
 
-    clock = ApiClock(0.05)
-    time.sleep(0.1)  # local work between calls
-    check_deadline(clock)  # nothing spent
-    with clock.running():
-        time.sleep(0.03)
-        assert 0 < clock.remaining() < 0.03
-    time.sleep(0.1)
-    assert 0 < clock.remaining() < 0.03
-    with clock.running():
-        time.sleep(0.03)
+    clock = ApiClock(30.0)
+    time.sleep(0.1)  # local work between calls: none of the budget spent
+    assert clock.remaining() == 30.0
+    with clock.running():  # an API call
+        time.sleep(0.05)
+        running = clock.remaining()
+    assert running < 30.0 - 0.04 and clock.remaining() <= running
+    spent = clock.remaining()
+    time.sleep(0.1)  # local work again
+    assert clock.remaining() == spent
+    short = ApiClock(0.01)
+    check_deadline(short)
+    with short.running():
+        time.sleep(0.02)
     with pytest.raises(DeadlineExceeded):
-        check_deadline(clock)
+        check_deadline(short)
