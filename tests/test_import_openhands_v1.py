@@ -357,3 +357,33 @@ def test_an_evaluation_model_that_is_no_plain_identifier_is_not_copied(tmp_path)
     (trace,) = _import(path)
     assert {s.name for s in trace.spans if s.type == "llm"} == {"llm"}
     assert "tuned on our tickets" not in render_trace(trace)
+
+
+@pytest.mark.parametrize(("source", "outcome"), [("hook", "denied"), ("user", "rejected")])
+def test_v1_a_rejected_finish_leaves_the_run_unfinished(tmp_path, source, outcome):
+    """A PreToolUse hook (or the user, in confirmation mode) may reject the ``finish`` call:
+    the SDK then does not mark the conversation finished and the agent goes on. Cut off
+    there, the run is no success and its finish was refused."""
+    folder = tmp_path / "events"
+    shutil.copytree(V1_EVENTS, folder)
+    action_path, answer_path, message_path = (
+        sorted(folder.glob(f"event-0000{n}-*.json"))[0] for n in (2, 3, 4)
+    )
+    action = json.loads(action_path.read_text())
+    action["tool_name"] = action["tool_call"]["name"] = "finish"
+    action["action"] = {"kind": "FinishAction", "message": "All done."}
+    action_path.write_text(json.dumps(action))
+    answer = json.loads(answer_path.read_text())
+    keep = ("id", "timestamp", "tool_name", "tool_call_id", "action_id")
+    rejection = {k: answer[k] for k in keep} | {
+        "kind": "UserRejectObservation",
+        "tool_name": "finish",
+        "rejection_reason": "tests still failing",
+        "rejection_source": source,
+    }
+    answer_path.write_text(json.dumps(rejection))
+    message_path.unlink()  # the run was cut off after the rejection
+    (trace,) = _import(folder)
+    assert [(s.name, s.outcome) for s in trace.path()] == [("finish", outcome)]
+    assert trace.run.final_status == "unknown"
+    assert trace.run.final_output_hash is None  # the finish message was no answer

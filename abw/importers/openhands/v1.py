@@ -96,6 +96,10 @@ class V1Run:
     responses: dict[str, Draft] = field(default_factory=dict)  # llm_response_id -> llm span
     final_status: str = "unknown"
     final_text: str | None = None
+    #: the last ``FinishAction``'s span, and the final text before it: a hook or the user may
+    #: still reject the finish (the run then goes on, unfinished)
+    finish: Draft | None = None
+    text_before_finish: str | None = None
     requested: bool = False  # a CondensationRequest waits for its Condensation
     #: the calls answered by the ``AgentErrorEvent``s just read (nothing but state updates
     #: between them): the errors an interrupt writes for the calls it cut short come so
@@ -173,6 +177,7 @@ class V1Run:
             self.by_tool_call[event["tool_call_id"]] = draft
         if kind == "FinishAction":  # the terminal tool call
             draft.outcome, self.final_status = "ok", "success"
+            self.finish, self.text_before_finish = draft, self.final_text
             message = action.get("message")
             self.final_text = message if isinstance(message, str) else self.final_text
 
@@ -212,6 +217,11 @@ class V1Run:
         draft = self.calls.get(action_id) if isinstance(action_id, str) else None
         if draft is None and isinstance(call_id, str):
             draft = self.by_tool_call.get(call_id)
+        if draft is not None and draft is self.finish and kind == "UserRejectObservation":
+            # a finish blocked by a hook, or rejected by the user: the conversation is not
+            # finished (the SDK's ``finalize`` does nothing) and the agent goes on
+            draft.outcome, self.finish = None, None
+            self.final_status, self.final_text = "unknown", self.text_before_finish
         if draft is None or draft.outcome is not None:
             return
         draft.duration_ms = ms_between(draft.started_at, when)
