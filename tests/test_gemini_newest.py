@@ -76,3 +76,37 @@ def test_newest_recording_leaks_no_text_and_is_deterministic(tmp_path):
     first = _import(NEWEST).model_dump_json()
     assert "LEAKCHECK" not in first
     assert first == _import(NEWEST).model_dump_json()
+
+
+def test_a_json_session_resumed_into_jsonl_is_one_run(run_cli, tmp_path):
+    """Gemini CLI 0.39 on resumes a ``.json`` session into ``<name>.jsonl`` (its metadata and
+    every message copied, then the new turn) and leaves the ``.json`` where it was: a folder
+    import reads the run once, from the ``.jsonl``; the ``.json`` alone imports with a warning."""
+    source = CORPUS / "gemini-cli" / "codemie__session-2026-01-16T11-01-file-ops-37b7abef.json"
+    session = json.loads(source.read_text())
+    chats = tmp_path / "chats"
+    chats.mkdir()
+    old = chats / "session-2026-01-16T11-01-37b7abef.json"
+    old.write_bytes(source.read_bytes())
+    head = {k: session[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated")}
+    added = [
+        {"id": "u-2", "timestamp": "2026-01-17T10:00:00.000Z", "type": "user",
+         "content": [{"text": "one more thing"}]},
+        {"id": "g-2", "timestamp": "2026-01-17T10:00:05.000Z", "type": "gemini",
+         "content": "Done.", "model": "gemini-2.5-pro"},
+    ]  # fmt: skip
+    records = [head, *session["messages"], *added]
+    new = chats / (old.name + "l")
+    new.write_text("".join(json.dumps(r) + "\n" for r in records))
+
+    code, _, err = run_cli("import", "gemini", "--input", chats, "--out", tmp_path / "out")
+    assert code == 0, err
+    (written,) = (tmp_path / "out").iterdir()
+    trace = Trace.model_validate_json(written.read_bytes())
+    assert trace.run.final_status == "success"
+    assert trace.source.export_format == "gemini-chat-jsonl"
+    assert len(trace.spans) == len(_import(old).spans) + 1  # the new turn's model call
+
+    code, _, err = run_cli("import", "gemini", "--input", old, "--out", tmp_path / "old.json")
+    assert code == 0
+    assert f"resumed this session into {new.name}" in err

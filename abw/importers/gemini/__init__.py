@@ -122,10 +122,19 @@ class GeminiImporter(Importer):
 
     def discover(self, folder: Path) -> list[Path]:
         """Session files; Gemini CLI's own files beside them (its ``logs.json`` prompt log, saved
-        chats, checkpoints) are no unit of import."""
-        return [p for p in super().discover(folder) if not own_file(p)]
+        chats, checkpoints) are no unit of import, nor is a ``.json`` session resumed into the
+        ``.jsonl`` beside it (:func:`_migrated_to`): that file holds its run and more."""
+        found = [p for p in super().discover(folder) if not own_file(p)]
+        kept = set(found)
+        return [p for p in found if _migrated_to(p) not in kept]
 
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
+        successor = _migrated_to(path)
+        if successor is not None and successor.is_file():
+            options.warn(
+                f"{path.name}: Gemini CLI resumed this session into {successor.name} (the same "
+                "run, with every message of this file and what came after); import that file"
+            )
         raw = read_raw(path)
         refuse_stream_json(raw, path)
         records = recording_records(raw, path, options) if path.suffix == ".jsonl" else None
@@ -179,6 +188,13 @@ class GeminiImporter(Importer):
                 recording_start=parse_time(document.get("startTime")),
             )
         ]
+
+
+def _migrated_to(path: Path) -> Path | None:
+    """The ``.jsonl`` a ``.json`` session (before 0.39) is resumed into: Gemini CLI 0.39 on
+    copies the old session's metadata and messages into ``<name>.jsonl`` and goes on there,
+    leaving the ``.json`` as it was (``ChatRecordingService.initialize``)."""
+    return path.with_name(path.name + "l") if path.suffix == ".json" else None
 
 
 def _conversed(messages: list[Any], made: set[int]) -> bool:
