@@ -58,6 +58,23 @@ def test_enigma_wrong_flag_submit_is_an_error():
     assert trace.run.final_status == "success"  # info.exit_status: submitted
 
 
+def test_a_submitted_patch_that_reads_like_an_error_is_no_failed_submit(tmp_path):
+    """SWE-agent shows the submission (the patch) as the submitting step's observation; a patch
+    that adds ``raise FileNotFoundError("No such file or directory")`` made that step an error
+    in a run that submitted."""
+    path = CORPUS / "swe-agent" / "sweagent__pydicom__pydicom-1458.traj"
+    document = json.loads(path.read_text())
+    line = '+        raise FileNotFoundError(f"No such file or directory: {path}")\n'
+    patch = document["info"]["submission"] + line
+    document["info"]["submission"] = document["trajectory"][-1]["observation"] = patch
+    changed = tmp_path / path.name
+    changed.write_text(json.dumps(document))
+    before, after = _import(path), _import(changed)
+    assert [s.outcome for s in after.path()] == [s.outcome for s in before.path()]
+    assert after.path()[-1].name == "submit" and after.path()[-1].outcome == "ok"
+    assert after.run.final_status == "success"
+
+
 def test_mini_json_replies_are_judged_by_their_recorded_return_code():
     """The ``mini`` CLI's default config (2.x ``mini.yaml``) renders a reply as JSON, without
     ``<returncode>``: a command that exited 1 and one killed at its timeout were read as ok.

@@ -5,7 +5,8 @@ the step's SWE-agent command (``create``, ``edit``, ``open``, ``find_file``, ``s
 anything else is a shell command, named ``bash`` (``--bash-tool-labels`` rename it; the command text
 itself is never kept). There is no exit code: the status is read from fixed texts the tools print
 (``Traceback``, ``command not found``, the linter's ``Your proposed edit has introduced new syntax
-error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes on); a command
+error(s)``, EnIGMA's ``Wrong flag!`` for a CTF ``submit`` it refused: the run goes on; not the
+step whose observation is ``info.submission``, the patch it submitted: ok); a command
 SWE-agent stopped at its time limit (0.x: a line ``EXECUTION TIMED OUT``; 1.x: ``The command '…' was
 cancelled because it took more than N seconds.``) timed out. ``info.exit_status`` gives the run's
 outcome (``submitted``, and mini-swe-agent's ``Submitted``, are success; ``skipped``,

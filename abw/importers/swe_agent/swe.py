@@ -101,6 +101,9 @@ def read_steps(
     model = _model(document, path, lines)
     calls = _function_calls(document, path, lines) if options.argument_fields else []
     next_call = 0
+    info = as_dict(document.get("info"))
+    submission = info.get("submission")
+    submission = submission if isinstance(submission, str) else None
     for index, step in enumerate(document["trajectory"]):
         if not isinstance(step, dict):
             raise AbwInputError(
@@ -118,7 +121,11 @@ def read_steps(
             continue
         draft = _action_draft((index, 1), action, line, options)
         draft.output = step.get("observation", ABSENT)
-        draft.outcome = observation_outcome(step.get("observation"))
+        observation = step.get("observation")
+        # the step that submitted shows the submission (SWE-agent's ``handle_submission`` puts
+        # the patch in its observation): a diff, whose text may read like an error; it is ok
+        submitted = bool(submission) and observation == submission
+        draft.outcome = "ok" if submitted else observation_outcome(observation)
         # the next function call made with this step's action, when it called this tool
         found = next((i for i in range(next_call, len(calls)) if calls[i][0] == action), None)
         if found is not None:
@@ -132,9 +139,7 @@ def read_steps(
         except (TypeError, ValueError, OverflowError):  # an exact integer beyond a double
             pass
         drafts.append(draft)
-    info = as_dict(document.get("info"))
-    submission = info.get("submission")
-    return drafts, submission if isinstance(submission, str) else None
+    return drafts, submission
 
 
 def _action_draft(
