@@ -110,3 +110,28 @@ def test_a_json_session_resumed_into_jsonl_is_one_run(run_cli, tmp_path):
     code, _, err = run_cli("import", "gemini", "--input", old, "--out", tmp_path / "old.json")
     assert code == 0
     assert f"resumed this session into {new.name}" in err
+
+
+def test_removed_fields_name_the_session_metadata_held(tmp_path):
+    """Gemini CLI's ``$set`` records hold the workspace's folders (absolute paths), a
+    model-written ``summary`` and the ``memoryScratchpad`` (touched paths, a workflow summary),
+    and a message may hold ``displayContent``: content the trace leaves out, so
+    ``redaction.removed_fields`` names it (it did not)."""
+    source = CORPUS / "gemini-cli-newest" / "gen__session-2026-08-06T10-00-7f3c2a10.jsonl"
+    lines = source.read_text().splitlines()
+    user = json.loads(lines[1])
+    user["displayContent"] = [{"text": "create hello files"}]
+    scratch = {"touchedPaths": ["/home/alice/p/a.py"], "workflowSummary": "edited a.py"}
+    added = [
+        {"$set": {"directories": ["/home/alice/p"]}},
+        {"$set": {"summary": "Fix the login bug"}},
+        {"$set": {"memoryScratchpad": scratch}},
+    ]
+    records = [lines[0], json.dumps(user), *lines[2:], *(json.dumps(r) for r in added)]
+    path = tmp_path / source.name.removeprefix("gen__")
+    path.write_text("\n".join(records) + "\n")
+    removed = set(_import(path).redaction.removed_fields)
+    assert {"directories", "summary", "memoryScratchpad", "messages.displayContent"} <= removed
+    assert not {"directories", "summary", "memoryScratchpad"} & set(
+        _import(source).redaction.removed_fields
+    )

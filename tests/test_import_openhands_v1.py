@@ -383,7 +383,24 @@ def test_v1_a_rejected_finish_leaves_the_run_unfinished(tmp_path, source, outcom
     }
     answer_path.write_text(json.dumps(rejection))
     message_path.unlink()  # the run was cut off after the rejection
+    hook = {
+        "kind": "HookExecutionEvent",
+        "id": "hook-1",
+        "timestamp": answer["timestamp"],
+        "source": "hook",
+        "hook_event_type": "PreToolUse",
+        "hook_command": "./check-tests-pass.sh",
+        "hook_input": {"tool_name": "finish"},
+        "blocked": True,
+        "stdout": "",
+        "stderr": "tests still failing",
+        "reason": "tests still failing",
+        "action_id": action["id"],
+    }
+    (folder / answer_path.name.replace("00003", "00002-1")).write_text(json.dumps(hook))
     (trace,) = _import(folder)
     assert [(s.name, s.outcome) for s in trace.path()] == [("finish", outcome)]
     assert trace.run.final_status == "unknown"
     assert trace.run.final_output_hash is None  # the finish message was no answer
+    held = {"hook_command", "hook_input", "stderr", "reason"}  # (its stdout is empty)
+    assert held <= set(trace.redaction.removed_fields)

@@ -10,5 +10,9 @@ REMOVED_FIELDS = {
     "toolCalls.result": "messages.toolCalls.result",
     "toolCalls.resultDisplay": "messages.toolCalls.resultDisplay",
     "toolCalls.description": "messages.toolCalls.description",
+    "messages.displayContent": "messages.displayContent",
     "projectHash": "projectHash",
+    "directories": "directories",
+    "summary": "summary",
+    "memoryScratchpad": "memoryScratchpad",
 }

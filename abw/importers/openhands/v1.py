@@ -41,6 +41,13 @@ V1_REMOVED_FIELDS = (
     "raw_input",
     "raw_output",
     "content",
+    # a hook's run (``HookExecutionEvent``): its command, what it was given and what it said
+    "hook_command",
+    "hook_input",
+    "stdout",
+    "stderr",
+    "reason",
+    "additional_context",
 )
 
 
