@@ -53,9 +53,12 @@ def _naming(role: str, *, reading: bool = True) -> Iterator[None]:
 
 
 def _fail(problem: str) -> None:
-    """Fail the test with ``problem`` as its one line, no traceback."""
+    """Fail the test with ``problem`` as its one line, no traceback; a line safe for a CI log
+    (:func:`abw.text.log_line`: it names files and spec keys, which are not to be trusted)."""
+    from abw.text import log_line
+
     prefix = "" if problem.startswith("abw_gate") else "abw_gate: "
-    pytest.fail(f"{prefix}{problem}", pytrace=False)
+    pytest.fail(log_line(f"{prefix}{problem}"), pytrace=False)
 
 
 def _kind(value: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import subprocess
 import sys
 import tomllib
@@ -171,3 +172,36 @@ def test_library_surface_and_alias():
         baseline, candidate, spec, spec_file="behavior.yaml", spec_sha256=sha
     )
     assert alias.model_dump() == report.model_dump()
+
+
+def test_bad_input_failures_are_safe_for_a_ci_log(pytester, tmp_path):
+    """A file name and a spec key come from the change under test: the one-line failure is
+    escaped as every abw log line is (no raw newline, terminal escape or workflow command)."""
+    candidate = tmp_path / "candidate"
+    candidate.mkdir()
+    trace = json.loads(next((REFUND / "traces" / "good").glob("*.json")).read_text())
+    trace["spans"][0]["status"] = "bogus"
+    (candidate / "run\n::error file=app.py::INJECTED\n.json").write_text(json.dumps(trace))
+    spec = tmp_path / "spec.yaml"
+    key = "\x1b]0;title\x07\x1b[31mkey"
+    spec.write_text((REFUND / "behavior.yaml").read_text() + json.dumps(key) + ": 1\n")
+    _write_test(
+        pytester,
+        f"""
+GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
+
+@pytest.mark.abw(**GATE)
+def test_named(abw_gate):
+    abw_gate(Path({str(candidate)!r}))
+
+@pytest.mark.abw(baseline=GATE["baseline"], spec=Path({str(spec)!r}))
+def test_spec_key(abw_gate):
+    abw_gate(REFUND / "traces" / "good")
+""",
+    )
+    result = _run(pytester, "-q")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert "INJECTED" in out and "key" in out
+    assert "\x1b" not in out
+    assert not [line for line in out.splitlines() if line.lstrip().startswith("::")]
