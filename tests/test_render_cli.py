@@ -128,3 +128,24 @@ def test_write_reports_uses_the_standard_names(tmp_path):
         assert written[fmt].read_bytes() == again[fmt].read_bytes()
     only = write_reports(fx.gated("warn"), tmp_path / "one", formats=("sarif",))
     assert list(only) == ["sarif"]
+
+
+@pytest.mark.parametrize("distance", [-1e6, -0.5])
+def test_a_negative_path_edit_distance_is_refused_naming_its_field(
+    run_cli, report_file, tmp_path, distance
+):
+    """An edit distance is never negative: a report holding one (edited by hand, or forged)
+    crashed the HTML view ("internal error: list index out of range") or drew its runs in a
+    wrong bin; it is refused as no gate-report/v0, before any view is written."""
+    report = json.loads(report_file.read_text())
+    runs = [r for d in report["diff"] for r in d["per_run"] if r["path_edit_distance"] is not None]
+    assert runs
+    for run in runs:
+        run["path_edit_distance"] = distance
+    report_file.write_text(json.dumps(report))
+    out = tmp_path / "views"
+    code, _, stderr = run_cli("report", "--input", report_file, "--out-dir", out)
+    assert code == 2
+    assert len(stderr.strip().splitlines()) == 1
+    assert "path_edit_distance" in stderr and "internal error" not in stderr
+    assert not out.exists() or not any(out.iterdir())

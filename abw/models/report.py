@@ -82,7 +82,8 @@ class RunDistance(_Model):
     trace_file: str
     nearest_baseline_trace_id: str | None
     path_edit_distance: float | None = Field(
-        description="None when the scenario has no baseline run: nothing to measure against."
+        ge=0,
+        description="None when the scenario has no baseline run: nothing to measure against.",
     )
 
 
