@@ -110,6 +110,7 @@ class _Compiler:
             "required_order": [],
         }
         self.output: dict[str, Any] = {"required_fields": [], "expected": {}}
+        self.expected_by: dict[str, str] = {}  # an expected output field -> the clause setting it
         self.rules: list[dict[str, Any]] = []
         self.assertions: list[dict[str, Any]] = []
         self.soft_rules: list[str] = []
@@ -252,6 +253,26 @@ class _Compiler:
         else:  # pragma: no cover - the model's Literal rejects anything else
             raise self.error(f"unknown clause kind {kind}")
 
+    def expect(self, clause_id: str, values: dict[str, Any]) -> None:
+        """Add a hard ``expected_output`` clause's values to ``output.expected``; a field another
+        hard clause expects to hold another value is refused (no run could meet both, and the
+        spec holds one value a field: the other clause would vanish unseen)."""
+        from abw.rules.jsonvalue import json_equal
+
+        expected = self.output["expected"]
+        for field in sorted(values):
+            if field in expected and not json_equal(expected[field], values[field]):
+                raise self.error(
+                    f"clause {clause_id} expects output field {field!r} to be "
+                    f"{json.dumps(values[field])}, but hard clause {self.expected_by[field]} "
+                    f"expects {json.dumps(expected[field])}: no run can meet both",
+                    "params",
+                    "values",
+                    field,
+                )
+            expected[field] = values[field]
+            self.expected_by.setdefault(field, clause_id)
+
     def output_clause(self, clause: Any, enforcement: str) -> None:
         """Hard: the spec's ``output`` block; soft: one ``warn`` assertion per field."""
         kind = clause.rule
@@ -269,7 +290,7 @@ class _Compiler:
                     v for v in value if v not in self.output["required_fields"]
                 ]
             else:
-                self.output["expected"].update(value)
+                self.expect(clause.id, value)
             return
         if enforcement == "precondition":
             raise self.error(f"{kind} cannot be a precondition")

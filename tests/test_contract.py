@@ -216,6 +216,43 @@ def test_bad_contracts_are_one_line_errors(tmp_path, run_cli, change, expected):
     assert expected in err and str(source) in err and len(err.strip().splitlines()) == 1
 
 
+def _expecting(clause_id: str, values: dict) -> dict:
+    return {
+        "id": clause_id,
+        "statement": "s",
+        "rule": "expected_output",
+        "params": {"values": values},
+    }
+
+
+def test_two_hard_expected_outputs_for_one_field_are_refused(tmp_path, run_cli):
+    """Two hard ``expected_output`` clauses that expect one field to hold two values: the
+    spec kept the last and the first vanished (a gate that PASSed runs the contract forbids).
+    No run can meet both: refused, naming the clauses; fields apart, or one value, merge."""
+    governance = dict(CONTRACT["governance"])
+    governance["hard"] = [
+        *CONTRACT["governance"]["hard"],
+        _expecting("deny", {"decision": "refund_denied", "currency": "EUR"}),
+        _expecting("approve", {"decision": "refund_approved"}),
+    ]
+    source = tmp_path / "contract.json"
+    source.write_text(json.dumps({**CONTRACT, "governance": governance}))
+    code, _, err = run_cli("contract", "compile", source)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "governance.hard[3].params.values.decision" in err
+    assert "clause approve" in err and "hard clause deny" in err
+    code, _, err = run_cli("validate", source)
+    assert code == 2 and "no run can meet both" in err
+
+    governance["hard"][-1] = _expecting("approve", {"decision": "refund_denied", "amount": 1})
+    compiled = compile_contract(Contract.model_validate({**CONTRACT, "governance": governance}))
+    assert compiled.output.expected == {
+        "decision": "refund_denied",
+        "currency": "EUR",
+        "amount": 1,
+    }
+
+
 def _write(folder, traces):
     folder.mkdir()
     for t in traces:
