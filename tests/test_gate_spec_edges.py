@@ -242,3 +242,13 @@ def test_a_plain_yaml_value_that_is_no_text_says_to_quote_it(tmp_path, run_cli, 
         f"{spec}:4: invariants.required_tools.1: Input should be a valid string "
         f"(YAML reads this unquoted value as {kind}: put it in quotes for text)"
     )
+
+
+@pytest.mark.parametrize("field", ["forbidden_tools", "required_tools"])
+def test_an_empty_tool_name_is_refused_where_it_is_written(tmp_path, run_cli, field):
+    """``forbidden_tools: [""]`` (an unset template variable) forbade nothing and PASSed; an
+    empty name in a rule was already refused. No tool is named by the empty string."""
+    spec = _spec(tmp_path, f"invariants:\n  {field}: ['']\n")
+    code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
+    assert code == 2, err
+    assert f"{spec}:4: invariants.{field}.0: String should have at least 1 character" in err

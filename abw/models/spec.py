@@ -46,9 +46,14 @@ def glob_refusal(name: str, how: str) -> str:
 
 
 RequiredName = Annotated[
-    str, _exact_name("a rule {{kind: count, tool: {}, min: 1, count_status: success}}")
+    str,
+    Field(min_length=1),
+    _exact_name("a rule {{kind: count, tool: {}, min: 1, count_status: success}}"),
 ]
-ForbiddenName = Annotated[str, _exact_name("a rule {{kind: count, tool: {}, max: 0}}")]
+#: (an empty name, an unset template variable, would forbid nothing and PASS)
+ForbiddenName = Annotated[
+    str, Field(min_length=1), _exact_name("a rule {{kind: count, tool: {}, max: 0}}")
+]
 
 
 class OrderConstraint(_Closed):
