@@ -252,3 +252,17 @@ def test_an_empty_tool_name_is_refused_where_it_is_written(tmp_path, run_cli, fi
     code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
     assert code == 2, err
     assert f"{spec}:4: invariants.{field}.0: String should have at least 1 character" in err
+
+
+def test_an_argument_both_expected_and_ignored_is_refused(tmp_path, run_cli):
+    """``ignore_fields`` are dropped before the comparison, so an expected field that is also
+    ignored is never compared: ``expected: {currency: EUR}, ignore_fields: [currency]`` PASSed
+    runs that paid in USD. Refused where the ignored field is written."""
+    spec = _spec(
+        tmp_path,
+        "rules:\n  - kind: arguments\n    tool: refund_commit\n"
+        "    expected: {currency: EUR}\n    ignore_fields: [amount, currency]\n",
+    )
+    code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
+    assert code == 2, err
+    assert f"{spec}:7: rules.0.ignore_fields:" in err and "names currency" in err

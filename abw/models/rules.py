@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from abw.spelling import nearest
 
@@ -383,6 +383,17 @@ class ArgumentsRule(_Rule):
     mode: ArgumentMode = "observed_superset"
     expected: dict[str, Any] = Field(default_factory=dict)
     ignore_fields: list[str] = Field(default_factory=list)
+
+    @field_validator("ignore_fields")
+    @classmethod
+    def _not_expected(cls, ignored: list[str], info: ValidationInfo) -> list[str]:
+        both = sorted(set(info.data.get("expected", {})) & set(ignored))
+        if both:
+            raise ValueError(
+                f"names {', '.join(both)}, which expected sets: ignored fields are dropped "
+                "first, so the expected value would never be compared"
+            )
+        return ignored
 
     def argument_references(self) -> tuple[Reference, ...]:
         """The fields ``exact`` and ``observed_superset`` require (``observed_subset`` only
