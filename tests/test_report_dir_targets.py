@@ -50,3 +50,25 @@ def test_abw_report_checks_its_out_dir_files_first(run_cli, tmp_path):
     assert code == 2, err
     assert "--out-dir" in one_line(err) and "report.sarif" in err
     assert sorted(p.name for p in out_dir.iterdir()) == ["report.sarif"]
+
+
+def test_a_file_output_written_as_a_folder_is_refused(run_cli, tmp_path):
+    """``--out reports/`` for a folder not there yet: the gate wrote a JSON file named
+    ``reports`` (exit 0), and a later ``--report-dir reports`` failed. A path written with a
+    trailing ``/`` names a folder; where a file goes, that is a usage error, nothing written."""
+    example = GATE[2].rsplit("/traces/", 1)[0]
+    report = tmp_path / "r.json"
+    code, _, err = run_cli(*GATE, "--out", report)
+    assert code == 0, err
+    commands = [
+        [*GATE, "--out"],
+        ["diff", "--baseline", GATE[2], "--candidate", GATE[4], "--out"],
+        ["report", "--input", report, "--format", "html", "--out"],
+        ["spec", "init", "--baseline", GATE[2], "--out"],
+        ["contract", "compile", f"{example}/contract.json", "--out"],
+    ]
+    for command in commands:
+        code, _, err = run_cli(*command, f"{tmp_path / 'out'}/")
+        assert code == 2, (command, err)
+        assert "--out" in one_line(err) and "names a folder" in err
+        assert not (tmp_path / "out").exists()

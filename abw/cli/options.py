@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from os import PathLike
 from pathlib import Path
@@ -18,6 +19,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 OUTPUTS = "abw.outputs"
 #: ``ctx.meta`` key: {path given to read: the option or argument that named it}
 INPUTS = "abw.inputs"
+#: ``ctx.meta`` key: the output paths given with a trailing ``/`` (a folder, as written)
+SPELLED_AS_FOLDERS = "abw.folder_outputs"
 
 
 class PathParam(click.Path):
@@ -59,6 +62,8 @@ class OutputPath(PathParam):
         path = super().convert(value, param, ctx)
         if ctx is not None and isinstance(param, click.Option):
             ctx.meta.setdefault(OUTPUTS, {})[Path(path)] = option_name(param)
+            if isinstance(value, str) and value.endswith(("/", os.sep)):  # (Path drops it)
+                ctx.meta.setdefault(SPELLED_AS_FOLDERS, set()).add(Path(path))
         return path
 
 
@@ -116,12 +121,21 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
     a folder as a file, a file as a folder, a file on the way — before any work is done: a
     usage error, nothing written."""
     from abw.atomic import check_target
-    from abw.errors import naming_field
+    from abw.errors import AbwInputError, naming_field
 
+    context = click.get_current_context(silent=True)
+    spelled_as_folders = context.meta.get(SPELLED_AS_FOLDERS, set()) if context else set()
     for option, path, folder in targets:
-        if path is not None:
-            with naming_field(option):
-                check_target(path, folder=folder)
+        if path is None:
+            continue
+        if not folder and path in spelled_as_folders:
+            raise AbwInputError(
+                "ends with '/', which names a folder, but a file goes here: give a file path",
+                file=f"{path}/",
+                field=option,
+            )
+        with naming_field(option):
+            check_target(path, folder=folder)
 
 
 def check_not_inputs(
@@ -177,12 +191,11 @@ def check_spec_out(out: Path, force: bool, source: tuple[str, Path] | None = Non
     without ``--force`` (a reviewed spec must not be replaced by a fresh guess). A device or
     FIFO (``/dev/stdout``) is written into, never replaced, and passes. ``source``: the
     (argument, file) the spec is made from, which ``--force`` never lets it replace."""
-    from abw.atomic import check_target, special_file
+    from abw.atomic import special_file
     from abw.documents import is_yaml
-    from abw.errors import AbwInputError, naming_field
+    from abw.errors import AbwInputError
 
-    with naming_field("--out"):
-        check_target(out)
+    check_outputs(("--out", out, False))
     if special_file(out):
         return
     if not is_yaml(out):

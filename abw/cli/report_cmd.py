@@ -70,10 +70,10 @@ def report(
     Each format is a view of the same report; none recomputes the verdict. Exit code 0 when the
     files were written, 2 for bad input or usage.
     """
-    from abw.atomic import check_target, write_atomic
+    from abw.atomic import write_atomic
     from abw.cli.gate_cmd import check_report_dir, report_files
-    from abw.cli.options import check_not_inputs
-    from abw.errors import AbwInputError, naming_field
+    from abw.cli.options import check_not_inputs, check_outputs
+    from abw.errors import AbwInputError
     from abw.render import (
         FORMATS,
         format_for_path,
@@ -113,12 +113,8 @@ def report(
             fmt = guessed
         plan.append((out, fmt))
 
-    for out, _ in plan:
-        with naming_field("--out"):
-            check_target(out)
+    check_outputs(*(("--out", out, False) for out, _ in plan), ("--out-dir", out_dir, True))
     if out_dir is not None:
-        with naming_field("--out-dir"):
-            check_target(out_dir, folder=True)
         check_report_dir(out_dir, "--out-dir", [("--out", out, fmt) for out, fmt in plan])
     views = [("--out", out) for out, fmt in plan if fmt != "json"]  # (JSON: the same report)
     views += [(option, path) for option, path in report_files(out_dir) if path.suffix != ".json"]
