@@ -128,6 +128,22 @@ def test_report_dir_naming_a_file_is_a_usage_error_before_the_gate(tmp_path, run
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_an_out_that_cannot_be_written_costs_no_other_output(tmp_path, run_cli):
+    """After the verdict, a failed ``--out`` write lost the summary and every ``--report-dir``
+    file too: a person saw one error line beside exit 1. The others are written and the
+    summary printed; the failure is its one line, and the exit code the verdict's."""
+    reports = tmp_path / "reports"
+    code, out, err = run_cli(
+        "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "regressed",
+        "--spec", SPEC, "--out", "/dev/full", "--report-dir", reports,
+    )  # fmt: skip
+    assert code == 1
+    assert "/dev/full: --out: cannot write: no space left" in one_line(err)
+    assert out.startswith("FAIL: ") and "report: /dev/full" not in out
+    assert f"html: {reports / 'report.html'}" in out
+    assert (reports / "report.html").is_file() and (reports / "gate-report.json").is_file()
+
+
 @pytest.mark.parametrize("candidate", sorted(VERDICTS))
 def test_reports_onto_a_full_disk_keep_the_verdicts_exit_code(candidate, tmp_path, run_cli):
     """/dev/full as the --out file: the write fails with ENOSPC after the verdict."""

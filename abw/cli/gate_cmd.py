@@ -69,33 +69,45 @@ def deliver(
 ) -> int:
     """Settle ``code`` as the verdict's exit code, then write the report files and print
     ``preface`` and the summary: a failure from here on (a full disk, a read-only file, a
-    closed stdout) is one line and the exit code stays ``code`` (abw.faults). ``abw gate`` and
-    ``abw sample`` end here."""
+    closed stdout) is one line and the exit code stays ``code`` (abw.faults). An output that
+    cannot be written costs no other: the rest are written and the summary printed, then each
+    failure is its line. ``abw gate`` and ``abw sample`` end here."""
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError, naming_field
+    from abw.faults import report as report_fault
     from abw.faults import verdict_reached
     from abw.gating import report_chunks
 
     verdict_reached(code)
+    failures: list[AbwInputError] = []
+    written: dict[str, Path] = {}
     if out is not None:
-        with naming_field(out_option):
-            write_atomic(out, report_chunks(report))  # never the whole text at once
-    written = {}
+        try:
+            with naming_field(out_option):
+                write_atomic(out, report_chunks(report))  # never the whole text at once
+            written["report"] = out
+        except AbwInputError as exc:
+            failures.append(exc)
     if report_dir is not None:
-        if importlib.util.find_spec("abw.render") is None:
-            raise AbwInputError("report rendering is not available", field="--report-dir")
-        from abw.render import write_reports
+        try:
+            if importlib.util.find_spec("abw.render") is None:
+                raise AbwInputError("report rendering is not available", field="--report-dir")
+            from abw.render import write_reports
 
-        with naming_field("--report-dir"):
-            written = write_reports(report, report_dir)
+            with naming_field("--report-dir"):
+                written.update(sorted(write_reports(report, report_dir).items()))
+        except AbwInputError as exc:
+            failures.append(exc)
     if preface:
         click.echo(preface, nl=False)
     click.echo(log_line(report.summary) if quiet else format_summary(report), nl=quiet)
     if not quiet:
-        if out is not None:
-            click.echo(f"report: {out}")
-        for fmt, path in sorted(written.items()):
-            click.echo(f"{fmt}: {path}")
+        for name, path in written.items():
+            click.echo(f"{name}: {path}")
+    for failure in failures[:-1]:
+        report_fault(failure)
+    if failures:
+        raise failures[-1]
     return code
 
 
