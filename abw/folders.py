@@ -53,6 +53,7 @@ def walk_files(
     match = re.compile("|".join(translate(p) for p in patterns)).match
     found: list[tuple[tuple[str, ...], bool]] = []
     broken: list[tuple[str, ...]] = []
+    linked_folders: list[str] = []  # (never walked into: checked that they stay inside)
     stack: list[tuple[str, tuple[str, ...]]] = [(str(where), ())]
     while stack:
         folder, parts = stack.pop()
@@ -69,6 +70,8 @@ def walk_files(
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append((entry.path, (*parts, name)))
+                elif entry.is_symlink() and entry.is_dir():
+                    linked_folders.append(entry.path)
                 elif match(name) is not None:
                     if entry.is_file():
                         found.append(((*parts, name), entry.is_symlink()))
@@ -92,6 +95,9 @@ def walk_files(
         return texts
     where_linked = _through_link(where, root)
     real_root = root.resolve()
+    for folder in sorted(linked_folders):  # its files would be left out unseen
+        if not Path(folder).resolve().is_relative_to(real_root):
+            raise AbwInputError(f"a symlink leads outside the {what}; refusing it", file=folder)
     for text, (_, linked) in zip(texts, found, strict=True):
         if (linked or where_linked) and not Path(text).resolve().is_relative_to(real_root):
             raise AbwInputError(f"a symlink leads outside the {what}; refusing it", file=text)

@@ -289,14 +289,19 @@ def load_trace(
         raise
 
 
+#: A trace file's name: ``*.json``, in any case (``run.JSON`` is a trace too; left out, a
+#: violating run would drop from the count unseen).
+TRACE_FILES = "*.[jJ][sS][oO][nN]"
+
+
 def trace_paths(folder: str | Path) -> list[Path]:
     """:func:`trace_files`, as paths."""
     return [Path(text) for text in trace_files(folder)]
 
 
 def trace_files(folder: str | Path) -> list[str]:
-    """The ``*.json`` trace files under a folder (recursively), in a stable order, named as
-    ``str(path)`` names them (or the one file given).
+    """The trace files (:data:`TRACE_FILES`) under a folder (recursively), in a stable order,
+    named as ``str(path)`` names them (or the one file given).
 
     Hidden files and folders (a name starting with ``.``) are never read: abw's staging folders
     (abw.atomic.staging_folder) and temporaries are hidden, so a killed import or write leaves
@@ -308,7 +313,7 @@ def trace_files(folder: str | Path) -> list[str]:
         return [str(root)]
     from abw.folders import walk_files
 
-    texts = walk_files(root, root, "*.json", "trace folder", skip_hidden=True)
+    texts = walk_files(root, root, TRACE_FILES, "trace folder", skip_hidden=True)
     if not texts:
         raise AbwInputError(with_hint("no trace files (*.json) found", root), file=root)
     return texts

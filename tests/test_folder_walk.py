@@ -5,21 +5,26 @@ from __future__ import annotations
 
 import os
 import random
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 import pytest
 
 from abw.errors import AbwInputError
 from abw.folders import files_within
-from abw.traceio import trace_files, trace_paths
+from abw.traceio import TRACE_FILES, trace_files, trace_paths
 
 NAMES = ["a", "a-b", "a.json", "b.json", ".h", ".h.json", "B.JSON", "é.json", "x y.json", "z"]
 
 
 def _reference(root: Path, hidden: bool) -> list[Path] | None:
-    """What trace_paths and files_within returned before the walk (rglob, then filters), or
-    None where a matching name is a symlink to nothing (the walk refuses it)."""
-    matching = sorted(root.rglob("*.json"))
+    """What trace_paths (``hidden``: names in any case) and files_within returned before the
+    walk (rglob, then filters), or None where a matching name is a symlink to nothing (the
+    walk refuses it)."""
+    if hidden:
+        matching = sorted(p for p in root.rglob("*") if fnmatchcase(p.name, TRACE_FILES))
+    else:
+        matching = sorted(root.rglob("*.json"))
     if hidden:
         matching = [
             p for p in matching if not any(s.startswith(".") for s in p.relative_to(root).parts)
@@ -114,6 +119,31 @@ def test_a_linked_subfolder_given_as_where_is_checked(tmp_path: Path) -> None:
     os.symlink(outside, root / "sub")
     with pytest.raises(AbwInputError, match="symlink leads outside"):
         files_within(root, root / "sub", "*.json", "latent folder")
+
+
+def test_a_linked_subfolder_leading_outside_is_refused_not_skipped(tmp_path: Path) -> None:
+    """``traces/more -> /elsewhere``: a linked folder is never walked into (as ``rglob``), so
+    its runs were left out of the gate without a word; one leading outside is refused, as a
+    linked file is. One leading to a folder inside is left to the walk that reaches it."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "t.json").write_text("{}")
+    folder = tmp_path / "traces"
+    (folder / "inner").mkdir(parents=True)
+    (folder / "inner" / "a.json").write_text("{}")
+    os.symlink(folder / "inner", folder / "again")
+    assert trace_paths(folder) == [folder / "inner" / "a.json"]
+    os.symlink(outside, folder / "more")
+    with pytest.raises(AbwInputError, match="symlink leads outside") as caught:
+        trace_paths(folder)
+    assert caught.value.file == str(folder / "more")
+
+
+def test_a_trace_file_named_in_upper_case_is_read(tmp_path: Path) -> None:
+    """``run.JSON`` was skipped without a word: a violating run dropped from the count."""
+    for name in ("a.json", "b.JSON", "c.Json", "d.jsonl", "e.txt"):
+        (tmp_path / name).write_text("{}")
+    assert [p.name for p in trace_paths(tmp_path)] == ["a.json", "b.JSON", "c.Json"]
 
 
 def test_a_dangling_trace_link_is_refused_not_dropped(tmp_path: Path) -> None:
