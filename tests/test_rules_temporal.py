@@ -282,6 +282,29 @@ RETRY = {"kind": "retry_limit", "tool": "fetch", "max_retries": 1}
             [span("fetch", "error", input="a"), span("fetch", input=None)],
             ("unknown", [1]),
         ),
+        # a failed call without an input hash may be repeated by any later call of its name
+        # (these three PASSed: only failed calls with a hash were counted)
+        (
+            {**RETRY, "max_retries": 0},
+            [span("fetch", "error", input=None), span("fetch", input=None)],
+            ("unknown", [1]),
+        ),
+        (
+            {**RETRY, "max_retries": 0},
+            [span("fetch", "error", input=None), span("fetch", input="a")],
+            ("unknown", [1]),
+        ),
+        (
+            RETRY,
+            [span("fetch", "error", input=None), span("fetch", "error"), span("fetch")],
+            ("unknown", [1, 2]),
+        ),
+        (RETRY, [span("fetch", "error", input=None), span("fetch", input="a")], ("satisfied", [])),
+        (
+            {**RETRY, "max_retries": 0},
+            [span("fetch", "error", input=None), span("other", input="a")],
+            ("satisfied", []),
+        ),
     ],
 )
 def test_retry_limit(rule, spans, expected):

@@ -305,12 +305,19 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
     sure: dict[tuple[str, str | None], list[int]] = {}
     maybe: dict[tuple[str, str | None], list[int]] = {}
     unsigned: dict[str, list[int]] = {}  # per name: spans that may repeat its failed calls
+    # per name, after a call without an input hash failed (or may have): every later call of
+    # the name, which may repeat it (its signature is unknown, so any of them may be its own)
+    after_unsigned: dict[str, list[int]] = {}
     for span in path:
         if span_matches(tool, span) is not True:
             continue
+        if span.name in after_unsigned:
+            after_unsigned[span.name].append(span.ordinal)
         if group_by == "call_signature" and span.input_hash is None:
             if span.name in troubled_names:  # may repeat a failed call; cannot tell
                 unsigned.setdefault(span.name, []).append(span.ordinal)
+            if span.status == "error" or _maybe(span):
+                after_unsigned.setdefault(span.name, [])
         else:
             key = (span.name, span.input_hash if group_by == "call_signature" else None)
             if key in failed:
@@ -337,6 +344,9 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
             violated.extend(sure[key][max_retries:])
         elif high > max_retries:
             unknown.extend(maybe.get(key, []) + guessed)
+    for later in after_unsigned.values():
+        if len(later) > max_retries:
+            unknown.extend(later)
     unknown = sorted(set(unknown))
     kind = "call signature" if group_by == "call_signature" else "tool"
     name = label(tool)
