@@ -381,11 +381,16 @@ class _Compiler:
 
 
 def _exact(tool: Any) -> Any:
-    """The glob of exactly the tool ``tool`` names: a tool clause means one tool, hard (the
-    exact names of ``required_tools``) or soft (a ``count`` rule, which reads globs)."""
+    """The matcher of exactly the spans the hard invariant reads for the tool ``tool`` names:
+    a tool clause means one tool, hard (the exact names of ``required_tools``) or soft (a
+    ``count`` rule, which reads globs), and, as the invariants do, spans of every type (a
+    plain glob would leave out ``llm`` spans: a soft ``forbidden_tool`` on a model PASSed)."""
+    from abw.models.rules import ALL_SPAN_TYPES
     from abw.semantics import literal_pattern
 
-    return literal_pattern(tool) if isinstance(tool, str) else tool
+    if not isinstance(tool, str):
+        return tool
+    return {"name": literal_pattern(tool), "type": list(ALL_SPAN_TYPES)}
 
 
 def _id_part(field: str, index: int) -> str:

@@ -17,12 +17,11 @@ from typing import Any
 
 from abw.agent_invariants_schema import first_problem, peer_models
 from abw.errors import AbwInputError
+from abw.models.rules import ALL_SPAN_TYPES
 from abw.semantics import literal_pattern
 from abw.text import comment_line
 
 TOOL = {"type": ["tool"]}
-#: Span types every agent-invariants event can become (for "no event after a stop").
-ALL_TYPES = ["llm", "tool", "retriever", "memory", "handoff", "guardrail"]
 DEFAULT_EVIDENCE = ["externally_observed", "configured_verifier"]
 #: agent-invariants' outcome verdicts from worst to best, ``none`` (no outcome) below them.
 OUTCOME_ORDER = ["none", "violated", "retracted", "unknown", "satisfied"]
@@ -378,7 +377,7 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
             {
                 "kind": "absence_after",
                 "stop": {"name": stop, "type": ["guardrail"]},
-                "forbidden": {"type": ALL_TYPES},
+                "forbidden": {"type": list(ALL_SPAN_TYPES)},
                 "allowed": list(allowed),
             }
         ]

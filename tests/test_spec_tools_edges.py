@@ -342,4 +342,39 @@ def test_soft_tool_clause_names_one_tool_as_the_hard_one_does(tmp_path, run_cli,
     clause = {"id": "one-tool", "statement": "s", "rule": rule, "params": {"tool": "refund[1]"}}
     code, out, err = _compile(run_cli, _contract(tmp_path, "soft", clause))
     assert (code, err) == (0, "")
-    assert "- id: one-tool\n  kind: count\n" in out and "  tool: =refund[1]\n" in out
+    assert "- id: one-tool\n  kind: count\n" in out and "  tool:\n    name: =refund[1]\n" in out
+
+
+@pytest.mark.parametrize(
+    ("section", "verdict"), [("soft", "WARN"), ("preconditions", "INCONCLUSIVE")]
+)
+def test_a_forbidden_tool_clause_reads_llm_spans_whatever_its_strength(
+    tmp_path, run_cli, section, verdict
+):
+    """The hard ``forbidden_tools`` read spans of every type, a model's ``llm`` spans included;
+    a soft or precondition ``forbidden_tool`` compiled to a ``count`` over a plain glob, which
+    reads no llm span, and PASSed a run that used the forbidden model."""
+    traces = Path(__file__).parent.parent / "examples" / "refund-policy" / "traces"
+    example = traces / "good"
+    model = json.loads(next(example.glob("*.json")).read_text())
+    llm = next(s["name"] for s in model["spans"] if s["type"] == "llm")
+    clause = {"id": "no-model", "statement": "s", "rule": "forbidden_tool", "params": {"tool": llm}}
+    document = {
+        "schema_version": "agent-behavior-contract/v0",
+        "id": "c",
+        "name": "c",
+        **(
+            {"preconditions": [clause]}
+            if section == "preconditions"
+            else {"invariants": {section: [clause]}}
+        ),
+    }
+    contract = tmp_path / "contract.json"
+    contract.write_text(json.dumps(document))
+    _, _, err = run_cli(
+        "gate", "--baseline", traces / "baseline", "--candidate", example, "--contract", contract,
+        "--out", tmp_path / "r.json",
+    )  # fmt: skip
+    report = json.loads((tmp_path / "r.json").read_text())
+    check = next(c for c in report["checks"] if "no-model" in c["id"])
+    assert check["verdict"] == verdict, err

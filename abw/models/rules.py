@@ -146,6 +146,8 @@ def tool_reference(value: Any, note_only: bool = False) -> ToolRef:
 
 SpanTypeName = Literal["llm", "tool", "retriever", "memory", "handoff", "guardrail"]
 SpanStatusName = Literal["success", "error", "cancelled", "unknown"]
+#: Every span type, in the schema's order (a matcher naming them all reads every span).
+ALL_SPAN_TYPES: tuple[str, ...] = get_args(SpanTypeName)
 
 
 class SpanMatch(_Closed):
