@@ -245,3 +245,49 @@ def test_smolagents_run_that_raised_has_no_root_and_failed(run_cli: Any, tmp_pat
     (trace,), _ = _import(run_cli, tmp_path, SMOL.format("late-api-error"))
     assert trace["run"]["final_status"] == "error"
     assert "final_output_hash" not in trace["run"]
+
+
+@pytest.mark.parametrize("version", [6, 4])
+def test_pydantic_ai_deferred_call_did_not_run(run_cli: Any, tmp_path: Path, version: int) -> None:
+    """A tool that raises ``ApprovalRequired``/``CallDeferred`` is deferred, not run: pydantic-ai
+    marks its span ``pydantic_ai.tool.deferral.name`` (status UNSET from instrumentation 5 on,
+    ERROR with an exception event before) and the run ends waiting. The call read ok (a
+    required tool met, an order satisfied by a call that never ran) and the run success."""
+    documents = [
+        json.loads(line)
+        for line in (LIVE / PYDANTIC.format("stream-structured-output")).read_text().splitlines()
+    ]
+    spans = [
+        span
+        for document in documents
+        for resource in document["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
+    tool = next(s for s in spans if s["name"] == "execute_tool lookup_order")
+    tool["attributes"] = [a for a in tool["attributes"] if a["key"] != "gen_ai.tool.call.result"]
+    tool["attributes"].append(
+        {"key": "pydantic_ai.tool.deferral.name", "value": {"stringValue": "ApprovalRequired"}}
+    )
+    tool["status"] = {} if version >= 5 else {"code": 2, "message": "ApprovalRequired"}
+    if version < 5:
+        tool["events"] = [
+            {
+                "name": "exception",
+                "timeUnixNano": tool["endTimeUnixNano"],
+                "attributes": [
+                    {"key": "exception.type", "value": {"stringValue": "ApprovalRequired"}}
+                ],
+            }
+        ]
+    after = int(tool["startTimeUnixNano"])
+    for document in documents:  # the run stopped at the deferral: no model call after it
+        for resource in document["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                scope["spans"] = [
+                    s for s in scope["spans"] if s is tool or int(s["startTimeUnixNano"]) <= after
+                ]
+    source = tmp_path / "deferred.jsonl"
+    source.write_text("".join(json.dumps(d) + "\n" for d in documents))
+    (trace,), _ = cli_import(run_cli, "otel", source, tmp_path / "traces")
+    assert _runs([trace]) == [("unknown", [LLM, ("tool", "lookup_order", "incomplete")])]

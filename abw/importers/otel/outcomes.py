@@ -56,6 +56,11 @@ _STRANDS_CANCELLED = "strands.cancellation.type"
 
 _OP = "gen_ai.operation.name"
 
+#: pydantic-ai's mark on a tool call it deferred instead of running (the tool raised
+#: ``ApprovalRequired`` or ``CallDeferred``: the run ends with the call waiting; version 5 on
+#: leaves the status UNSET, earlier versions set ERROR and an exception event).
+_DEFERRED = "pydantic_ai.tool.deferral.name"
+
 
 def own_failure(span: OSpan) -> bool:
     """The span carries its own evidence of failing: an exception event or ``error.type``."""
@@ -66,7 +71,10 @@ def span_outcome(
     span: OSpan, kind: Kind, failing_messages: set[str | None], failing_below: dict[str, bool]
 ) -> tuple[str, bool]:
     """The span's own outcome, and whether an ERROR status on it was only propagated. A span
-    that never ended is incomplete unless its status is OK: the call returned."""
+    that never ended is incomplete unless its status is OK: the call returned; so is a call
+    deferred for approval or to run elsewhere (:data:`_DEFERRED`): it did not run."""
+    if nonblank(span.attributes.get(_DEFERRED)):
+        return "incomplete", False
     if span.status == "ERROR":
         if own_failure(span):
             return ("interrupted" if error_type(span) in _STOPPED else "error"), False
@@ -191,7 +199,25 @@ def run_status(
             return "error"  # the run's last model request failed: it ended with no answer
     if outcome is None and team_stopped([node.payload for node, _ in walk]):
         return "cancelled"
+    if outcome is None and _waiting(walk):
+        return "unknown"
     return {"error": "error", "interrupted": "cancelled"}.get(outcome or "", "success")
+
+
+def _waiting(walk: list[tuple[Node, list[Node]]]) -> bool:
+    """Whether the run ended with a deferred call (:data:`_DEFERRED`) that no later call of
+    the same tool in the trace ran: it waits for a person's approval or an outside result."""
+    pending: set[str] = set()
+    for node, _ in walk:
+        span: OSpan = node.payload
+        tool = span.attributes.get("gen_ai.tool.name")
+        if not isinstance(tool, str):
+            continue
+        if nonblank(span.attributes.get(_DEFERRED)):
+            pending.add(tool)
+        else:
+            pending.discard(tool)
+    return bool(pending)
 
 
 def lost_root(walk: list[tuple[Node, list[Node]]]) -> bool:
