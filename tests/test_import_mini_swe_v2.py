@@ -351,31 +351,3 @@ def test_two_runs_of_one_instance_are_two_runs_on_either_side(tmp_path, run_cli)
     )
     warnings = json.loads(report.read_text())["input_warnings"]
     assert "shared_runs" not in [w["kind"] for w in warnings]
-
-
-def test_a_command_a_person_ran_in_human_mode_is_a_step(tmp_path):
-    """2.x's interactive agent: after ``/u`` a person types commands (a ``user`` message whose
-    ``extra.actions`` holds the command), run in the environment as the model's are; its
-    output comes back as a ``user`` message. The command was dropped: the run did more than
-    its trace showed."""
-    document = _load(SUBMITTED)
-    command = "rm -rf /testbed/django/db/migrations && git status"
-    human = {
-        "role": "user",
-        "content": f"User command: \n```bash\n{command}\n```",
-        "extra": {"actions": [{"command": command}]},
-    }
-    output = {
-        "role": "user",
-        "content": "<returncode>128</returncode>\n<output>\nfatal: not a git repository\n</output>",
-        "extra": {"raw_output": "fatal: not a git repository\n", "returncode": 128},
-    }
-    at = next(i for i, m in enumerate(document["messages"]) if m["role"] == "tool") + 1
-    before = _import(SUBMITTED)
-    document["messages"][at:at] = [human, output]
-    trace = _import(_write(tmp_path, document))
-    assert len(trace.spans) == len(before.spans) + 1
-    (ran,) = [s for s in trace.spans if s.attributes.get("exit_code") == 128]
-    assert (ran.name, ran.outcome) == ("bash", "error")
-    assert ran.source_ref.line is not None
-    assert command not in render_trace(trace)

@@ -80,11 +80,6 @@ def read_mini(
                 unparsed = llm  # nothing was run: a reply to it is 1.x's format error
         elif role == "tool":
             answer_call(waiting, message)
-        elif role == "user" and (command := _human_command(message)) is not None:
-            pending = Draft((index, 1), "tool", "bash", "incomplete", command)
-            pending.line = line
-            pending.mark_shell(options.labels, command)
-            drafts.append(pending)  # the next user message is its output
         elif role == "exit" or (role == "user" and interrupt(message) == NEW_TASK):
             if pending is not None:  # (2.x text-based: the command that submitted)
                 waiting.append((None, pending))
@@ -112,17 +107,6 @@ def _commands(message: dict[str, Any], text: str) -> list[str]:
     if found and all(isinstance(command, str) for command in found):
         return found
     return bash_commands(text)
-
-
-def _human_command(message: dict[str, Any]) -> str | None:
-    """The command a person typed in 2.x's human mode (``InteractiveAgent.query``: a ``user``
-    message whose ``extra.actions`` holds it), which mini-swe-agent runs in the environment as it
-    runs the model's; its output is the next ``user`` message."""
-    actions = as_list(as_dict(message.get("extra")).get("actions"))
-    commands = [as_dict(action).get("command") for action in actions]
-    if len(commands) == 1 and isinstance(commands[0], str):
-        return commands[0]
-    return None
 
 
 def _format_error(llm: Draft) -> None:
