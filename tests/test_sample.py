@@ -285,6 +285,10 @@ def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path
         ("scenarios:\n  - id: a/b\n    run: x {transcript}\n    importer: claude\n",
          "scenarios.yaml:2: scenarios.0.id:"),
         ("scenarios: []\n", "scenarios.yaml:1: scenarios:"),
+        # a variable nothing sets: no run could ever leave its transcript there
+        ("scenarios:\n  - id: a\n    run: x\n    importer: claude\n"
+         "    transcript: $ABW_TEST_UNSET_DIR/*.jsonl\n",
+         "scenarios.yaml:5: scenarios.0.transcript: $ABW_TEST_UNSET_DIR is set neither"),
     ],
 )  # fmt: skip
 def test_bad_scenarios_files_are_one_line_errors(tmp_path, run_cli, body, needle):
@@ -352,3 +356,99 @@ def test_a_signal_while_a_run_is_written_waits_until_it_is_written():
     finally:
         _restore_handlers(previous)
     assert signals.getsignal(signals.SIGTERM) == previous[signals.SIGTERM]
+
+
+# an agent that ignores SIGTERM, started by the run's shell (``sh -c`` forks it): it writes
+# its pid, then works on for a minute unless killed
+_STUBBORN = (
+    "import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as handle:  # a zombie is dead too
+        return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.parametrize("stop", ["timeout", "stop_all"])
+def test_a_stopped_run_leaves_no_process_of_its_group(tmp_path, monkeypatch, stop):
+    """The shell leading the run's group died of SIGTERM while the agent it started ignored
+    it: abw waited for the shell only, never sent SIGKILL, and the agent went on after the
+    run was over (its late transcript was taken for a later run's)."""
+    import threading
+
+    from abw.sample import runner
+    from abw.sample.scenarios import Scenario
+
+    monkeypatch.setattr(runner, "_GRACE_S", 0.5)
+    pid_file = tmp_path / "agent.pid"
+    command = f"{PY} -c {shlex.quote(_STUBBORN)} {shlex.quote(str(pid_file))}; echo done"
+    scenario = Scenario(id="s", run=command, transcript="stdout", importer="claude")
+    table = runner.ProcessTable()
+    run = dict(base=tmp_path, work=tmp_path / "work", sequence=1, suffix=".jsonl", table=table)
+    if stop == "timeout":
+        result = runner.run_once(scenario, timeout=1.0, **run)
+        assert result.timed_out
+    else:
+        thread = threading.Thread(
+            target=runner.run_once, args=(scenario,), kwargs=run | {"timeout": 60}
+        )
+        thread.start()
+        while not pid_file.exists() or not pid_file.read_text():
+            time.sleep(0.05)
+        table.stop_all()
+        thread.join(10)
+        assert not thread.is_alive()
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:  # (reaped by init, not by us)
+        time.sleep(0.05)
+    assert not _alive(pid)
+
+
+def test_a_transcript_glob_reads_the_scenarios_env_and_one_spelling_per_folder(tmp_path):
+    """``$VARS`` in ``transcript`` expanded from abw's own environment only, so a scenario's
+    ``env: {SESS_DIR: ...}`` left every run "without a transcript"; and two scenarios naming
+    one folder by two paths (``a/../sessions``, ``b/../sessions``) ran at once, one's run
+    counted in both."""
+    from abw.sample.scenarios import Scenario
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "sessions").mkdir()
+    os.symlink(tmp_path / "sessions", tmp_path / "linked")
+    sessions = str(tmp_path / "sessions" / "*.jsonl")
+
+    def glob_of(**fields) -> str | None:
+        scenario = Scenario(id="s", run="x", importer="claude", **fields)
+        return scenario.transcript_glob(tmp_path)
+
+    assert glob_of(transcript="$SESS/*.jsonl", env={"SESS": str(tmp_path / "sessions")}) == sessions
+    assert glob_of(transcript="../sessions/*.jsonl", cwd="a") == sessions
+    assert glob_of(transcript="../sessions/*.jsonl", cwd="b") == sessions
+    assert glob_of(transcript="linked/*.jsonl") == sessions
+    assert glob_of(transcript="sessions/**/*.jsonl") == str(
+        tmp_path / "sessions" / "**" / "*.jsonl"
+    )
+
+
+def test_sample_out_and_the_baseline_are_kept_apart(tmp_path, run_cli):
+    """``--out`` naming the baseline folder wrote the new runs into it (read as baseline runs
+    by every later gate); ``--out`` holding it counted the baseline runs as candidates (PASS
+    with 0 new runs). Both refused before any run."""
+    scenarios = write_scenarios(tmp_path, claude_scenario())
+    traces = tmp_path / "traces"
+    baseline = traces / "baseline"
+    baseline.mkdir(parents=True)
+    for path in sorted(BASELINE.glob("*.json"))[:3]:
+        (baseline / path.name).write_bytes(path.read_bytes())
+    for out, words in ((baseline, "is the --baseline folder"), (traces, "holds the --baseline")):
+        code, _, err = run_cli(*sample_args(scenarios, out, baseline=baseline))
+        assert code == 2, err
+        assert words in err and len(err.strip().splitlines()) == 1
+        assert len(list(baseline.iterdir())) == 3

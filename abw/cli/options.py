@@ -176,6 +176,31 @@ def check_not_inputs(
                 )
 
 
+def check_folders_apart(written: tuple[str, Path], read: tuple[str, Path]) -> None:
+    """Refuse, before any work, a folder written to (``abw sample --out``) that is a trace
+    folder read (``--baseline``), lies inside it or holds it: new runs would become baseline
+    runs, or baseline runs count as candidates. A usage error, nothing written."""
+    from abw.errors import AbwInputError
+
+    (out_option, out), (in_option, folder) = written, read
+    out_real, folder_real = out.resolve(), folder.resolve()
+    if out_real == folder_real or out_real.is_relative_to(folder_real):
+        where = "is" if out_real == folder_real else "lies inside"
+        raise AbwInputError(
+            f"{where} the {in_option} folder {folder}: the runs written would be read as "
+            f"{in_option} runs; give another folder",
+            file=out,
+            field=out_option,
+        )
+    if folder_real.is_relative_to(out_real):
+        raise AbwInputError(
+            f"holds the {in_option} folder {folder}: its runs would be read as runs of "
+            f"{out_option}; give another folder",
+            file=out,
+            field=out_option,
+        )
+
+
 def _read_as_trace(path: Path, folder: Path) -> bool:
     """Whether a walk of ``folder`` for traces would read ``path`` (once it exists)."""
     target, root = path.resolve(), folder.resolve()

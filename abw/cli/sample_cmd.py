@@ -71,7 +71,7 @@ def sample_command(
     or interrupted (the runs recorded so far stay in OUT; the same command continues).
     """
     from abw.cli.gate_cmd import check_report_dir, deliver, report_files
-    from abw.cli.options import check_not_inputs, check_outputs
+    from abw.cli.options import check_folders_apart, check_not_inputs, check_outputs
     from abw.faults import verdict_reached
     from abw.gating import run_gate
     from abw.progress import Progress
@@ -85,6 +85,7 @@ def sample_command(
         ("--out", out, True), ("--report", report_path, False), ("--report-dir", report_dir, True)
     )
     check_report_dir(report_dir, "--report-dir", [("--report", report_path, "json")])
+    check_folders_apart(("--out", out), ("--baseline", baseline))
     check_not_inputs(
         [("--report", report_path), *report_files(report_dir)],
         [("--baseline", baseline), ("--spec", spec_path), ("--scenarios", scenarios_path)],

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from abw.sample.decision import ScenarioState, scenario_state, undecided
 from abw.sample.record import build_trace, recorded_sequences, write_run
-from abw.sample.runner import ProcessTable, RunResult, run_once, transcript_pattern
+from abw.sample.runner import ProcessTable, RunResult, run_once
 from abw.sample.scenarios import Scenario, load_scenarios
 from abw.text import plural
 
@@ -256,12 +256,12 @@ class Sampler:
         one per scenario and one per transcript glob (whose new files would be ambiguous)."""
         running = list(running)
         busy = {scenario.id for scenario, _ in running}
-        globs = {transcript_pattern(scenario, self.base) for scenario, _ in running}
+        globs = {scenario.transcript_glob(self.base) for scenario, _ in running}
         chosen: list[Scenario] = []
         for scenario in self.file.scenarios:
             if len(running) + len(chosen) >= self.limits.parallel:
                 break
-            pattern = transcript_pattern(scenario, self.base)
+            pattern = scenario.transcript_glob(self.base)
             if scenario.id in busy or (pattern is not None and pattern in globs):
                 continue
             if self.stop_reason(scenario) is None:

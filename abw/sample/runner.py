@@ -71,22 +71,17 @@ class ProcessTable:
             self._groups.discard(pid)
 
     def stop_all(self) -> None:
-        """SIGTERM every running group, then SIGKILL what is left after a grace period."""
+        """SIGTERM every running group, then SIGKILL what is left of each after a grace period
+        (a group outlives its leader: ``sh -c`` dies of SIGTERM while the agent it started
+        ignores it)."""
         with self._lock:
             self.stopping = True
             groups = list(self._groups)
         for pid in groups:
             _signal_group(pid, signal.SIGTERM)
         deadline = time.monotonic() + _GRACE_S
-        while time.monotonic() < deadline:
-            with self._lock:
-                if not self._groups:
-                    return
-            time.sleep(0.05)
-        with self._lock:
-            groups = list(self._groups)
         for pid in groups:
-            _signal_group(pid, signal.SIGKILL)
+            _end_group(pid, deadline)
 
 
 def _signal_group(pid: int, sig: int) -> None:
@@ -94,13 +89,34 @@ def _signal_group(pid: int, sig: int) -> None:
         os.killpg(pid, sig)
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    _signal_group(process.pid, signal.SIGTERM)
+def _group_alive(pid: int) -> bool:
+    """Whether any process of the group ``pid`` leads is left."""
     try:
-        process.wait(timeout=_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _signal_group(process.pid, signal.SIGKILL)
-        process.wait()
+        os.killpg(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _end_group(pid: int, deadline: float) -> None:
+    """Wait until the group is gone or ``deadline`` passes, then SIGKILL whatever is left."""
+    while _group_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _signal_group(pid, signal.SIGKILL)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the run's process group, SIGKILL it after the grace period: the whole group,
+    not only its leader, which may end first while the agent it started goes on (a late
+    transcript would be taken for a later run's)."""
+    _signal_group(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + _GRACE_S
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=_GRACE_S)  # (the leader reaped: no zombie left in the group)
+    _end_group(process.pid, deadline)
+    process.wait()
 
 
 def _snapshot(pattern: str) -> dict[str, tuple[int, int]]:
@@ -125,15 +141,6 @@ def _tail(path: Path) -> str:
     return " ".join(lines[-1].split())[:300] if lines else ""
 
 
-def transcript_pattern(scenario: Scenario, base: Path) -> str | None:
-    """The absolute glob of a scenario whose transcript is a file/folder glob."""
-    if scenario.source != "glob":
-        return None
-    assert scenario.transcript is not None
-    pattern = os.path.expandvars(os.path.expanduser(scenario.transcript))
-    return pattern if os.path.isabs(pattern) else str(scenario.folder(base) / pattern)
-
-
 def run_once(
     scenario: Scenario,
     *,
@@ -148,7 +155,7 @@ def run_once(
     work.mkdir(parents=True, exist_ok=True)
     transcript = work / f"transcript{suffix}"
     command = scenario.run.replace(PLACEHOLDER, shlex.quote(str(transcript)))
-    pattern = transcript_pattern(scenario, base)
+    pattern = scenario.transcript_glob(base)
     before = _snapshot(pattern) if pattern else {}
     env = {
         **os.environ,

@@ -8,6 +8,7 @@ is one line naming the file, the line and the field. A scenario's field is named
 
 from __future__ import annotations
 
+import glob
 import os
 import re
 from collections.abc import Callable
@@ -30,6 +31,8 @@ PLACEHOLDER = "{transcript}"
 _RESERVED_IMPORT_FLAGS = ("--input", "--out", "--scenario-id", "--quiet", "-q", "--no-redact")
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: A variable in a transcript glob, as ``os.path.expandvars`` reads one: ``$NAME``, ``${NAME}``
+_VARIABLE = re.compile(r"\$(\w+|\{[^}]*\})")
 
 
 class _Closed(BaseModel):
@@ -107,6 +110,30 @@ class Scenario(_Closed):
         """The folder the command runs in: ``cwd`` (``~`` expanded) under ``base``, or ``base``."""
         return (base / os.path.expanduser(self.cwd)) if self.cwd else base
 
+    def expanded_transcript(self) -> str:
+        """``transcript`` with ``~`` and ``$VARS`` expanded as the run's shell sees them: the
+        environment with the scenario's ``env`` over it (a variable set nowhere stays)."""
+        assert self.transcript is not None
+        environment = {**os.environ, **self.env}
+
+        def value(match: re.Match[str]) -> str:
+            return environment.get(match.group(1).strip("{}"), match.group(0))
+
+        return _VARIABLE.sub(value, os.path.expanduser(self.transcript))
+
+    def transcript_glob(self, base: Path) -> str | None:
+        """The absolute glob of a scenario whose transcript is a file/folder glob, in one
+        spelling per folder: the folder before its first wildcard resolved (``..``, symlinks),
+        so two scenarios that name the same files by other paths share one glob."""
+        if self.source != "glob":
+            return None
+        pattern = self.expanded_transcript()
+        if not os.path.isabs(pattern):
+            pattern = str(self.folder(base) / pattern)
+        parts = Path(pattern).parts
+        fixed = next((i for i, part in enumerate(parts) if glob.has_magic(part)), len(parts))
+        return str(Path(os.path.realpath(Path(*parts[:fixed])), *parts[fixed:]))
+
 
 class ScenarioFile(_Closed):
     """Every scenario, each id once (checked by :func:`load_scenarios`, which names its line)."""
@@ -158,6 +185,7 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
             )
         first[scenario.id] = index
         _check_cwd(scenario, file.resolve().parent, where)
+        _check_transcript(scenario, where)
         _check_import_args(scenario, where)
     return loaded
 
@@ -176,6 +204,19 @@ def _check_cwd(scenario: Scenario, base: Path, where: Callable[[str], dict[str, 
     if scenario.cwd is not None and not folder.is_dir():
         reason = "is not a folder" if folder.exists() else "no such folder"
         raise AbwInputError(f"{reason}: {folder}", **where("cwd"))
+
+
+def _check_transcript(scenario: Scenario, where: Callable[[str], dict[str, Any]]) -> None:
+    """A transcript glob names no variable that nothing sets (else no run would ever leave a
+    transcript there, each counted a failed run)."""
+    if scenario.source != "glob":
+        return
+    unset = _VARIABLE.search(scenario.expanded_transcript())
+    if unset is not None:
+        raise AbwInputError(
+            f"{unset.group(0)} is set neither in the environment nor in the scenario's env",
+            **where("transcript"),
+        )
 
 
 def _check_import_args(scenario: Scenario, where: Callable[[str], dict[str, Any]]) -> None:
