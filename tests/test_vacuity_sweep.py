@@ -436,3 +436,14 @@ def test_the_example_spec_and_contract_stay_clean():
     for report in reports:
         assert report.verdict == "PASS", report.summary
         assert not [c.id for c in report.checks if "Vacuous" in c.message or "Note:" in c.message]
+
+
+def test_a_glob_that_misses_the_name_it_spells_suggests_the_literal_form():
+    """A tool named ``t[1]``: a rule's ``after: "t[1]"`` reads as a class (``t1``) and matches
+    nothing; "did you mean t[1]?" proposed the very spelling that fails. The suggestion is how
+    to write the name literally; other suggestions are unchanged."""
+    from abw.gating.vacuity import Observed, nearest
+
+    seen = Observed(names=frozenset({"t[1]", "refund_commit"}), runs=2)
+    assert nearest("t[1]", seen) == ["=t[1]"]
+    assert nearest("refund_comit", seen) == ["refund_commit"]

@@ -130,7 +130,9 @@ def nearest(pattern: str, seen: Observed, limit: int = 3) -> list[str]:
     names = sorted(seen.names)
     found: list[str] = []
     for option in pattern.split(" or "):
-        found += near(option, names, limit)
+        # a glob that misses the very name it spells (``t[1]`` reads as a class: ``t1``) is
+        # answered with how to write that name literally (``=t[1]``), not with itself
+        found += [literal_pattern(n) if n == option else n for n in near(option, names, limit)]
     return list(dict.fromkeys(found))[:limit]
 
 
