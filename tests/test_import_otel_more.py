@@ -293,3 +293,42 @@ def test_a_model_call_recorded_inside_itself_keeps_the_tokens_of_either(tmp_path
     (trace,), _ = _import(path)
     (call,) = trace.spans
     assert (call.attributes["input_tokens"], call.attributes["output_tokens"]) == (12, 3)
+
+
+def test_metrics_and_logs_lines_of_a_shared_file_exporter_are_skipped(run_cli, tmp_path):
+    """A Collector ``file`` exporter on the traces, metrics and logs pipelines writes all three
+    into one file: the whole file was refused at the first metrics line. Those lines are
+    skipped with one warning; the spans import as from the spans alone (but for the file's
+    hash and the lines they stand on)."""
+    lines = PYDANTIC.read_text().splitlines()
+    mixed = tmp_path / "mixed" / "otel.jsonl"
+    mixed.parent.mkdir()
+    other = ['{"resourceMetrics": [{"scopeMetrics": []}]}', '{"resourceLogs": []}']
+    mixed.write_text("\n".join([lines[0], *other, *lines[1:]]) + "\n")
+    alone = tmp_path / "alone" / "otel.jsonl"
+    alone.parent.mkdir()
+    alone.write_text(PYDANTIC.read_text())
+    outs = []
+    for source in (mixed, alone):
+        out = tmp_path / f"out-{source.parent.name}"
+        code, _, err = run_cli(
+            "import",
+            "otel",
+            "--input",
+            source,
+            "--out",
+            out,
+            "--exported-at",
+            "2026-01-01T00:00:00Z",
+        )
+        assert code == 0, err
+        outs.append([_steps(json.loads(p.read_text())) for p in sorted(out.iterdir())])
+    assert outs[0] == outs[1] and outs[0]
+    code, _, err = run_cli("import", "otel", "--input", mixed, "--out", tmp_path / "again")
+    assert "skipped 2 lines of OTLP metrics or logs" in err
+
+
+def _steps(trace: dict) -> tuple:
+    """A trace without where it came from (the file's hash, its lines)."""
+    spans = [{k: v for k, v in s.items() if k != "source_ref"} for s in trace["spans"]]
+    return trace["run"], spans

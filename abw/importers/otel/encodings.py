@@ -427,6 +427,7 @@ def _json_lines(
     Lines importers do; any other broken line is an error naming it."""
     spans: list[OSpan] = []
     first, cut_off = True, False
+    other_signals = 0  # lines of metrics or logs, skipped
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -454,6 +455,9 @@ def _json_lines(
             raise (broken if first else line_error) from None
         first = False
         document = _unwrap(document, path, number)
+        if isinstance(document, dict) and _other_signal(document):
+            other_signals += 1  # a file exporter shared by the metrics or logs pipelines
+            continue
         if not isinstance(document, dict) or not document.keys() & _RESOURCE_SPANS:
             raise AbwInputError(
                 "expected an OTLP ExportTraceServiceRequest (resourceSpans) on each line",
@@ -461,7 +465,21 @@ def _json_lines(
                 line=number,
             )
         _wrap(lambda d=document, n=number: _otlp_request(d, n, spans), path)
+    if other_signals and warnings is not None:
+        warnings.append(
+            f"{path.name}: skipped {other_signals} line{'s' if other_signals != 1 else ''} of "
+            "OTLP metrics or logs (a file exporter the pipelines share); spans are read"
+        )
     return Export(spans, "otlp-json", cut_off=cut_off)
+
+
+#: The top-level keys of the OTLP requests of the other signals (no spans in them).
+_OTHER_SIGNALS = frozenset({"resourceMetrics", "resourceLogs", "resourceProfiles"})
+
+
+def _other_signal(document: dict[str, Any]) -> bool:
+    """A line that is an OTLP request of metrics, logs or profiles, and holds no spans."""
+    return bool(document.keys() & _OTHER_SIGNALS) and not document.keys() & _RESOURCE_SPANS
 
 
 def _wrap(action: Any, path: Path) -> None:
