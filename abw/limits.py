@@ -42,7 +42,7 @@ def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
     Read with the descriptor calls themselves (a buffered file object costs more than the
     read of a 20 KB trace: 11 of 19 µs).
     """
-    fd = open_input(path)
+    fd = os.open(path, _READ_FLAGS)
     try:
         size = os.fstat(fd).st_size
         if size > limit:
@@ -63,21 +63,6 @@ def read_limited(path: str | Path, limit: int, what: str = "file") -> bytes:
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)  # (O_BINARY: Windows' untranslated read)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-
-
-def open_input(path: str | Path) -> int:
-    """A descriptor to read ``path`` from. Opened without waiting: a FIFO given as an input
-    would block the open until some process writes to it (``abw validate fifo`` and the MCP
-    server hung); read then as any file (at its end when nothing writes to it)."""
-    fd = os.open(path, _READ_FLAGS | _NONBLOCK)
-    if _NONBLOCK:
-        try:
-            os.set_blocking(fd, True)
-        except OSError:
-            os.close(fd)
-            raise
-    return fd
 
 
 def _read_up_to(fd: int, count: int) -> bytes:

@@ -95,20 +95,3 @@ def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
     linked_root.symlink_to(root, target_is_directory=True)  # the root itself may be a link
     found = files_within(linked_root, linked_root, "*.json", "trace folder")
     assert found == [linked_root / p.relative_to(root) for p in inside]
-
-
-def test_a_fifo_given_as_an_input_never_blocks_the_open(tmp_path: Path, run_cli) -> None:
-    """Opening a FIFO for reading waits for a writer: ``abw validate fifo`` and the MCP
-    server's tools hung until killed. It is read as a file, empty while nothing writes to it:
-    one line, exit 2."""
-    import threading
-
-    fifo = tmp_path / "trace.json"
-    os.mkfifo(fifo)
-    result: list[bytes] = []
-    reader = threading.Thread(target=lambda: result.append(read_limited(fifo, MiB)), daemon=True)
-    reader.start()
-    reader.join(5)
-    assert not reader.is_alive() and result == [b""]
-    code, _, err = run_cli("validate", fifo)
-    assert code == 2 and str(fifo) in err and len(err.strip().splitlines()) == 1

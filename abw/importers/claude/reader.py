@@ -15,14 +15,13 @@ block is read line by line by :func:`abw.reader.parse_json`.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError
 from abw.importers.rawio import BOM
-from abw.limits import MAX_LINE_BYTES, check_line, open_input
+from abw.limits import MAX_LINE_BYTES, check_line
 from abw.reader import MalformedJson, compact_objects, parse_json
 
 #: Bytes read at a time; the lines they complete are read together.
@@ -57,7 +56,7 @@ class JsonlReader:
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
-            handle = os.fdopen(open_input(self.path), "rb")  # closed in finally
+            handle = open(self.path, "rb")  # noqa: SIM115 - closed in finally
         except FileNotFoundError:
             raise AbwInputError("no such file", file=self.path) from None
         except IsADirectoryError:
