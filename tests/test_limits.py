@@ -80,12 +80,16 @@ def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
     (root / "file-in.json").symlink_to(root / "plain" / "a.json")
     inside = [root / "file-in.json", root / "inner" / "i.json", root / "plain" / "a.json"]
     assert files_within(root, root, "*.json", "trace folder") == inside
-    # as rglob: a link to a folder is not entered; given as the folder to walk, it is judged
+    # as rglob: a link to a folder is not entered, and one leading outside is refused (its
+    # files would be left out unseen); given as the folder to walk, it is judged
     (root / "to-out").symlink_to(outside, target_is_directory=True)
-    assert files_within(root, root, "*.json", "trace folder") == inside
+    with pytest.raises(AbwInputError, match="symlink leads outside") as info:
+        files_within(root, root, "*.json", "trace folder")
+    assert info.value.file == str(root / "to-out")
     with pytest.raises(AbwInputError, match="symlink leads outside") as info:
         files_within(root, root / "to-out", "*.json", "trace folder")
     assert info.value.file == str(root / "to-out" / "o.json")
+    (root / "to-out").unlink()
     (root / "file-out.json").symlink_to(outside / "o.json")
     with pytest.raises(AbwInputError, match="symlink leads outside") as info:
         files_within(root, root, "*.json", "trace folder")

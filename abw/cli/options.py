@@ -128,14 +128,14 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
     for option, path, folder in targets:
         if path is None:
             continue
-        if not folder and path in spelled_as_folders:
+        with naming_field(option):
+            check_target(path, folder=folder)
+        if not folder and path in spelled_as_folders:  # (a folder not there yet)
             raise AbwInputError(
                 "ends with '/', which names a folder, but a file goes here: give a file path",
                 file=f"{path}/",
                 field=option,
             )
-        with naming_field(option):
-            check_target(path, folder=folder)
 
 
 def check_not_inputs(
