@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from abw import jsonlocate
-from abw.errors import AbwInputError
+from abw.errors import not_utf8
 from abw.limits import MAX_TRACE_BYTES
 from abw.reader import parse_json, read_bytes
 
@@ -49,7 +49,7 @@ def read_source(
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+            raise not_utf8(exc, raw, path) from None
         from abw.yamlreader import parse_yaml
 
         return Source(Path(path), raw, parse_yaml(text, path))

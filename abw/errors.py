@@ -309,6 +309,23 @@ _OS_REASONS = {
 }
 
 
+def not_utf8(
+    exc: UnicodeDecodeError,
+    raw: bytes,
+    file: str | Path | None,
+    *,
+    first_line: int | None = None,
+    kind: type[AbwInputError] = AbwInputError,
+    field: str | None = None,
+) -> AbwInputError:
+    """The refusal of ``raw`` (the bytes ``exc`` came from, starting on ``first_line``) as no
+    UTF-8 text: at the line holding the first bad byte, and the byte's place in that line."""
+    start = raw.rfind(b"\n", 0, exc.start) + 1
+    line = raw.count(b"\n", 0, exc.start) + (first_line or 1)
+    message = f"not valid UTF-8 (byte {exc.start - start + 1} of the line)"
+    return kind(message, file=file, line=line, field=field)
+
+
 def describe_os_error(exc: OSError, *, reading: bool = False) -> str:
     """A plain reason for an operating-system error, e.g. ``cannot write: permission denied``."""
     if exc.errno == errno.EISDIR:

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from abw.errors import AbwInputError, describe_os_error
+from abw.errors import AbwInputError, describe_os_error, not_utf8
 from abw.limits import read_limited
 
 MAX_DEPTH = 64
@@ -373,9 +373,8 @@ def _parse_exact(
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
-        raise MalformedJson(
-            f"not valid UTF-8 at byte {exc.start}", file=file, line=first_line
-        ) from None
+        assert isinstance(data, bytes)
+        raise not_utf8(exc, data, file, first_line=first_line, kind=MalformedJson) from None
     if text.startswith("\ufeff"):
         message = "invalid JSON: starts with a byte-order mark"
         raise MalformedJson(message, file=file, line=first_line or 1)
@@ -388,9 +387,32 @@ def _parse_exact(
         message = _json_problem(exc)
         raise MalformedJson(message, file=file, line=exc.lineno + shift) from None
     except RecursionError:
-        raise AbwInputError("invalid JSON: nested too deeply", file=file, line=first_line) from None
+        line = deep_line(text) + shift
+        raise AbwInputError("invalid JSON: nested too deeply", file=file, line=line) from None
     except ValueError as exc:  # refused by a hook, or an integer over Python's digit limit
         raise _refusal(exc, text, file, shift, surrogates=unicode_text) from None
+
+
+#: Nesting deeper than this is named "too deep" at the line it reaches it (the decoder gives
+#: up near Python's recursion limit, a thousand levels less what the stack already holds).
+_DEEP = 500
+#: What matters to nesting in JSON text: a whole string (brackets in it are text), a bracket.
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def deep_line(text: str) -> int:
+    """The line (1-based) where ``text``'s nesting first passes :data:`_DEEP` levels, else its
+    last line: where a document the decoder found nested too deeply is so."""
+    depth = 0
+    for match in _NESTING.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > _DEEP:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in "]}":
+            depth -= 1
+    return text.count("\n") + 1
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:
@@ -433,7 +455,8 @@ def parse_json_sequence(text: str, file: str | Path) -> list[Any]:
         except json.JSONDecodeError as exc:
             raise MalformedJson(_json_problem(exc), file=file, line=exc.lineno) from None
         except RecursionError:
-            raise AbwInputError("invalid JSON: nested too deeply", file=file) from None
+            line = deep_line(text[index:]) + text.count("\n", 0, index)
+            raise AbwInputError("invalid JSON: nested too deeply", file=file, line=line) from None
         except ValueError as exc:  # refused in the value that starts at index: locate it there
             shift = text.count("\n", 0, index)
             raise _refusal(exc, text[index:], file, shift, surrogates=False) from None

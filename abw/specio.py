@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from abw.errors import AbwInputError, from_validation_error, require_schema_version
+from abw.errors import AbwInputError, from_validation_error, not_utf8, require_schema_version
 from abw.hashing import sha256_hex
 from abw.models import SPEC_SCHEMA
 from abw.reader import read_bytes
@@ -63,5 +63,5 @@ def load_spec(path: str | Path) -> tuple[Any, str]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=spec_path) from None
+        raise not_utf8(exc, raw, spec_path) from None
     return spec_from_text(text, spec_path), sha256_hex(raw)

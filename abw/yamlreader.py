@@ -160,7 +160,7 @@ def _check_depth(text: str, file: str | Path) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 message = f"invalid YAML: nested deeper than {MAX_DEPTH} levels"
-                raise AbwInputError(message, file=file)
+                raise AbwInputError(message, file=file, line=event.start_mark.line + 1)
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
@@ -179,6 +179,10 @@ def parse_yaml(text: str, file: str | Path, *, max_bytes: int | None = None) -> 
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise AbwInputError(f"invalid YAML: {exc.problem or exc}", file=file, line=line) from None
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: no mark
+        line = text.count("\n", 0, exc.position) + 1
+        problem = f"unacceptable character #x{exc.character:04x}"
+        raise AbwInputError(f"invalid YAML: {problem}", file=file, line=line) from None
     except yaml.YAMLError as exc:
         raise AbwInputError(f"invalid YAML: {exc}", file=file) from None
     except RecursionError:

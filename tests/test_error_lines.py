@@ -289,3 +289,37 @@ def test_a_wrong_rule_field_is_named_by_its_path_in_the_spec(run_cli, tmp_path):
     assert _one_error(err).startswith(
         f"{spec}:{line}: rules.1.tool: Input should be a valid string"
     )
+
+
+def test_a_document_broken_as_a_whole_names_the_line_too(tmp_path, run_cli):
+    """Bytes that are no UTF-8, nesting past what the decoder takes, a character YAML does not
+    allow, a spec nested too deep: the refusal named the file only ("at byte 1358", "position
+    233"), not the line the input contract promises."""
+    trace = json.loads(
+        next((REPO / "examples" / "refund-policy" / "traces" / "good").glob("*.json")).read_text()
+    )
+    text = json.dumps(trace, indent=1)
+    lines = text.splitlines()
+    cases = {}
+    broken = tmp_path / "utf8.json"
+    broken.write_bytes(
+        "\n".join(lines[:7]).encode() + b'\n"x\xff": 1,\n' + "\n".join(lines[7:]).encode()
+    )
+    cases[broken] = (8, "not valid UTF-8 (byte 3 of the line)")
+    deep = tmp_path / "deep.json"
+    deep.write_text('{\n"a": 1,\n"b":\n' + "[" * 600 + "\n" + "[" * 3000 + "]" * 3600 + "\n}\n")
+    cases[deep] = (4, "invalid JSON: nested too deeply")
+    spec_text = (REPO / "examples" / "refund-policy" / "behavior.yaml").read_text()
+    control = tmp_path / "control.yaml"
+    control.write_text(spec_text + "# a bell \x07 here\n")
+    cases[control] = (spec_text.count("\n") + 1, "invalid YAML: unacceptable character #x0007")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(spec_text.encode() + b"# caf\xe9\n")
+    cases[latin] = (spec_text.count("\n") + 1, "not valid UTF-8 (byte 6 of the line)")
+    nested = tmp_path / "nested.yaml"
+    nested.write_text(spec_text + "extra:\n" + "".join("  " * i + "- \n" for i in range(1, 70)))
+    cases[nested] = (spec_text.count("\n") + 1 + 64, "invalid YAML: nested deeper than 64 levels")
+    for path, (line, message) in cases.items():
+        code, _, err = run_cli("validate", path)
+        assert code == 2, err
+        assert f"{path}:{line}: {message}" in _one_error(err), err

@@ -193,7 +193,7 @@ def test_summary_bad_input_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(AbwInputError, match="nested too deeply"):
         summarize_latent(tmp_path)
     (tmp_path / "candidate" / "b.json").write_bytes(b'{"a": "\xff"}')
-    with pytest.raises(AbwInputError, match="not valid UTF-8 at byte 7"):
+    with pytest.raises(AbwInputError, match=r"not valid UTF-8 \(byte 8 of the line\)"):
         summarize_latent(tmp_path)
     with pytest.raises(AbwInputError, match="no such folder"):
         summarize_latent(tmp_path / "missing")

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from abw.errors import AbwInputError, from_validation_error
+from abw.errors import AbwInputError, from_validation_error, not_utf8
 from abw.limits import read_limited
 from abw.specio import MAX_SPEC_BYTES, parse_yaml_text
 
@@ -156,7 +156,7 @@ def load_scenarios(path: str | Path) -> ScenarioFile:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
+        raise not_utf8(exc, raw, file) from None
     # aliases, duplicate keys, depth, size and syntax refused there (abw.reader)
     document = parse_yaml_text(text, file)
     root = yaml.compose(text, Loader=SafeLoader)

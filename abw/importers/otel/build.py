@@ -74,9 +74,7 @@ def build_trace(
     unwrap_requests(walk, kinds)
     traced_by_any_agent(walk, kinds)
     adk_transfers(walk, kinds)
-    failing_messages = {
-        s.status_message for s in unique if s.status == "ERROR" and own_failure(s)
-    }
+    failing_messages = {s.status_message for s in unique if s.status == "ERROR" and own_failure(s)}
     failing_below: dict[str, bool] = {}
     for node, ancestors in walk:
         if node.payload.status == "ERROR":
