@@ -12,8 +12,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -51,12 +53,51 @@ def check_target(path: str | Path, *, folder: bool = False) -> None:
 
 
 def special_file(target: str | Path) -> bool:
-    """True for an existing file that is not a regular file (a device, a FIFO, a socket)."""
+    """True for what is written into, never replaced: an existing file that is not a regular
+    file (a device, a FIFO, a socket), or a name of an open stream (:func:`_stream_name`)."""
     target = Path(target)
+    if _stream_name(target):
+        return True
     try:
         return not stat.S_ISREG(target.stat().st_mode) and not target.is_dir()
     except OSError:
         return False
+
+
+def _stream_name(target: Path) -> bool:
+    """Whether ``target`` names an open stream or a device: a path under ``/dev/`` or
+    ``/proc/`` (``/dev/stdout``, ``/proc/self/fd/1``), or a link that leads through one. With
+    standard output redirected to a file such a name resolves to a regular file, and
+    replacing it (a temporary and a rename) replaced the ``/dev/stdout`` link itself with a
+    file, and the report never reached the redirect."""
+    return any(hop.startswith(("/dev/", "/proc/")) for hop in _link_chain(target))
+
+
+def _link_chain(target: Path) -> list[str]:
+    """``target`` made absolute, then each path its links lead to, in turn (at most 40)."""
+    chain = [os.path.abspath(target)]
+    while len(chain) < 40 and os.path.islink(chain[-1]):
+        hop = os.path.join(os.path.dirname(chain[-1]), os.readlink(chain[-1]))
+        chain.append(os.path.normpath(hop))
+    return chain
+
+
+#: The names of this process's own open descriptors.
+_OWN_STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
+_OWN_FD = re.compile(r"/(?:proc/self|dev)/fd/([0-9]+)")
+
+
+def own_descriptor(target: str | Path) -> int | None:
+    """The descriptor of this process that ``target`` names (``/dev/stdout``: 1,
+    ``/proc/self/fd/3``: 3, or a link to one), else None. Written through that descriptor,
+    the report lands where the stream goes, after what was printed before it (opened again by
+    name, a redirected standard output was truncated and written over by the summary)."""
+    for hop in _link_chain(Path(target)):
+        if hop in _OWN_STREAMS:
+            return _OWN_STREAMS[hop]
+        if found := _OWN_FD.fullmatch(hop):
+            return int(found.group(1))
+    return None
 
 
 def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
@@ -68,7 +109,14 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
     check_target(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     pieces = [payload] if isinstance(payload, bytes | bytearray) else payload
-    if special_file(target):  # /dev/stdout, a FIFO, /dev/full: write into it, never replace it
+    descriptor = own_descriptor(target)
+    if descriptor is not None:  # /dev/stdout: this process's own stream
+        try:
+            _write_to(descriptor, pieces)
+        except OSError as exc:
+            raise type(exc)(exc.errno, exc.strerror, str(target)) from None
+        return target
+    if special_file(target):  # a FIFO, /dev/full: write into it, never replace it
         try:
             with open(target, "wb") as handle:
                 for piece in pieces:
@@ -76,6 +124,8 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
         except OSError as exc:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         return target
+    if target.is_symlink():  # the file it leads to is replaced; the link stays a link
+        target = Path(os.path.realpath(target))
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -95,6 +145,17 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         raise
     return target
+
+
+def _write_to(descriptor: int, pieces: Iterable[bytes]) -> None:
+    """Write every piece to an open descriptor, after what Python's streams hold."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    for piece in pieces:
+        view = memoryview(piece)
+        while view:
+            view = view[os.write(descriptor, view) :]
 
 
 @contextlib.contextmanager

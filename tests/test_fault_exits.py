@@ -499,3 +499,40 @@ def test_the_exit_keeps_the_code_the_output_the_exit_handlers_and_running_thread
     assert result.stdout.endswith(" of 16 checks passed.\n"), result.stdout  # the whole of it
     assert (tmp_path / "marker.atexit").read_text() == "ran"
     assert (tmp_path / "marker.thread").exists() == thread
+
+
+def test_out_naming_standard_output_redirected_to_a_file_writes_into_it(tmp_path):
+    """``--out /dev/stdout`` with standard output redirected to a file: the name resolved to a
+    regular file, so the report was written to a temporary and renamed over the name — the
+    ``/dev/stdout`` link itself became a file (as root, for every later process) and the
+    redirect got only the summary. Here a private link to ``/proc/self/fd/1`` stands in for
+    ``/dev/stdout``: written through the process's own descriptor, the link stays, and the
+    report comes before the summary."""
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    redirected = tmp_path / "redirected.txt"
+    with open(redirected, "wb") as stdout:
+        result = subprocess.run(
+            _gate("good", "--out", link, "-q"), stdout=stdout, stderr=subprocess.PIPE,
+            env=ENV, timeout=120,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert link.is_symlink()
+    text = redirected.read_text()
+    report, summary = text.rsplit("}\n", 1)
+    assert json.loads(report + "}")["verdict"] == "PASS"
+    assert summary == "PASS: all 16 checks passed over 20 candidate runs.\n"
+
+
+def test_an_output_that_is_a_link_stays_a_link(tmp_path):
+    """``--out report.json`` where report.json links to a shared file: the file it leads to is
+    replaced (atomically, as any output), the link stays (it was replaced by a file)."""
+    from abw.atomic import write_atomic
+
+    shared = tmp_path / "shared" / "report.json"
+    shared.parent.mkdir()
+    shared.write_text("old")
+    link = tmp_path / "report.json"
+    link.symlink_to(Path("shared") / "report.json")
+    write_atomic(link, "new")
+    assert link.is_symlink() and shared.read_text() == "new"
