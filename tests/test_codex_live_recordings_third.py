@@ -179,3 +179,70 @@ def test_a_later_file_cut_off_in_its_turn_leaves_the_run_unknown(tmp_path):
     trace = import_trace("codex", folder / first.name)
     assert trace.run.final_status == "unknown"
     assert [s.source_ref.file for s in trace.spans if s.type != "llm"][-1] == later.name
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        # a PreToolUse hook (codex-rs hook_runtime.rs): a command, and any other tool
+        "Command blocked by PreToolUse hook: reading outside src is not allowed. Command: cat x",
+        "Tool call blocked by PreToolUse hook: plans are disabled. Tool: update_plan",
+        # the automatic approval reviewer (guardian): its rejection, and its timeout
+        "This action was rejected due to unacceptable risk.\nReason: it would upload the "
+        "workspace to an untrusted destination.",
+        "The automatic permission approval review did not finish before its deadline. Do not "
+        "assume the action is unsafe based on the timeout alone. You may retry once, or ask the "
+        "user for guidance or explicit approval.",
+        # the sandbox's network proxy, as the output and inside a call that failed to run
+        'Network access to "pypi.org" was blocked: domain is not on the allowlist for the '
+        "current sandbox mode.",
+        'exec_command failed: ProcessFailed { message: "Network access to \\"registry.npmjs.org'
+        '\\" was blocked: domain is not on the allowlist for the current sandbox mode." }',
+        'exec_command failed: CreateProcess { message: "Rejected(\\"The automatic permission '
+        'approval review did not finish before its deadline.\\")" }',
+    ],
+)
+def test_a_call_a_hook_reviewer_or_network_policy_refused_is_denied(output):
+    """Codex answers a call a policy refused before it ran with its own fixed texts; they read
+    ok (a blocked ``cat`` counted as a command that ran, a ``max_errors`` budget kept)."""
+    assert classify_output(output).outcome == "denied"
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        'exec_command failed: ProcessFailed { message: "Killed: out of memory" }',
+        "The command printed: Command blocked by PreToolUse hook: no",  # (text, not Codex's)
+    ],
+)
+def test_texts_like_a_refusal_elsewhere_are_read_as_before(output):
+    assert classify_output(output).outcome in ("error", "ok")
+    assert classify_output(output).outcome != "denied"
+
+
+def test_a_prompt_a_user_prompt_submit_hook_blocked_is_no_successful_run(tmp_path):
+    """A UserPromptSubmit hook that blocks the prompt: Codex returns before recording it, the
+    model is never asked, and the turn completes with no answer; only the persisted
+    ``hook_completed`` (status ``blocked``) says why. The run read ``success``, with no step."""
+    import json
+
+    source = next((CORPUS / "codex-live").glob("tools__*.jsonl"))
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    turn = records[1]["payload"]["turn_id"]
+    hook = {"id": "h1", "event_name": "user_prompt_submit", "status": "blocked", "entries": []}
+    kept = [
+        *records[:7],
+        {
+            "timestamp": records[6]["timestamp"],
+            "type": "event_msg",
+            "payload": {"type": "hook_completed", "turn_id": turn, "run": hook},
+        },
+        {**records[-1], "payload": {**records[-1]["payload"], "last_agent_message": None}},
+    ]
+    path = tmp_path / source.name.split("__", 1)[1]
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    trace = _import(path)
+    assert trace.spans == [] and trace.run.final_status == "error"
+    kept[7]["payload"]["run"]["event_name"] = "stop"  # a Stop hook's block only goes on
+    path.write_text("".join(json.dumps(r) + "\n" for r in kept))
+    assert _import(path).run.final_status == "success"

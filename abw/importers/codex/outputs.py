@@ -21,8 +21,21 @@ _TIMED_OUT = re.compile(r"\btimed out\b", re.IGNORECASE)
 #: A call Codex could not start: "exec_command failed: CreateProcess { message: … }" (or
 #: "exec_command failed for `cmd`: …"); a message "Rejected(…)" is its command policy refusing
 #: the command (0.171: "rm -f style commands are not permitted") before it ran.
-_NOT_STARTED = re.compile(r"^\w+ failed(?: for .*?)?: CreateProcess \{", re.DOTALL)
+_NOT_STARTED = re.compile(
+    r"^\w+ failed(?: for .*?)?: (?:CreateProcess|ProcessFailed) \{", re.DOTALL
+)
 _POLICY_REJECTED = 'CreateProcess { message: "Rejected('
+#: How Codex answers a call a policy refused before it ran (lower case): a PreToolUse hook
+#: (``hook_runtime``: "Command blocked by PreToolUse hook: {reason}. Command: …", or "Tool call
+#: blocked …"), the automatic approval reviewer (``guardian``: its rejection, and its
+#: timeout, which approves nothing), the sandbox's network proxy (a domain off its allowlist).
+_POLICY_DENIALS = (
+    "command blocked by pretooluse hook:",
+    "tool call blocked by pretooluse hook:",
+    "this action was rejected due to unacceptable risk",
+    "the automatic permission approval review did not finish before its deadline",
+)
+_NETWORK_BLOCKED = re.compile(r'network access to \\?".*?\\?" was blocked: ')
 #: A code-mode ``exec`` script's status line, and its wall time (``Wall time 0.1 seconds``).
 _SCRIPT_STATUS = ("Script completed", "Script failed")
 _SCRIPT_WALL = re.compile(r"^Wall time:?\s*([0-9.]+)\s*seconds", re.MULTILINE)
@@ -100,15 +113,25 @@ def classify_output(output: Any, file: Path | None = None, line: int | None = No
         return Verdict("denied", None, seconds)  # escalation asked under a policy that forbids it
     if "rejected by user" in lowered or lowered.startswith("user rejected"):
         return Verdict("rejected", None, seconds)
+    if _policy_denial(lowered):
+        return Verdict("denied", None, seconds)
     if lowered.startswith("aborted"):
         return Verdict("interrupted", None, seconds)
     if _NOT_STARTED.match(text):
-        return Verdict("denied" if _POLICY_REJECTED in text else "error", None, seconds)
+        message = text.partition("{")[2].lower()
+        refused = _POLICY_REJECTED in text or _policy_denial(message.partition('"')[2])
+        return Verdict("denied" if refused else "error", None, seconds)
     if _timed_out(_body(text)):
         return Verdict("timeout", None, seconds)
     if lowered.startswith(_FAILED_PREFIXES):
         return Verdict("error", None, seconds)
     return Verdict("ok", None, seconds)
+
+
+def _policy_denial(lowered: str) -> bool:
+    """Whether a (lower-cased) output is Codex's answer to a call a policy refused before it
+    ran (:data:`_POLICY_DENIALS`, :data:`_NETWORK_BLOCKED`)."""
+    return lowered.startswith(_POLICY_DENIALS) or _NETWORK_BLOCKED.match(lowered) is not None
 
 
 def _code_mode(value: Any, file: Path | None, line: int | None) -> Verdict | None:

@@ -190,7 +190,7 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
         state.aborts.append(line)
         state.final_status = "cancelled"
         state.cancelled_turn = True
-    elif kind == "error":
+    elif kind == "error" or (kind == "hook_completed" and _prompt_blocked(payload)):
         _set_final(state, "error")
         state.failed_turn = True
     elif kind == "collab_agent_spawn_end":  # (older versions persisted it)
@@ -230,6 +230,18 @@ def _event(state: RolloutState, line: int, payload: dict[str, Any], when: dateti
             )
             call.draft.outcome = "error" if failed else "ok"
             call.ended = True
+
+
+def _prompt_blocked(payload: dict[str, Any]) -> bool:
+    """A ``hook_completed`` of a UserPromptSubmit hook that blocked (or stopped) the turn: its
+    prompt never reached the model, and the turn ends with no work done (Codex returns before
+    recording it), as a turn that failed."""
+    run = payload.get("run")
+    return (
+        isinstance(run, dict)
+        and run.get("event_name") == "user_prompt_submit"
+        and run.get("status") in ("blocked", "stopped")
+    )
 
 
 def _request_ended(state: RolloutState) -> None:
