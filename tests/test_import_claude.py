@@ -795,6 +795,9 @@ _CLASSIFIER = (
         (True, _HOOK_DENY, "Error: " + _HOOK_DENY, "permission-rule", "denied"),
         (True, _CLASSIFIER, "Error: " + _CLASSIFIER, None, "denied"),
         (True, "blocked", None, "automode-blocked", "denied"),
+        # 2.1.1xx: the hook's reason withheld from the model (anthropics/claude-code#59643)
+        (True, "Hook PreToolUse:Bash denied this tool", None, None, "denied"),
+        (True, "Hook PreToolUse:Edit denied this tool", "Error: x", None, "denied"),
         (
             True,
             "The user doesn't want to proceed",

@@ -69,9 +69,13 @@ _KILLED_BY_INTERRUPT = re.compile(r"Exit code \d+\n\[Request interrupted by user
 _NOT_GRANTED = "but you haven't granted it yet"
 _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
 #: A policy that refused the call: a PreToolUse hook (exit code 2, or a JSON ``deny``) writes
-#: ``PreToolUse:<tool> hook error: …``; the auto-mode classifier and the built-in safety
-#: check write ``Permission for this action/command was denied by …``.
-_POLICY_BLOCK = re.compile(r"PreToolUse:\S+ hook error: |Permission for this \w+ was denied by ")
+#: ``PreToolUse:<tool> hook error: …``, or (2.1.1xx, the reason withheld from the model)
+#: ``Hook PreToolUse:<tool> denied this tool``; the auto-mode classifier and the built-in
+#: safety check write ``Permission for this action/command was denied by …``.
+_POLICY_BLOCK = re.compile(
+    r"PreToolUse:\S+ hook error: |Hook PreToolUse:\S+ denied this tool"
+    r"|Permission for this \w+ was denied by "
+)
 #: What ``claude -p`` (1.0.100 to 2.1.2xx, before ``permissionDecision``) writes as the whole
 #: result of a call no rule allowed, in place of *Claude requested permissions…*: the reason its
 #: permission check gave for asking (a Bash command no rule allows, a path outside the working
