@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import CORPUS
 from tests.importkit import cli_import_one
 
@@ -109,12 +111,25 @@ def test_mini_2x_tool_call_a_person_rejected_is_cancelled_not_incomplete(run_cli
 LANGSMITH_BATCH = CORPUS / "langsmith" / "gen__langsmith__runs-batch_payload.json"
 
 
-def test_langsmith_run_cancelled_while_it_ran_is_cancelled_not_an_error(run_cli, tmp_path):
+@pytest.mark.parametrize(
+    "stopped",
+    [
+        "CancelledError()\n\nTraceback (most recent call last):\nasyncio.CancelledError\n",
+        # a stream its consumer left (LangGraph's ``stream`` records every BaseException)
+        "GeneratorExit()\n\nTraceback (most recent call last):\nGeneratorExit\n",
+        # LangGraph 1.2 draining a graph on shutdown: stopped cooperatively, resumable
+        "GraphDrained('Graph drained: shutdown')\n\nTraceback (most recent call last):\n",
+    ],
+    ids=["cancelled", "generator-exit", "graph-drained"],
+)
+def test_langsmith_run_cancelled_while_it_ran_is_cancelled_not_an_error(run_cli, tmp_path, stopped):
     """langsmith-sdk ``run_helpers._format_error_with_exceptions_to_handle`` records
     ``f"{repr(error)}\\n\\n{stacktrace}"`` for any ``BaseException``: an asyncio task cancelled
-    (a client stopping a streaming run) leaves ``CancelledError()``; a timeout stays a failure."""
+    (a client stopping a streaming run) leaves ``CancelledError()``, a stream its consumer
+    left ``GeneratorExit()``, a drained graph ``GraphDrained(…)`` (the last two read as
+    errors); a timeout stays a failure."""
     document = json.loads(LANGSMITH_BATCH.read_text())
-    cancelled = "CancelledError()\n\nTraceback (most recent call last):\nasyncio.CancelledError\n"
+    cancelled = stopped
     for run in document["post"]:
         if run["name"] == "calculator" or run["run_type"] == "chain":
             run["error"], run["outputs"] = cancelled, None

@@ -467,10 +467,20 @@ def _js_error_type(error: str) -> str | None:
 
 
 #: The exception classes at the head of the error of a run stopped while it ran: its asyncio
-#: task cancelled (a client that stopped a streaming run), the process interrupted (^C), or
-#: (JavaScript) the run's ``AbortSignal`` aborted by its caller.
+#: task cancelled (a client that stopped a streaming run), the process interrupted (^C), a
+#: stream its consumer left (``GeneratorExit``: LangGraph's ``stream`` and LangChain's model
+#: ``stream`` record every ``BaseException``), a graph drained on shutdown (LangGraph 1.2's
+#: ``GraphDrained``: stopped cooperatively, resumable), or (JavaScript) the run's
+#: ``AbortSignal`` aborted by its caller.
 _CANCELLED = frozenset(
-    {"CancelledError", "asyncio.CancelledError", "KeyboardInterrupt", "AbortError"}
+    {
+        "CancelledError",
+        "asyncio.CancelledError",
+        "KeyboardInterrupt",
+        "GeneratorExit",
+        "GraphDrained",
+        "AbortError",
+    }
 )
 #: The error LangGraph.js records on the graph's run when its signal aborted (``new
 #: Error("Abort")``): stopped by its caller, or by its own ``timeout``.
