@@ -321,6 +321,17 @@ def _glob(pattern: Any) -> Any:
     return "[=]" + pattern[1:] if pattern.startswith("=") else pattern
 
 
+#: An event type ``allowed_after`` a stop, as the spans the importer makes of such events
+#: (docs/importers.md); any other type (``run.*``, ``control.*``, ``telemetry.*``) is a
+#: guardrail span named by its type. (``tool.result`` is folded into its call: no span.)
+_AFTER_STOP: dict[str, Any] = {
+    "tool.call": {"name": "*", **TOOL},
+    "approval.granted": {"name": "approval:*", "type": ["guardrail"]},
+    "outcome.observed": {"name": "outcome.*", "type": ["guardrail"]},
+    "agent.message": {"name": ["agent.message", "agent.claims_completion"], "type": ["llm"]},
+}
+
+
 def _names(rule: dict[str, Any], key: str, where: str, default: list[str]) -> list[str]:
     """The list of names at ``rule[key]`` (``default`` when absent or empty); anything else
     (a single string too, which would otherwise read as its characters) is an input error."""
@@ -373,12 +384,17 @@ def _rule(rule: dict[str, Any], notes: list[str], where: str) -> list[dict[str, 
         stop = rule.get("stop_type") or "control.stop"
         if any(c in stop for c in "*?["):
             raise _Skip(f"stop_type glob {stop!r}: abw stops at the first matching span")
+        if "tool.result" not in allowed:
+            notes.append(
+                f"{where} ({name}): a tool.result after the stop is not seen (results are "
+                "folded into their calls): a call made before the stop passes"
+            )
         return [
             {
                 "kind": "absence_after",
                 "stop": {"name": stop, "type": ["guardrail"]},
                 "forbidden": {"type": list(ALL_SPAN_TYPES)},
-                "allowed": list(allowed),
+                "allowed": [_AFTER_STOP.get(event, event) for event in allowed],
             }
         ]
     if kind == "completion_requires_outcome":

@@ -264,3 +264,29 @@ CASES = [
 @pytest.mark.parametrize(("name", "rule", "items", "expected"), CASES, ids=[c[0] for c in CASES])
 def test_agrees_with_the_peers_own_cases(name, rule, items, expected):
     assert outcome(rule, items) == expected
+
+
+def test_stop_is_final_allowed_after_names_event_types_as_the_importer_maps_them():
+    """``allowed_after`` lists event *types*; the converted rule matched them against span
+    names, which the importer spells otherwise for approvals (``approval:<scope>``), outcomes
+    (``outcome.<class>:<id>``) and messages (``agent.message``/``agent.claims_completion``):
+    a run the peer passes was violated. Each type now reads as the spans it becomes."""
+    from abw.spec_convert import convert
+
+    allowed = ["run.completed", "outcome.observed", "approval.granted", "agent.message"]
+    contract = {
+        "version": 1,
+        "name": "stop",
+        "rules": [{"id": "final", "kind": "stop_is_final", "allowed_after": allowed}],
+    }
+    conversion = convert(contract, "agent-invariants")
+    (rule,) = [r for r in conversion.spec.rules if r.kind == "absence_after"]
+    after_stop = [
+        {"seq": 1, "type": "control.stop"},
+        *({**e, "seq": 2 + i} for i, e in enumerate(BASE_EVENTS[4:])),  # outcome, message, end
+        {**BASE_EVENTS[1], "seq": 5},  # an approval
+    ]
+    data = rule.model_dump(exclude={"id"}, exclude_none=True)
+    assert outcome(data, after_stop) == ("satisfied", [])
+    assert outcome(data, [*after_stop, call(6, "email.send")]) == ("violated", [6])
+    assert any("tool.result after the stop is not seen" in n for n in conversion.unexpressible)
