@@ -54,7 +54,14 @@ def consistency_problems(document: dict[str, Any]) -> list[str]:
         return ["checks: not a list of checks"]
     problems: list[str] = []
     verdicts: list[str] = []
+    first: dict[Any, int] = {}  # a check id -> the index it is listed at first
     for index, check in enumerate(checks):
+        check_id = check.get("id") if isinstance(check, dict) else None
+        if isinstance(check_id, str) and first.setdefault(check_id, index) != index:
+            problems.append(
+                f"checks[{index}].id: {_shown(check_id)} is listed twice (first as "
+                f"checks[{first[check_id]}]); a reader sees one of them"
+            )
         verdict = check.get("verdict") if isinstance(check, dict) else None
         if verdict not in VERDICTS:
             problems.append(f"checks[{index}].verdict: {_shown(verdict)!r} is not a verdict")
@@ -272,14 +279,58 @@ def _regate_problems(
             f"verdict: the report says {_shown(document.get('verdict'))}, the gate gives "
             f"{again.verdict} on these inputs"
         )
-    reported = {c.get("id"): (i, c.get("verdict")) for i, c in enumerate(document["checks"])}
+    reported = {c.get("id"): (i, c) for i, c in enumerate(document["checks"])}
+    produced = {check.id for check in again.checks}
+    for index, check in enumerate(document["checks"]):
+        if check.get("id") not in produced:
+            shown = _shown(check.get("id"))
+            problems.append(f"checks[{index}]: the gate gives no check {shown} on these inputs")
     for check in again.checks:
-        index, verdict = reported.get(check.id, (None, None))
+        index, given = reported.get(check.id, (None, {}))
         if index is None:
             problems.append(f"checks: the gate's check {_shown(check.id)} is missing")
-        elif verdict != check.verdict:
+        elif given.get("verdict") != check.verdict:
             problems.append(
-                f"checks[{index}].verdict: {_shown(check.id)} says {_shown(verdict)}, the gate "
-                f"gives {check.verdict}"
+                f"checks[{index}].verdict: {_shown(check.id)} says {_shown(given.get('verdict'))}, "
+                f"the gate gives {check.verdict}"
             )
+        elif _runs_of(given.get("violations")) != Counter(v.trace_id for v in check.violations):
+            problems.append(
+                f"checks[{index}].violations: {_shown(check.id)} names other violating runs "
+                f"than the gate ({plural(len(check.violations), 'violation')})"
+            )
+    problems += _evidence_problems(document, again)
+    return problems
+
+
+def _runs_of(violations: Any) -> Counter[Any]:
+    """The trace id of each violation a report lists (as JSON data)."""
+    items = violations if isinstance(violations, list) else []
+    return Counter(v.get("trace_id") if isinstance(v, dict) else None for v in items)
+
+
+def _evidence_problems(document: dict[str, Any], again: Any) -> list[str]:
+    """Where the report's evidence differs from the gate's on the same inputs: which runs
+    passed, each scenario's counts for the pass-rate test, the kinds of input warnings. (File
+    names may be spelled otherwise than when the gate ran, so runs are compared by trace id.)"""
+    problems = []
+    runs = Counter(
+        (r.get("role"), r.get("trace_id"), r.get("passed"))
+        for r in document.get("runs") or []
+        if isinstance(r, dict)
+    )
+    if runs != Counter((r.role, r.trace_id, r.passed) for r in again.runs):
+        problems.append("runs: which runs passed differs from the gate's")
+    stats = Counter(
+        (s.get("scenario_id"), s.get("n"), s.get("k"))
+        for s in document.get("statistics") or []
+        if isinstance(s, dict)
+    )
+    if stats != Counter((s.scenario_id, s.n, s.k) for s in again.statistics):
+        problems.append("statistics: the runs counted (n, k) differ from the gate's")
+    warnings = Counter(
+        w.get("kind") for w in document.get("input_warnings") or [] if isinstance(w, dict)
+    )
+    if warnings != Counter(w.kind for w in again.input_warnings):
+        problems.append("input_warnings: the input warnings differ from the gate's")
     return problems

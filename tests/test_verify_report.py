@@ -246,3 +246,42 @@ def test_validate_refuses_a_report_that_contradicts_itself_as_every_reader_does(
     assert "$.verdict: refused: the report contradicts itself: the report says FAIL" in out + err
     code, _, err = run_cli("report", "-i", report, "-o", report.with_suffix(".md"))
     assert code == 2 and "the report contradicts itself" in err
+
+
+def _failing_check(document):
+    return next(c for c in document["checks"] if c["verdict"] == "FAIL")
+
+
+def _added_check(document):
+    check = json.loads(json.dumps(document["checks"][0]))
+    check.update(id="behavior_contract.forbidden_tools[0]", rule="forbidden_tools", verdict="PASS")
+    document["checks"].insert(0, check)
+
+
+def _duplicated(document):
+    check = dict(_failing_check(document), verdict="PASS", violations=[])
+    document["checks"].insert(0, check)
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (_added_check, "the gate gives no check behavior_contract.forbidden_tools[0]"),
+        (_duplicated, "is listed twice"),
+        (lambda d: _failing_check(d).update(violations=_failing_check(d)["violations"][:1]),
+         "names other violating runs than the gate"),
+        (lambda d: [r.update(passed=True) for r in d["runs"] if r["passed"] is False],
+         "runs: which runs passed differs"),
+        (lambda d: [s.update(k=s["n"]) for s in d["statistics"]], "statistics: the runs counted"),
+        (lambda d: d.update(input_warnings=[{"kind": "shared_runs", "message": "x"}]),
+         "input_warnings: the input warnings differ"),
+    ],
+    ids=["added-check", "duplicate-id", "fewer-violations", "runs-passed", "stats-k", "warnings"],
+)  # fmt: skip
+def test_an_edit_that_keeps_the_verdicts_is_still_named(run_cli, failing, change, words):
+    """verify-report compared the verdicts only: a check the gate never ran, a FAILing check
+    listed again as PASS (which ``abw explain`` then showed), violations, passing runs, the
+    pass-rate counts and the input warnings could be edited and still verify."""
+    _edit(failing[0], change)
+    code, out, err = _verify(run_cli, *failing)
+    assert code in (1, 2) and words in out + err, out + err
