@@ -303,3 +303,77 @@ def test_spring_ai_2_tool_call_arguments_and_id(run_cli, tmp_path):
         and call["attributes"]["tool_call_id"] == "call_Qx7"
     )
     assert call["input_hash"] and call["output_hash"]
+
+
+OPENLLMETRY_TOOL_RAISES = (
+    CORPUS
+    / "otel-live-more"
+    / "gen__otlp-json__langgraph-1.2.24__openllmetry-langchain-0.62.4__tool-raises.jsonl"
+)
+
+
+def _with_inner_tool_span(failed: bool) -> str:
+    """The real LangGraph run traced by OpenLLMetry, with the span its MCP instrumentation
+    (on by default with ``Traceloop.init()``) opens inside ``execute_tool lookup_order`` for the
+    same call: ``lookup_order.tool``, ``traceloop.span.kind: tool``; failed, as a semconv MCP
+    client span records a tool error (``error.type: tool_error``, status ERROR)."""
+    lines = []
+    for line in OPENLLMETRY_TOOL_RAISES.read_text().splitlines():
+        document = json.loads(line)
+        for resource in document["resourceSpans"]:
+            for scope in resource["scopeSpans"]:
+                for span in list(scope["spans"]):
+                    if span["name"] != "execute_tool lookup_order":
+                        continue
+                    attributes = {
+                        "traceloop.span.kind": "tool",
+                        "traceloop.entity.name": "lookup_order",
+                        **({"error.type": "tool_error"} if failed else {}),
+                    }
+                    scope["spans"].append(
+                        {
+                            "traceId": span["traceId"],
+                            "spanId": "00000000000000aa",
+                            "parentSpanId": span["spanId"],
+                            "name": "lookup_order.tool",
+                            "kind": 1,
+                            "startTimeUnixNano": str(int(span["startTimeUnixNano"]) + 1000),
+                            "endTimeUnixNano": str(int(span["endTimeUnixNano"]) - 1000),
+                            "attributes": [
+                                {"key": k, "value": {"stringValue": v}}
+                                for k, v in attributes.items()
+                            ],
+                            "status": {"code": 2 if failed else 1},
+                        }
+                    )
+        lines.append(json.dumps(document))
+    return "\n".join(lines) + "\n"
+
+
+def test_one_tool_call_traced_at_two_levels_is_one_tool_span(run_cli, tmp_path):
+    """A framework's ``execute_tool`` span around an MCP instrumentation's span of the same
+    call made two ``lookup_order`` steps (a longer path, a count off by one); one step is
+    kept, the outer one, failed when only the inner layer recorded the failure."""
+    outcomes = {}
+    for case, text in (
+        ("original", OPENLLMETRY_TOOL_RAISES.read_text()),
+        ("inner", _with_inner_tool_span(False)),
+        ("inner-failed", _with_inner_tool_span(True)),
+    ):
+        source = tmp_path / case / "spans.jsonl"
+        source.parent.mkdir()
+        source.write_text(text)
+        out = tmp_path / f"{case}.json"
+        code, _, err = run_cli(
+            "import", "otel", "--input", source, "--out", out, "--exported-at", AT
+        )
+        assert code == 0, err
+        spans = json.loads(out.read_text())["spans"]
+        outcomes[case] = [(s["type"], s["name"], s["outcome"]) for s in spans]
+    assert outcomes["inner"] == outcomes["original"]
+    assert [s for s in outcomes["original"] if s[1] == "lookup_order"] == [
+        ("tool", "lookup_order", "ok")
+    ]
+    assert [s for s in outcomes["inner-failed"] if s[1] == "lookup_order"] == [
+        ("tool", "lookup_order", "error")
+    ]

@@ -20,7 +20,12 @@ from abw.importers.otel.classify import (
     classify,
 )
 from abw.importers.otel.content import span_content
-from abw.importers.otel.fold import repeated_call, traced_by_any_agent, unwrap_requests
+from abw.importers.otel.fold import (
+    inner_tool_call,
+    repeated_call,
+    traced_by_any_agent,
+    unwrap_requests,
+)
 from abw.importers.otel.order import call_order, sort_start
 from abw.importers.otel.outcomes import (
     claude_code_tool_outcome,
@@ -84,13 +89,18 @@ def build_trace(
     drafts: list[Draft] = []
     llm_outputs: list[Any] = []
     unread: set[str] = set()
-    emitted: set[str] = set()
+    emitted: dict[str, Draft] = {}  # node key -> its span's draft
     for position, (node, ancestors) in enumerate(walk):
         span: OSpan = node.payload
         kind = kinds[node.key]
         if kind.type in {"agent", "container"} or repeated_call(span, kind, ancestors, kinds):
             continue
         outcome, propagated = span_outcome(span, kind, failing_messages, failing_below)
+        if inner_tool_call(kind, ancestors, kinds):
+            outer = emitted.get(ancestors[-1].key)
+            if outer is not None and outer.outcome == "ok" and outcome != "ok" and not propagated:
+                outer.outcome = outcome  # (only the inner layer recorded the failure)
+            continue
         claude_tool = claude_code_tool_outcome(node) if span.name == f"{CLAUDE_CODE}tool" else None
         if claude_tool and outcome == "ok":
             outcome = claude_tool[0]
@@ -123,7 +133,7 @@ def build_trace(
         if kind.type in {"tool", "retriever"} and not keep_arguments(draft, span, options, path):
             unread.add(draft.name)
         drafts.append(draft)
-        emitted.add(node.key)
+        emitted[node.key] = draft
         if kind.type == "llm":
             llm_outputs.append(flat_answer(span.attributes) or draft.output)
     if unread:

@@ -46,6 +46,19 @@ def traced_by_any_agent(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Ki
             kinds[node.key] = Kind("container", kind.name)
 
 
+def inner_tool_call(kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
+    """A tool span that is its tool parent's only tool child, naming the same tool: one call
+    traced at two levels (a framework's ``execute_tool lookup`` around an MCP client's
+    ``tools/call lookup``, or OpenLLMetry's MCP instrumentation's ``lookup.tool``); only the
+    outer one is kept, with the inner one's failure when only the inner one recorded it."""
+    if kind.type != "tool" or not ancestors or kinds[ancestors[-1].key].type != "tool":
+        return False
+    parent = ancestors[-1]
+    if kinds[parent.key].name != kind.name:
+        return False
+    return sum(kinds[child.key].type == "tool" for child in parent.children) == 1
+
+
 def repeated_call(span: OSpan, kind: Kind, ancestors: list[Node], kinds: dict[str, Kind]) -> bool:
     """An llm span that is its llm parent's only llm child recording the same request
     (:func:`.content.same_request`): one model request traced at two levels (smolagents' nested
