@@ -59,6 +59,7 @@ def test_agent_invariants_contract_converts_to_the_documented_rules():
     # the differences the docs name, one line each, for the rules that have them
     assert sorted({n.split(" ")[0] for n in conversion.unexpressible}) == [
         "rules.0",
+        "rules.1",  # stop_is_final: a result after the stop is not seen
         "rules.3",
         "rules.4",
     ]
@@ -155,7 +156,7 @@ def test_unexpressible_constructs_are_named_one_line_each(run_cli, tmp_path):
     ):
         assert sum(where in n for n in notes) == 1, where
         assert where in out  # and in the spec's header
-    assert len(notes) == 4 + 5  # the example's own four, one per construct added
+    assert len(notes) == 5 + 5  # the example's own five, one per construct added
     converted = Spec.model_validate(
         __import__("yaml").safe_load(out)
     )  # a valid spec without the left-out rules
@@ -229,3 +230,37 @@ def test_behaviorlock_bad_input_is_one_line(run_cli, tmp_path, content):
     bad.write_text(content)
     code, _, err = run_cli("import", "behaviorlock", "--input", bad, "--out", tmp_path / "o.json")
     assert code == 2 and "bad.json" in err and len(err.strip().splitlines()) == 1
+
+
+def test_agent_invariants_trace_as_a_json_array_and_seq_out_of_order(run_cli, tmp_path):
+    """The peer reads a trace as JSON Lines or as one JSON array of events, and refuses a
+    ``seq`` that does not increase: the array was refused as "invalid JSON", and a stream out
+    of order imported in file order without a word."""
+    source = INVARIANTS / "candidate-regression.jsonl"
+    lines = source.read_text().splitlines()
+    as_array = tmp_path / "array" / "candidate.json"
+    as_array.parent.mkdir()
+    as_array.write_text("[\n" + ",\n".join(lines) + "\n]\n")
+    code, _, err = run_cli(
+        "import", "agent-invariants", "--input", as_array, "--out", tmp_path / "a.json"
+    )
+    assert code == 0, err
+    code, _, err = run_cli(
+        "import", "agent-invariants", "--input", source, "--out", tmp_path / "l.json"
+    )
+    assert code == 0, err
+    array_spans = json.loads((tmp_path / "a.json").read_text())["spans"]
+    lines_spans = json.loads((tmp_path / "l.json").read_text())["spans"]
+    assert [s["name"] for s in array_spans] == [s["name"] for s in lines_spans]
+    assert [s["source_ref"]["line"] for s in array_spans] == [
+        s["source_ref"]["line"] + 1 for s in lines_spans
+    ]  # (each event on its own line, after the "[" line)
+
+    swapped = tmp_path / "swapped.jsonl"
+    events = [json.loads(line) for line in lines]
+    events[1]["seq"], events[2]["seq"] = events[2]["seq"], events[1]["seq"]
+    swapped.write_text("".join(json.dumps(e) + "\n" for e in events))
+    code, _, err = run_cli(
+        "import", "agent-invariants", "--input", swapped, "--out", tmp_path / "s.json"
+    )
+    assert code == 2 and f"{swapped}:3: seq: seq must increase strictly" in err
