@@ -1,4 +1,5 @@
-"""agent-invariants event streams (JSON Lines of ``{seq, type, ...}`` events, one run a file).
+"""agent-invariants event streams (JSON Lines of ``{seq, type, ...}`` events, one run a file,
+or one JSON array of them; ``seq``, where given, must increase strictly, as the peer requires).
 
 The mapping (docs/contracts.md, "agent-invariants and behaviorlock"):
 
@@ -27,8 +28,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from abw.errors import AbwInputError
 from abw.importers.base import Importer, ImportOptions
-from abw.importers.rawio import jsonl_records, read_raw, scalar_text
+from abw.importers.rawio import json_body, jsonl_records, load_json, read_raw, scalar_text
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
+from abw.jsonlocate import value_lines
 
 if TYPE_CHECKING:
     from abw.models.trace import Trace
@@ -51,7 +53,7 @@ class AgentInvariantsImporter(Importer):
         raw = read_raw(path)
         warnings: list[str] = []
         events: list[tuple[int, dict[str, Any]]] = []
-        for line, value in jsonl_records(raw, path, warnings):
+        for line, value in _records(raw, path, warnings):
             if not isinstance(value, dict) or not isinstance(value.get("type"), str):
                 raise AbwInputError(
                     "not an agent-invariants event: expected an object with a type",
@@ -64,9 +66,42 @@ class AgentInvariantsImporter(Importer):
             options.warn(warning)
         if not events:
             raise AbwInputError("the file holds no events", file=path)
+        _check_seq(events, path)
         drafts, final_status, verdicts, run_id = _drafts(events)
         held = sorted({f for _, e in events for f in CONTENT_FIELDS if e.get(f) not in (None, "")})
         return [_trace(self, raw, path, drafts, options, final_status, verdicts, run_id, held)]
+
+
+def _records(raw: bytes, path: Path, warnings: list[str]) -> list[tuple[int, Any]]:
+    """``(line, event)`` of a trace in either of the peer's forms (its docs/event-format.md):
+    JSON Lines, or one JSON array of events."""
+    if json_body(raw, path).lstrip()[:1] == b"[":
+        document = load_json(raw, path)
+        lines = value_lines(raw, 1)
+        return [(lines.get((index,), 1), event) for index, event in enumerate(document)]
+    return list(jsonl_records(raw, path, warnings))
+
+
+def _check_seq(events: list[tuple[int, dict[str, Any]]], path: Path) -> None:
+    """``seq``, where given, is a non-negative integer that increases strictly, as the peer
+    requires (its events are ordered by it; a stream out of order is refused there too)."""
+    last: int | None = None
+    for line, event in events:
+        seq = event.get("seq")
+        if seq is None:
+            continue
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise AbwInputError(
+                "seq must be a non-negative integer", file=path, line=line, field="seq"
+            )
+        if last is not None and seq <= last:
+            raise AbwInputError(
+                f"seq must increase strictly: {seq} follows {last}",
+                file=path,
+                line=line,
+                field="seq",
+            )
+        last = seq
 
 
 def _trace(
@@ -84,7 +119,7 @@ def _trace(
         platform=importer.platform,
         export_format=importer.export_format,
         raw=raw,
-        trace_id=run_id or path.name.removesuffix(".jsonl"),
+        trace_id=run_id or path.name.removesuffix(path.suffix),
         spans=finish(drafts, path),
         options=options,
         final_status=final_status,
