@@ -65,6 +65,31 @@ def test_a_stream_cancelled_while_a_tool_ran_is_cancelled(imported):
     ]
 
 
+def test_a_stream_cancelled_while_the_model_answered_is_cancelled(imported, tmp_path):
+    """``result.cancel()`` while the second model call streamed: the SDK records nothing for a
+    cancelled call (only a marked model timeout), so its span ends with no error, no response
+    id and no usage, while every call that returned records usage. It read as a successful
+    model call of a successful run."""
+    body = json.loads(_file("streamed-cancel").read_text().splitlines()[0])
+    items = []
+    for item in body["data"]:
+        data = item.get("span_data", {})
+        if data.get("type") == "function" and data.get("name") == "run_tests":
+            continue  # the model never got to ask for it
+        if item.get("id", "").endswith("b05dc73e"):  # the second model call
+            data["response_id"] = data["usage"] = None
+        if item.get("id", "").endswith("94dbd82b"):  # its turn accrued no usage
+            data["data"].pop("usage", None)
+        items.append(item)
+    body["data"] = items
+    path = tmp_path / "cancelled-mid-answer.jsonl"
+    path.write_text(json.dumps(body) + "\n")
+    (trace,) = imported(path)
+    assert trace["run"]["final_status"] == "cancelled"
+    assert json_steps(trace)[-1] == ("llm", "response", "interrupted")
+    assert [s[2] for s in json_steps(trace)[:-1]] == ["ok", "ok", "error"]
+
+
 def test_approval_requests_are_no_calls_and_a_rejection_is_rejected(imported):
     """Two refunds need approval: 0.24 traces each request as a function span with no output;
     the run resumes from its state in the same trace, the approved call runs again (its own

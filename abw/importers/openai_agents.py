@@ -241,6 +241,7 @@ class OpenAIAgentsImporter(SplitExportImporter):
         ]
         walk = preorder(nodes)
         unreturned = _unreturned(walk)
+        cut_call = _unanswered_model_call(walk)
         turn_usage = _turn_usage(walk)
         drafts: list[Draft] = []
         emitted: set[str] = set()
@@ -265,6 +266,8 @@ class OpenAIAgentsImporter(SplitExportImporter):
                 outcome = "incomplete"
             if kind == "guardrail" and data.get("triggered") is True:
                 outcome = "denied"
+            if node.key == cut_call and outcome == "ok":
+                outcome = "interrupted"
             draft = Draft(
                 (position,),
                 emitted_type,
@@ -318,7 +321,9 @@ class OpenAIAgentsImporter(SplitExportImporter):
             final_status = "cancelled"
         if final_status == "success" and "incomplete" in unreturned.values():
             final_status = "unknown"  # it waits for a person's approval
-        if final_status == "success" and "interrupted" in unreturned.values():
+        if final_status == "success" and (
+            "interrupted" in unreturned.values() or cut_call is not None
+        ):
             final_status = "cancelled"
         final = None if last_output is ABSENT else last_output
         final_text = assistant_text(final) if final is not None else None
@@ -385,6 +390,26 @@ def _unreturned(walk: list[tuple[Node, list[Node]]]) -> dict[str, str]:
         else:
             outcomes[node.key] = "incomplete"
     return outcomes
+
+
+def _unanswered_model_call(walk: list[tuple[Node, list[Node]]]) -> str | None:
+    """The run's last model call when it never returned: a run cancelled during it
+    (``result.cancel()``) ends its span with no error, no usage and no response. The Python
+    SDK records ``usage`` on every call that returned, so this is read only where each other
+    model call of the run has it (the JS SDK records usage on the turn, never on the call)."""
+    calls = [
+        node
+        for node, _ in walk
+        if node.payload["span_data"].get("type") in ("generation", "response")
+    ]
+    if len(calls) < 2 or calls[-1].payload.get("error") is not None:
+        return None
+    last, others = calls[-1], calls[:-1]
+    if isinstance(last.payload["span_data"].get("usage"), dict):
+        return None
+    if all(isinstance(n.payload["span_data"].get("usage"), dict) for n in others):
+        return last.key
+    return None
 
 
 def _turn_usage(walk: list[tuple[Node, list[Node]]]) -> dict[str, dict[str, Any]]:
