@@ -183,6 +183,71 @@ def test_an_error_before_an_error_state_stays_an_error(run_cli, tmp_path):
     assert (last["outcome"], trace["run"]["final_status"]) == ("error", "error")
 
 
+def _history(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A trajectory as ``save_trajectory_path`` and evaluation histories keep it: the
+    controller's state history holds no agent state change (``state_tracker`` filters them)."""
+    return [e for e in events if e.get("observation") != "agent_state_changed"]
+
+
+def test_a_stop_the_error_id_names_is_an_interruption_without_a_state(run_cli, tmp_path):
+    """From 2025-08 the not-executed error's id says a stop did it; a saved trajectory holds
+    no ``stopped`` state to wait for, so that call read as failed."""
+    events = json.loads(GUI.read_text())
+    trace = _import(run_cli, tmp_path, _history(_cut_short(events, STOPPED, "stopped")))
+    last = [s for s in trace["spans"] if s["type"] == "tool"][-1]
+    assert last["outcome"] == "interrupted"
+    trace = _import(run_cli, tmp_path, _history(_cut_short(events, CRASHED, "error")))
+    assert [s for s in trace["spans"] if s["type"] == "tool"][-1]["outcome"] == "error"
+
+
+def test_a_saved_trajectory_ending_on_the_agents_reply_is_a_finished_turn(run_cli, tmp_path):
+    """The agent answered and waits for the user (``wait_for_response``), as V1's agent
+    message: the run read ``unknown`` where its file holds no ``awaiting_user_input`` state."""
+    events = json.loads(GUI.read_text())
+    reply = next(
+        i
+        for i, e in enumerate(events)
+        if e.get("action") == "message" and e.get("source") == "agent"
+    )
+    trace = _import(run_cli, tmp_path, _history(events[: reply + 1]))
+    assert trace["run"]["final_status"] == "success"
+
+
+def test_a_model_response_id_that_is_no_identifier_is_not_copied(run_cli, tmp_path):
+    """A proxy that echoes text as the response id: the V0 llm span's id took it raw (the
+    docs say ids are copied only when they are plain identifiers, in V0 too)."""
+    events = json.loads(GUI.read_text())
+    call = next(e for e in events if e.get("tool_call_metadata"))
+    call["tool_call_metadata"]["model_response"]["id"] = "secret: rm -rf / --password=hunter2"
+    trace = _import(run_cli, tmp_path, events)
+    assert "hunter2" not in json.dumps(trace)
+
+
+def test_an_evaluation_instance_with_no_history_is_a_failed_run(run_cli, tmp_path):
+    """An instance that timed out (or ran out of retries) is written with ``history: null`` and
+    its ``error``: the whole output.jsonl was refused, good instances too."""
+    source = CORPUS / "openhands" / "openhands__multi_swe_bench_output.jsonl"
+    first = source.read_text().splitlines()[0]
+    timed_out = {
+        "instance_id": "org__repo-1234",
+        "test_result": {},
+        "instruction": None,
+        "metadata": None,
+        "history": None,
+        "metrics": None,
+        "error": "Timeout after 3600 seconds",
+        "instance": None,
+    }
+    output = tmp_path / "output.jsonl"
+    output.write_text(first + "\n" + json.dumps(timed_out) + "\n")
+    code, _, err = run_cli("import", "openhands", "--input", output, "--out", tmp_path / "out")
+    assert code == 0, err
+    traces = [json.loads(p.read_text()) for p in sorted((tmp_path / "out").iterdir())]
+    assert len(traces) == 2
+    (failed,) = [t for t in traces if not t["spans"]]
+    assert failed["run"]["final_status"] == "error"
+
+
 V1_EVENTS = CORPUS / "openhands" / "v1-events"
 #: The ids of the ACP events (a digit appended), the title of the ACP server's call.
 ACP = "5a1f0c2e-0000-4000-8000-00000000000"

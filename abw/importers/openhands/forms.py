@@ -50,6 +50,19 @@ def _pairs(document: Any) -> bool:
     )
 
 
+def _failed_instance(document: dict[str, Any]) -> bool:
+    """An evaluation's record of an instance that ended with no history (``history: null``):
+    it timed out or ran out of retries (``EvalOutput(instance_id, test_result={}, error=…)``
+    in ``evaluation/utils/shared.py``); its ``error`` says why."""
+    error = document.get("error")
+    return (
+        "instance_id" in document
+        and document.get("history") is None
+        and isinstance(error, str)
+        and bool(error.strip())
+    )
+
+
 def trajectory_events(
     document: Any, path: Path, line_of: Callable[[tuple[str | int, ...]], int | None]
 ) -> tuple[list[dict[str, Any]], tuple[str, ...], bool, bool]:
@@ -73,6 +86,8 @@ def trajectory_events(
                 line=line_of(()),
                 field="kind",
             )
+        if _failed_instance(document):  # no step recorded: a run that failed before any
+            return [], ("history",), False, False
         for key in _HISTORY_KEYS:
             if isinstance(document.get(key), list):
                 document, prefix = document[key], (key,)

@@ -27,12 +27,17 @@ _NOT_EXECUTED = "AGENT_ERROR$ERROR_ACTION_NOT_EXECUTED"
 V1_STATUS = {"finished": "success", "error": "error", "stuck": "error", "paused": "cancelled"}
 
 
-def not_executed(event: dict[str, Any]) -> bool:
-    """An error observation the controller wrote for the call in flight when it stopped or
-    failed (``_reset``; its ``error_id`` since 2025-04: ``..._NOT_EXECUTED``, from 2025-08
-    ``..._NOT_EXECUTED_STOPPED`` or ``..._NOT_EXECUTED_ERROR``)."""
+def not_executed(event: dict[str, Any]) -> str | None:
+    """Whether an error observation is the one the controller wrote for the call in flight
+    when it stopped or failed (``_reset``; its ``error_id`` since 2025-04:
+    ``..._NOT_EXECUTED``, from 2025-08 ``..._NOT_EXECUTED_STOPPED`` or
+    ``..._NOT_EXECUTED_ERROR``): ``"stopped"`` when the id says the stop did it (no state
+    event needed: trajectory files and evaluation histories hold none), ``"cut"`` when only a
+    following ``stopped`` state can tell, else None."""
     error_id = as_dict(event.get("extras")).get("error_id")
-    return isinstance(error_id, str) and error_id.startswith(_NOT_EXECUTED)
+    if not isinstance(error_id, str) or not error_id.startswith(_NOT_EXECUTED):
+        return None
+    return "stopped" if error_id == _NOT_EXECUTED + "_STOPPED" else "cut"
 
 
 def stopped(cut: list[Draft], state: Any) -> None:

@@ -98,7 +98,9 @@ def read_v0(
             first_model = first_model or model
             if isinstance(response_id, str) and response_id not in responses:
                 responses.add(response_id)
-                llm = Draft((index, 0), "llm", str(model or "llm"), "ok", span_id=response_id)
+                llm = Draft(
+                    (index, 0), "llm", str(model or "llm"), "ok", span_id=identifier(response_id)
+                )
                 if model is None:
                     unnamed.append(llm)
                 llm.output = response.get("choices", ABSENT)
@@ -112,8 +114,11 @@ def read_v0(
                         llm.attributes[target] = usage[source]
                 drafts.append(llm)
             if action == "message":
-                content = as_dict(event.get("args")).get("content")
+                args = as_dict(event.get("args"))
+                content = args.get("content")
                 final_text = content if isinstance(content, str) else final_text
+                if args.get("wait_for_response") is not False:  # it waits for the user (as V1)
+                    final_status = "success"
                 if response_id is None:
                     llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
                     llm.output = content if content is not None else ABSENT
@@ -157,7 +162,9 @@ def read_v0(
             if draft is None or draft.outcome is not None:
                 continue
             observe(draft, event, observation, when)
-            if observation == "error" and not_executed(event):
+            if observation == "error" and not_executed(event) == "stopped":
+                draft.outcome = "interrupted"  # the id says the stop cut it short
+            elif observation == "error" and not_executed(event):
                 cut.append(draft)
     for llm in unnamed:  # one run, one model: its first model_response names it
         llm.name = str(first_model or configured or llm.name)
