@@ -135,3 +135,58 @@ def test_removed_fields_name_the_session_metadata_held(tmp_path):
     assert not {"directories", "summary", "memoryScratchpad"} & set(
         _import(source).redaction.removed_fields
     )
+
+
+VERSIONS = CORPUS / "gemini-cli-live-versions"
+SHELL_SESSION = VERSIONS / "0.47.0" / "01_shell__session-2026-12-04T03-57-51c03f4f.jsonl"
+KILLED = CORPUS / "gemini-cli-live-more" / "session-2026-12-04T00-11-544e4ffd.jsonl"
+
+
+def _written(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_a_recording_cut_off_mid_write_never_reads_success(tmp_path):
+    """Cut off inside the line that rewrites the model message with its calls (a kill, a full
+    disk): the line is skipped with a warning, and what is left ended on a model message, so
+    the run read ``success`` with its shell call lost."""
+    lines = SHELL_SESSION.read_text().split("\n")
+    cut = _written(
+        tmp_path, SHELL_SESSION.name.split("__")[1], "\n".join(lines[:6]) + "\n" + lines[6][:300]
+    )
+    assert _import(cut).run.final_status == "unknown"
+    assert _import(SHELL_SESSION).run.final_status == "success"
+
+
+def test_a_session_killed_while_its_calls_ran_never_reads_success(tmp_path):
+    """Gemini CLI records a model turn that only calls tools with no text, and its calls once
+    they complete: killed while they ran, the recording ends on a model message with no text,
+    no thoughts and no calls, which read as a finished answer (``success``)."""
+    lines = KILLED.read_text().splitlines()[:6]
+    turn = json.loads(lines[4])
+    assert turn["type"] == "gemini" and not turn.get("toolCalls") and not turn.get("thoughts")
+    turn["content"] = ""
+    lines[4] = json.dumps(turn)
+    path = _written(tmp_path, KILLED.name, "\n".join(lines) + "\n")
+    assert _import(path).run.final_status == "unknown"
+
+
+def test_a_shell_command_killed_at_its_inactivity_timeout_timed_out(tmp_path):
+    """The shell tool kills a command that printed nothing for too long and answers "Command
+    was automatically cancelled because it exceeded the timeout of …", with no exit code; the
+    call is recorded ``success``, and read ``ok``."""
+    text = (
+        "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes "
+        "without output. There was no output before it was cancelled."
+    )
+    records = []
+    for line in SHELL_SESSION.read_text().splitlines():
+        record = json.loads(line)
+        for call in record.get("toolCalls") or []:
+            call["result"][0]["functionResponse"]["response"]["output"] = text
+        records.append(json.dumps(record))
+    path = _written(tmp_path, SHELL_SESSION.name.split("__")[1], "\n".join(records) + "\n")
+    shells = [s for s in _import(path).spans if s.name == "run_shell_command"]
+    assert [s.outcome for s in shells] == ["timeout"]

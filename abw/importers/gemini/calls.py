@@ -11,7 +11,7 @@ from abw.errors import AbwInputError
 from abw.importers.base import ImportOptions
 from abw.importers.gemini.ids import call_order, id_time, later_turns
 from abw.importers.gemini.messages import text
-from abw.importers.gemini.outcomes import STATUS, cancelled_running, exit_code
+from abw.importers.gemini.outcomes import STATUS, cancelled_running, exit_code, shell_timed_out
 from abw.importers.gemini.subagents import DELEGATE_TOOLS, subagent_call, subagent_outcome
 from abw.importers.rawio import scalar_text
 from abw.importers.spans import ABSENT, Draft, exit_outcome, ms_between, parse_time
@@ -129,6 +129,8 @@ def call_draft(
         if code is not None:
             draft.attributes["exit_code"] = code
             draft.outcome = exit_outcome(code)
+        elif shell_timed_out(call.get("result")):
+            draft.outcome = "timeout"
     draft.keep_arguments(options.argument_fields, args, path)
     ended = parse_time(call.get("timestamp"))
     started = id_time(call.get("id"))

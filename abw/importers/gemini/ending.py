@@ -44,9 +44,12 @@ def run_end(messages: list[Any]) -> tuple[str, str | None]:
             content, calls = message.get("content"), bool(message.get("toolCalls"))
             if history_copy(message):
                 content, calls = parts_text(content), parts_call(content)
+            answered = (isinstance(content, str) and content.strip()) or message.get("thoughts")
             if isinstance(content, str) and content.strip():
                 final_text = content
-            final_status = "unknown" if calls else "success"
+            # a model message with no text, no thoughts and no calls stood for calls that never
+            # finished: Gemini CLI records a turn's calls once they complete (killed before)
+            final_status = "unknown" if calls or not answered else "success"
             if any_cancelled(message):
                 final_status = "cancelled"
     return final_status, final_text

@@ -21,6 +21,9 @@ CANCELLED_RUNNING = frozenset(
     }
 )
 EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+#: How the shell tool answers a command it killed for printing nothing for too long (its
+#: inactivity timeout, ``tools/shell.ts``; the call is recorded ``success``, with no exit code).
+SHELL_TIMED_OUT = "Command was automatically cancelled because it exceeded the timeout of "
 
 
 def any_cancelled(message: dict[str, Any]) -> bool:
@@ -37,6 +40,12 @@ def exit_code(result: Any) -> int | None:
     plain string); ``None`` when there is none (``Exit Code: (none)``, a killed command)."""
     codes = [m.group(1) for text in response_texts(result) for m in EXIT_CODE.finditer(text)]
     return int(codes[-1]) if codes else None
+
+
+def shell_timed_out(result: Any) -> bool:
+    """Whether a shell call's output says the shell tool killed it at its inactivity timeout
+    (:data:`SHELL_TIMED_OUT`)."""
+    return any(text.startswith(SHELL_TIMED_OUT) for text in response_texts(result))
 
 
 def response_texts(result: Any) -> list[str]:
