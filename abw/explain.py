@@ -164,7 +164,39 @@ def _why_inconclusive(check: Check) -> str:
             "The candidate's runs have no baseline runs of their scenario to be compared with; "
             "record baseline runs of it under the same --scenario-id."
         )
+    if check.id.startswith("sample_sufficiency."):
+        return _why_undecided(check)
     return "The evidence is not enough to decide either way; run more candidate runs."
+
+
+def _why_undecided(check: Check) -> str:
+    """Why the pass-rate test decided nothing, and whether more runs can decide it: runs shown
+    to pass too rarely (which under ``failing_runs: forbid`` this test never FAILs for), a
+    ``runs_needed`` to reach, or none (a hard check already FAILs: no number of passing runs
+    changes that verdict)."""
+    needed = check.measured.get("runs_needed")
+    more = isinstance(needed, int) and needed > 0
+    upper, tau = check.measured.get("cs_upper"), check.limits.get("min_wilson_pass_rate")
+    if isinstance(upper, int | float) and isinstance(tau, int | float) and upper < tau:
+        only = f" (only {plural(needed, 'more run')} that all pass would reach it)" if more else ""
+        return (
+            f"The runs are shown to pass less often than tau={tau:g} (upper bound "
+            f"{upper:.3f}), but under failing_runs: forbid this test never FAILs: a failing "
+            "run FAILs through its own hard check, and runs that did not complete (crashed, "
+            "cancelled: execution.incomplete_runs) count as not passing without breaking one. "
+            f"More runs of this agent as it is will not decide it{only}: make its runs "
+            "complete and pass."
+        )
+    if more:
+        return (
+            "The evidence is not enough to decide either way; run about "
+            f"{plural(needed, 'more passing candidate run')} (as the message says)."
+        )
+    return (
+        "More passing runs cannot decide it: a hard check already FAILs (no number of passing "
+        "runs changes that verdict), or the sample cannot reach a decision within its limits; "
+        "see the checks that did not pass."
+    )
 
 
 def _tolerated(check: Check) -> bool:

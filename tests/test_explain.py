@@ -106,3 +106,45 @@ def test_explain_and_sarif_describe_each_rule_with_the_same_text(report):
     for check in report.checks:
         text = explain(report, check.id)
         assert f"rule       {check.rule}: {full[check.rule]}" in text
+
+
+def _undecided(tmp_path, run_cli, candidate, edit=None) -> str:
+    """``abw explain`` of the example's pass-rate test after gating ``candidate``."""
+    import json
+    import shutil
+
+    from conftest import REPO
+
+    example = REPO / "examples" / "refund-policy"
+    folder = shutil.copytree(example / "traces" / candidate, tmp_path / candidate)
+    for path in folder.glob("*.json") if edit else ():
+        trace = json.loads(path.read_text())
+        edit(trace)
+        path.write_text(json.dumps(trace))
+    report = tmp_path / "report.json"
+    run_cli(
+        "gate", "--baseline", example / "traces" / "baseline", "--candidate", folder,
+        "--spec", example / "behavior.yaml", "--out", report,
+    )  # fmt: skip
+    code, out, err = run_cli(
+        "explain", "sample_sufficiency.confidence_sequence@refund-policy", "--report", report
+    )
+    assert code == 0, err
+    return " ".join(out.split())
+
+
+def test_explain_says_more_runs_only_where_more_runs_can_decide(tmp_path, run_cli):
+    """Every undecided pass-rate test was explained "run more candidate runs": also where a hard
+    check already FAILs (no number of passing runs changes that) and where every run crashed,
+    its bounds far below tau (more runs of that agent decide nothing)."""
+    small = _undecided(tmp_path / "small", run_cli, "small")
+    assert "run about 11 more passing candidate runs" in small
+    regressed = _undecided(tmp_path / "regressed", run_cli, "regressed")
+    assert "run more" not in regressed and "a hard check already FAILs" in regressed
+
+    def cancelled(trace):
+        trace["run"]["final_status"] = "cancelled"
+
+    crashed = _undecided(tmp_path / "crashed", run_cli, "good", cancelled)
+    assert "run more" not in crashed and "pass less often than tau=0.7" in crashed
+    assert "did not complete" in crashed
