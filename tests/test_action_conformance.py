@@ -70,6 +70,24 @@ def test_a_rate_limit_whose_retries_run_out_is_no_read_only_token(fake, runner, 
     assert "read-only token" not in result.stdout
 
 
+def test_a_secondary_limit_with_no_headers_whose_retries_run_out_is_no_read_only_token(
+    fake, runner
+):
+    """GitHub may send a secondary limit's 403 with neither ``Retry-After`` nor an exhausted
+    ``X-RateLimit-Remaining``: its retries ran out and left no message, and the notice said the
+    token could not write (a fork)."""
+    message = "You have exceeded a secondary rate limit. Please wait a few minutes."
+    fake.fail(
+        "POST", r"/check-runs$", 403, message, times=100, headers={"X-RateLimit-Remaining": "4990"}
+    )
+    (runner.workspace / "reports").mkdir()
+    (runner.workspace / "reports" / "in.json").write_text(make_report("FAIL").model_dump_json())
+    result = runner.run({"report": "reports/in.json"}, ABW_GITHUB_SECONDARY_WAIT="0")
+    assert result.code == 1
+    assert "::warning title=abw%3A GitHub API::check run failed: HTTP 403" in result.stdout
+    assert "read-only token" not in result.stdout
+
+
 def test_rate_limited_earlier_comments_warn_that_the_look_is_judged_as_the_first(fake, tmp_path):
     import time
 

@@ -158,3 +158,16 @@ def test_api_timeout_keeps_verdict_and_exit_code(tmp_path):
         assert time.monotonic() - started < 110  # bounded retries, not a hang
     finally:
         hole.close()
+
+
+def test_a_failed_comment_write_says_this_look_is_not_recorded(tmp_path, fake):
+    """The sticky comment carries the run chain: a look whose comment could not be written
+    recorded no restart, and the next look reused its level; the warning said the verdict
+    and reports were unaffected, and nothing else."""
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, "INCONCLUSIVE")
+    fake.fail("POST", r"/issues/7/comments$", 422, "Unprocessable", times=100)
+    result = runner.run(inputs)
+    assert result.code == 3
+    warning = next(line for line in result.stdout.splitlines() if "PR comment failed" in line)
+    assert "this look is not recorded" in warning

@@ -183,9 +183,10 @@ def _markdown(
 
 def _describe_failure(exc: BaseException) -> tuple[bool, str]:
     """(read_only, one line) for an exception from the GitHub API or the network. A 403 is a
-    refusal (a read-only token) unless it is a rate limit: its message says so, or, when
-    PyGithub's retries ran out and left no message, its headers do (``X-RateLimit-Remaining:
-    0``, or a ``Retry-After`` of a secondary limit)."""
+    refusal (a read-only token) unless it is a rate limit: its message says so, or PyGithub's
+    retries ran out, which leaves no body at all (it retries a 403 only when it is a rate
+    limit: a refusal comes back at once, its message with it), or its headers do
+    (``X-RateLimit-Remaining: 0``, or a ``Retry-After`` of a secondary limit)."""
     status = getattr(exc, "status", None)
     data = getattr(exc, "data", None)
     message = data.get("message") if isinstance(data, dict) else None
@@ -196,6 +197,7 @@ def _describe_failure(exc: BaseException) -> tuple[bool, str]:
         "rate limit" in text.lower()
         or seen.get("x-ratelimit-remaining") == "0"
         or "retry-after" in seen
+        or (status == 403 and data is None)  # (retries spent: only a rate limit is retried)
     )
     if status == 403 and not limited:
         return True, f"HTTP 403 {text}"
@@ -216,6 +218,12 @@ _FAILED = {
 }
 _LOOKUP = "pull request lookup"
 _FAILED[_LOOKUP] = _FAILED[_READ_PREVIOUS]  # (a PR not confirmed: its comments are unread too)
+#: The comment carries the run chain: this look's restarts are not recorded for the next one.
+_FAILED["PR comment"] = (
+    "The verdict and reports are unaffected, but the comment carries this commit's run "
+    "sequences: this look is not recorded, so the next look extends the earlier ones as if "
+    "it had not been (a restart it made is made again, at a level this look spent)."
+)
 
 
 def _pull_head(repo: Any, number: int) -> tuple[str, str]:
