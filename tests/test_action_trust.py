@@ -547,3 +547,61 @@ def test_a_marker_without_a_spec_hash_still_reads_as_the_earlier_gate():
     import base64
 
     assert decode_marker(base64.urlsafe_b64encode(bad.encode()).decode()) == Marker()
+
+
+def _restarts_in_the_comment(fake) -> list[int]:
+    """The restart count of each scenario the sticky comment's run chain lists."""
+    import base64
+
+    from abw.github.comment import parse_marker
+
+    (comment,) = fake.comments.values()
+    token = parse_marker(comment["body"])["chain"]
+    chain = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+    return [row[3] for row in chain["s"]]
+
+
+def test_a_published_report_whose_gate_missed_the_earlier_looks_leaves_the_chain(fake, tmp_path):
+    """The two-workflow pattern: workflow A gates, workflow B publishes A's report. When A
+    could not read the earlier comments (an API error) it judged a first look and rightly
+    wrote no comment; B then wrote A's chain over the PR's, and the next look restarted at the
+    level an earlier look had already spent."""
+    import shutil
+
+    gate = Runner(tmp_path / "a", fake.url)
+    publish_runner = Runner(
+        tmp_path / "b",
+        fake.url,
+        event_name="workflow_run",
+        payload={
+            "workflow_run": {
+                "head_sha": HEAD_SHA,
+                "event": "pull_request",
+                "head_repository": {"full_name": "octo/agents"},
+                "pull_requests": [{"number": 7, "head": {"sha": HEAD_SHA}}],
+            }
+        },
+    )
+    inputs = write_gate_workspace(gate.workspace, "INCONCLUSIVE")
+    run = gate.workspace / "traces" / "candidate" / "c000.json"
+
+    def look() -> None:
+        gate.run(inputs)
+        (publish_runner.workspace / "report").mkdir(exist_ok=True)
+        shutil.copy(
+            gate.workspace / "abw-report" / "gate-report.json",
+            publish_runner.workspace / "report" / "gate-report.json",
+        )
+        publish_runner.run({"report": "report/gate-report.json"})
+
+    look()
+    write_run(run, "replaced-1", GOOD_PATH)  # a run replaced: the sequence restarts
+    look()
+    assert _restarts_in_the_comment(fake) == [1]
+    fake.fail("GET", r"/issues/7/comments$", 502, "Bad Gateway", times=9)
+    look()  # A judges a first look (restart 0), B must not write that over the PR's chain
+    assert _restarts_in_the_comment(fake) == [1]
+    write_run(run, "replaced-2", GOOD_PATH)
+    gate.run(inputs)
+    report = json.loads((gate.workspace / "abw-report" / "gate-report.json").read_text())
+    assert [s["sequence"]["restarts"] for s in report["statistics"] if s.get("sequence")] == [2]

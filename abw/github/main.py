@@ -403,7 +403,31 @@ class Publisher:
         Comments that could not be read (an error, the deadline) leave the look judged as the
         first, since the API failing never changes a verdict, and :attr:`earlier_unread` set,
         so that this look's comment never writes over the chains they carry."""
-        if self.inputs.report or self.inputs.comment == "off":
+        if self.inputs.report:
+            return None
+        return self._recorded(scenarios)
+
+    def chain_behind(self, statistics: list[Any]) -> bool:
+        """A published report (``report:``) whose run sequences are behind those the PR's
+        comments record for this commit: its gate could not read them (an API error) and
+        judged a first look, and writing its chain would give a restarted sequence its spent
+        level back. The recorded chains are read as a gate reads them; unreadable, the
+        comment is not written either (:attr:`earlier_unread`)."""
+        if not self.inputs.report:
+            return False
+        recorded = self._recorded([s.scenario_id for s in statistics]) or {}
+        for stats in statistics:
+            held, sequence = recorded.get(stats.scenario_id), stats.sequence
+            if held is None or sequence is None:
+                continue
+            if (sequence.restarts, sequence.n) < (held.restarts, held.n):
+                return True
+        return False
+
+    def _recorded(self, scenarios: list[str | None]) -> Any:
+        """The run sequences this check's sticky comments on the PR record for this commit
+        (:meth:`previous_sequences`), None when there are none or they cannot be read."""
+        if self.inputs.comment == "off":
             return None
         if not self.inputs.github_token or not self.ctx.repository:
             return None
@@ -507,7 +531,14 @@ def _publish(
     publisher.check_run(
         report, _markdown(report, OUTPUT_LIMIT, ctx.run_url, console, inputs.check_name), items
     )
-    if inputs.comment != "off":
+    if inputs.comment != "off" and publisher.chain_behind(report.statistics):
+        console.warning(
+            "PR comment left as it is: the report's run sequences are behind those the PR "
+            "records for this commit (the gate that wrote it could not read the earlier "
+            "looks); writing them would give a restarted sequence its spent level back",
+            title="abw: run chain",
+        )
+    elif inputs.comment != "off":
         digest = report_digest(inputs.check_name, canonical_json(report.model_dump(mode="json")))
         chain = encode_marker(
             report.statistics,
