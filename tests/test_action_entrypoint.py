@@ -322,3 +322,19 @@ def test_output_dir_that_is_a_file_is_refused(fake, runner):
     result = runner.run({**inputs, "output-dir": "taken"})
     assert result.code == 2 and "output-dir" in result.stderr and "Traceback" not in result.stderr
     assert not fake.requests
+
+
+def test_folders_the_action_creates_belong_to_the_workspace_owner(fake, runner):
+    """The container runs as root: the report files were handed to the workspace's owner, but
+    a folder created above ``output-dir`` (``reports/`` of ``reports/abw``) stayed root's, and
+    the owner could not remove what the Action wrote (a self-hosted runner's next checkout)."""
+    import os
+
+    if os.geteuid() != 0:
+        pytest.skip("only root can give files to another owner")
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    os.chown(runner.workspace, 1001, 1001)
+    runner.run({**inputs, "output-dir": "reports/abw", "comment": "off", "check-run": "false"})
+    made = [runner.workspace / "reports", *(runner.workspace / "reports").rglob("*")]
+    assert len(made) > 2
+    assert {(p.stat().st_uid, p.stat().st_gid) for p in made} == {(1001, 1001)}

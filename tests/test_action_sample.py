@@ -37,9 +37,18 @@ def workspace(runner: Runner, agent_args: str) -> dict[str, str]:
 
 
 def test_sampling_mode_records_runs_then_gates_and_publishes(fake, tmp_path):
+    import os
+
     runner = Runner(tmp_path, fake.url)
-    result = runner.run(workspace(runner, "--seed 4"))
+    inputs = workspace(runner, "--seed 4")
+    root = os.geteuid() == 0
+    if root:  # the container runs as root: what it records is the workspace owner's
+        os.chown(runner.workspace, 1001, 1001)
+    result = runner.run(inputs)
     assert result.code == 0, result.stdout + result.stderr
+    candidate = runner.workspace / "traces" / "candidate"
+    owners = {(p.stat().st_uid, p.stat().st_gid) for p in [candidate, *candidate.rglob("*")]}
+    assert owners == {(1001, 1001)} or not root
     assert result.outputs["verdict"] == "PASS"
     recorded = sorted((runner.workspace / "traces" / "candidate" / "refund-policy").iterdir())
     assert len(recorded) >= 2

@@ -28,7 +28,13 @@ from abw.github.outputs import (
     write_outputs,
     write_summary,
 )
-from abw.github.paths import relative_posix, resolve_in_workspace, workspace_root
+from abw.github.paths import (
+    hand_to_workspace_owner,
+    missing_folders,
+    relative_posix,
+    resolve_in_workspace,
+    workspace_root,
+)
 from abw.verdicts import exit_code
 
 REPORT_FILES = {
@@ -105,16 +111,6 @@ def _run_gate(inputs: ActionInputs, workspace: Path, previous: Any = None) -> An
     )
 
 
-def _hand_to_workspace_owner(paths: list[Path], workspace: Path) -> None:
-    """Files a container writes belong to root; give them to the workspace's owner if we can."""
-    info = workspace.stat()
-    if not hasattr(os, "chown") or os.geteuid() != 0:
-        return
-    for path in paths:
-        with contextlib.suppress(OSError):
-            os.chown(path, info.st_uid, info.st_gid)
-
-
 def _write_report_files(
     report: Any,
     out_dir: Path,
@@ -128,6 +124,7 @@ def _write_report_files(
 
     if out_dir.exists() and not out_dir.is_dir():
         raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
+    created = missing_folders(out_dir, workspace)
     with naming_field("output-dir"):
         out_dir.mkdir(parents=True, exist_ok=True)
     options = {
@@ -144,7 +141,7 @@ def _write_report_files(
             console.warning(
                 f"could not write the {fmt} report: {faults.one_line(exc)}", title="abw"
             )
-    _hand_to_workspace_owner([out_dir, *written.values()], workspace)
+    hand_to_workspace_owner([*created, out_dir, *written.values()], workspace)
     if "sarif" in written:
         from abw.render.sarif import limit_notes
 

@@ -6,7 +6,9 @@ out of the checkout would publish what it must not. Both are refused with one cl
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from abw.errors import AbwInputError
@@ -47,3 +49,26 @@ def resolve_in_workspace(
 def relative_posix(path: Path, workspace: Path) -> str:
     """``path`` relative to the workspace, with ``/`` separators ("." for the root itself)."""
     return PurePosixPath(path.relative_to(workspace).as_posix()).as_posix() or "."
+
+
+def missing_folders(folder: Path, workspace: Path) -> list[Path]:
+    """``folder`` and the folders above it, up to ``workspace``, that do not exist yet: the ones
+    a ``mkdir(parents=True)`` would create (and :func:`hand_to_workspace_owner` must hand on)."""
+    missing = []
+    for path in (folder, *folder.parents):
+        if path == workspace or not path.is_relative_to(workspace) or path.exists():
+            break
+        missing.append(path)
+    return missing
+
+
+def hand_to_workspace_owner(paths: Iterable[Path], workspace: Path) -> None:
+    """Files and folders the container writes belong to root; give them to the workspace's
+    owner if we can, so that later steps (and a self-hosted runner's next checkout) can change
+    or remove them."""
+    info = workspace.stat()
+    if not hasattr(os, "chown") or os.geteuid() != 0:
+        return
+    for path in paths:
+        with contextlib.suppress(OSError):
+            os.chown(path, info.st_uid, info.st_gid)

@@ -10,7 +10,12 @@ from pathlib import Path
 from abw.errors import AbwInputError
 from abw.github.commands import Console
 from abw.github.inputs import ActionInputs
-from abw.github.paths import relative_posix, resolve_in_workspace
+from abw.github.paths import (
+    hand_to_workspace_owner,
+    missing_folders,
+    relative_posix,
+    resolve_in_workspace,
+)
 
 
 def sample_before_gate(inputs: ActionInputs, workspace: Path, console: Console) -> None:
@@ -31,6 +36,7 @@ def sample_before_gate(inputs: ActionInputs, workspace: Path, console: Console) 
     }
     out = resolve_in_workspace(inputs.candidate, workspace, name="candidate", must_exist=False)
     os.chdir(workspace)
+    created = missing_folders(out, workspace)
     limits = Limits(max_runs=inputs.max_runs, budget_runs=inputs.budget_runs)
     sampler = Sampler(
         Path(paths["scenarios"]),
@@ -45,5 +51,7 @@ def sample_before_gate(inputs: ActionInputs, workspace: Path, console: Console) 
     except SampleInterrupted as exc:
         console.warning(f"abw sample {exc}; the runs recorded so far are gated", title="abw")
         return
+    finally:  # the recorded runs are the workspace owner's, as the report files are
+        hand_to_workspace_owner([*created, *out.rglob("*")] if out.exists() else created, workspace)
     for line in sample_summary(result).splitlines():
         console.info(line)
