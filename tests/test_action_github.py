@@ -184,3 +184,24 @@ def test_70000_character_report_is_truncated(fake, runner):
     assert [len(r.body["output"]["annotations"]) for r in fake.calls("POST", "check-runs$")] == [50]
     assert len(result.summary) > 70_000  # the step summary has room for all of it
     assert len(result.summary.encode()) <= 1024 * 1024
+
+
+def test_a_check_run_left_with_part_of_its_annotations_says_so(fake, tmp_path):
+    """180 findings: the check run is created with the first 50 annotations, then an append
+    fails. The log said the check run "failed" and never that a check run with its conclusion
+    and 50 of 180 annotations stands on the commit."""
+    from action_env import write_gate_workspace, write_run
+
+    runner = Runner(tmp_path, fake.url)
+    inputs = write_gate_workspace(runner.workspace, "FAIL")
+    candidate = runner.workspace / "traces" / "candidate"
+    for i in range(5, 60):
+        path = ["lookup_order", "refund_commit", "policy_check"]
+        write_run(candidate / f"c{i:03d}.json", f"cand-{i:03d}", path)
+    fake.fail("PATCH", r"/check-runs/\d+$", 502, "Bad Gateway", times=9)
+    result = runner.run(inputs)
+    assert result.code == 1
+    (run,) = fake.check_runs.values()
+    assert run["conclusion"] == "failure" and len(run["annotations"]) == 50
+    assert f"check run {run['id']} holds its conclusion but only 50 of" in result.stdout
+    assert "check run failed" not in result.stdout

@@ -38,11 +38,15 @@ def run_title(report: Any) -> str:
 
 @dataclass(frozen=True)
 class CheckRunResult:
-    """What was sent: the check run id and the number of requests that carried annotations."""
+    """What was sent: the check run id, the number of requests that carried annotations and
+    of annotations; ``left_out`` annotations an append that failed (``failure``) never sent:
+    the check run stands, with its conclusion, holding the others."""
 
     check_run_id: int
     annotation_requests: int
     annotations: int
+    left_out: int = 0
+    failure: BaseException | None = None
 
 
 def batches(items: list[Any], size: int = ANNOTATIONS_PER_REQUEST) -> list[list[Any]]:
@@ -81,6 +85,11 @@ def publish_check_run(
         output={**output, "annotations": chunks[0]},
         **kwargs,
     )
-    for chunk in chunks[1:]:
-        check_run.edit(output={**output, "annotations": chunk})
+    sent = len(chunks[0])
+    for requests, chunk in enumerate(chunks[1:], 1):
+        try:
+            check_run.edit(output={**output, "annotations": chunk})
+        except Exception as exc:  # (the check run is there: say what it holds)
+            return CheckRunResult(check_run.id, requests, sent, len(annotations) - sent, exc)
+        sent += len(chunk)
     return CheckRunResult(check_run.id, len(chunks) if annotations else 0, len(annotations))

@@ -354,6 +354,15 @@ class Publisher:
                 f"abw: check run {result.check_run_id} '{self.inputs.check_name}' -> {conclusion} "
                 f"({result.annotations} annotations in {result.annotation_requests} requests)"
             )
+        if result is not None and result.failure is not None:
+            _, line = _describe_failure(result.failure)
+            self.console.warning(
+                f"check run {result.check_run_id} holds its conclusion but only "
+                f"{result.annotations} of {result.annotations + result.left_out} annotations: "
+                f"adding the others failed: {line}. The verdict, the reports and the SARIF "
+                "alerts hold them all.",
+                title="abw: GitHub API",
+            )
 
     @functools.cached_property
     def pull_request(self) -> int | None:
