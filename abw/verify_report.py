@@ -309,28 +309,29 @@ def _runs_of(violations: Any) -> Counter[Any]:
     return Counter(v.get("trace_id") if isinstance(v, dict) else None for v in items)
 
 
+#: The evidence compared with the gate's, as (the report's list, the fields of each item that
+#: must agree, what differs): the runs that passed, each scenario's counts for the pass-rate
+#: test, the kinds of input warnings.
+_EVIDENCE = (
+    ("runs", ("role", "trace_id", "passed"), "which runs passed differs from the gate's"),
+    ("statistics", ("scenario_id", "n", "k"), "the runs counted (n, k) differ from the gate's"),
+    ("input_warnings", ("kind",), "the input warnings differ from the gate's"),
+)
+
+
 def _evidence_problems(document: dict[str, Any], again: Any) -> list[str]:
-    """Where the report's evidence differs from the gate's on the same inputs: which runs
-    passed, each scenario's counts for the pass-rate test, the kinds of input warnings. (File
-    names may be spelled otherwise than when the gate ran, so runs are compared by trace id.)"""
+    """Where the report's evidence (:data:`_EVIDENCE`) differs from the gate's on the same
+    inputs. (File names may be spelled otherwise than when the gate ran, so runs are compared
+    by trace id.)"""
     problems = []
-    runs = Counter(
-        (r.get("role"), r.get("trace_id"), r.get("passed"))
-        for r in document.get("runs") or []
-        if isinstance(r, dict)
-    )
-    if runs != Counter((r.role, r.trace_id, r.passed) for r in again.runs):
-        problems.append("runs: which runs passed differs from the gate's")
-    stats = Counter(
-        (s.get("scenario_id"), s.get("n"), s.get("k"))
-        for s in document.get("statistics") or []
-        if isinstance(s, dict)
-    )
-    if stats != Counter((s.scenario_id, s.n, s.k) for s in again.statistics):
-        problems.append("statistics: the runs counted (n, k) differ from the gate's")
-    warnings = Counter(
-        w.get("kind") for w in document.get("input_warnings") or [] if isinstance(w, dict)
-    )
-    if warnings != Counter(w.kind for w in again.input_warnings):
-        problems.append("input_warnings: the input warnings differ from the gate's")
+    for key, fields, differs in _EVIDENCE:
+        items = document.get(key)
+        given = Counter(
+            tuple(item.get(f) for f in fields)
+            for item in (items if isinstance(items, list) else [])
+            if isinstance(item, dict)
+        )
+        gated = Counter(tuple(getattr(item, f) for f in fields) for item in getattr(again, key))
+        if given != gated:
+            problems.append(f"{key}: {differs}")
     return problems
