@@ -51,8 +51,7 @@ def line_by_line(path: Path, limit: int) -> tuple[list[tuple[int, Any]], list[st
                 if not raw.endswith(b"\n"):
                     warnings.append(f"{path.name}:{number}: skipped a cut-off last line")
                     continue
-                problem = reader._utf8_problem(raw) or exc.message
-                raise AbwInputError(problem, file=path, line=number) from None
+                raise AbwInputError(exc.message, file=path, line=number) from None
             if not isinstance(record, dict):
                 message = "not a Claude Code transcript: a line is not a JSON object"
                 raise AbwInputError(message, file=path, line=number)

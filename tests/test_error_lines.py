@@ -323,3 +323,18 @@ def test_a_document_broken_as_a_whole_names_the_line_too(tmp_path, run_cli):
         code, _, err = run_cli("validate", path)
         assert code == 2, err
         assert f"{path}:{line}: {message}" in _one_error(err), err
+
+
+def test_a_steps_file_that_is_no_utf8_names_its_line(tmp_path):
+    """``abw latent --steps-file`` is read through the same refusal as every document
+    (``abw.errors.not_utf8``): it said "at byte 18", naming neither line nor option."""
+    from abw.cli.latent_cmd import read_steps_file
+    from abw.errors import AbwInputError
+
+    steps = tmp_path / "steps.txt"
+    steps.write_bytes(b"step one\nstep caf\xe9\n")
+    with pytest.raises(AbwInputError) as refused:
+        read_steps_file(steps)
+    assert refused.value.one_line() == (
+        f"{steps}:2: --steps-file: not valid UTF-8 (byte 9 of the line)"
+    )

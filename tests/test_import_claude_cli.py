@@ -66,7 +66,7 @@ def test_invalid_utf8(run_cli, tmp_path: Path):
     lines[2] = lines[2].replace(b'"external"', b'"ext\xff\xfernal"', 1)
     assert b"\xff" in lines[2]
     bad = _write(tmp_path / "latin.jsonl", lines)
-    _fails(run_cli, bad, tmp_path / "out.json", "latin.jsonl:3", "invalid UTF-8")
+    _fails(run_cli, bad, tmp_path / "out.json", "latin.jsonl:3", "not valid UTF-8 (byte")
 
 
 def test_not_a_claude_transcript(run_cli, tmp_path: Path):

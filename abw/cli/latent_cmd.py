@@ -17,7 +17,7 @@ import click
 
 from abw.cli import RootGroup
 from abw.cli.options import PathParam, check_outputs, output_option
-from abw.errors import AbwInputError
+from abw.errors import AbwInputError, not_utf8
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
 #: The options passed on to ``abw.latent.run.compute``.
@@ -118,11 +118,13 @@ def _load(options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
 def read_steps_file(path: Path) -> list[str]:
     """A JSON list of strings, or one step per non-empty line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         raise AbwInputError("no such file", file=path, field="--steps-file") from None
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise AbwInputError(f"not valid UTF-8 at byte {exc.start}", file=path) from None
+        raise not_utf8(exc, raw, path, field="--steps-file") from None
     if text.lstrip().startswith("["):
         from abw.reader import parse_json
 

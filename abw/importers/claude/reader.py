@@ -36,14 +36,6 @@ def is_warmup_prompt(text: object) -> bool:
     return isinstance(text, str) and text.strip() == "Warmup"
 
 
-def _utf8_problem(raw: bytes) -> str | None:
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"invalid UTF-8 (byte {exc.start + 1} of the line)"
-    return None
-
-
 class JsonlReader:
     """Iterate ``(line number, record)``; ``sha256`` and ``lines`` are complete afterwards."""
 
@@ -128,8 +120,7 @@ class JsonlReader:
                     file=self.path,
                     line=line_no,
                 ) from None
-            problem = _utf8_problem(raw) or exc.message
-            raise AbwInputError(problem, file=self.path, line=line_no) from None
+            raise AbwInputError(exc.message, file=self.path, line=line_no) from None
         if not isinstance(record, dict):
             raise AbwInputError(
                 "not a Claude Code transcript: a line is not a JSON object",
