@@ -266,54 +266,55 @@ def test_long(abw_gate):
     assert message == f"abw_gate: {LONG}: candidate: cannot read: file name too long"
 
 
-def test_pytest_missing_spec_is_one_line(pytester, _warm_gate):
-    message = _gated(
-        pytester,
+# (a test body, the failure's one line: whole, or how it begins) — ``allow_inconclusive="no"``
+# was true (a non-empty string): an INCONCLUSIVE run passed
+_BAD_SETTINGS = [
+    (
         """
 def test_no_spec(abw_gate):
     abw_gate(REFUND / "traces" / "good", baseline=REFUND / "traces" / "baseline")
 """,
-    )
-    assert message.startswith("abw_gate needs a spec: pass spec=...")
-
-
-def test_pytest_invalid_fail_on_is_one_line(pytester, _warm_gate):
-    message = _gated(
-        pytester,
+        "abw_gate needs a spec: pass spec=...",
+        False,
+    ),
+    (
         """
 @pytest.mark.abw(**GATE, fail_on="WARN")
 def test_bad_fail_on(abw_gate):
     abw_gate(REFUND / "traces" / "good")
 """,
-    )
-    assert message == "abw_gate: the abw marker's fail_on must be 'fail' or 'warn', not 'WARN'"
-
-
-def test_pytest_allow_inconclusive_must_be_a_boolean(pytester, _warm_gate):
-    """``allow_inconclusive="no"`` was true (a non-empty string): an INCONCLUSIVE run passed."""
-    message = _gated(
-        pytester,
+        "abw_gate: the abw marker's fail_on must be 'fail' or 'warn', not 'WARN'",
+        True,
+    ),
+    (
         """
 @pytest.mark.abw(**GATE, allow_inconclusive="no")
 def test_small(abw_gate):
     abw_gate(REFUND / "traces" / "small")
 """,
-    )
-    assert message == (
-        "abw_gate: the abw marker's allow_inconclusive must be True or False, not 'no'"
-    )
-
-
-def test_pytest_candidate_of_a_wrong_type_says_so(pytester, _warm_gate):
-    message = _gated(
-        pytester,
+        "abw_gate: the abw marker's allow_inconclusive must be True or False, not 'no'",
+        True,
+    ),
+    (
         """
 @pytest.mark.abw(**GATE)
 def test_dict(abw_gate):
     abw_gate({"a": 1})
 """,
-    )
-    assert message.startswith("abw_gate: candidate: a dict given; abw_gate takes Trace objects")
+        "abw_gate: candidate: a dict given; abw_gate takes Trace objects",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected", "whole"),
+    _BAD_SETTINGS,
+    ids=["missing-spec", "fail-on", "allow-inconclusive", "candidate-type"],
+)
+def test_pytest_a_bad_setting_is_one_line(pytester, _warm_gate, body, expected, whole):
+    message = _gated(pytester, body)
+    assert (message == expected) if whole else message.startswith(expected)
     assert "no such folder" not in message
 
 
