@@ -53,24 +53,17 @@ def check_target(path: str | Path, *, folder: bool = False) -> None:
 
 
 def special_file(target: str | Path) -> bool:
-    """True for what is written into, never replaced: an existing file that is not a regular
-    file (a device, a FIFO, a socket), or a name of an open stream (:func:`_stream_name`)."""
-    target = Path(target)
-    if _stream_name(target):
-        return True
+    """True for what is written into, never replaced: a name of a device or an open stream
+    (:func:`_through_devices`), or an existing file that is not a regular file (a FIFO, a
+    socket)."""
+    return _through_devices(_link_chain(Path(target))) or _not_regular(Path(target))
+
+
+def _not_regular(target: Path) -> bool:
     try:
         return not stat.S_ISREG(target.stat().st_mode) and not target.is_dir()
     except OSError:
         return False
-
-
-def _stream_name(target: Path) -> bool:
-    """Whether ``target`` names an open stream or a device: a path under ``/dev/`` or
-    ``/proc/`` (``/dev/stdout``, ``/proc/self/fd/1``), or a link that leads through one. With
-    standard output redirected to a file such a name resolves to a regular file, and
-    replacing it (a temporary and a rename) replaced the ``/dev/stdout`` link itself with a
-    file, and the report never reached the redirect."""
-    return any(hop.startswith(("/dev/", "/proc/")) for hop in _link_chain(target))
 
 
 def _link_chain(target: Path) -> list[str]:
@@ -82,17 +75,27 @@ def _link_chain(target: Path) -> list[str]:
     return chain
 
 
+def _through_devices(chain: list[str]) -> bool:
+    """Whether a path (its :func:`_link_chain`) names a device or an open stream: it is, or
+    leads through, a path under ``/dev/`` or ``/proc/`` (``/dev/stdout``, ``/proc/self/fd/1``).
+    With standard output redirected to a file such a name resolves to a regular file, and
+    replacing it (a temporary and a rename) replaced the ``/dev/stdout`` link itself with a
+    file, and the report never reached the redirect."""
+    return any(hop.startswith(("/dev/", "/proc/")) for hop in chain)
+
+
 #: The names of this process's own open descriptors.
 _OWN_STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
 _OWN_FD = re.compile(r"/(?:proc/self|dev)/fd/([0-9]+)")
 
 
-def own_descriptor(target: str | Path) -> int | None:
-    """The descriptor of this process that ``target`` names (``/dev/stdout``: 1,
-    ``/proc/self/fd/3``: 3, or a link to one), else None. Written through that descriptor,
-    the report lands where the stream goes, after what was printed before it (opened again by
-    name, a redirected standard output was truncated and written over by the summary)."""
-    for hop in _link_chain(Path(target)):
+def _own_descriptor(chain: list[str]) -> int | None:
+    """The descriptor of this process that a path (its :func:`_link_chain`) names
+    (``/dev/stdout``: 1, ``/proc/self/fd/3``: 3, or a link to one), else None. Written through
+    that descriptor, the report lands where the stream goes, after what was printed before it
+    (opened again by name, a redirected standard output was truncated and written over by the
+    summary)."""
+    for hop in chain:
         if hop in _OWN_STREAMS:
             return _OWN_STREAMS[hop]
         if found := _OWN_FD.fullmatch(hop):
@@ -109,14 +112,15 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
     check_target(target)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     pieces = [payload] if isinstance(payload, bytes | bytearray) else payload
-    descriptor = own_descriptor(target)
+    chain = _link_chain(target)
+    descriptor = _own_descriptor(chain)
     if descriptor is not None:  # /dev/stdout: this process's own stream
         try:
             _write_to(descriptor, pieces)
         except OSError as exc:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         return target
-    if special_file(target):  # a FIFO, /dev/full: write into it, never replace it
+    if _through_devices(chain) or _not_regular(target):  # a FIFO, /dev/full: written into
         try:
             with open(target, "wb") as handle:
                 for piece in pieces:
@@ -124,21 +128,23 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
         except OSError as exc:
             raise type(exc)(exc.errno, exc.strerror, str(target)) from None
         return target
-    if target.is_symlink():  # the file it leads to is replaced; the link stays a link
-        target = Path(os.path.realpath(target))
+    # a link stays a link: the file it leads to is replaced
+    replaced = Path(os.path.realpath(target)) if len(chain) > 1 else target
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        replaced.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{replaced.name}.", suffix=".tmp", dir=replaced.parent
+        )
     except OSError as exc:  # name the file asked for, not a temporary
         raise type(exc)(exc.errno, exc.strerror, str(target)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), file_mode(target))
+            os.fchmod(handle.fileno(), file_mode(replaced))
             for piece in pieces:
                 handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
+        os.replace(tmp_name, replaced)
     except BaseException as exc:
         Path(tmp_name).unlink(missing_ok=True)
         if isinstance(exc, OSError):
