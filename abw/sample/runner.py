@@ -95,8 +95,8 @@ def _group_alive(pid: int) -> bool:
         os.killpg(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:  # (a process of the group that runs as another user)
+        pass
     return True
 
 
