@@ -8,7 +8,10 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import REPO, export_again
+
+from abw.hashing import sha256_hex
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 SPEC = EXAMPLE / "behavior.yaml"
@@ -193,15 +196,25 @@ def _gate_with(run_cli, base: Path, cand: Path, spec: Path, out: Path, *more: ob
     return code, json.loads(out.read_text(encoding="utf-8")), err
 
 
-def test_removing_one_of_two_exports_of_a_run_is_named_as_a_missing_run(tmp_path, run_cli):
+@pytest.mark.parametrize("removed", ["counted", "other"])
+def test_removing_one_of_two_imports_of_a_run(tmp_path, run_cli, removed):
+    """Two imports of one recording are one run (n = 6, not 7). Removing the import that was
+    not counted changes nothing; removing the one that was replaces the run's file: the
+    sequence restarts, naming the missing run."""
     base = _copy("baseline", tmp_path / "base", 4)
     cand = _copy("good", tmp_path / "cand", 6)
     twin = sorted(cand.iterdir())[0]
-    export_again(twin, cand / "copy.json", 1)  # the same run exported twice: two runs
-    _gate(run_cli, base, cand, tmp_path / "r1.json")
-    (cand / "copy.json").unlink()
+    export_again(twin, cand / "copy.json", 1)  # the same recording imported again
+    _, first, _ = _gate(run_cli, base, cand, tmp_path / "r1.json")
+    assert _statistic(first)["n"] == 6
+    files = sorted([twin, cand / "copy.json"], key=lambda p: sha256_hex(p.read_bytes()))
+    (files[0] if removed == "counted" else files[1]).unlink()
     _, report, _ = _gate(
         run_cli, base, cand, tmp_path / "r2.json", "--previous", tmp_path / "r1.json"
     )
-    message = _statistic(report)["sequence"]["continuity_message"]
-    assert "1 earlier run(s) are missing (removed or replaced)" in message, message
+    sequence = _statistic(report)["sequence"]
+    if removed == "counted":
+        message = sequence["continuity_message"]
+        assert "1 earlier run(s) are missing (removed or replaced)" in message, message
+    else:
+        assert sequence["continuity"] == "extends", sequence

@@ -5,6 +5,7 @@ every report format, never changing the verdict."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -96,21 +97,69 @@ def test_platforms_differ(tmp_path, run_cli, imported):
     shown_everywhere(out, "candidate codex_cli (1 run)")
 
 
+def _other_recording(path, n: int) -> None:
+    """``path`` as if read from another recording that reuses its trace id (an exporter that
+    reuses ids): its ``source_hash`` is another."""
+    text = path.read_text(encoding="utf-8")
+    text, count = re.subn(r'"source_hash": "[0-9a-f]{64}"', f'"source_hash": "{n:064x}"', text)
+    assert count == 1, path
+    path.write_text(text, encoding="utf-8")
+
+
 def test_files_sharing_a_trace_id_are_counted_and_named(tmp_path, run_cli):
     cand = tmp_path / "cand"
     cand.mkdir()
     good = sorted((EXAMPLE / "traces" / "good").glob("*.json"))
-    for i in range(12):  # 12 files, 3 trace ids: each run exported four times (other bytes)
-        export_again(good[i % 3], cand / f"copy-{i:02d}.json", i)
+    for i in range(12):  # 12 files, 3 trace ids, each from 4 recordings (other source hashes)
+        _other_recording(export_again(good[i % 3], cand / f"copy-{i:02d}.json", i), i)
     report, _, out = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
     (warning,) = [w for w in report["input_warnings"] if w["kind"] == "duplicate_trace_id"]
     assert warning["role"] == "candidate"
     assert warning["message"].startswith("12 candidate files share 3 trace ids")
     assert "counted as a separate run (12 candidate runs in all)" in warning["message"]
     assert len(warning["files"]) == 3
-    # the decision: each file still counts as one run
+    # the decision: a file from another recording still counts as one run
     assert [s["n"] for s in report["statistics"]] == [12]
     shown_everywhere(out, "12 candidate files share 3 trace ids")
+
+
+def test_a_recording_imported_again_counts_once(tmp_path, run_cli):
+    """A session imported again (the same trace id and source hash; another ``exported_at``)
+    counted again: 15 imports of one passing run PASSed at n = 15. It is one run, as a
+    byte-for-byte copy is; every file is still listed and checked."""
+    cand = tmp_path / "cand"
+    cand.mkdir()
+    good = sorted((EXAMPLE / "traces" / "good").glob("*.json"))
+    for i in range(15):
+        export_again(good[0], cand / f"again-{i:02d}.json", i)
+    report, _, out = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
+    assert report["verdict"] == "INCONCLUSIVE", report["summary"]
+    assert [s["n"] for s in report["statistics"]] == [1]
+    assert report["checks"][0]["runs_checked"] == 15
+    (warning,) = [w for w in report["input_warnings"] if w["kind"] == "duplicate_trace_id"]
+    said = "14 of them are copies of another file (byte for byte, or the same recording"
+    assert said in warning["message"] and "(1 candidate run in all)" in warning["message"]
+    shown_everywhere(out, "the same recording imported again")
+    for i, path in enumerate(good):  # every run imported three times: the 20 runs PASS
+        for k in range(3):
+            export_again(path, cand / f"run-{i:02d}-{k}.json", 100 + 3 * i + k)
+    report, _, _ = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
+    assert report["verdict"] == "PASS" and [s["n"] for s in report["statistics"]] == [20]
+
+
+def test_a_run_does_not_pass_while_one_import_of_it_fails(tmp_path, run_cli):
+    """Two imports of one recording that the gate judges apart (another import's options can
+    make one fail): the run counts once, and as failing."""
+    cand = tmp_path / "cand"
+    shutil.copytree(EXAMPLE / "traces" / "good", cand)
+    first = sorted(cand.glob("*.json"))[0]
+    again = export_again(first, cand / "zz-again.json", 7)
+    trace = json.loads(again.read_text(encoding="utf-8"))
+    trace["run"]["final_status"] = "error"
+    again.write_text(json.dumps(trace, indent=2), encoding="utf-8")
+    report, _, _ = gate(run_cli, tmp_path, EXAMPLE / "traces" / "baseline", cand)
+    (stats,) = report["statistics"]
+    assert (stats["n"], stats["k"]) == (20, 19), stats
 
 
 def test_byte_for_byte_copies_of_a_run_count_once_in_the_statistics(tmp_path, run_cli):
@@ -127,9 +176,9 @@ def test_byte_for_byte_copies_of_a_run_count_once_in_the_statistics(tmp_path, ru
     assert [s["n"] for s in report["statistics"]] == [1]
     assert len(report["runs"]) == 24 + 60 and report["checks"][0]["runs_checked"] == 60
     (warning,) = [w for w in report["input_warnings"] if w["kind"] == "duplicate_trace_id"]
-    said = "59 of them are byte-for-byte copies of another file: the same run, counted once"
+    said = "59 of them are copies of another file (byte for byte, or the same recording"
     assert said in warning["message"] and "(1 candidate run in all)" in warning["message"]
-    shown_everywhere(out, "59 of them are byte-for-byte copies of another file")
+    shown_everywhere(out, "59 of them are copies of another file")
     whole = sorted((EXAMPLE / "traces" / "good").glob("*.json"))  # with the copies: as before
     for path in whole:
         shutil.copy(path, cand)

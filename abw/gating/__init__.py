@@ -170,13 +170,13 @@ def merged_report(
             checks.append(diff_shape.coverage_check(sid, len(runs)))
         elif runs:
             checks += diff_shape.checks(result, spec.thresholds, {t.path: t for t in runs})
-        distinct = sequence.once_each(runs)  # (a byte-for-byte copy is the same run)
+        failing = execution.failing(runs, failed)
+        distinct = sequence.once_each(runs, failing)  # (one file for each recording)
         ordered, order = sequence.in_recording_order(
             distinct, [t.started_at for t in distinct], RUN_ORDER
         )
         digests = [t.sha256 for t in ordered]
         heads = sequence.chain(digests)
-        failing = execution.failing(ordered, failed)
         link = sequence.continuity(
             digests,
             (previous or {}).get(sid) if previous else None,

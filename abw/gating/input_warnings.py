@@ -3,10 +3,11 @@
 - ``platform_mix``: baseline and candidate runs come from different agent platforms;
 - ``version_mix``: the candidate was recorded with agent CLI versions the baseline never used
   (a new CLI can rename tools: Codex's ``shell`` became ``exec_command``);
-- ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file still
-  counts as one run, so the statistics may count one run many times (a candidate file that is a
-  byte-for-byte copy of another is the same run: the statistics count it once, and the warning
-  says how many there are);
+- ``duplicate_trace_id``: several files of one side carry the same ``trace_id``; each file
+  from another recording still counts as one run, so the statistics may count one run many
+  times (a candidate file that is a copy of another — byte for byte, or the same recording
+  imported again: the same trace id and ``source_hash`` — is the same run: the statistics count
+  it once, and the warning says how many there are);
 - ``shared_runs``: candidate runs that are baseline runs too (the same trace id: a candidate
   folder inside the baseline folder, a session imported on both sides, or the baseline
   itself), compared with themselves;
@@ -32,8 +33,8 @@ from abw.models.spec import Thresholds
 from abw.text import plural
 from abw.traceio import TraceFile
 
-# A run here is its summary (abw.gating.summary.RunHead): path, trace_id, sha256, scenario_id,
-# platform, agent_version; only the baseline spread reads the baseline runs' paths.
+# A run here is its summary (abw.gating.summary.RunHead): path, trace_id, sha256, source_hash,
+# scenario_id, platform, agent_version; only the baseline spread reads the baseline runs' paths.
 
 #: Files named as examples in one warning.
 EXAMPLES = 3
@@ -247,13 +248,14 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
         return []
     count = sum(len(paths) for paths in shared.values())
     worst = max(sorted(shared), key=lambda tid: len(shared[tid]))
-    distinct = len({run.sha256 for run in traces})
+    distinct = len({(run.trace_id, run.source_hash) for run in traces})
     copies = len(traces) - distinct
     if role == "candidate" and copies:
-        are = "is a byte-for-byte copy" if copies == 1 else "are byte-for-byte copies"
+        are = "is a copy" if copies == 1 else "are copies"
         counted = (
-            f"{copies} of them {are} of another file: the same run, counted once in the "
-            f"statistics ({plural(distinct, 'candidate run')} in all); remove the copies."
+            f"{copies} of them {are} of another file (byte for byte, or the same recording "
+            "imported again: the same trace id and source hash): the same run, counted once "
+            f"in the statistics ({plural(distinct, 'candidate run')} in all); remove the copies."
         )
     else:
         counted = (

@@ -17,9 +17,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import attrgetter
 from typing import Any, Literal, TypeVar
 
 from abw.semantics import start_time
@@ -35,6 +36,9 @@ Order = Literal["recording", "trace_id"]
 #: the level's arithmetic huge nor go below zero.
 MAX_RESTARTS = 30
 _HEAD = re.compile(r"[0-9a-f]{64}")
+#: The run order (abw.diffing.run_sort_key) of run summaries, as a sort key (one C call a
+#: run, no Python frame)
+RUN_ORDER = attrgetter("trace_id", "sha256", "path")
 
 
 def started_at(trace_file: TraceFile) -> datetime | None:
@@ -67,14 +71,21 @@ def in_recording_order(
     return sorted(runs, key=identity), "trace_id"
 
 
-def once_each(runs: list[T]) -> list[T]:
-    """The runs whose file SHA-256 no run before them has: a byte-for-byte copy is the same
-    run, and the sequential statistics count it once (counted again, 60 copies of one passing
-    run PASSed). Files that only share a trace id each count (an exporter may reuse ids)."""
-    first: dict[str, T] = {}
-    for run in runs:
-        first.setdefault(run.sha256, run)  # type: ignore[attr-defined]
-    return list(first.values())
+def once_each(runs: list[T], failing: Container[str] = ()) -> list[T]:
+    """One file for each recording: the sequential statistics count a run once, whether its
+    files are byte-for-byte copies or the same recording imported again (the same trace id
+    and ``source_hash``; only ``exported_at`` or the import's options differ). Counted again,
+    60 copies of one passing run PASSed. The file that stands for a recording is the first in
+    run order of those whose path is in ``failing``, else the first: a run does not pass while
+    one import of it fails. Files that only share a trace id each count (an exporter may
+    reuse ids)."""
+    chosen: dict[tuple[str, str], T] = {}
+    for run in sorted(runs, key=RUN_ORDER):
+        key = (run.trace_id, run.source_hash)  # type: ignore[attr-defined]
+        kept = chosen.get(key)
+        if kept is None or (kept.path not in failing and run.path in failing):  # type: ignore[attr-defined]
+            chosen[key] = run
+    return list(chosen.values())
 
 
 def chain(digests: list[str]) -> list[str]:

@@ -18,13 +18,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from abw.cached import cached_property
 from abw.diffing import BaselineShape, path_names, run_sort_key
 from abw.findings import violation
 from abw.gating.diff_shape import new_tool_finding
+from abw.gating.sequence import RUN_ORDER
 
 if TYPE_CHECKING:
     from abw.gating.common import RunRule
@@ -42,6 +42,7 @@ class RunHead:
     path: str  # the trace file, as the report names it
     trace_id: str
     sha256: str
+    source_hash: str  # of the recording it was imported from (abw.gating.sequence.once_each)
     scenario_id: str | None
     final_status: str
     platform: str
@@ -56,10 +57,6 @@ class RunHead:
         return RUN_ORDER(self)
 
 
-#: :attr:`RunHead.key` as a sort key (one C call a run, no Python frame)
-RUN_ORDER = attrgetter("trace_id", "sha256", "path")
-
-
 def _intern(text: str | None) -> str | None:
     return None if text is None else sys.intern(text)
 
@@ -71,6 +68,7 @@ def _head_fields(run: TraceFile) -> tuple[Any, ...]:
         run.path,
         trace.run.trace_id,
         run.sha256,
+        trace.source.source_hash,
         _intern(trace.run.scenario_id),
         sys.intern(trace.run.final_status),
         sys.intern(trace.source.platform),
