@@ -8,18 +8,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# C0/C1 controls (ANSI escapes start with \x1b), bidirectional controls ("Trojan source"), lone
-# surrogates and XML non-characters.
-_UNSAFE_RE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
+# C0/C1 controls (ANSI escapes start with \x1b), bidirectional controls ("Trojan source"),
+# invisible characters (a zero-width space, joiner or non-joiner, word joiner, invisible
+# operators, the soft hyphen, the byte order mark: ``refund\u200bcommit`` reads as
+# ``refundcommit`` and is another name), lone surrogates and XML non-characters.
+_UNSAFE = (
+    "\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+    "\ud800-\udfff\ufeff\ufffe\uffff"
 )
-
-
+_UNSAFE_RE = re.compile(f"[\\x00-\\x0a{_UNSAFE}]")
 # The same, less the line feed: for fields that are text blocks (a JUnit failure's body, SARIF
 # help Markdown), where lines are meant.
-_UNSAFE_IN_BLOCK_RE = re.compile(
-    r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-)
+_UNSAFE_IN_BLOCK_RE = re.compile(f"[\\x00-\\x09{_UNSAFE}]")
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -41,12 +41,16 @@ HOSTILE = [
     "nul\x00x",
     "\u202eevil",
     "ls\u2028ps\u2029",
+    "zero\u200cwidth\u200djoin\u2060word\ufeffbom\xadsoft",
     "]]><![CDATA[",
     "# heading",
 ]
-#: Raw controls, bidirectional overrides and lone surrogates: never in a shown text.
+#: Raw controls, bidirectional overrides, invisible characters (but the zero-width space abw
+#: itself puts in to break mentions and workflow commands) and lone surrogates: never in a
+#: shown text.
 UNSAFE = re.compile(
-    r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+    r"[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200c-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
+    r"\ud800-\udfff]"
 )
 #: The same in rendered HTML text, where line breaks are layout.
 UNSAFE_SHOWN = re.compile(UNSAFE.pattern.replace(r"\x00-\x1f", r"\x00-\x08\x0b\x0c\x0e-\x1f"))
@@ -534,3 +538,15 @@ def test_more_failing_checks_than_results_still_fit_the_result_limit():
     (run,) = sarif_document(report, max_results=5)["runs"]
     assert len(run["results"]) == 5
     assert "5 more non-passing checks" in run["results"][-1]["message"]["text"]
+
+
+def test_an_invisible_character_in_a_name_is_shown():
+    """``refund\\u200bcommit`` read as ``refundcommit`` in every view while it is another
+    name (the rule for ``refundcommit`` never matches it): invisible characters are shown
+    escaped, as controls are; the zero-width space abw puts in after a ``:`` stays one."""
+    from abw.text import clean, log_line
+
+    for char in "\u200b\u200c\u200d\u2060\u2063\ufeff\u180e":
+        assert clean(f"refund{char}commit") == f"refund\\u{ord(char):04x}commit"
+    assert clean("soft\xadhyphen") == "soft\\xadhyphen"
+    assert log_line("a::b\u200b") == "a:\u200b:b\\u200b"
