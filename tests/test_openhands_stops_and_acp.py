@@ -363,3 +363,54 @@ def test_a_state_update_of_autumn_2025_names_the_status_agent_status(run_cli, tm
         source.write_text(json.dumps(record) + "\n")
         trace = cli_import_one(run_cli, "openhands", source, out)
         assert trace["run"]["final_status"] == status
+
+
+def _delegation(when: str, answered: bool) -> list[dict[str, Any]]:
+    """A V0 delegation as the controller writes it (``start_delegate``, ``end_delegate``): the
+    parent's ``delegate`` action, then the delegate's own events on the shared stream — its
+    state, a call, its ``finish`` and its ``finished`` state — and, when ``answered``, the
+    ``AgentDelegateObservation`` that hands back to the parent (``cause``: the action)."""
+    agent = {"source": "agent", "timestamp": when, "message": ""}
+    delegate = {"id": 100, "action": "delegate", **agent}
+    delegate["args"] = {"agent": "BrowsingAgent", "inputs": {"task": "find the docs"}}
+    browse = {"id": 102, "action": "browse", "args": {"url": "https://example.org"}, **agent}
+    seen = {"id": 103, "observation": "browse", "cause": 102, "content": "docs", **agent}
+    seen["extras"] = {"url": "https://example.org", "error": False}
+    finish = {"id": 104, "action": "finish", **agent}
+    finish["args"] = {"outputs": {"content": "docs found"}, "final_thought": "browsed"}
+    events = [delegate, _state(101, "running", when), browse, seen, finish]
+    events.append(_state(105, "finished", when))
+    if answered:
+        back = {"id": 106, "observation": "delegate", "cause": 100, **agent}
+        back.update(content="BrowsingAgent finishes task with content: docs found")
+        back["extras"] = {"outputs": {"content": "docs found"}}
+        events.append(back)
+    return events
+
+
+def test_a_delegates_finish_is_not_the_runs(run_cli, tmp_path):
+    """The delegate's ``finish`` and ``finished`` state ended the parent run in success: a
+    parent cut off after the delegate handed back (or before it could) read success. Only
+    the parent's own finish or state ends the run."""
+    events = json.loads(GUI.read_text())
+    when = events[8]["timestamp"]
+    handed_back = [*events[:9], *_delegation(when, answered=True), *events[9:15]]
+    trace = _import(run_cli, tmp_path, handed_back)
+    assert trace["run"]["final_status"] == "unknown"  # the parent never answered
+    spans = [(s["type"], s["name"], s["status"]) for s in trace["spans"] if s["type"] != "llm"]
+    assert ("handoff", "delegate", "success") in spans, spans
+    assert ("tool", "finish", "success") in spans, spans
+    cut = [*events[:9], *_delegation(when, answered=False)]
+    assert _import(run_cli, tmp_path, cut)["run"]["final_status"] == "unknown"
+    whole = [*events[:9], *_delegation(when, answered=True), *events[9:]]
+    trace = _import(run_cli, tmp_path, whole)
+    assert trace["run"]["final_status"] == "success"  # the parent's reply and state
+
+
+def test_a_delegate_stopped_with_the_run_ends_it_so(run_cli, tmp_path):
+    """A run stopped while its delegate works: the delegate's ``stopped`` state is the run's
+    end (cancelled), as the parent never resumes."""
+    events = json.loads(GUI.read_text())
+    when = events[8]["timestamp"]
+    cut = [*events[:9], *_delegation(when, answered=False)[:-1], _state(105, "stopped", when)]
+    assert _import(run_cli, tmp_path, cut)["run"]["final_status"] == "cancelled"

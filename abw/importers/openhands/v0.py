@@ -69,6 +69,11 @@ def read_v0(
     first_model, requested = None, False
     pending: Draft | None = None  # a call awaiting the user's confirmation
     cut: list[Draft] = []  # calls just answered "not executed": a stop writes one a call
+    # the delegations under way (their actions' ids): a delegate shares the parent's event
+    # stream, and its own finish and agent states are not the run's; the parent resumes at
+    # the ``delegate`` observation that answers the action
+    delegations: list[str] = []
+    delegate_state: Any = None
     # a run before function calling (CodeAct's text actions, OpenDevin): no model response
     # is recorded, and every agent action answered one model call
     text_actions = not any("tool_call_metadata" in event for event in events)
@@ -116,9 +121,10 @@ def read_v0(
             if action == "message":
                 args = as_dict(event.get("args"))
                 content = args.get("content")
-                final_text = content if isinstance(content, str) else final_text
-                if args.get("wait_for_response") is not False:  # it waits for the user (as V1)
-                    final_status = "success"
+                if not delegations:  # (a delegate's message is not the run's answer)
+                    final_text = content if isinstance(content, str) else final_text
+                if args.get("wait_for_response") is not False and not delegations:
+                    final_status = "success"  # it waits for the user (as V1)
                 if response_id is None:
                     llm = Draft((index, 0), "llm", str(model or "llm"), "ok")
                     llm.output = content if content is not None else ABSENT
@@ -142,8 +148,11 @@ def read_v0(
                 pending = draft
             if isinstance(meta.get("tool_call_id"), str):
                 by_tool_call[meta["tool_call_id"]] = draft
+            if action == "delegate":
+                delegations.append(repr(event.get("id")))
             if action == "finish":  # the terminal tool call: it has no observation
                 draft.outcome = "ok"
+            if action == "finish" and not delegations:  # (a delegate's: the parent goes on)
                 final_status = "success"
                 outputs = as_dict(event.get("args")).get("final_thought") or as_dict(
                     event.get("args")
@@ -153,9 +162,15 @@ def read_v0(
             observation = str(event.get("observation"))
             if observation == "agent_state_changed":
                 state = as_dict(event.get("extras")).get("agent_state")
-                final_status = STATE_STATUS.get(str(state), final_status)
+                if delegations:
+                    delegate_state = state
+                else:
+                    final_status = STATE_STATUS.get(str(state), final_status)
                 stopped(cut, state)
                 continue
+            if observation == "delegate" and repr(event.get("cause")) in delegations:
+                del delegations[delegations.index(repr(event.get("cause"))) :]
+                delegate_state = None
             draft = calls.get(repr(event.get("cause")))
             if draft is None:
                 draft = by_tool_call.get(str(meta.get("tool_call_id")))
@@ -166,6 +181,9 @@ def read_v0(
                 draft.outcome = "interrupted"  # the id says the stop cut it short
             elif observation == "error" and not_executed(event):
                 cut.append(draft)
+    if delegations:  # the run ended in a delegation: how its delegate stopped, never success
+        status = STATE_STATUS.get(str(delegate_state))
+        final_status = "unknown" if status in (None, "success") else status
     for llm in unnamed:  # one run, one model: its first model_response names it
         llm.name = str(first_model or configured or llm.name)
     return drafts, final_status, final_text
