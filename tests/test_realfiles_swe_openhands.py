@@ -15,7 +15,7 @@ from abw.importers.base import ImportOptions
 from abw.models.trace import Trace
 from abw.traceio import render_trace
 from tests.conftest import CORPUS
-from tests.importkit import import_trace
+from tests.importkit import cli_import_one, import_trace
 
 #: SWE-agent 0.7 (EnIGMA, CTF mode) demonstration: five ``submit``s answered ``Wrong flag!``.
 EPS = CORPUS / "swe-agent" / "enigma" / "SWE-agent__enigma_demo_ctf_crypto_eps__3ea751c0.traj"
@@ -657,3 +657,40 @@ def test_swe_agent_1x_llm_spans_are_named_by_its_replay_config_model():
     assert "replay_config" in trace.redaction.removed_fields
     rendered = render_trace(trace)
     assert config["problem_statement"]["text"] not in rendered
+
+
+def _v0_session(root: Path) -> Path:
+    """The real V0 GUI session (``openhands__basic_gui_mode.json``) as OpenHands' V0 file store
+    persists it: ``sessions/<id>/events/<n>.json``, one event a file, beside its
+    ``event_cache/`` pages (the same events again) and ``metadata.json``."""
+    events = json.loads((CORPUS / "openhands" / "openhands__basic_gui_mode.json").read_text())
+    session = root / "sessions" / "3f2a9c"
+    (session / "events").mkdir(parents=True)
+    (session / "event_cache").mkdir()
+    for event in events:
+        (session / "events" / f"{event['id']}.json").write_text(json.dumps(event))
+    (session / "event_cache" / "0-25.json").write_text(json.dumps(events))
+    (session / "metadata.json").write_text(json.dumps({"conversation_id": "3f2a9c"}))
+    return session
+
+
+def test_a_v0_session_folder_is_one_run(run_cli, tmp_path):
+    """A V0 session on disk was refused file by file ("expected a JSON array of events"): its
+    folder is one run, the same spans as its trajectory, each pointing at its event's file."""
+    session = _v0_session(tmp_path)
+    whole = cli_import_one(
+        run_cli,
+        "openhands",
+        CORPUS / "openhands" / "openhands__basic_gui_mode.json",
+        tmp_path / "a",
+    )
+    for given in (session.parent, session, session / "events"):
+        trace = cli_import_one(run_cli, "openhands", given, tmp_path / f"out-{given.name}")
+        assert trace["run"]["final_status"] == whole["run"]["final_status"] == "success"
+        shown = [(s["type"], s["name"], s["status"]) for s in trace["spans"]]
+        assert shown == [(s["type"], s["name"], s["status"]) for s in whole["spans"]]
+        assert all(s["source_ref"]["file"].endswith(".json") for s in trace["spans"])
+    code, _, err = run_cli(
+        "import", "openhands", "--input", session / "events" / "7.json", "--out", tmp_path / "x"
+    )
+    assert code == 2 and "one event of an OpenHands V0 session" in err, err

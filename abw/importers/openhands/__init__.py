@@ -47,6 +47,10 @@ conversation summary, the id to resume it with), which are not read. A file is r
 first line that opens a JSON object is a V1 event; every such line must then be one (a cut-off last
 line is skipped, with a warning, as in any JSON Lines file).
 
+A V0 session's folder as V0's file store persists it (``sessions/<id>/events/<n>.json``, one
+event a file; ``event_cache/`` pages of the same events, ``metadata.json`` and ``init.json``
+beside them are not read) is one trajectory, its events in number order.
+
 An evaluation's output (``output.jsonl``: one ``EvalOutput`` per line, ``{instance_id, history,
 error, ...}``; also one alone in a ``.json``) gives a trace per instance: its ``scenario_id`` is
 the ``instance_id`` (the task; ``--scenario-id`` does not override it; OpenDevin's benchmarks of
@@ -72,13 +76,17 @@ from abw.importers.openhands.folders import (
     BASE_STATE,
     EVENT_FILE,
     STATE_FILES,
+    V0_CACHE,
+    V0_EVENT_FILE,
+    V0_STATE_FILES,
     State,
     conversation_of,
     event_files,
     holds_state,
     read_state,
+    v0_event_files,
 )
-from abw.importers.openhands.forms import event_stream, is_v1, trajectory_events
+from abw.importers.openhands.forms import event_stream, is_v0, is_v1, trajectory_events
 from abw.importers.openhands.records import (
     INSTANCE_FIELDS,
     OPENDEVIN_TASK_KEYS,
@@ -128,6 +136,8 @@ class OpenHandsImporter(Importer):
                 path.name in STATE_FILES and holds_state(path.parent)
             ):  # (a conversation with no event yet is one too: it is skipped, with a warning)
                 units.add(conversation_of(path.parent, folder))
+            elif (session := _v0_session_of(path, folder)) is not None:
+                units.add(session)
             else:
                 files.append(path)
         return sorted([*files, *units])
@@ -172,6 +182,8 @@ class OpenHandsImporter(Importer):
         points at its event's file. A conversation just created (its ``base_state.json``, no
         event file yet) is no run yet: None, with a warning."""
         files = event_files(folder)
+        if not files and v0_event_files(folder):
+            return self._v0_session(folder, options)
         if not files and any(holds_state(f) for f in (folder, folder / "event_service")):
             options.warn(
                 f"{folder.name}: an OpenHands conversation with no event yet (its "
@@ -198,6 +210,26 @@ class OpenHandsImporter(Importer):
         return self._trace(
             events, source_hash, trace_id, lambda _: 1, folder, options, names, state
         )
+
+    def _v0_session(self, folder: Path, options: ImportOptions) -> Trace:
+        """The trace of a V0 session persisted by its file store (``<id>/events/<n>.json``,
+        one event a file); each span points at its event's file."""
+        files = v0_event_files(folder)
+        raws = [read_raw(path) for path in files]
+        events = []
+        for path, raw in zip(files, raws, strict=True):
+            event = load_json(raw, path)
+            if not isinstance(event, dict) or not is_v0(event):
+                raise AbwInputError(
+                    "not an OpenHands V0 event: expected an object with an action or an "
+                    "observation, its source and id",
+                    file=path,
+                )
+            events.append(event)
+        source_hash = sha256_hex(b"\n".join(raws))
+        trace_id = f"openhands-{source_hash[:16]}"
+        names = [path.relative_to(folder).as_posix() for path in files]
+        return self._trace(events, source_hash, trace_id, lambda _: 1, folder, options, names)
 
     def _trace(
         self,
@@ -254,6 +286,20 @@ class OpenHandsImporter(Importer):
             final_text=final_text,
             removed_fields=removed,
         )
+
+
+def _v0_session_of(path: Path, root: Path) -> Path | None:
+    """The V0 session folder ``path`` is part of (its ``events/<n>.json``, its
+    ``event_cache/`` pages, its ``metadata.json`` and ``init.json``; the folder is one unit),
+    if any, never above ``root`` (the folder imported)."""
+    holder = path.parent
+    if holder.name == "events" and V0_EVENT_FILE.fullmatch(path.name):
+        return holder.parent if holder != root else holder
+    if holder.name == V0_CACHE and holder != root and v0_event_files(holder.parent):
+        return holder.parent
+    if path.name in V0_STATE_FILES and v0_event_files(holder):
+        return holder
+    return None
 
 
 def _point_at_files(spans: list[Span], drafts: list[Draft], files: list[str]) -> None:

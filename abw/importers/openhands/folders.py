@@ -1,5 +1,6 @@
-"""A V1 conversation persisted as a folder: its ``event-NNNNN-<id>.json`` files, in order,
-and what its ``base_state.json`` says of the run (final status, models)."""
+"""A conversation persisted as a folder: a V1 conversation's ``event-NNNNN-<id>.json`` files,
+in order, and what its ``base_state.json`` says of the run (final status, models); a V0
+session's ``events/<n>.json`` files, in order."""
 
 from __future__ import annotations
 
@@ -22,6 +23,16 @@ EVENT_FILE = re.compile(r"event-(\d{5,})-[0-9a-fA-F-]{8,}\.json")
 #: of it (``meta.json``: the agent's config, its masked secrets); neither is a trajectory (of
 #: the state only its ``execution_status`` and models are read: :func:`read_state`).
 STATE_FILES = {"base_state.json", "meta.json"}
+
+
+#: A V0 session's event file (``sessions/<id>/events/<n>.json``, the file store's).
+V0_EVENT_FILE = re.compile(r"(\d+)\.json")
+
+
+#: What a V0 session's folder holds beside ``events/``: its metadata and first settings, and
+#: ``event_cache/`` (pages of events that are in ``events/`` too): no trajectory.
+V0_STATE_FILES = {"metadata.json", "init.json"}
+V0_CACHE = "event_cache"
 
 
 #: A conversation's state, written when it is created (its first event comes later).
@@ -50,6 +61,20 @@ def event_files(folder: Path) -> list[Path]:
         if match and path.is_file():
             numbered.append((int(match[1]), path.name, path))
     return [path for *_, path in sorted(numbered)]
+
+
+def v0_event_files(folder: Path) -> list[Path]:
+    """A V0 session's event files in order (in its ``events/``, or ``folder`` itself when it
+    is that ``events/``)."""
+    events = folder / "events" if folder.name != "events" else folder
+    if not events.is_dir():
+        return []
+    numbered = []
+    for path in events.iterdir():
+        match = V0_EVENT_FILE.fullmatch(path.name)
+        if match and path.is_file():
+            numbered.append((int(match[1]), path))
+    return [path for _, path in sorted(numbered)]
 
 
 def holds_state(folder: Path) -> bool:

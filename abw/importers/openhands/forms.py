@@ -26,7 +26,7 @@ _HISTORY_KEYS = ("events", "history", "trajectory")
 _OBJECT_LINE = re.compile(rb"^[ \t]*\{", re.MULTILINE)
 
 
-def _is_v0(event: dict[str, Any]) -> bool:
+def is_v0(event: dict[str, Any]) -> bool:
     """A V0 event: ``action`` or ``observation`` a string, with its ``source`` and ``id``."""
     kind = event.get("action", event.get("observation"))
     return isinstance(kind, str) and "source" in event and "id" in event
@@ -86,6 +86,13 @@ def trajectory_events(
                 line=line_of(()),
                 field="kind",
             )
+        if is_v0(document):
+            raise AbwInputError(
+                "one event of an OpenHands V0 session: import the session's folder (the one "
+                "that holds its events/<n>.json files)",
+                file=path,
+                line=line_of(()),
+            )
         if _failed_instance(document):  # no step recorded: a run that failed before any
             return [], ("history",), False, False
         for key in _HISTORY_KEYS:
@@ -102,7 +109,7 @@ def trajectory_events(
             line=line_of(prefix),
         )
     v1 = any(is_v1(e) for e in document)
-    if document and not v1 and not any(_is_v0(e) for e in document):
+    if document and not v1 and not any(is_v0(e) for e in document):
         raise AbwInputError(
             "not an OpenHands trajectory: no OpenHands event (V0: action or observation with "
             "source and id; V1: a kind ending in Event)",
