@@ -12,9 +12,11 @@ from typing import Any
 # invisible characters (a zero-width space, joiner or non-joiner, word joiner, invisible
 # operators, the soft hyphen, the byte order mark: ``refund\u200bcommit`` reads as
 # ``refundcommit`` and is another name), lone surrogates and XML non-characters.
+#: The invisible characters, one of each (abw.spelling reads names without them too).
+INVISIBLE = "\xad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff"
 _UNSAFE = (
-    "\x0b-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-    "\ud800-\udfff\ufeff\ufffe\uffff"
+    "\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+    + INVISIBLE
 )
 _UNSAFE_RE = re.compile(f"[\\x00-\\x0a{_UNSAFE}]")
 # The same, less the line feed: for fields that are text blocks (a JUnit failure's body, SARIF

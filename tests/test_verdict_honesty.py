@@ -746,3 +746,63 @@ def test_no_level_is_left_past_the_last_counted_restart():
         else:
             assert stats.decision == "pass"
     assert sum(levels) <= Fraction(thresholds.alpha)
+
+
+@pytest.mark.parametrize(
+    ("forbidden", "meant", "how"),
+    [
+        # a more-indented "- " line folds into the item above: one name, "Bash - refund_commit"
+        ("\n    - Bash\n      - refund_commit", "refund_commit", "among other words"),
+        ("[Bash refund_commit]", "refund_commit", "among other words"),  # a missing comma
+        ('["\\u200brefund_commit\\u200b"]', "refund_commit", "invisible or look-alike"),
+        ("[rеfund_сommit]", "refund_commit", "invisible or look-alike"),  # Cyrillic е, с
+        ('["^refund_commit$"]', "refund_commit", "regular expression"),
+    ],
+    ids=["folded-line", "missing-comma", "zero-width", "cyrillic", "regex"],
+)
+def test_a_forbidden_name_written_for_a_called_tool_warns(tmp_path, run_cli, forbidden, meant, how):
+    """Every good run calls refund_commit; a forbidden name written for it but spelling
+    another name — a folded YAML line, a missing comma, invisible or look-alike characters,
+    a regular expression — forbade nothing and PASSed, validate said ok. It WARNs, naming the
+    tool it was likely written for."""
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text.replace("forbidden_tools: []", f"forbidden_tools: {forbidden}"))
+    out = tmp_path / "report.json"
+    code, _, err = run_cli(*example_gate("good")[:-1], spec, "--out", out)
+    report = json.loads(out.read_text())
+    (forbids,) = [c for c in report["checks"] if c["id"] == "behavior_contract.forbidden_tools[0]"]
+    assert (code, forbids["verdict"]) == (0, "WARN"), forbids["message"]
+    assert f"but {meant}, which it" in forbids["message"] and how in forbids["message"]
+    code, _, err = run_cli("validate", "--baseline", EXAMPLE / "traces" / "baseline", spec)
+    assert code == 0 and f"but {meant}, which it" in err, err
+
+
+def test_forbidding_rules_with_regex_names_or_other_span_types_warn(tmp_path, run_cli):
+    """``count`` with ``tool: "refund_.*"`` and ``max: 0`` (a regular expression: as a glob it
+    matches nothing), a ``count`` forbidding ``{name: policy_check, type: [tool]}`` where
+    policy_check is a guardrail span, and ``absence_after`` forbidding a retriever span of a
+    tool span's name: each PASSed saying the tool is never called while every run calls it."""
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        text
+        + "\nrules:\n"
+        + '  - {kind: count, tool: "refund_.*", max: 0}\n'
+        + "  - {kind: count, tool: {name: policy_check, type: [tool]}, max: 0}\n"
+        + "  - {kind: absence_after, stop: classify,"
+        + " forbidden: {name: refund_commit, type: [retriever]}}\n"
+    )
+    out = tmp_path / "report.json"
+    run_cli(*example_gate("good")[:-1], spec, "--out", out)
+    checks = {c["id"]: c for c in json.loads(out.read_text())["checks"]}
+    regex = checks["operational_quality.rules.count-0"]
+    assert regex["verdict"] == "WARN" and "read as a regular expression" in regex["message"]
+    typed = checks["operational_quality.rules.count-1"]
+    assert typed["verdict"] == "WARN", typed["message"]
+    assert "but guardrail policy_check, of another type, does" in typed["message"]
+    after = checks["behavior_contract.rules.absence_after-2"]
+    assert (
+        after["verdict"] == "WARN"
+        and "but tool refund_commit, of another type" in (after["message"])
+    )

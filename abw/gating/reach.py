@@ -275,12 +275,13 @@ def _scenarios_text(scenarios: Iterable[str | None]) -> str:
     return f"{'scenario' if len(names) == 1 else 'scenarios'} {', '.join(names)}"
 
 
-def _misspelt(check: Check, misspelt: dict[str, list[str]], seen: Observed) -> Check:
+def _misspelt(check: Check, misspelt: dict[str, tuple[list[str], str]], seen: Observed) -> Check:
     """``check`` when a name it forbids looks misspelt (abw.gating.vacuity.misspelt_forbidden):
     a PASS WARNs (it held without testing the name meant); any other verdict gains a note."""
     text = misspelt_sentence(misspelt, seen)
-    close = sorted({n for names in misspelt.values() for n in names})
-    measured = check.measured | {"misspelt_forbidden_names": misspelt}
+    close = sorted({n for names, _ in misspelt.values() for n in names})
+    names = {name: names for name, (names, _) in misspelt.items()}
+    measured = check.measured | {"misspelt_forbidden_names": names}
     warning = (
         f"{MISSPELT} {text}. A misspelt forbidden name forbids nothing: the check held without "
         f"testing the name it meant ({check.message.rstrip().rstrip('.')}); did you mean "

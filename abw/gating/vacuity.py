@@ -27,7 +27,7 @@ from typing import Any
 
 from abw.models.rules import ArgumentRef, ForbiddenRef, OutputRef, Reference, ScopeRef, ToolRef
 from abw.semantics import literal_of, literal_pattern, name_matches
-from abw.spelling import near, one_typo_from
+from abw.spelling import meant_by, near
 from abw.text import plural
 
 Kinds = frozenset[tuple[str, str]]
@@ -182,14 +182,14 @@ def field_sentence(missing: list[str], seen: Observed) -> str:
 class Misses:
     """What of one check's references no run shows: sentences, the real things to name
     instead, and the ``measured`` entries; ``notes``: sentences that only annotate a FAIL;
-    ``misspelt``: forbidden names one typo from a name runs show (:func:`misspelt_forbidden`),
-    name -> those names."""
+    ``misspelt``: forbidden names likely written for names runs show
+    (:func:`misspelt_forbidden`), name -> (those names, how it misses them)."""
 
     texts: list[str] = field(default_factory=list)
     real: list[str] = field(default_factory=list)
     measured: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    misspelt: dict[str, list[str]] = field(default_factory=dict)
+    misspelt: dict[str, tuple[list[str], str]] = field(default_factory=dict)
 
     def add(self, text: str, real: str, note_only: bool = False, **measured: Any) -> None:
         if text in self.texts or text in self.notes:
@@ -311,26 +311,31 @@ def misses(
     return found
 
 
-def misspelt_forbidden(ref: ForbiddenRef, seen: Observed) -> dict[str, list[str]]:
-    """The names ``ref`` forbids that match no span seen while a name seen is one typo from
-    them (abw.spelling.one_typo_from), with those names: a misspelt forbidden name forbids
-    nothing. Globs are left alone."""
-    found: dict[str, list[str]] = {}
+def misspelt_forbidden(ref: ForbiddenRef, seen: Observed) -> dict[str, tuple[list[str], str]]:
+    """The names ``ref`` forbids that match no span seen while they were likely written for
+    names seen (abw.spelling.meant_by: a typo, invisible or look-alike characters, a folded
+    line, a regular expression), and the names ``ref`` forbids of span types none of their
+    spans has: name -> (the names meant, how it misses them). Such a name forbids nothing."""
+    found: dict[str, tuple[list[str], str]] = {}
     for name in ref.names:
         text = literal_of(name)
-        if text is None or text in seen.names:  # (a glob, or a name the runs show)
+        if hits((name,), seen.names):
+            if ref.types and (types := types_seen(ToolRef((name,), ref.types), seen)):
+                kind = "/".join(ref.types)
+                found[f"{kind} {name}"] = ([f"{t} {name}" for t in types], "of another type")
             continue
-        if close := one_typo_from(text, seen.names):
-            found[text] = close
+        close, how = meant_by(name if text is None else text, seen.names, glob=text is None)
+        if close:
+            found[name if text is None else text] = (close, how)
     return found
 
 
-def misspelt_sentence(misspelt: dict[str, list[str]], seen: Observed) -> str:
+def misspelt_sentence(misspelt: dict[str, tuple[list[str], str]], seen: Observed) -> str:
     """``refund_comit matches no span in 44 runs, but refund_commit, one typo away, does``"""
     return "; ".join(
         f"{name} matches no span in {plural(seen.runs, 'run')}, but {' and '.join(close)}, "
-        f"one typo away, {'does' if len(close) == 1 else 'do'}"
-        for name, close in misspelt.items()
+        f"{how}, {'does' if len(close) == 1 else 'do'}"
+        for name, (close, how) in misspelt.items()
     )
 
 

@@ -109,10 +109,13 @@ class ScopeRef:
 @dataclass(frozen=True)
 class ForbiddenRef:
     """Names a check only forbids: never vacuous (their absence is the outcome it checks), but
-    a name no run shows that is one typo from a name some run shows likely forbids nothing
-    (abw.gating.vacuity: the check WARNs instead of PASSing)."""
+    a name no run shows that was likely written for a name some run shows (a typo, an
+    invisible character, a folded line, a regular expression), or one whose spans are never
+    of the ``types`` it forbids, likely forbids nothing (abw.gating.vacuity: the check WARNs
+    instead of PASSing)."""
 
     names: tuple[str, ...]
+    types: tuple[str, ...] = ()  # a matcher's ``type``: the names' spans of these types only
 
 
 Reference = ToolRef | ArgumentRef | OutputRef | ScopeRef | ForbiddenRef
@@ -122,7 +125,7 @@ def forbidden_reference(value: Any) -> tuple[Reference, ...]:
     """The names a rule field (a glob or a matcher) forbids, as one reference (none for a
     pattern that names nothing: ``*``)."""
     names = tuple(n for n in pattern_names(value) if n != "*")
-    return (ForbiddenRef(names),) if names else ()
+    return (ForbiddenRef(names, tuple(getattr(value, "type", None) or ())),) if names else ()
 
 
 def scope_references(scenarios: list[str]) -> tuple[Reference, ...]:
