@@ -27,11 +27,12 @@ class Source:
     path: Path
     raw: bytes
     document: Any
+    yaml: bool | None = None  # read as YAML whatever its suffix (a spec); None: by its suffix
 
     def line_of(self, location: Sequence[str | int]) -> int | None:
         """The line of the value at ``location`` (member names and item indexes, as an error
         names a field) in this document's text."""
-        if is_yaml(self.path):
+        if is_yaml(self.path) if self.yaml is None else self.yaml:
             from abw import yamllocate
 
             return yamllocate.value_line(self.raw.decode("utf-8", "surrogatepass"), location)

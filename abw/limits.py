@@ -27,10 +27,13 @@ def _size(count: int) -> str:
 
 
 def too_large(what: str, size: int, limit: int, path: str | Path) -> AbwInputError:
-    """The one-line refusal for an input over its limit."""
+    """The one-line refusal for an input over its limit (in bytes where MiB would read the
+    same for both: "1,051,055 bytes, over abw's limit of 1,048,576 bytes")."""
+    shown, most = _size(size), _size(limit)
+    if shown == most:
+        shown, most = f"{size:,} bytes", f"{limit:,} bytes"
     return AbwInputError(
-        f"{what} is {_size(size)}, over abw's limit of {_size(limit)}; refusing to read it",
-        file=path,
+        f"{what} is {shown}, over abw's limit of {most}; refusing to read it", file=path
     )
 
 

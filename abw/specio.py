@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from abw.documents import Source
 from abw.errors import AbwInputError, from_validation_error, not_utf8, require_schema_version
 from abw.hashing import sha256_hex
 from abw.models import SPEC_SCHEMA
@@ -56,12 +57,20 @@ def spec_from_text(text: str, file: str | Path) -> Any:
     return spec_from_document(parse_yaml_text(text, file), file, text)
 
 
-def load_spec(path: str | Path) -> tuple[Any, str]:
-    """Load and validate a spec file; returns ``(Spec, sha256 of its bytes)``."""
+def read_spec_source(path: str | Path) -> Source:
+    """A spec file as the gate reads it, whatever its suffix: YAML (a JSON spec is YAML too),
+    at most :data:`MAX_SPEC_BYTES`; not yet validated as a spec."""
     spec_path = Path(path)
     raw = read_bytes(spec_path, MAX_SPEC_BYTES, "the spec file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise not_utf8(exc, raw, spec_path) from None
-    return spec_from_text(text, spec_path), sha256_hex(raw)
+    return Source(spec_path, raw, parse_yaml_text(text, spec_path), yaml=True)
+
+
+def load_spec(path: str | Path) -> tuple[Any, str]:
+    """Load and validate a spec file; returns ``(Spec, sha256 of its bytes)``."""
+    source = read_spec_source(path)
+    text = source.raw.decode("utf-8")
+    return spec_from_document(source.document, source.path, text), sha256_hex(source.raw)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from abw.documents import read_source
+from abw.documents import Source, read_source
 from abw.errors import AbwInputError
-from abw.limits import MAX_TRACE_BYTES
+from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS
 from abw.models import CONTRACT_SCHEMA, REPORT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA, TRAJECTORY_SCHEMA
 from abw.models.registry import KINDS, json_schema
 
@@ -87,9 +87,8 @@ def self_contradiction(report: Any, file: str | Path) -> AbwInputError | None:
 
 
 def load_document(path: Path) -> Any:
-    """A JSON or YAML document (YAML for .yaml/.yml), parsed by abw's one reader
-    (:func:`abw.documents.read_source`)."""
-    return read_source(path).document
+    """A document as :func:`read_document` reads it."""
+    return read_document(path).document
 
 
 LineOf = Callable[[Sequence[str | int]], int | None]
@@ -200,5 +199,39 @@ def _loader_problems(document: dict[str, Any], schema_id: str, file: str) -> lis
 
 
 def validate_file(path: Path) -> list[Problem]:
-    source = read_source(path)
+    """Every problem of one file, read as the readers of its kind read it: a spec as the gate
+    reads specs (YAML whatever its suffix, at most 1 MiB), a trace under the gate's limit on
+    JSON objects; so a file said ok is one they accept."""
+    source = read_document(path)
     return validate_document(source.document, str(path), source.line_of)
+
+
+def read_document(path: Path) -> Source:
+    """``path`` read by its suffix (:func:`abw.documents.read_source`), or, for a spec (or a
+    file only the spec reader reads: YAML named ``.json``, a byte order mark), by the gate's
+    spec reader (:func:`abw.specio.read_spec_source`); a trace's JSON objects counted as the
+    gate counts them."""
+    from abw.specio import read_spec_source
+
+    try:
+        source = read_source(path)
+    except AbwInputError:
+        try:
+            spec = read_spec_source(path)
+        except AbwInputError:
+            spec = None
+        if spec is None or _kind(spec.document) != SPEC_SCHEMA:
+            raise
+        return spec
+    kind = _kind(source.document)
+    if kind == SPEC_SCHEMA:
+        return read_spec_source(path)
+    if kind == TRACE_SCHEMA and source.raw.count(b"{") > MAX_TRACE_OBJECTS:
+        from abw.reader import parse_json  # (braces in strings count too: the reader decides)
+
+        parse_json(source.raw, path, max_objects=MAX_TRACE_OBJECTS, what="the trace")
+    return source
+
+
+def _kind(document: Any) -> Any:
+    return document.get("schema_version") if isinstance(document, dict) else None

@@ -99,3 +99,59 @@ def test_only_links_below_the_root_are_followed_out(tmp_path: Path) -> None:
     linked_root.symlink_to(root, target_is_directory=True)  # the root itself may be a link
     found = files_within(linked_root, linked_root, "*.json", "trace folder")
     assert found == [linked_root / p.relative_to(root) for p in inside]
+
+
+def _spec_forms(folder: Path) -> dict[str, Path]:
+    """The example spec written as the gate reads it but validate's suffix reader did not (and
+    the other way round): JSON indented with tabs (no YAML), JSON with a byte order mark, YAML
+    named without a suffix, and one over the spec limit (1 MiB)."""
+    import json
+
+    import yaml
+
+    from tests.conftest import REPO
+
+    text = (REPO / "examples" / "refund-policy" / "behavior.yaml").read_text()
+    document = yaml.safe_load(text)
+    forms = {
+        "tabs.json": json.dumps(document, indent="\t"),
+        "bom.json": "\ufeff" + json.dumps(document, indent=2),
+        "no-suffix": text,
+        "big.yaml": text + "# " + "x" * MiB + "\n",
+    }
+    for name, body in forms.items():
+        (folder / name).write_text(body, encoding="utf-8")
+    return {name: folder / name for name in forms}
+
+
+def test_validate_says_ok_exactly_to_the_specs_the_gate_reads(tmp_path: Path, run_cli) -> None:
+    """reliability.md: a file ``abw validate`` calls ok is one the gate accepts. It read specs
+    by their suffix and trace files under no object limit: tab-indented JSON was ok and the
+    gate refused it, a spec over 1 MiB was ok, YAML named without a suffix and JSON with a
+    byte order mark were refused while the gate ran them."""
+    from tests.conftest import example_gate
+
+    for name, spec in _spec_forms(tmp_path).items():
+        code, _, err = run_cli("validate", spec)
+        args = example_gate("good")[:-1]
+        gated, _, gate_err = run_cli(*args, spec, "--out", tmp_path / "report.json")
+        assert (code == 0) == (gated in (0, 1, 3)), (name, err, gate_err)
+    code, _, err = run_cli("validate", tmp_path / "big.yaml")
+    assert "bytes, over abw's limit of 1,048,576 bytes" in err, err  # (not "1 MiB, over 1 MiB")
+
+
+def test_validate_refuses_a_trace_the_gate_refuses_for_its_objects(tmp_path: Path, run_cli):
+    import json
+
+    from abw.limits import MAX_TRACE_OBJECTS
+    from tests.conftest import REPO
+
+    source = next((REPO / "examples" / "refund-policy" / "traces" / "good").glob("*.json"))
+    trace = json.loads(source.read_text())
+    trace["spans"][0].setdefault("attributes", {})["many"] = [{}] * MAX_TRACE_OBJECTS
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(trace))
+    code, _, err = run_cli("validate", path)
+    assert code == 2 and "more than 800,000 JSON objects" in err, err
+    code, _, gate_err = run_cli("fingerprint", path)
+    assert code == 2 and "more than 800,000 JSON objects" in gate_err

@@ -112,11 +112,10 @@ def _findings(path: Path, baseline: _Baseline) -> tuple[list[str], list[str]]:
     document = load_document(path)
     kind = document.get("schema_version") if isinstance(document, dict) else None
     if kind == SPEC_SCHEMA:
-        from abw.documents import read_source
-        from abw.specio import load_spec
+        from abw.specio import load_spec, read_spec_source
 
         spec, _ = load_spec(path)
-        line_of = read_source(path).line_of
+        line_of = read_spec_source(path).line_of
     elif kind == CONTRACT_SCHEMA:
         from abw.contract import load_contract_as_spec
 
