@@ -366,5 +366,15 @@ abw compares recorded behavior only; it never runs the agent and never calls a m
 
 
 def serve() -> None:
-    """Run the server on stdin/stdout until the client closes the connection."""
-    build_server().run("stdio")
+    """Run the server on stdin/stdout until the client closes the connection; without the
+    MCP SDK, one line saying how to install it."""
+    try:
+        server = build_server()
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] != "mcp":
+            raise
+        raise AbwInputError(
+            f"abw serve needs the MCP SDK ({exc.name} is missing): install with "
+            "pip install 'agent-behavior-workbench[mcp]'"
+        ) from None
+    server.run("stdio")

@@ -214,3 +214,22 @@ def test_gate_the_refund_example_and_explain_the_fail():
     assert "regressed/regressed-" in why and "(ordinal " in why
     assert "one counterexample is proof" in why
     assert payload(good)["verdict"] == "PASS"
+
+
+def test_serve_without_the_mcp_extra_says_how_to_install_it(tmp_path):
+    """``pip install agent-behavior-workbench`` has no MCP SDK: ``abw serve`` printed
+    "internal error: No module named 'mcp'"; it says which extra to install, exit 2."""
+    import subprocess
+    import sys
+
+    blocked = "import sys; sys.modules['mcp'] = None; from abw.cli import main; "
+    done = subprocess.run(
+        [sys.executable, "-c", blocked + "sys.argv = ['abw', 'serve']; main()"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr
+    assert "pip install 'agent-behavior-workbench[mcp]'" in done.stderr
