@@ -536,3 +536,25 @@ def test_an_output_that_is_a_link_stays_a_link(tmp_path):
     link.symlink_to(Path("shared") / "report.json")
     write_atomic(link, "new")
     assert link.is_symlink() and shared.read_text() == "new"
+
+
+def test_sigterm_after_the_verdict_keeps_its_exit_code(tmp_path):
+    """A verdict's exit code survives every later fault; SIGTERM while the report waited for
+    its reader (a FIFO given as --out) ended in 143 — a FAILing gate read as no verdict."""
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen(
+        [ABW, "gate", "--baseline", str(TRACES / "baseline"), "--candidate",
+         str(TRACES / "regressed"), "--spec", str(SPEC), "--out", str(fifo)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+    )  # fmt: skip
+    wchan = Path(f"/proc/{proc.pid}/wchan")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:  # blocked opening the FIFO
+        if wchan.exists() and wchan.read_text() == "wait_for_partner":
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "terminated" in err, (proc.returncode, err)

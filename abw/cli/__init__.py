@@ -117,9 +117,10 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
         return faults.report(usage_error(exc), where)
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except faults.Terminated:
+    except faults.Terminated:  # after a verdict, its exit code stands (abw.faults)
         click.echo(f"{prog_name}: terminated", err=True)
-        return 143
+        reached = faults.reached()
+        return 143 if reached is None else reached
     except _Escaped as escaped:
         return faults.report(escaped.__cause__ or escaped, prog_name)
     except SystemExit as exc:  # click's own handling of a closed pipe exits 1
