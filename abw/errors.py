@@ -176,6 +176,8 @@ def _word(
     """(where, what) of one pydantic ``error`` at ``loc``: ``unknown_key`` for a key the model
     forbids, YAML's plain scalars named, and (given the ``document``) :func:`with_suggestion`."""
     message = error["msg"]
+    if error["type"] == "value_error":  # (pydantic's prefix to a validator's own words)
+        message = message.removeprefix("Value error, ")
     if unknown_key is not None and error["type"] == "extra_forbidden":
         message = unknown_key
     elif yaml and error["type"] == "string_type" and type(error["input"]) in _YAML_PLAIN:

@@ -184,7 +184,7 @@ def test_cli_compile_round_trips_through_load_spec(tmp_path, run_cli):
                     {"id": "x", "statement": "s", "rule": "count", "params": {"tool": "t"}}
                 ]
             },
-            "preconditions[0]: Value error, a count rule needs min, max or both",
+            "preconditions[0]: a count rule needs min, max or both",
         ),
         (
             {

@@ -272,7 +272,7 @@ def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    run: y {transcript}\n"
          "    importer: claude\n", "scenarios.yaml:4: duplicate key 'run' (lines 3 and 4)"),
         ("scenarios:\n  - id: a\n    run: agent\n    importer: claude\n",
-         "scenarios.yaml:2: scenarios.0: Value error, say where the transcript appears"),
+         "scenarios.yaml:2: scenarios.0: say where the transcript appears"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    transcript: stdout\n"
          "    importer: claude\n", "keep one of them"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claud\n",
@@ -282,6 +282,9 @@ def test_sigterm_mid_way_keeps_every_finished_run_and_a_rerun_continues(tmp_path
          "scenarios.yaml:5: scenarios.0.import_args: No such option '--bash-tool-label'"),
         ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
          "    import_args: [--out, x]\n", "--out is set by abw sample"),
+        ("scenarios:\n  - id: a\n    run: x {transcript}\n    importer: claude\n"
+         "    import_args: [--no-redact]\n",
+         "scenarios.0.import_args: abw sample writes redacted traces only; remove --no-redact"),
         ("scenarios:\n  - id: a/b\n    run: x {transcript}\n    importer: claude\n",
          "scenarios.yaml:2: scenarios.0.id:"),
         ("scenarios: []\n", "scenarios.yaml:1: scenarios:"),

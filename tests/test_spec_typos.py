@@ -283,12 +283,12 @@ def test_validate_reports_every_problem_as_the_loader_words_it(run_cli, tmp_path
     assert len(lines) == 2, err
     unknown = "$.threshold: unknown key (specs fail closed); did you mean thresholds?"
     assert lines[0].endswith(unknown), err
-    assert "$.rules[0]: Value error, count rule: min must not exceed max" in lines[1], err
+    assert "$.rules[0]: count rule: min must not exceed max" in lines[1], err
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", path
     )
     assert code == 2
-    assert "rules.0: Value error, count rule: min must not exceed max" in one_line(err)
+    assert "rules.0: count rule: min must not exceed max" in one_line(err)
 
 
 def test_validate_words_every_typo_of_a_spec_as_the_first(run_cli, tmp_path):

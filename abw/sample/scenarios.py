@@ -79,6 +79,8 @@ class Scenario(_Closed):
     def _import_args(cls, value: list[str]) -> list[str]:
         for arg in value:
             flag = arg.split("=", 1)[0]
+            if flag == "--no-redact":  # (a sampled run's trace is redacted, always)
+                raise ValueError("abw sample writes redacted traces only; remove --no-redact")
             if flag in _RESERVED_IMPORT_FLAGS:
                 raise ValueError(f"{flag} is set by abw sample; remove it from import_args")
             if flag == "--help":  # it would print the help and end abw sample with exit 0
