@@ -806,3 +806,51 @@ def test_forbidding_rules_with_regex_names_or_other_span_types_warn(tmp_path, ru
         after["verdict"] == "WARN"
         and "but tool refund_commit, of another type" in (after["message"])
     )
+
+
+def test_dropping_the_failing_runs_and_gating_again_buys_no_pass():
+    """30 runs, 20 passing, under tau 0.7: INCONCLUSIVE. Deleting the 10 failing runs and
+    gating again with --previous restarted the sequence over the 20 passing runs the earlier
+    gate had seen — chosen for how they came out — and PASSed at once (a team dropping
+    "flaky" failures at each look PASSed 92-99 % of candidates with p < tau). After such a
+    restart the runs the earlier gate saw are left out for good; runs recorded since count."""
+    rng = random.Random(5)
+    spec = make_spec(
+        invariants=order(),
+        thresholds={"failing_runs": "tolerate", "min_wilson_pass_rate": 0.7},
+    )
+    passing = "101101101110110101101110110101"
+    paths = [REFUND if bit == "1" else REGRESSED for bit in passing]
+    first = uuid_runs(rng, 30, 0, paths)
+    one = gate_mem(BASE, first, spec)
+    assert one.verdict == "INCONCLUSIVE"
+    kept = [t for t, bit in zip(first, passing, strict=True) if bit == "1"]
+    two = gate_mem(BASE, kept, spec, previous=previous_from_report(one))
+    stats = two.statistics[0]
+    assert two.verdict == "INCONCLUSIVE" and (stats.n, stats.k) == (0, 0), two.summary
+    assert stats.sequence.continuity == "restarted" and stats.sequence.restarts == 1
+    assert "The 20 run(s) the earlier gate saw are left out" in stats.sequence.continuity_message
+    assert sorted(stats.sequence.left_out) == sorted(t.sha256 for t in first)
+    fresh = uuid_runs(rng, 60, 1000)  # recorded since: they count, and extend from here on
+    three = gate_mem(BASE, kept + fresh[:30], spec, previous=previous_from_report(two))
+    stats = three.statistics[0]
+    assert (stats.n, stats.sequence.continuity) == (30, "extends"), stats.sequence
+    four = gate_mem(BASE, kept + fresh, spec, previous=previous_from_report(three))
+    stats = four.statistics[0]
+    assert (stats.n, stats.k, stats.sequence.continuity) == (60, 60, "extends")
+    assert four.verdict == "PASS" and stats.sequence.restarts == 1  # fresh evidence decides
+
+
+def test_a_restart_for_a_changed_spec_still_tests_the_earlier_runs():
+    """The decision kept: a spec edited between looks restarts the sequence at the next
+    level over the same runs (they were not chosen by their outcomes)."""
+    rng = random.Random(6)
+    first = uuid_runs(rng, 20, 0)
+    one = gate_mem(BASE, first, make_spec(invariants=order()))
+    two = gate(
+        BASE, first, make_spec(invariants=order()), spec_file="spec.yaml",
+        spec_sha256="1" * 64, previous=previous_from_report(one),
+    )  # fmt: skip
+    stats = two.statistics[0]
+    assert stats.sequence.continuity == "restarted" and stats.n == 20
+    assert stats.sequence.left_out == []

@@ -175,28 +175,34 @@ def merged_report(
         ordered, order = sequence.in_recording_order(
             distinct, [t.started_at for t in distinct], RUN_ORDER
         )
-        digests = [t.sha256 for t in ordered]
-        heads = sequence.chain(digests)
+        earlier = (previous or {}).get(sid) if previous else None
+        left_out = set(earlier.left_out) if earlier is not None else set()
+        counted = [t for t in ordered if t.sha256 not in left_out]
         link = sequence.continuity(
-            digests,
-            (previous or {}).get(sid) if previous else None,
+            [t.sha256 for t in counted],
+            earlier,
             spec_sha256=spec_sha256,
-            outcomes={t.sha256: t.path not in failing for t in ordered},
+            outcomes={t.sha256: t.path not in failing for t in counted},
         )
+        if link.seen:  # (runs removed or reordered: only runs recorded since count)
+            left_out.update(link.seen)
+            counted = [t for t in counted if t.sha256 not in left_out]
+        heads = sequence.chain([t.sha256 for t in counted])
         state = SequenceState(
             order=order,
-            n=len(ordered),
+            n=len(counted),
             chain=heads[-1] if heads else sequence.GENESIS,
             restarts=link.restarts,
             continuity=link.status,
             continuity_message=link.message,
+            left_out=sorted(left_out),
         )
         status = execution.status(sid, ordered)
         executions.append(status)
         checks.append(execution.check(status, ordered, baseline_runs=len(base_groups.get(sid, []))))
         stats = sample_sufficiency.statistics(
             sid,
-            [t.path not in failing for t in ordered],
+            [t.path not in failing for t in counted],
             spec.thresholds,
             scenarios=scenario_count,
             sequence=state,
@@ -205,7 +211,7 @@ def merged_report(
         statistics.append(stats)
         baseline_runs = len(base_groups.get(sid, []))
         checks += sample_sufficiency.checks(
-            stats, ordered, failing, baseline_runs, scenario_count, spec.thresholds.sequential
+            stats, counted, failing, baseline_runs, scenario_count, spec.thresholds.sequential
         )
 
     checks.sort(key=lambda c: CATEGORY_ORDER.index(c.category))  # stable: spec order within

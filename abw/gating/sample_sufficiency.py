@@ -282,7 +282,13 @@ def checks(
     found: list[Check] = []
 
     enough = stats.n >= stats.min_runs
-    if stats.n == 0 and not baseline_runs:  # (only an earlier gate had it: sequence.carried)
+    left_out = stats.sequence is not None and bool(stats.sequence.left_out)
+    if stats.n == 0 and left_out:
+        text = (
+            f"No candidate run of {where} counts: none was recorded since its sequence "
+            "restarted (the runs an earlier gate saw are left out of it)."
+        )
+    elif stats.n == 0 and not baseline_runs:  # (only an earlier gate had it: sequence.carried)
         text = (
             f"Neither set has runs for {where}, which an earlier gate of this candidate "
             "(--previous) gated: its sequence is kept, not dropped."
@@ -319,7 +325,12 @@ def checks(
         if stats.fail_level is not None
         else f"PASS level {_level(stats.pass_level)}"
     )
-    if stats.n == 0:
+    if stats.n == 0 and left_out:
+        text = (
+            f"No candidate run of {where} counts since its sequence restarted: the pass rate "
+            "cannot be bounded."
+        )
+    elif stats.n == 0:
         text = f"No candidate runs for {where}: the pass rate cannot be bounded."
     elif stats.rule != "wilson" and stats.pass_level == 0:
         text = (

@@ -116,6 +116,9 @@ class Previous:
     #: the earlier record had no room for this scenario's chain (a marker's ``u``):
     #: ``restarts`` is then the count it may have spent, and the sequence restarts past it
     unlisted: bool = False
+    #: the file digests the earlier sequence left out (seen by a look before it restarted):
+    #: they never count in this scenario's sequence again
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,10 @@ class Continuity:
     status: Literal["new", "extends", "restarted"]
     restarts: int
     message: str
+    #: runs the earlier gate saw, to leave out of the restarted sequence: their outcomes were
+    #: known when runs were removed, replaced or reordered (re-testing them would let a look
+    #: that drops its failing runs buy a PASS)
+    seen: tuple[str, ...] = ()
 
 
 def continuity(
@@ -164,6 +171,7 @@ def continuity(
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
+        seen = (Counter(current) & Counter(previous.digests)).total()
         gone = (Counter(previous.digests) - Counter(current)).total()  # (copies counted)
         if gone:
             why = f"{gone} earlier run(s) are missing (removed or replaced)"
@@ -174,6 +182,15 @@ def continuity(
             )
         elif len(current) >= previous.n:
             why = "the earlier runs are all present but in a different order (reordered)"
+        restart = _restarted(previous, _not_extended(previous, why))
+        if not seen:
+            return restart
+        message = (
+            f"{restart.message} The {seen} run(s) the earlier gate saw are left out of the "
+            "restarted sequence: their outcomes were known when runs were removed, replaced or "
+            "reordered, and only runs recorded since count."
+        )
+        return replace(restart, message=message, seen=tuple(previous.digests))
     elif len(current) < previous.n:
         why = f"it has {len(current)} run(s), fewer than the earlier {previous.n} (removed)"
     return _restarted(previous, _not_extended(previous, why))
@@ -256,6 +273,7 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
             digests=tuple(dict.fromkeys(digests.get(stats.scenario_id, []))),  # (once each)
             spec_sha256=report.inputs.spec_sha256,
             outcomes=tuple(sorted(outcomes.get(stats.scenario_id, ()))),
+            left_out=tuple(stats.sequence.left_out),
         )
         for stats in report.statistics
         if stats.sequence is not None

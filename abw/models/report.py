@@ -157,6 +157,11 @@ class SequenceState(_Model):
     )
     continuity: Literal["new", "extends", "restarted"] = "new"
     continuity_message: str = ""
+    left_out: list[str] = Field(
+        default_factory=list,
+        description="File SHA-256s of runs an earlier gate saw before the sequence restarted "
+        "for removed, replaced or reordered runs: they never count in it again (sorted).",
+    )
 
 
 class SampleStatistics(_Model):
