@@ -355,6 +355,14 @@ class _Compiler:
         thresholds = (
             contract.thresholds.model_dump(mode="json") if contract.thresholds is not None else {}
         )
+        if satisfaction.p < 1 and (thresholds.get("sprt") or {}).get("enabled"):
+            self.where = ("thresholds", "sprt")
+            raise self.error(
+                f"the SPRT tests its p0 against its p1 and promises nothing about the "
+                f"contract's p ({satisfaction.p}); leave it off: the confidence sequence "
+                "tests p",
+                "enabled",
+            )
         if satisfaction.p < 1:
             thresholds["min_wilson_pass_rate"] = satisfaction.p
         # p < 1 promises a rate, not every run: violations are evidence the rate test weighs.

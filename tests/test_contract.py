@@ -206,6 +206,15 @@ def test_cli_compile_round_trips_through_load_spec(tmp_path, run_cli):
             "preconditions[0]: clause x needs tool",
         ),
         ({"schema_version": "behavior-spec/v0"}, "schema_version: expected schema_version"),
+        # a promise about p that the SPRT (p0 against p1) cannot keep: it FAILed 71 % of
+        # candidates complying at 0.85 with p 0.6, and PASSed 99.5 % at 0.96 with p 0.99
+        (
+            {
+                "satisfaction": {"p": 0.6},
+                "thresholds": {"failing_runs": "tolerate", "sprt": {"enabled": True}},
+            },
+            "thresholds.sprt.enabled: the SPRT tests its p0 against its p1 and promises nothing",
+        ),
     ],
 )
 def test_bad_contracts_are_one_line_errors(tmp_path, run_cli, change, expected):
