@@ -854,3 +854,19 @@ def test_a_restart_for_a_changed_spec_still_tests_the_earlier_runs():
     stats = two.statistics[0]
     assert stats.sequence.continuity == "restarted" and stats.n == 20
     assert stats.sequence.left_out == []
+
+
+def test_the_smallest_alpha_decides_at_every_restart(tmp_path, run_cli):
+    """``alpha: 1e-310`` (accepted: > 0) ended in "internal error: integer division result
+    too large for a float", and 1e-300 did after 27 restarts. alpha is at least 1e-9, where the
+    last level (alpha / 2^31) still computes; below it, one line naming the field."""
+    spec = make_spec(thresholds={"failing_runs": "tolerate", "alpha": 1e-9})
+    cand = runs("c", [REFUND] * 20)
+    for restarts in (0, 28, 29, 30):
+        previous = {"refund": Previous(n=1, chain="f" * 64, restarts=restarts)}
+        report = gate_mem(BASE, cand, spec, previous=previous)
+        assert report.statistics[0].sequence.restarts == min(restarts + 1, 30)
+    bad = tmp_path / "spec.yaml"
+    bad.write_text("schema_version: behavior-spec/v0\nid: t\nthresholds:\n  alpha: 1.0e-300\n")
+    code, _, err = run_cli("validate", bad)
+    assert code == 2 and "thresholds.alpha" in err and "internal error" not in err, err

@@ -149,8 +149,9 @@ def format_summary(report: GateReport) -> str:
 )
 @path_option(
     "--previous",
-    help="An earlier gate-report.json of this candidate: check that the runs extend its "
-    "sequence (else the sequence restarts at a spent-down level).",
+    help="The latest gate-report.json of this candidate: check that the runs extend its "
+    "sequence (else the sequence restarts at a spent-down level). An older report gives "
+    "back the levels the gates after it spent.",
 )
 @click.option("--timestamp", is_flag=True, help="Record generated_at (breaks byte-identity).")
 @dask_options("Summarize the candidate runs", "same report")

@@ -142,7 +142,7 @@ class Thresholds(_Closed):
     )
     alpha: float = Field(
         default=0.05,
-        gt=0,
+        ge=1e-9,  # (below, the levels of later restarts, alpha / 2^31, underflow a float)
         lt=1,
         description="The whole gate's error budget for the anytime pass-rate test: false FAIL "
         "(true rate >= tau) and false PASS (true rate < tau) each at most alpha, over every "
