@@ -70,6 +70,23 @@ def jsonl_records(
         yield index + 1, value
 
 
+def cut_off(raw: bytes) -> bool:
+    """Whether a JSON Lines recording's last line was cut off mid-write (no line break after
+    it, and no JSON: :func:`jsonl_records` skips it): a session killed or still being written,
+    a disk full. What it held is lost — a record with calls among it, or more — so a run the
+    file records alone cannot be known to have ended well."""
+    tail = raw.rsplit(b"\n", 1)[-1]
+    if not tail.strip() or b"\n" not in raw:  # (a one-line file is refused, never skipped)
+        return False
+    try:
+        parse_json(tail, "-")
+    except MalformedJson:
+        return True
+    except AbwInputError:  # (refused JSON is an error where it is read, not a cut)
+        return False
+    return False
+
+
 def decode_json_string(value: Any, file: str | Path | None = None, line: int | None = None) -> Any:
     """``value`` parsed when it is a string holding JSON (a tool call's arguments, a tool's
     output, a model's answer), else ``value`` unchanged.

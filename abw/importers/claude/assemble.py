@@ -173,7 +173,7 @@ def _ordered(main: FileParser, unlinked: list[FileParser]) -> list[tuple[Draft, 
 def _final_status(main: FileParser) -> str:
     agent = FILE if main.sidechain_file else MAIN
     state = main.agents.get(agent)
-    if state is None:
+    if state is None or main.cut_off:  # (a lost last line may have held calls, or more)
         return "unknown"
     if any(d.outcome == "incomplete" for d in main.drafts.get(agent, ()) if d.type != "llm"):
         return "unknown"

@@ -43,6 +43,7 @@ class FileState:
         self.known_records = 0
         self.prompt_queued = False  # a queue-operation held a message (a prompt a hook may block)
         self.first_record_line: int | None = None
+        self.cut_off = False  # its last line was cut off mid-write (JsonlReader.cut_off)
         #: the first readable ``timestamp`` of a known record: the session's start, the run's
         #: start time when no span has one (a prompt a hook blocked, a session cut at once)
         self.first_time: datetime | None = None

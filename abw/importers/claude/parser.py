@@ -89,6 +89,7 @@ class FileParser(AssistantLines, UserLines, SystemLines):
                 self.first_time = self._time(record)
             self._record(line, kind, record)
         self.sha256 = reader.sha256
+        self.cut_off = reader.cut_off
         for agent, state in self.agents.items():  # retries with no outcome: cut off mid-retry
             if state.retries:
                 draft = Draft(self.name, state.retries[0][0], 0, agent, "llm", "api_error")

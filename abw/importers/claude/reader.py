@@ -45,6 +45,7 @@ class JsonlReader:
         self.sha256 = ""
         self.lines = 0
         self.records = 0
+        self.cut_off = False  # its last line was cut off mid-write (skipped)
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
@@ -108,6 +109,7 @@ class JsonlReader:
             record = parse_json(raw, self.path, first_line=line_no)
         except MalformedJson as exc:
             if not raw.endswith(b"\n"):
+                self.cut_off = True
                 self.warn(
                     f"{self.path.name}:{line_no}: skipped a cut-off last line "
                     "(session still being written?)"

@@ -62,7 +62,7 @@ from abw.importers.codex.state import RolloutState
 from abw.importers.codex.subagents import Fold, copied_history, own_lines, spawn_call
 from abw.importers.codex.threads import Thread, peek_thread, plain_id
 from abw.importers.codex.tools import shell_command_text
-from abw.importers.rawio import held_fields, read_raw
+from abw.importers.rawio import cut_off, held_fields, read_raw
 from abw.importers.spans import finish, make_trace
 
 if TYPE_CHECKING:
@@ -264,6 +264,8 @@ class CodexImporter(Importer):
             )
         fold.patch(state.drafts, spans)
         trace_id = _trace_id(state.trace_id, path)
+        if state.final_status == "success" and cut_off(raw):
+            state.final_status = "unknown"  # the lost last line may have held calls, or more
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)

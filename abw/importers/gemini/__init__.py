@@ -66,7 +66,7 @@ from abw.importers.base import Importer, ImportOptions
 from abw.importers.gemini.calls import MEMORY_TOOLS, RETRIEVER_TOOLS, SHELL_TOOLS
 from abw.importers.gemini.drafts import message_drafts
 from abw.importers.gemini.ending import run_end
-from abw.importers.gemini.jsonl import cut_off, recording_records, replayed
+from abw.importers.gemini.jsonl import recording_records, replayed
 from abw.importers.gemini.refused import (
     own_file,
     refuse_document,
@@ -79,7 +79,7 @@ from abw.importers.gemini.subagents import (
     subagent_messages,
     subagent_recording,
 )
-from abw.importers.rawio import held_fields, load_json, read_raw, scalar_text
+from abw.importers.rawio import cut_off, held_fields, load_json, read_raw, scalar_text
 from abw.importers.spans import finish, make_trace, parse_time
 from abw.jsonlocate import value_lines
 
@@ -173,7 +173,7 @@ class GeminiImporter(Importer):
         if ended is None:
             ended = list(range(len(messages)))
         final_status, final_text = run_end(session_messages(messages, ended, owned))
-        if records is not None and final_status == "success" and cut_off(raw, records):
+        if records is not None and final_status == "success" and cut_off(raw):
             final_status = "unknown"  # the lost last line may have held calls, or more
         return [
             make_trace(

@@ -29,14 +29,6 @@ def recording_records(
         raise
 
 
-def cut_off(raw: bytes, records: list[tuple[int, Any]]) -> bool:
-    """Whether the recording's last line was cut off mid-write (a session killed, a disk full:
-    :func:`abw.importers.rawio.jsonl_records` skips it): what it held is lost, a message
-    rewritten with its calls among it, so the run's end is unknown."""
-    lines = raw.split(b"\n")
-    return bool(lines[-1].strip()) and (not records or records[-1][0] != len(lines))
-
-
 def replayed(
     records: list[tuple[int, Any]], path: Path, options: ImportOptions
 ) -> tuple[dict[str, Any], dict[int, int], list[int], set[int]]:

@@ -151,12 +151,15 @@ class OpenHandsImporter(Importer):
         trace_id = f"openhands-{source_hash[:16]}"
         stream = event_stream(json_body(raw, path), path, options.warnings)
         if stream is not None:  # ``openhands --headless --json``: one conversation
-            events, lines = stream
+            events, lines, cut = stream
 
             def line_of(location: tuple[str | int, ...]) -> int | None:
                 return lines[location[0]] if location and isinstance(location[0], int) else None
 
-            return [self._trace(events, source_hash, trace_id, line_of, path, options)]
+            trace = self._trace(events, source_hash, trace_id, line_of, path, options)
+            if cut and trace.run.final_status == "success":  # (a lost last event: calls, more)
+                trace.run.final_status = "unknown"
+            return [trace]
         if path.suffix == ".jsonl":  # an evaluation's output: one instance a line
             traces = [
                 self._trace(

@@ -122,10 +122,11 @@ def trajectory_events(
 
 def event_stream(
     raw: bytes, path: Path, warnings: list[str]
-) -> tuple[list[dict[str, Any]], list[int]] | None:
+) -> tuple[list[dict[str, Any]], list[int], bool] | None:
     """The V1 events ``openhands --headless --json`` printed one a line (its ``json_callback``:
-    each event's ``model_dump()``) and the line of each, or None when the first line that opens
-    a JSON object is no V1 event. The lines that open none are the CLI's console output."""
+    each event's ``model_dump()``), the line of each, and whether its last event line was cut
+    off mid-write (skipped, with a warning); or None when the first line that opens a JSON
+    object is no V1 event. The lines that open none are the CLI's console output."""
     found = _OBJECT_LINE.search(raw)
     if found is None:
         return None
@@ -143,7 +144,7 @@ def event_stream(
     written = [n for n, line in enumerate(lines) if line.strip()]
     if not isinstance(first, dict) or not is_v1(first) or len(written) < 2:
         return None  # (one event alone, on one line: one file of a conversation's folder)
-    events, numbers = [], []
+    events, numbers, cut = [], [], False
     for n in written:
         if not lines[n].lstrip().startswith(b"{"):
             continue  # the CLI's console output
@@ -154,6 +155,7 @@ def event_stream(
             if n != written[-1]:
                 raise
             warnings.append(f"{path.name}:{n + 1}: skipped a cut-off last line")
+            cut = True
             continue
         if not isinstance(event, dict) or not is_v1(event):
             raise AbwInputError(
@@ -165,4 +167,4 @@ def event_stream(
             )
         events.append(event)
         numbers.append(n + 1)
-    return events, numbers
+    return events, numbers, cut
