@@ -112,8 +112,10 @@ def test_a_hook_that_halts_the_run_mid_turn_ends_it_as_an_error():
     stopped = _trace(STOP_HALT)
     assert stopped.run.final_status == "success"
     assert stopped.run.final_output_hash == final_output_hash("The cart sums prices.")
+    # a prompt a UserPromptSubmit hook blocked read unknown, where Codex's reads error (as
+    # docs/importers.md says both do): the policy stopped the run before any step
     blocked = _trace(PROMPT_BLOCKED)
-    assert (blocked.spans, blocked.run.final_status) == ([], "unknown")
+    assert (blocked.spans, blocked.run.final_status) == ([], "error")
 
 
 def test_mcp_tools_success_is_error_and_a_server_that_never_started():

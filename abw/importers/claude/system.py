@@ -4,6 +4,7 @@ fallbacks), ``progress`` (links a subagent to its call) and ``attachment`` (a qu
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from abw.importers.claude.background import BackgroundTasks
@@ -23,6 +24,19 @@ _COMPACTIONS = {
 }
 
 
+#: A ``system`` record's text when a hook blocked what it ran on (2.1.x): ``UserPromptSubmit
+#: operation blocked by hook: …`` (the prompt never reached the model).
+_BLOCKED = re.compile(r"(\w+) operation blocked by hook")
+
+
+def _blocked_before_answer(record: dict[str, Any]) -> bool:
+    """Whether a ``preventContinuation`` system record says a hook blocked the run before its
+    answer (a ``Stop`` hook's comes after it)."""
+    content = record.get("content")
+    found = _BLOCKED.match(content) if isinstance(content, str) else None
+    return found is not None and found[1] not in _AFTER_ANSWER_HOOKS
+
+
 class SystemLines(BackgroundTasks):
     """Reads ``system``, ``progress`` and ``attachment`` records."""
 
@@ -40,6 +54,8 @@ class SystemLines(BackgroundTasks):
             state.retries.append(
                 (line, record.get("retryAttempt"), record.get("maxRetries"), error.get("status"))
             )
+        if record.get("preventContinuation") is True and _blocked_before_answer(record):
+            self._state(agent).last_event = "hook_halt"  # a hook stopped the run
         if any(key in record for key in ("content", "hookInfos", "hookErrors", "error")):
             self.removed.add("system_message")
 
