@@ -175,11 +175,12 @@ def continuity(
         gone = (Counter(previous.digests) - Counter(current)).total()  # (copies counted)
         if gone:
             why = f"{gone} earlier run(s) are missing (removed or replaced)"
-        elif _inserted(current, previous):
+        elif _inserted(current, previous):  # (none removed: the earlier runs count on)
             why = (
                 f"{len(current) - previous.n} new run(s) sort before its last run (by start "
                 "time, or trace id where a run has none), so they do not append to it"
             )
+            seen = 0
         elif len(current) >= previous.n:
             why = "the earlier runs are all present but in a different order (reordered)"
         restart = _restarted(previous, _not_extended(previous, why))
