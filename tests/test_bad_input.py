@@ -279,8 +279,8 @@ def test_spec_with_non_finite_wilson_z_is_one_line(tmp_path, run_cli, value):
 def test_sprt_error_rate_of_1e_320_is_one_line(tmp_path, run_cli, field):
     spec = tmp_path / "behavior.yaml"
     text = SPEC.read_text().replace("enabled: false", "enabled: true")
-    old = "alpha: 0.05" if field == "alpha" else "beta: 0.2"
-    spec.write_text(text.replace(old, f"{field}: 1e-320"))
+    old = "    alpha: 0.05" if field == "alpha" else "    beta: 0.2"  # (the sprt block's)
+    spec.write_text(text.replace(old, f"    {field}: 1e-320"))
     code, _, err = run_cli(
         "gate", "--baseline", TRACES / "baseline", "--candidate", TRACES / "good", "--spec", spec
     )
