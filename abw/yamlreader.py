@@ -34,10 +34,18 @@ _NOT_JSON = {
 }
 
 
+#: The booleans YAML 1.1 and JSON read alike.
+_JSON_BOOLS = {"true", "True", "TRUE", "false", "False", "FALSE"}
+#: An integer as JSON writes it (YAML 1.1 also reads 0755, 0x1F, 1_000 and 12:30).
+_JSON_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+
+
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that refuses anchors, aliases, merge keys, duplicate keys, non-finite floats
-    and the YAML 1.1 values that are no JSON value (dates, timestamps, ``!!set``,
-    ``!!binary``, ``!!omap``, ``!!pairs``)."""
+    """SafeLoader that refuses anchors, aliases, merge keys, duplicate keys, non-finite floats,
+    the YAML 1.1 values that are no JSON value (dates, timestamps, ``!!set``, ``!!binary``,
+    ``!!omap``, ``!!pairs``) and the plain scalars YAML 1.1 reads otherwise than JSON would
+    (``yes``/``no``/``on``/``off`` as booleans, ``0755``, ``0x1F``, ``1_000``, ``12:30`` as
+    numbers)."""
 
     _root: yaml.Node | None = None
 
@@ -84,11 +92,42 @@ class _Loader(yaml.SafeLoader):
 
     def construct_yaml_float(self, node: Any) -> float:  # type: ignore[override]
         value = super().construct_yaml_float(node)
+        if "_" in node.value or ":" in node.value:  # (YAML 1.1's 1_000.5 and 1:30.5)
+            self._refuse_yaml11(node, repr(value))
         if not math.isfinite(value):
             raise yaml.constructor.ConstructorError(
                 None, None, f"non-finite number {node.value!r} is not allowed", node.start_mark
             )
         return value
+
+    def construct_yaml_bool(self, node: Any) -> bool:  # type: ignore[override]
+        """``true``/``false`` (as JSON writes them, or capitalised); YAML 1.1's other booleans
+        — ``yes``, ``no``, ``on``, ``off`` — are refused: ``country: NO`` is no ``false``."""
+        value = bool(super().construct_yaml_bool(node))
+        if node.value not in _JSON_BOOLS:
+            self._refuse_yaml11(node, str(value).lower())
+        return value
+
+    def construct_yaml_int(self, node: Any) -> int:  # type: ignore[override]
+        """A decimal integer as JSON writes it; YAML 1.1's others — a leading zero (octal),
+        ``0x``, ``0b``, ``_`` between digits, ``12:30`` (base 60) — are refused: ``code: 0755``
+        is no 493."""
+        value = super().construct_yaml_int(node)
+        if not _JSON_INT.match(node.value):
+            self._refuse_yaml11(node, str(value))
+        return value
+
+    def _refuse_yaml11(self, node: Any, read: str) -> None:
+        """Refuse a plain scalar YAML 1.1 reads as ``read`` where JSON (and YAML 1.2) would
+        not, naming the value's path and line."""
+        if node.style is None:
+            hint = f'quote it ("{node.value}") for text, or write {read}'
+        else:
+            hint = f"drop the {node.tag.rsplit(':', 1)[-1]} tag"
+        path, mark = _place(self._root, node)
+        error = _RefusedValue(None, None, f"YAML 1.1 reads {node.value} as {read}; {hint}", mark)
+        error.field = ".".join(str(part) for part in path) or None
+        raise error
 
     def construct_not_json(self, node: Any) -> Any:
         """Refuse a date, a timestamp, a set, binary data, an ordered map or pairs, with the
@@ -136,6 +175,8 @@ def _place(root: yaml.Node | None, target: yaml.Node) -> tuple[list[str | int], 
 
 
 _Loader.add_constructor("tag:yaml.org,2002:float", _Loader.construct_yaml_float)
+_Loader.add_constructor("tag:yaml.org,2002:bool", _Loader.construct_yaml_bool)
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_yaml_int)
 for _tag in ("tag:yaml.org,2002:timestamp", *_NOT_JSON):
     _Loader.add_constructor(_tag, _Loader.construct_not_json)
 # YAML 1.2's floats as well: YAML 1.1 (PyYAML) reads ``1e-3`` (no dot) as a string, which the

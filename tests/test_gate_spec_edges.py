@@ -231,17 +231,21 @@ def test_a_count_says_its_bounds_in_words(tmp_path, run_cli, bounds, sentence):
     assert sentence in check["message"], check["message"]
 
 
-@pytest.mark.parametrize(("value", "kind"), [("yes", "a boolean"), ("1.10", "a number")])
-def test_a_plain_yaml_value_that_is_no_text_says_to_quote_it(tmp_path, run_cli, value, kind):
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("yes", 'YAML 1.1 reads yes as true; quote it ("yes") for text, or write true'),
+        ("1.10", "Input should be a valid string "
+         "(YAML reads this unquoted value as a number: put it in quotes for text)"),
+    ],
+)  # fmt: skip
+def test_a_plain_yaml_value_that_is_no_text_says_to_quote_it(tmp_path, run_cli, value, said):
     """A tool named ``yes`` or ``1.10`` is read by YAML as a boolean or a number: the error
     only said "Input should be a valid string"."""
     spec = _spec(tmp_path, f"invariants:\n  required_tools: [classify, {value}]\n")
     code, _, err = _gate(run_cli, TRACES / "good", spec, tmp_path / "r.json")
     assert code == 2, err
-    assert err.strip().endswith(
-        f"{spec}:4: invariants.required_tools.1: Input should be a valid string "
-        f"(YAML reads this unquoted value as {kind}: put it in quotes for text)"
-    )
+    assert err.strip().endswith(f"{spec}:4: invariants.required_tools.1: {said}")
 
 
 @pytest.mark.parametrize("field", ["forbidden_tools", "required_tools"])

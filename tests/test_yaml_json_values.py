@@ -167,3 +167,23 @@ def test_the_line_and_field_of_a_date_anywhere(text, line, field):
         parse_yaml(text, "f.yaml")
     error = caught.value
     assert (error.file, error.line, error.field, error.message) == ("f.yaml", line, field, DATE)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("NO", "false"), ("on", "true"), ("0755", "493"), ("12:30", "750"), ("0x1F", "31"),
+     ("1_000", "1000"), ("1:30.5", "90.5")],
+)  # fmt: skip
+def test_a_yaml_11_value_json_reads_otherwise_is_refused(tmp_path, run_cli, written, read):
+    """``output.expected: {country: NO, code: 0755, eta: 12:30}`` was read as false, 493 and
+    750 (YAML 1.1), validate said ok and the gate FAILed runs that return exactly the text
+    written. Such a plain value is refused, naming its line, its field and both fixes."""
+    text = (REPO / "examples" / "refund-policy" / "behavior.yaml").read_text()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(text.replace("order_id: A-1042", f"order_id: A-1042\n    code: {written}"))
+    line = text.split("order_id: A-1042")[0].count("\n") + 2
+    for args in (("validate", spec), (*example_gate("good")[:-1], spec)):
+        code, _, err = run_cli(*args)
+        assert code == 2, err
+        assert f"{spec}:{line}: output.expected.code: YAML 1.1 reads {written} as {read}" in err
+        assert f'quote it ("{written}") for text' in err
