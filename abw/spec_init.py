@@ -32,9 +32,11 @@ class Inferred:
 
 
 def _tools_in_every_run(baseline: list[TraceFile]) -> list[str]:
+    """The tools with a successful span in every run; a name of spaces only (a trace may hold
+    one) is no tool a spec can name."""
     sets = [{s.name for s in t.path_spans if s.status == "success"} for t in baseline]
     common = set.intersection(*sets) if sets else set()
-    return sorted(common)
+    return sorted(name for name in common if name.strip())
 
 
 def _first_success(trace_file: TraceFile, tool: str) -> int:

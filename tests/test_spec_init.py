@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_gate_factory import REFUND, make_trace, runs, trace_file, write_runs
@@ -186,3 +187,40 @@ def test_cli(tmp_path, run_cli):
     empty.mkdir()
     code, _, err = run_cli("spec", "init", "--baseline", empty, "--out", tmp_path / "new.yaml")
     assert code == 2 and "no trace files" in err
+
+
+def test_a_span_named_with_spaces_only_is_no_required_tool(tmp_path, run_cli):
+    """A baseline whose every run holds a span named ``""`` (the trace schema allows it):
+    ``spec init`` wrote ``required_tools: [""]``, said "wrote", then exited 2 on the spec it
+    had just written, and left it. Such a name is no tool a spec can name."""
+    files = runs("b", [[*REFUND, ""]] * 3) + runs("s", [[*REFUND, "  "]] * 3)
+    for name, group in (("empty", files[:3]), ("spaces", files[3:])):
+        base = write_runs(tmp_path / name, group)
+        out = tmp_path / f"{name}.yaml"
+        code, _, err = run_cli("spec", "init", "--baseline", base, "--out", out)
+        assert code == 0, err
+        spec, _ = load_spec(out)
+        assert spec.invariants.required_tools == sorted(REFUND)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('invariants:\n  forbidden_tools: ["  "]\n', "'  ' is spaces only and names no tool"),
+        ('invariants:\n  required_tools: [" "]\n', "' ' is spaces only and names no tool"),
+        ('rules:\n  - {kind: count, tool: "  ", max: 0}\n', "is spaces only and names no tool"),
+        ("invariants:\n  required_tools: [a, b]\n  forbidden_tools: [b]\n",
+         "b is both required and forbidden: no run can pass"),
+        ("rules:\n  - {kind: count, tool: {name: x, status: [error]}, count_status: success,"
+         " max: 0}\n", "count_status: success counts successful spans only, but the matcher's "
+         "status names error"),
+    ],
+)  # fmt: skip
+def test_a_spec_that_can_only_pass_or_only_fail_is_refused(tmp_path, run_cli, body, said):
+    """A forbidden name of spaces only forbade nothing and PASSed (an empty one was refused);
+    a tool both required and forbidden FAILed every run; ``count_status: success`` beside a
+    matcher's ``status: [error]`` was silently ignored."""
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(f"schema_version: behavior-spec/v0\nid: t\n{body}")
+    code, _, err = run_cli("validate", spec)
+    assert code == 2 and said in err, err

@@ -10,7 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from abw.spelling import nearest
 
@@ -169,12 +177,22 @@ class SpanMatch(_Closed):
     @model_validator(mode="after")
     def _names(self) -> SpanMatch:
         names = [self.name] if isinstance(self.name, str) else self.name
-        if not names or not all(names):
+        if not names or not all(name.strip() for name in names):
             raise ValueError("a matcher's name must be a non-empty glob or list of globs")
         return self
 
 
-Pattern = Annotated[str, Field(min_length=1)] | SpanMatch
+def _names_something(name: str) -> str:
+    """Refuse a name of spaces only (an unset template variable, a stray quote): no span is
+    named so, and a forbidden one forbids nothing."""
+    if not name.strip():
+        raise ValueError(f"{name!r} is spaces only and names no tool")
+    return name
+
+
+#: A name or glob that names something: not empty, not spaces only.
+SomeName = Annotated[str, Field(min_length=1), AfterValidator(_names_something)]
+Pattern = SomeName | SpanMatch
 
 
 class Binding(_Closed):
@@ -265,6 +283,12 @@ class CountRule(_Rule):
 
     @model_validator(mode="after")
     def _bounds(self) -> CountRule:
+        statuses = self.tool.status if isinstance(self.tool, SpanMatch) else []
+        if self.count_status == "success" and statuses and statuses != ["success"]:
+            raise ValueError(
+                f"count_status: success counts successful spans only, but the matcher's status "
+                f"names {', '.join(statuses)}: keep one of them"
+            )
         if self.min is None and self.max is None:
             raise ValueError("a count rule needs min, max or both")
         if self.min is not None and self.max is not None and self.min > self.max:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from abw.models import SPEC_SCHEMA
-from abw.models.rules import Assertion, Rule, check_rule_references
+from abw.models.rules import Assertion, Rule, SomeName, check_rule_references
 
 
 class _Closed(BaseModel):
@@ -46,14 +46,10 @@ def glob_refusal(name: str, how: str) -> str:
 
 
 RequiredName = Annotated[
-    str,
-    Field(min_length=1),
-    _exact_name("a rule {{kind: count, tool: {}, min: 1, count_status: success}}"),
+    SomeName, _exact_name("a rule {{kind: count, tool: {}, min: 1, count_status: success}}")
 ]
 #: (an empty name, an unset template variable, would forbid nothing and PASS)
-ForbiddenName = Annotated[
-    str, Field(min_length=1), _exact_name("a rule {{kind: count, tool: {}, max: 0}}")
-]
+ForbiddenName = Annotated[SomeName, _exact_name("a rule {{kind: count, tool: {}, max: 0}}")]
 
 
 class OrderConstraint(_Closed):
@@ -75,6 +71,16 @@ class Invariants(_Closed):
     max_path_length: int | None = Field(default=None, ge=0)
     max_errors: int | None = Field(default=None, ge=0)
     max_retries: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _required_or_forbidden(self) -> Invariants:
+        both = sorted(set(self.required_tools) & set(self.forbidden_tools))
+        if both:
+            raise ValueError(
+                f"{', '.join(both)} is both required and forbidden: no run can pass; keep it "
+                "in one list"
+            )
+        return self
 
 
 class OutputEval(_Closed):
