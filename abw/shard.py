@@ -241,8 +241,35 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
         return
     if workers is None or workers < 1:
         raise AbwInputError("--workers must be at least 1", field="--workers")
-    with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
-        yield client
+    import tempfile
+
+    import dask
+
+    with (
+        tempfile.TemporaryDirectory(prefix="abw-dask-") as scratch,  # (the cluster's files)
+        _environment_kept(),
+        dask.config.set({"temporary-directory": scratch}),
+    ):
+        os.environ["DASK_TEMPORARY_DIRECTORY"] = scratch  # (the scheduler's process too)
+        with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
+            yield client
+
+
+@contextmanager
+def _environment_kept() -> Iterator[None]:
+    """This process's environment as it was, afterwards: distributed's ``Nanny`` sets its
+    workers' variables (``OMP_NUM_THREADS=1``, ``PYTHONHASHSEED``, ``MALLOC_TRIM_THRESHOLD_``,
+    ``__DASK_PARENT_PID``) in the process that starts them, where they would stay for the
+    caller's later work and children."""
+    before = dict(os.environ)
+    try:
+        yield
+    finally:
+        for name in set(os.environ) - set(before):
+            del os.environ[name]
+        for name, value in before.items():
+            if os.environ.get(name) != value:
+                os.environ[name] = value
 
 
 def local_cluster(workers: int) -> Any:
@@ -315,6 +342,10 @@ def _drained_scheduler() -> type:
                 with contextlib.suppress(asyncio.CancelledError):
                     await drain
             await super().close()
+            # the file it told its address in (the temporary folder, a random name): the
+            # scheduler removes it only when it closes itself, not when it is stopped
+            with contextlib.suppress(OSError):
+                os.unlink(self.scheduler_kwargs["scheduler_file"])
 
     return DrainedScheduler
 

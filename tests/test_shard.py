@@ -356,3 +356,37 @@ def test_output_fields_seen_fold_on_workers_as_in_one_process(cluster, tmp_path)
     assert check.message.endswith(
         "Note: decsion is in no run's output (44 runs); did you mean decision?"
     )
+
+
+_LEFT_BEHIND = """
+import os, sys
+from abw.shard import run_gate_distributed
+
+def main():
+    before = dict(os.environ)
+    report = run_gate_distributed(*sys.argv[1:4], workers=1)
+    changed = sorted(k for k in set(before) | set(os.environ) if before.get(k) != os.environ.get(k))
+    print(report.verdict, changed)
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_cluster_of_its_own_leaves_the_process_and_the_temporary_folder_as_they_were(tmp_path):
+    """``run_gate_distributed(workers=N)`` left ``OMP_NUM_THREADS=1``, ``PYTHONHASHSEED`` and
+    more in the caller's environment (distributed's Nanny sets them in the process that starts
+    it), and a scheduler file and ``dask-scratch-space`` in the temporary folder."""
+    script = tmp_path / "gate.py"
+    script.write_text(_LEFT_BEHIND)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    base, cand = EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "good"
+    done = subprocess.run(
+        [sys.executable, str(script), str(base), str(cand), str(EXAMPLE / "behavior.yaml")],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(temporary)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "PASS []", done.stdout
+    assert list(temporary.iterdir()) == []
