@@ -12,7 +12,23 @@ The public API is imported lazily so that ``abw --help`` stays fast::
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers read (py.typed); at run time, imported on first use
+    from abw.diffing import diff as diff
+    from abw.errors import AbwInputError as AbwInputError
+    from abw.gating import gate as gate
+    from abw.gating import run_gate as run_gate
+    from abw.models.contract import Contract as Contract
+    from abw.models.report import GateReport as GateReport
+    from abw.models.spec import Spec as Spec
+    from abw.models.trace import Span as Span
+    from abw.models.trace import Trace as Trace
+    from abw.models.trajectory import RepresentationTrajectory as RepresentationTrajectory
+    from abw.specio import load_spec as load_spec
+    from abw.traceio import load_trace as load_trace
+    from abw.traceio import load_traces as load_traces
+    from abw.traceio import write_trace as write_trace
 
 __version__ = "0.1.0"
 

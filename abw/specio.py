@@ -4,7 +4,7 @@ keys); unknown keys are rejected."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abw.documents import Source
 from abw.errors import AbwInputError, from_validation_error, not_utf8, require_schema_version
@@ -12,6 +12,9 @@ from abw.hashing import sha256_hex
 from abw.models import SPEC_SCHEMA
 from abw.reader import read_bytes
 from abw.yamlreader import parse_yaml
+
+if TYPE_CHECKING:
+    from abw.models.spec import Spec
 
 MAX_SPEC_BYTES = 1 << 20
 
@@ -69,7 +72,7 @@ def read_spec_source(path: str | Path) -> Source:
     return Source(spec_path, raw, parse_yaml_text(text, spec_path), yaml=True)
 
 
-def load_spec(path: str | Path) -> tuple[Any, str]:
+def load_spec(path: str | Path) -> tuple[Spec, str]:
     """Load and validate a spec file; returns ``(Spec, sha256 of its bytes)``."""
     source = read_spec_source(path)
     text = source.raw.decode("utf-8")
