@@ -22,6 +22,16 @@ from pathlib import Path
 
 
 def _umask() -> int:
+    """The process's umask, read without changing it where the system tells it (Linux:
+    ``/proc/self/status``); elsewhere set and put back at once (a file another thread creates
+    in between gets 0o022's mode)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
