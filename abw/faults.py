@@ -16,6 +16,7 @@ import os
 import sys
 from typing import TextIO
 
+from abw import progress
 from abw.errors import AbwInputError, os_input_error
 from abw.text import log_line
 from abw.verdicts import EXIT_INVALID
@@ -73,6 +74,7 @@ def report(exc: BaseException, prog_name: str = "abw", stream: TextIO | None = N
     if closed_pipe(exc):
         silence_stdout()
     else:
+        progress.erase()  # (a bar an error stopped in mid-loop)
         line = one_line(exc)
         prefix = "" if line.startswith("internal error") else "error: "
         print(log_line(f"{prog_name}: {prefix}{line}"), file=stream or sys.stderr, flush=True)

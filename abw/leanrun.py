@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -130,10 +131,10 @@ def stream_lean_traces(folder: str | Path) -> Iterator[TraceFile]:
 def _loading(folder: str | Path, *, held: bool) -> Iterator[TraceFile]:
     """The folder's runs, loaded as iterated (the folder is listed now: a missing one is
     refused before any run is read)."""
-    from abw.progress import track
+    from abw.progress import track_map
     from abw.traceio import PROGRESS_MIN_FILES
 
     paths = trace_files(folder)
     label = f"loading {Path(folder).name}"
     quiet = len(paths) < PROGRESS_MIN_FILES
-    return (load_lean_trace(path, held=held) for path in track(paths, label, quiet=quiet))
+    return track_map(partial(load_lean_trace, held=held), paths, label, quiet=quiet)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TypeVar
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 _WIDTH = 24
 _INTERVAL_S = 0.1
@@ -70,10 +71,12 @@ class Progress:
         return f"{self.label} {self.done}"
 
     def _draw(self) -> None:
+        global _shown
         try:
             self.stream.write("\r" + self.line() + "\x1b[K")
             self.stream.flush()
             self._drawn = True
+            _shown = self
         except (OSError, ValueError):
             self.enabled = False
 
@@ -92,6 +95,7 @@ class Progress:
 
     def close(self) -> None:
         """Erase the bar so the next message starts on a clean line."""
+        global _shown
         if self.enabled and self._drawn:
             try:
                 self.stream.write("\r\x1b[K")
@@ -99,12 +103,25 @@ class Progress:
             except (OSError, ValueError):
                 pass
         self.enabled = False
+        if _shown is self:
+            _shown = None
 
     def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: The bar on the terminal now, if any: an error line erases it first (:func:`erase`), though
+#: the loop that drew it has not ended (a generator held by the error's traceback).
+_shown: Progress | None = None
+
+
+def erase() -> None:
+    """Erase the bar on the terminal, if any, so that a line printed now starts clean."""
+    if _shown is not None:
+        _shown.close()
 
 
 def track(
@@ -115,10 +132,24 @@ def track(
     quiet: bool = False,
     stream: IO[str] | None = None,
 ) -> Iterator[T]:
-    """Yield ``items`` while drawing a bar; ``total`` defaults to ``len(items)`` when it has one."""
+    """Yield ``items`` while drawing a bar; ``total`` defaults to ``len(items)`` when it has one.
+    The bar is erased when the loop ends or its consumer closes it (:func:`track_map` also when
+    the work on an item fails)."""
     if total is None:
         total = len(items) if hasattr(items, "__len__") else 0  # type: ignore[arg-type]
     with Progress(total, label, quiet=quiet, stream=stream) as bar:
         for item in items:
             yield item
+            bar.advance()
+
+
+def track_map(
+    function: Callable[[T], R], items: Sequence[T], label: str, *, quiet: bool = False
+) -> Iterator[R]:
+    """``function`` of each of ``items``, yielded in turn while a bar is drawn; a failure of
+    ``function`` erases the bar before it leaves (in :func:`track` it happens in the consumer,
+    which may keep the loop, and its bar, alive in the error's traceback)."""
+    with Progress(len(items), label, quiet=quiet) as bar:
+        for item in items:
+            yield function(item)
             bar.advance()

@@ -324,12 +324,12 @@ def load_traces(folder: str | Path) -> list[TraceFile]:
 
     Over many files, a progress bar is drawn on stderr when it is a terminal (abw.progress)."""
     from abw.gcpause import gc_paused
-    from abw.progress import track
+    from abw.progress import track_map
 
     paths = trace_paths(folder)
     label = f"loading {Path(folder).name}"
     with gc_paused():
-        return [load_trace(p) for p in track(paths, label, quiet=len(paths) < PROGRESS_MIN_FILES)]
+        return list(track_map(load_trace, paths, label, quiet=len(paths) < PROGRESS_MIN_FILES))
 
 
 PROGRESS_MIN_FILES = 200

@@ -112,3 +112,49 @@ def test_write_line_prints_above_the_bar_or_plainly():
     text = tty.getvalue()
     assert "\r\x1b[Ka #1: passed\n" in text
     assert text.endswith(bar.line() + "\x1b[K")  # the bar is drawn again below the line
+
+
+def _folder_with_a_bad_run(folder, count: int = 260):
+    """``count`` example runs, the 150th no trace."""
+    from conftest import REPO
+
+    folder.mkdir()
+    good = sorted((REPO / "examples" / "refund-policy" / "traces" / "good").glob("*.json"))
+    for i in range(count):
+        text = good[i % len(good)].read_text()
+        (folder / f"r{i:03d}.json").write_text("{" if i == 150 else text)
+    return folder
+
+
+def test_a_load_that_fails_erases_its_bar(tmp_path, monkeypatch):
+    """``load_traces`` on a terminal, failing at the 150th file: "loading c [ ] 1/261 0%"
+    stayed on the terminal, the error printed after it (the loop's generator was held by the
+    error's traceback, so its bar was never closed)."""
+    import pytest
+
+    from abw import AbwInputError, load_traces
+    from abw.leanrun import load_lean_traces
+
+    monkeypatch.delenv("ABW_NO_PROGRESS", raising=False)
+    folder = _folder_with_a_bad_run(tmp_path / "c")
+    for load in (load_traces, lambda f: list(load_lean_traces(f))):
+        stream = FakeTty()
+        monkeypatch.setattr("sys.stderr", stream)
+        with pytest.raises(AbwInputError) as raised:
+            load(folder)
+        shown = stream.getvalue()
+        assert "loading c [" in shown and shown.endswith("\r\x1b[K"), repr(shown[-80:])
+        del raised
+
+
+def test_a_gate_that_fails_erases_its_bar_before_the_error(tmp_path):
+    from conftest import REPO
+
+    _folder_with_a_bad_run(tmp_path / "c")
+    example = REPO / "examples" / "refund-policy"
+    args = ["gate", "--baseline", str(example / "traces" / "baseline"), "--candidate", "c",
+            "--spec", str(example / "behavior.yaml")]  # fmt: skip
+    code, shown = _abw_with_tty_stderr(args, tmp_path)
+    assert code == 2
+    before, _, error = shown.rpartition("abw: error:")
+    assert "loading c [" in before and before.endswith("\r\x1b[K"), repr(before[-80:])

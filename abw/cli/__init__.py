@@ -100,12 +100,13 @@ def cli() -> None:
 def run(command: click.Command, args: list[str] | None = None, prog_name: str = "abw") -> int:
     """Run a click command; every failure is one line on stderr (abw.faults): exit code 2, or
     the verdict's exit code when the command had reached one."""
-    from abw import faults
+    from abw import faults, progress
 
     faults.reset()
     try:
         result: Any = command.main(args=args, prog_name=prog_name, standalone_mode=False)
     except click.exceptions.Abort:
+        progress.erase()
         click.echo(f"{prog_name}: aborted", err=True)
         return faults.exit_code(KeyboardInterrupt())
     except _NO_ARGS_IS_HELP as exc:  # a bare group (``abw spec``): its help, as click has it
@@ -118,6 +119,7 @@ def run(command: click.Command, args: list[str] | None = None, prog_name: str = 
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except faults.Terminated:  # after a verdict, its exit code stands (abw.faults)
+        progress.erase()
         click.echo(f"{prog_name}: terminated", err=True)
         reached = faults.reached()
         return 143 if reached is None else reached
