@@ -156,5 +156,5 @@ def test_a_gate_that_fails_erases_its_bar_before_the_error(tmp_path):
             "--spec", str(example / "behavior.yaml")]  # fmt: skip
     code, shown = _abw_with_tty_stderr(args, tmp_path)
     assert code == 2
-    before, _, error = shown.rpartition("abw: error:")
+    before, _, _ = shown.rpartition("abw: error:")
     assert "loading c [" in before and before.endswith("\r\x1b[K"), repr(before[-80:])
