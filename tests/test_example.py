@@ -68,8 +68,10 @@ def behavior(trace) -> list:
 
 
 def test_committed_traces_and_spec_are_what_the_pipeline_produces(tmp_path, generator):
-    """Committed traces hold the behavior a fresh import gives (byte drift from importer
-    changes is fixed by re-running examples/refund-policy/generate.py)."""
+    """Committed traces are byte for byte what a fresh import gives (docs/example.md says they
+    were written so): they lacked ``run.agent_version``, and a walkthrough that imported fresh
+    candidates warned of a Claude Code version the baseline never used. An importer change
+    that moves their bytes re-runs examples/refund-policy/generate.py."""
     for name in ("baseline", "good", "regressed", "small"):
         written = import_set(EXAMPLE / "transcripts" / name, tmp_path / name, generator)
         committed = sorted((EXAMPLE / "traces" / name).glob("*.json"))
@@ -78,6 +80,7 @@ def test_committed_traces_and_spec_are_what_the_pipeline_produces(tmp_path, gene
         for path in committed:
             (old,) = load_traces(path)
             assert behavior(old.trace) == behavior(fresh[path.name]), path
+            assert path.read_bytes() == (tmp_path / name / path.name).read_bytes(), path
     generated, reviewed = build_spec(tmp_path / "baseline", tmp_path)
     assert reviewed.read_bytes() == (EXAMPLE / "behavior.yaml").read_bytes()
     assert review(generated.read_text()) == reviewed.read_text()
