@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import CORPUS
 
 from tests.importkit import cli_import_one
@@ -414,3 +415,34 @@ def test_a_delegate_stopped_with_the_run_ends_it_so(run_cli, tmp_path):
     when = events[8]["timestamp"]
     cut = [*events[:9], *_delegation(when, answered=False)[:-1], _state(105, "stopped", when)]
     assert _import(run_cli, tmp_path, cut)["run"]["final_status"] == "cancelled"
+
+
+def _limit_error(event_id: int, when: str, mode: str) -> dict[str, Any]:
+    """The controller's ``report_error`` when the run reaches its iteration limit
+    (``_handle_traffic_control``): "task paused" in the GUI, "task stopped" headless."""
+    text = (
+        f"Agent reached maximum iteration{' in headless mode' if mode == 'stopped' else ''}, "
+        f"task {mode}. Current iteration: 15.00, max iteration: 15.00."
+    )
+    return {"id": event_id, "timestamp": when, "source": "environment", "message": text,
+            "observation": "error", "content": text, "extras": {"error_id": ""}}  # fmt: skip
+
+
+@pytest.mark.parametrize("order", ["paused-first", "error-first", "headless"])
+def test_a_run_at_its_iteration_limit_is_an_error_however_the_controller_stopped_it(
+    run_cli, tmp_path, order
+):
+    """At its iteration limit the V0 controller pauses a GUI run (headless: the error state):
+    the GUI run read ``cancelled``, a person's stop, where the same limit headless, in V1 and
+    in every other importer reads ``error``."""
+    events = json.loads(GUI.read_text())[:15]
+    when = events[-1]["timestamp"]
+    if order == "paused-first":
+        end = [_state(15, "paused", when), _limit_error(16, when, "paused")]
+    elif order == "error-first":
+        end = [_limit_error(15, when, "paused"), _state(16, "paused", when)]
+    else:
+        end = [_state(15, "error", when), _limit_error(16, when, "stopped")]
+    assert _import(run_cli, tmp_path, [*events, *end])["run"]["final_status"] == "error"
+    paused = _import(run_cli, tmp_path, [*events, _state(15, "paused", when)])
+    assert paused["run"]["final_status"] == "cancelled"  # a person's pause stays so

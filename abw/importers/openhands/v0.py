@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,9 @@ from abw.importers.rawio import as_dict, as_list
 from abw.importers.spans import ABSENT, Draft, parse_time
 
 _NOT_TOOLS = {"message", "change_agent_state", "system", "recall", "null", "condensation"}
+#: The controller's error when a run reaches its iteration or budget limit: headless it ends
+#: the run in the ``error`` state, in the GUI it pauses it (``_handle_traffic_control``).
+_LIMIT_REACHED = re.compile(r"Agent reached maximum (iteration|budget)")
 
 
 REMOVED_FIELDS = (
@@ -74,6 +78,7 @@ def read_v0(
     # the ``delegate`` observation that answers the action
     delegations: list[str] = []
     delegate_state: Any = None
+    limit = False  # the controller reported a limit reached (it pauses a GUI run there)
     # a run before function calling (CodeAct's text actions, OpenDevin): no model response
     # is recorded, and every agent action answered one model call
     text_actions = not any("tool_call_metadata" in event for event in events)
@@ -164,10 +169,17 @@ def read_v0(
                 state = as_dict(event.get("extras")).get("agent_state")
                 if delegations:
                     delegate_state = state
+                elif state == "paused" and limit:  # (a GUI run at its limit: as headless)
+                    final_status = "error"
                 else:
                     final_status = STATE_STATUS.get(str(state), final_status)
+                limit = limit and state == "paused"
                 stopped(cut, state)
                 continue
+            if observation == "error" and _LIMIT_REACHED.match(str(event.get("content"))):
+                limit = True  # (its paused state may come before this error, or after it)
+                if final_status == "cancelled" and not delegations:
+                    final_status = "error"
             if observation == "delegate" and repr(event.get("cause")) in delegations:
                 del delegations[delegations.index(repr(event.get("cause"))) :]
                 delegate_state = None
