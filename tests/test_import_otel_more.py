@@ -332,3 +332,25 @@ def _steps(trace: dict) -> tuple:
     """A trace without where it came from (the file's hash, its lines)."""
     spans = [{k: v for k, v in s.items() if k != "source_ref"} for s in trace["spans"]]
     return trace["run"], spans
+
+
+def _failed_calls(path: Path) -> list[tuple[str, str]]:
+    return [
+        (s.name, s.outcome)
+        for trace in import_traces("otel", path)
+        for s in trace.path()
+        if s.outcome != "ok"
+    ]
+
+
+def test_a_tool_that_raised_a_timeout_error_timed_out(tmp_path):
+    """pydantic-ai's tool raising ``TimeoutError`` (its exception event's type): the call read
+    ``error`` where LangSmith reads the same Python exception ``timeout``; an error class
+    naming a timeout is one in every importer (abw.importers.spans.timed_out)."""
+    source = next((CORPUS / "otel-live").glob("*pydantic-ai-2.68.0__v6__parallel-tool-raises*"))
+    raised = tmp_path / "timeout.jsonl"
+    text = source.read_text(encoding="utf-8")
+    raised.write_text(text.replace('"stringValue":"RuntimeError"', '"stringValue":"TimeoutError"'))
+    before, after = _failed_calls(source), _failed_calls(raised)
+    assert before and {o for _, o in before} == {"error"}
+    assert after == [(name, "timeout") for name, _ in before]

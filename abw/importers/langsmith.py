@@ -43,7 +43,7 @@ from abw.importers.rawio import (
     token_counts,
 )
 from abw.importers.siblings import Holdings, SplitExportImporter
-from abw.importers.spans import ABSENT, Draft, finish, make_trace
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, timed_out
 from abw.importers.tree import group_by_trace
 from abw.jsonlocate import value_line
 from abw.reader import MalformedJson, parse_json
@@ -509,7 +509,7 @@ def _outcome(run: dict[str, Any], span_type: str, error_type: str | None) -> str
     error was handed to the model: ``handle_tool_error``, ``ToolNode(handle_tool_errors=...)``)."""
     if _paused(error_type):
         return "incomplete"  # no result yet: the call waits for a person's answer
-    if error_type and "Timeout" in error_type:
+    if timed_out(error_type):
         return "timeout"
     if _cancelled(error_type):
         return "interrupted"

@@ -51,6 +51,13 @@ def exit_outcome(code: int) -> str:
     return "timeout" if code == 124 else "error"
 
 
+def timed_out(error_type: str | None) -> bool:
+    """Whether an error's class says the call timed out (``TimeoutError``,
+    ``asyncio.TimeoutError``, ``httpx.ReadTimeout``, ``McpError``'s ``RequestTimeout``…).
+    Every importer whose format records an error's class reads it through this."""
+    return error_type is not None and "Timeout" in error_type.rsplit(".", 1)[-1]
+
+
 def status_of(outcome: str | None) -> str:
     """The span status for an outcome (``None`` -> ``unknown``)."""
     return OUTCOME_STATUS.get(outcome or "", "unknown")

@@ -10,6 +10,7 @@ from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.otel.teams import team_stopped
+from abw.importers.spans import timed_out
 from abw.importers.tree import Node
 
 #: A ``claude_code.tool.blocked_on_user`` that refused the call (``decision`` reject), by its
@@ -77,7 +78,10 @@ def span_outcome(
         return "incomplete", False
     if span.status == "ERROR":
         if own_failure(span):
-            return ("interrupted" if error_type(span) in _STOPPED else "error"), False
+            failure = error_type(span)
+            if timed_out(failure):
+                return "timeout", False
+            return ("interrupted" if failure in _STOPPED else "error"), False
         stopped = _agents_stopped(span) if kind.type == "tool" else None
         if stopped:
             return stopped, False
