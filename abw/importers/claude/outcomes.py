@@ -67,6 +67,13 @@ _PROMPT_ABORTED = "Permission prompt was aborted"
 #: what it printed.
 _KILLED_BY_INTERRUPT = re.compile(r"Exit code \d+\n\[Request interrupted by user for tool use\]")
 _NOT_GRANTED = "but you haven't granted it yet"
+#: A failed call's result when Claude Code stopped waiting for it: an MCP tool past its
+#: ``MCP_TOOL_TIMEOUT`` (``MCP server "shopdb" tool "slow" timed out after 3s``), a Bash command
+#: past its ``timeout`` (``Command timed out after 2m 0.0s``), or a command ``timeout`` killed
+#: (exit code 124, as :func:`abw.importers.spans.exit_outcome` reads it): ``timeout``.
+_TIMED_OUT = re.compile(
+    r'MCP server "[^"\n]*" tool "[^"\n]*" timed out after |Command timed out after |Exit code 124\b'
+)
 _DENIED = re.compile(r"Claude requested permissions? to |Permission to use \S+ ")
 #: A policy that refused the call: a PreToolUse hook (exit code 2, or a JSON ``deny``) writes
 #: ``PreToolUse:<tool> hook error: …``, or (2.1.1xx, the reason withheld from the model)
@@ -281,6 +288,8 @@ def _classify(
         return "interrupted"
     if _refused_by_configuration(text):
         return "denied"
+    if failed and _TIMED_OUT.match(text):
+        return "timeout"
     if failed or text.startswith(_TOOL_USE_ERROR[0]):
         return "error"
     return "ok"
