@@ -290,3 +290,22 @@ def test_stop_is_final_allowed_after_names_event_types_as_the_importer_maps_them
     assert outcome(data, after_stop) == ("satisfied", [])
     assert outcome(data, [*after_stop, call(6, "email.send")]) == ("violated", [6])
     assert any("tool.result after the stop is not seen" in n for n in conversion.unexpressible)
+
+
+def test_a_refused_approval_is_a_denial_as_in_every_importer(tmp_path):
+    """``approved: false`` read outcome ``error``, where a policy's or a person's refusal of
+    a call is ``denied`` in every other importer (the status stays ``error``)."""
+    import json
+
+    from tests.importkit import import_traces
+
+    events = [
+        {"seq": 1, "type": "approval.granted", "approval_id": "a",
+         "approval_scope": "payments.refund", "approved": False},
+        {"seq": 2, "type": "approval.granted", "approval_id": "b",
+         "approval_scope": "payments.refund", "approved": True},
+    ]  # fmt: skip
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    (trace,) = import_traces("agent-invariants", path)
+    assert [(s.status, s.outcome) for s in trace.spans] == [("error", "denied"), ("success", "ok")]

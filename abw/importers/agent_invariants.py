@@ -7,7 +7,7 @@ The mapping (docs/contracts.md, "agent-invariants and behaviorlock"):
   named by the tool: ``ok: false`` -> error, otherwise ok; no result -> incomplete (unknown).
   ``call_signature`` is the span's input (its hash); the result event its output.
 * ``approval.granted`` -> a ``guardrail`` span ``approval:<approval_scope>`` (``approved:
-  false`` -> error).
+  false`` -> denied: status error, as a policy's refusal in every importer).
 * ``outcome.observed`` -> a ``guardrail`` span ``outcome.<evidence_class>:<outcome_id>``, ok
   when its verdict is ``satisfied``; the last verdict (or ``none``) is the run's
   ``canonical_output.final_outcome``.
@@ -201,7 +201,7 @@ def _draft(event: dict[str, Any], position: int, results: dict[str, dict[str, An
         keep = ("approval_id",)
     elif kind == "approval.granted":
         scope = event.get("approval_scope")
-        outcome = "error" if event.get("approved") is False else "ok"
+        outcome = "denied" if event.get("approved") is False else "ok"  # (refused: as a policy)
         name = f"approval:{scalar_text(scope, '')}"
         draft = Draft((position,), "guardrail", name, outcome, output=event)
         keep = ("approval_id",)
