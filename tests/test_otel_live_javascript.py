@@ -118,7 +118,9 @@ def test_ai_sdk_approval_flow_is_two_runs(
     run_cli: Any, tmp_path: Path, integration: str, mode: str
 ) -> None:
     """A call that needs approval stops the run at the request; the run that carries the
-    person's answer is a trace of its own, with the model's answer."""
+    person's answer is a trace of its own, with the model's answer. The first run asked for
+    refund_order, which never ran: an incomplete call, and the run waits (``unknown``); it read
+    ``success`` with no such span, so ``forbidden_tools: [refund_order]`` PASSed."""
     name = NAME.format(integration, mode, "approval-denied")
     (first, second), _ = cli_import(run_cli, "otel", LIVE / name, tmp_path / "traces")
     if first["spans"][0]["started_at"] > second["spans"][0]["started_at"]:
@@ -126,7 +128,9 @@ def test_ai_sdk_approval_flow_is_two_runs(
     assert [(s["name"], s["outcome"]) for s in first["spans"]] == [
         ("gpt-4o-mini", "ok"),
         ("lookup_order", "ok"),
+        ("refund_order", "incomplete"),
     ]
+    assert (first["run"]["final_status"], second["run"]["final_status"]) == ("unknown", "success")
     answer = content_hash("CANARY-ANSWER the refund was not approved")
     assert second["run"]["final_output_hash"] == answer
     assert "CANARY" not in json.dumps([first, second])

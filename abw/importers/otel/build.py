@@ -28,6 +28,7 @@ from abw.importers.otel.fold import (
 )
 from abw.importers.otel.order import call_order, sort_start
 from abw.importers.otel.outcomes import (
+    called_ids,
     claude_code_tool_outcome,
     lost_root,
     lost_root_status,
@@ -37,6 +38,7 @@ from abw.importers.otel.outcomes import (
     tripped,
     vercel_aborted,
     vercel_unfinished,
+    waiting_calls,
 )
 from abw.importers.otel.span import OSpan
 from abw.importers.spans import ABSENT, Draft, finish, make_trace, parse_time
@@ -136,6 +138,8 @@ def build_trace(
         emitted[node.key] = draft
         if kind.type == "llm":
             llm_outputs.append(flat_answer(span.attributes) or draft.output)
+    waiting = _waiting_calls(walk, options, path)
+    drafts += waiting
     if unread:
         options.warn(
             f"{path.name}: no argument fields extracted from {', '.join(sorted(unread))}: the "
@@ -149,6 +153,8 @@ def build_trace(
         final_status = lost_root_status(walk, kinds, failing_messages, failing_below)
     elif root is not None and ended and not (cut_off and root.parent_id):
         final_status = run_status(walk, kinds, failing_messages, failing_below)
+    if waiting and final_status == "success":
+        final_status = "unknown"  # it ended waiting for calls it asked for (an approval)
     result = recorded_result([(node.payload, len(ancestors)) for node, ancestors in walk])
     final_output, final_text = final_answer(root, llm_outputs, recorded_output, result)
     return make_trace(
@@ -163,6 +169,29 @@ def build_trace(
         final_text=final_text,
         removed_fields=_held(unique),
     )
+
+
+def _waiting_calls(
+    walk: list[tuple[Node, list[Node]]], options: ImportOptions, path: Path
+) -> list[Draft]:
+    """A tool span, ``incomplete``, for each call a run ended asking for and never ran
+    (:func:`.outcomes.waiting_calls`: a call awaiting a person's approval, a tool the client
+    runs): the model made it, as every importer records a call with no result; after the
+    run's spans."""
+    requested = waiting_calls(walk[0][0]) if walk else None
+    if not requested:
+        return []
+    ran = called_ids(walk)
+    root: OSpan = walk[0][0].payload
+    drafts = []
+    for call_id, name, arguments in requested:
+        if call_id in ran:
+            continue
+        draft = Draft((len(walk) + len(drafts),), "tool", name, "incomplete", arguments, ABSENT)
+        draft.line = root.line
+        draft.keep_arguments(options.argument_fields, arguments, path)
+        drafts.append(draft)
+    return drafts
 
 
 def _agent(ancestors: list[Node], kinds: dict[str, Kind]) -> str | None:

@@ -5,12 +5,14 @@ root span did not say so."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.otel.teams import team_stopped
-from abw.importers.spans import timed_out
+from abw.importers.rawio import decode_json_string
+from abw.importers.spans import ABSENT, timed_out
 from abw.importers.tree import Node
 
 #: A ``claude_code.tool.blocked_on_user`` that refused the call (``decision`` reject), by its
@@ -113,6 +115,80 @@ def vercel_aborted(root: Node) -> bool:
         and span.attributes.get(_OP) == "invoke_agent"
         and "gen_ai.response.finish_reasons" not in span.attributes
     )
+
+
+#: A Vercel AI SDK finish reason saying the model's last answer asked for tool calls.
+_TOOL_CALLS = frozenset({"tool-calls", "tool_calls"})
+
+
+def waiting_calls(root: Node) -> list[tuple[str, str, Any]] | None:
+    """The tool calls a run's root ended asking for, as ``(call id, tool name, input)``: calls
+    waiting for a person's approval, or for the client to run them; None for any other root.
+    A Vercel AI SDK root whose finish reason is ``tool-calls`` lists them — the legacy root in
+    ``ai.response.toolCalls``, AI SDK 7's ``invoke_agent`` root in the ``tool_call`` parts of
+    ``gen_ai.output.messages``; a pydantic-ai agent whose result is its deferred tool requests
+    (``final_result``: ``{"calls": [...], "approvals": [...]}``) lists them there."""
+    span: OSpan = root.payload
+    a = span.attributes
+    deferred = (
+        _deferred_requests(a.get("final_result"))
+        if _OP not in a or a.get(_OP) == "invoke_agent"
+        else None
+    )
+    if deferred is not None:
+        found = deferred
+    elif a.get("ai.operationId") in VERCEL_CALLS:
+        if a.get(_VERCEL_FINISH) not in _TOOL_CALLS:
+            return None
+        calls = decode_json_string(a.get("ai.response.toolCalls"))
+        found = [
+            (c.get("toolCallId"), c.get("toolName"), c.get("input", c.get("args", ABSENT)))
+            for c in (calls if isinstance(calls, list) else [])
+            if isinstance(c, dict)
+        ]
+    elif a.get(_OP) == "invoke_agent":
+        reasons = a.get("gen_ai.response.finish_reasons")
+        if not isinstance(reasons, list) or not _TOOL_CALLS.intersection(map(str, reasons)):
+            return None
+        messages = decode_json_string(a.get("gen_ai.output.messages"))
+        found = [
+            (part.get("id"), part.get("name"), part.get("arguments", ABSENT))
+            for message in (messages if isinstance(messages, list) else [])
+            if isinstance(message, dict)
+            for part in message.get("parts") or ()
+            if isinstance(part, dict) and part.get("type") == "tool_call"
+        ]
+    else:
+        return None
+    return [(i, n, v) for i, n, v in found if isinstance(i, str) and nonblank(n)]
+
+
+def _deferred_requests(result: Any) -> list[tuple[Any, Any, Any]] | None:
+    """The calls a pydantic-ai ``DeferredToolRequests`` result holds (``calls``: run elsewhere,
+    ``approvals``: awaiting approval), or None for any other result."""
+    value = decode_json_string(result)
+    if not isinstance(value, dict) or not {"calls", "approvals"} <= set(value):
+        return None
+    lists = [value.get("calls"), value.get("approvals")]
+    if not all(isinstance(x, list) for x in lists):
+        return None
+    return [
+        (c.get("tool_call_id"), c.get("tool_name"), decode_json_string(c.get("args", ABSENT)))
+        for calls in lists
+        for c in calls
+        if isinstance(c, dict)
+    ]
+
+
+def called_ids(walk: list[tuple[Node, list[Node]]]) -> set[str]:
+    """The tool call ids the run's spans executed (``ai.toolCall.id``, ``gen_ai.tool.call.id``)."""
+    ids = set()
+    for node, _ in walk:
+        for key in ("ai.toolCall.id", "gen_ai.tool.call.id"):
+            value = node.payload.attributes.get(key)
+            if isinstance(value, str):
+                ids.add(value)
+    return ids
 
 
 def vercel_unfinished(node: Node, ancestors: list[Node]) -> bool:
