@@ -455,3 +455,23 @@ def test_sample_out_and_the_baseline_are_kept_apart(tmp_path, run_cli):
         assert code == 2, err
         assert words in err and len(err.strip().splitlines()) == 1
         assert len(list(baseline.iterdir())) == 3
+
+
+def test_max_runs_counts_every_run_recorded_even_copies_of_one(tmp_path, run_cli):
+    """An agent whose every run records the same transcript (a fixed session id resumed, a
+    replaying stand-in): the statistics count the copies once, n stayed 1, and ``--max-runs
+    5`` was never reached — 709 agent runs in 20 s, paid for, until killed. It counts every
+    run recorded."""
+    seed = sorted((EXAMPLE / "transcripts" / "good").glob("*.jsonl"))[0]
+    lines = [
+        "  - id: refund-policy",
+        f"    run: {json.dumps(f'cp {shlex.quote(str(seed))} {{transcript}}')}",
+        "    importer: claude",
+        f'    import_args: [--bash-tool-labels, "{LABELS}", --output-fields, "{FIELDS}"]',
+    ]
+    scenarios = write_scenarios(tmp_path, "\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    args = sample_args(scenarios, out, "--max-runs", "3", "--budget-runs", "8", "-q")
+    code, _, err = run_cli(*args)  # (the budget bounds the test if max-runs fails again)
+    assert code == 3, err
+    assert len(list((out / "refund-policy").glob("*.json"))) == 3

@@ -134,10 +134,15 @@ class Sampler:
     def max_runs(self, scenario: Scenario) -> int:
         return scenario.max_runs or self.limits.max_runs
 
+    def recorded(self, scenario_id: str) -> int:
+        """The runs of a scenario recorded in ``--out``: every file, whatever the statistics
+        count (copies of one run count once there, and would never reach ``--max-runs``)."""
+        return sum(1 for t in self.candidate if t.trace.run.scenario_id == scenario_id)
+
     def most_new_runs(self) -> int:
         """The most new runs this invocation can start (for a progress bar)."""
         total = sum(
-            max(0, self.max_runs(s) - self.states[s.id].n)
+            max(0, self.max_runs(s) - self.recorded(s.id))
             for s in self.file.scenarios
             if not self.states[s.id].decided
         )
@@ -149,7 +154,7 @@ class Sampler:
         state = self.states[scenario.id]
         if state.decided:
             return "decided"
-        if state.n >= self.max_runs(scenario):
+        if self.recorded(scenario.id) >= self.max_runs(scenario):
             return f"reached max runs ({self.max_runs(scenario)})"
         budget = self.limits.budget_runs
         if budget is not None and sum(self.new_runs.values()) >= budget:
