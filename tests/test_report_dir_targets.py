@@ -72,3 +72,22 @@ def test_a_file_output_written_as_a_folder_is_refused(run_cli, tmp_path):
         assert code == 2, (command, err)
         assert "--out" in one_line(err) and "names a folder" in err
         assert not (tmp_path / "out").exists()
+
+
+def test_one_file_named_for_two_outputs_is_refused(run_cli, tmp_path):
+    """``abw report --out r.sarif --out ./r.sarif -f sarif -f junit`` wrote JUnit XML into
+    r.sarif, said "sarif r.sarif", exit 0. One file for two outputs is a usage error; a device
+    (``/dev/null`` twice) is written in turn."""
+    report = tmp_path / "g.json"
+    assert run_cli(*example_gate("good"), "--out", report)[0] == 0
+    first, again = tmp_path / "r.sarif", tmp_path / "." / "r.sarif"
+    code, _, err = run_cli(
+        "report", "--input", report, "--out", first, "--out", again, "-f", "sarif", "-f", "junit"
+    )
+    assert code == 2 and "names the file" in one_line(err) and "twice" in err, err
+    assert not first.exists()
+    code, _, err = run_cli(
+        "report", "--input", report, "--out", "/dev/null", "--out", "/dev/null", "-f", "sarif",
+        "-f", "junit",
+    )  # fmt: skip
+    assert code == 0, err

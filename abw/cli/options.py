@@ -125,17 +125,36 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
 
     context = click.get_current_context(silent=True)
     spelled_as_folders = context.meta.get(SPELLED_AS_FOLDERS, set()) if context else set()
+    files: dict[Path, Path] = {}  # each regular file written, as resolved -> as given
     for option, path, folder in targets:
         if path is None:
             continue
         with naming_field(option):
             check_target(path, folder=folder)
+        same = None if folder or _a_stream(path) else files.setdefault(path.resolve(), path)
+        if same is not None and same is not path:  # (the last written would hold only its own)
+            raise AbwInputError(
+                f"names the file {same} twice: each output needs a file of its own",
+                file=path,
+                field=option,
+            )
         if not folder and path in spelled_as_folders:  # (a folder not there yet)
             raise AbwInputError(
                 "ends with '/', which names a folder, but a file goes here: give a file path",
                 file=f"{path}/",
                 field=option,
             )
+
+
+def _a_stream(path: Path) -> bool:
+    """Whether ``path`` is a device, a FIFO or a socket (written into in turn, never replaced)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def check_not_inputs(
