@@ -91,3 +91,26 @@ def test_one_file_named_for_two_outputs_is_refused(run_cli, tmp_path):
         "-f", "junit",
     )  # fmt: skip
     assert code == 0, err
+
+
+def test_a_report_that_cannot_be_written_costs_no_other(run_cli, tmp_path):
+    """``--report-dir`` on a full disk stopped at the first format it could not write: the
+    new gate-report.json said FAIL beside the earlier gate's report.md, SARIF and JUnit, which
+    said PASS (what CI uploads). Every format is tried; each failure is its own line."""
+    folder = tmp_path / "rd"
+    assert run_cli(*example_gate("good"), "--report-dir", folder)[0] == 0
+    (folder / "report.html").unlink()
+    (folder / "report.html").symlink_to("/dev/full")  # (writes fail: no space left)
+    code, _, err = run_cli(*example_gate("regressed"), "--report-dir", folder)
+    assert code == 1, err  # the verdict's code
+    assert "report.html: --report-dir: cannot write: no space left" in err
+    for name in ("report.md", "report.sarif", "report.junit.xml"):
+        assert "policy_check" in (folder / name).read_text(), name  # this gate's FAIL
+    report = tmp_path / "g.json"
+    run_cli(*example_gate("regressed"), "--out", report)
+    views = tmp_path / "views"
+    views.mkdir()
+    (views / "report.html").symlink_to("/dev/full")
+    code, out, err = run_cli("report", "--input", report, "--out-dir", views)
+    assert code == 2 and "report.html: --out-dir: cannot write" in err, err
+    assert "policy_check" in (views / "report.sarif").read_text() and "sarif" in out

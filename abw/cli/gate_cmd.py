@@ -95,7 +95,11 @@ def deliver(
             from abw.render import write_reports
 
             with naming_field("--report-dir"):
-                written.update(sorted(write_reports(report, report_dir).items()))
+                more: list[AbwInputError] = []
+                written.update(sorted(write_reports(report, report_dir, failures=more).items()))
+                for failure in more:
+                    failure.field = failure.field or "--report-dir"
+                failures += more
         except AbwInputError as exc:
             failures.append(exc)
     if preface:

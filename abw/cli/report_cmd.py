@@ -73,7 +73,8 @@ def report(
     from abw.atomic import write_atomic
     from abw.cli.gate_cmd import check_report_dir, report_files
     from abw.cli.options import check_not_inputs, check_outputs
-    from abw.errors import AbwInputError
+    from abw.errors import AbwInputError, naming_field
+    from abw.faults import report as report_fault
     from abw.render import (
         FORMATS,
         format_for_path,
@@ -127,15 +128,30 @@ def report(
         "base_dir": os.path.abspath(base_dir) if base_dir else None,  # (--base-dir . too)
     }
     written: list[tuple[str, Path]] = []
+    failures: list[AbwInputError] = []  # (one output that cannot be written costs no other)
     try:
         for out, fmt in plan:
-            written.append((fmt, write_atomic(out, payload(report_model, fmt, options))))
+            try:
+                with naming_field("--out"):
+                    written.append((fmt, write_atomic(out, payload(report_model, fmt, options))))
+            except HeadingTooLong:
+                raise
+            except AbwInputError as exc:
+                failures.append(exc)
         if out_dir is not None:
-            paths = write_reports(report_model, out_dir, FORMATS, **options)
+            more: list[AbwInputError] = []
+            paths = write_reports(report_model, out_dir, FORMATS, failures=more, **options)
             written += list(paths.items())
+            for failure in more:
+                failure.field = failure.field or "--out-dir"
+            failures += more
     except HeadingTooLong as exc:
         exc.field = "--max-chars"
         raise
     for fmt, path in written:
         click.echo(f"{fmt:8} {path}")
+    for failure in failures[:-1]:
+        report_fault(failure)
+    if failures:
+        raise failures[-1]
     return 0

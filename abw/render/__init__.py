@@ -6,6 +6,7 @@ byte-identical output.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
@@ -14,6 +15,7 @@ from typing import Any, get_args, get_origin
 
 from pydantic import BaseModel
 
+from abw.errors import AbwInputError, os_input_error
 from abw.models.report import GateReport
 
 FORMATS: tuple[str, ...] = ("json", "html", "markdown", "sarif", "junit")
@@ -194,16 +196,36 @@ def write_reports(
     report: GateReport,
     out_dir: Path,
     formats: Iterable[str] = FORMATS,
+    *,
+    failures: list[AbwInputError] | None = None,
     **options: Any,
 ) -> dict[str, Path]:
-    """Write each format into ``out_dir`` under its standard file name; returns fmt -> path."""
+    """Write each format into ``out_dir`` under its standard file name; returns fmt -> path.
+
+    A file that cannot be written (a full disk) costs no other: every format is tried, and
+    the earlier file of a failed one is removed, so no report of an earlier gate is left
+    beside this gate's, reading as current. Each failure is appended to ``failures`` when a
+    list is given; else, after every format was tried, the first is raised."""
     from abw.atomic import write_atomic
 
+    if isinstance(formats, str):  # (one format, not its letters)
+        formats = (formats,)
     report = canonical(report)
-    return {
-        name: write_atomic(path, payload(report, name, options))
-        for name, path in report_paths(out_dir, formats).items()
-    }
+    written: dict[str, Path] = {}
+    failed: list[AbwInputError] = []
+    for name, path in report_paths(out_dir, formats).items():
+        try:
+            written[name] = write_atomic(path, payload(report, name, options))
+        except (AbwInputError, OSError) as exc:
+            failed.append(exc if isinstance(exc, AbwInputError) else os_input_error(exc))
+            with contextlib.suppress(OSError):
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()  # (an earlier gate's, else read as this one's)
+    if failures is not None:
+        failures += failed
+    elif failed:
+        raise failed[0]
+    return written
 
 
 def payload(report: GateReport, fmt: str, options: dict[str, Any]) -> str | Iterator[bytes]:
