@@ -475,3 +475,34 @@ def test_max_runs_counts_every_run_recorded_even_copies_of_one(tmp_path, run_cli
     code, _, err = run_cli(*args)  # (the budget bounds the test if max-runs fails again)
     assert code == 3, err
     assert len(list((out / "refund-policy").glob("*.json"))) == 3
+
+
+def _unwritable(folder: Path):
+    """``folder``, made so that no one can create a file in it (immutable as root, read-only
+    to a user), and a function that undoes it."""
+    import shutil as sh
+
+    folder.mkdir()
+    if os.geteuid() == 0 and sh.which("chattr"):
+        subprocess.run(["chattr", "+i", str(folder)], check=True)
+        return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+    folder.chmod(0o555)
+    return lambda: folder.chmod(0o755)
+
+
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_run(tmp_path, run_cli):
+    """``--out`` on a read-only file system (no permission, a full disk) was found only when
+    the first run was written: that agent run was paid for and lost. It is refused first."""
+    ran = tmp_path / "ran"
+    seed = sorted((EXAMPLE / "transcripts" / "good").glob("*.jsonl"))[0]
+    command = f"echo ran >> {shlex.quote(str(ran))}; cp {shlex.quote(str(seed))} {{transcript}}"
+    entry = f"  - id: refund-policy\n    run: {json.dumps(command)}\n    importer: claude\n"
+    scenarios = write_scenarios(tmp_path, entry)
+    locked = tmp_path / "locked"
+    undo = _unwritable(locked)
+    try:
+        code, _, err = run_cli(*sample_args(scenarios, locked / "cand", "-q"))
+    finally:
+        undo()
+    assert code == 2 and "--out: cannot write" in err, err
+    assert not ran.exists()  # no agent run paid for

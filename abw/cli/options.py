@@ -146,6 +146,33 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
             )
 
 
+def check_writable(*targets: tuple[str, Path | None, bool]) -> None:
+    """Refuse each output (option, path, whether it is a folder) whose folder cannot be
+    written now — a read-only file system, no permission, a full disk — by writing one byte
+    into an unnamed file there (the nearest folder that exists): before an ``abw sample`` pays
+    for a run it could not keep. A usage error, nothing left behind."""
+    import os
+    import tempfile
+
+    from abw.errors import os_input_error
+
+    for option, path, folder in targets:
+        if path is None or _a_stream(path):
+            continue
+        place = path if folder else path.parent
+        while not place.exists() and place != place.parent:
+            place = place.parent
+        try:
+            with tempfile.TemporaryFile(dir=place) as probe:
+                probe.write(b"x")
+                probe.flush()
+                os.fsync(probe.fileno())
+        except OSError as exc:
+            error = os_input_error(exc, field=option)
+            error.file = str(path)
+            raise error from None
+
+
 def _a_stream(path: Path) -> bool:
     """Whether ``path`` is a device, a FIFO or a socket (written into in turn, never replaced)."""
     import stat

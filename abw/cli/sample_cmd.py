@@ -71,7 +71,12 @@ def sample_command(
     or interrupted (the runs recorded so far stay in OUT; the same command continues).
     """
     from abw.cli.gate_cmd import check_report_dir, deliver, report_files
-    from abw.cli.options import check_folders_apart, check_not_inputs, check_outputs
+    from abw.cli.options import (
+        check_folders_apart,
+        check_not_inputs,
+        check_outputs,
+        check_writable,
+    )
     from abw.faults import verdict_reached
     from abw.gating import run_gate
     from abw.progress import Progress
@@ -81,9 +86,13 @@ def sample_command(
 
     if quiet:
         os.environ["ABW_NO_PROGRESS"] = "1"
-    check_outputs(  # before any agent run is paid for
-        ("--out", out, True), ("--report", report_path, False), ("--report-dir", report_dir, True)
+    outputs = (
+        ("--out", out, True),
+        ("--report", report_path, False),
+        ("--report-dir", report_dir, True),
     )
+    check_outputs(*outputs)  # before any agent run is paid for
+    check_writable(*outputs)
     check_report_dir(report_dir, "--report-dir", [("--report", report_path, "json")])
     check_folders_apart(("--out", out), ("--baseline", baseline))
     check_not_inputs(
