@@ -176,15 +176,20 @@ def _write_to(descriptor: int, pieces: Iterable[bytes]) -> None:
 
 @contextlib.contextmanager
 def staging_folder(out: Path) -> Iterator[Path]:
-    """A hidden folder next to ``out`` (``.<name>.abw-staging-XXXX``) for output that must
-    appear all at once; removed when the block ends, however it ends (SIGTERM included, see
-    abw.cli). A SIGKILL can leave it behind, and since it is hidden no reader picks it up.
+    """A hidden folder for output that must appear all at once — inside ``out`` when it is a
+    folder already (``.abw-staging-XXXX``: on its file system, a mount point too, under its
+    permissions), else next to it (``.<name>.abw-staging-XXXX``); removed when the block
+    ends, however it ends (SIGTERM included, see abw.cli). A SIGKILL can leave it behind, and
+    since it is hidden no reader picks it up.
 
     An OSError on the folder or a file in it names ``out`` (or ``out/<file>``), the path the
     user gave, not the hidden folder."""
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-staging-", dir=out.parent))
+        if out.is_dir():  # inside it: the same file system (a mount point), its permissions
+            folder = Path(tempfile.mkdtemp(prefix=".abw-staging-", dir=out))
+        else:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            folder = Path(tempfile.mkdtemp(prefix=f".{out.name}.abw-staging-", dir=out.parent))
     except OSError as exc:
         raise type(exc)(exc.errno, exc.strerror, str(out)) from None
     try:

@@ -10,11 +10,15 @@ stdout, publishing — is reported but the exit code stays the verdict's.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import os
+import signal
 import sys
-from typing import TextIO
+import threading
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 from abw import progress
 from abw.errors import AbwInputError, os_input_error
@@ -42,6 +46,34 @@ def reached() -> int | None:
 
 class Terminated(BaseException):
     """SIGTERM arrived: unwinds like an exception, so ``finally`` blocks clean up."""
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends, then act as they would have (the first
+    of them): for a short step that must finish once begun (moving an import's staged traces
+    into place). Outside the main thread, where no handler can be set, nothing is held."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived: list[int] = []
+
+    def hold(signum: int, frame: Any) -> None:
+        arrived.append(signum)
+
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.signal(signum, hold) for signum in held}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if arrived:
+            handler = previous[arrived[0]]
+            if callable(handler):
+                handler(arrived[0], None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), arrived[0])
 
 
 def closed_pipe(exc: BaseException) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, one_line
+from conftest import CORPUS, REPO, one_line
 
 EXAMPLE = REPO / "examples" / "refund-policy"
 TRACES = EXAMPLE / "traces"
@@ -577,3 +578,71 @@ def test_reading_the_umask_never_widens_it_for_other_threads(tmp_path, monkeypat
     finally:
         monkeypatch.undo()
         os.umask(old)
+
+
+def _many_traces(folder: Path, count: int) -> Path:
+    """One OTLP JSON Lines export holding ``count`` traces (a real pydantic-ai export, its
+    trace id made new for each)."""
+    source = (CORPUS / "otel" / "gen__otlp-json__pydantic-ai__genai-semconv.jsonl").read_text()
+    export = folder / "many.jsonl"
+    with export.open("w", encoding="utf-8") as out:
+        for i in range(count):
+            out.write(source.replace("fded474402aba942f75edc89a1a91f52", f"{i:032x}"))
+    return export
+
+
+def test_sigterm_while_one_export_of_many_traces_is_written_leaves_none(tmp_path):
+    """One export holding 3,000 runs was written straight into --out, run by run: SIGTERM
+    left 216–347 of them, read by the next gate as the whole candidate set. They are staged
+    and moved into place together, as a folder's are."""
+    export = _many_traces(tmp_path, 3000)
+    out = tmp_path / "traces"
+    out.mkdir()
+    proc = subprocess.Popen(
+        [ABW, "import", "otel", "--input", str(export), "--out", str(out), "-q"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:  # until some are staged
+        staged = [p for p in out.glob(".*") if p.is_dir() and len(list(p.iterdir())) > 100]
+        if staged:
+            break
+        time.sleep(0.01)
+    assert proc.poll() is None, "the import finished before it could be stopped"
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    left = list(out.iterdir())
+    assert (proc.returncode, left) == (143, []), (proc.returncode, err, len(left))
+
+
+def test_import_stages_inside_an_existing_out_folder(tmp_path):
+    """The staging folder was made beside --out: into a mount point (another file system
+    than its parent) every import failed ("Invalid cross-device link"), and under a folder
+    that cannot be written the error named --out. An existing --out folder holds it."""
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    out = parent / "traces"
+    out.mkdir()
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    _many_traces(exports, 3)
+    undo = _locked(parent)
+    try:
+        done = subprocess.run(
+            [ABW, "import", "otel", "--input", str(exports), "--out", str(out)],
+            capture_output=True, text=True, env=ENV, timeout=120,
+        )  # fmt: skip
+    finally:
+        undo()
+    assert done.returncode == 0, done.stderr
+    assert len(list(out.glob("*.json"))) == 3 and not list(out.glob(".*"))
+
+
+def _locked(folder: Path):
+    """``folder`` made so that no entry can be added to it (immutable as root, read-only to a
+    user), and a function that undoes it."""
+    if os.geteuid() == 0 and shutil.which("chattr"):
+        subprocess.run(["chattr", "+i", str(folder)], check=True)
+        return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+    folder.chmod(0o555)
+    return lambda: folder.chmod(0o755)

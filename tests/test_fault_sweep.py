@@ -148,13 +148,14 @@ def test_sample_keeps_the_verdicts_exit_code_when_writing_fails(tmp_path):
         )  # fmt: skip
     assert first.returncode == 3, first.stderr  # one passing run: INCONCLUSIVE
     assert "no space left" in one_line(first.stderr)
-    unwritable = "/proc/abw-sample-report.json"  # read-only for root too
+    # a report that fails only when written (a folder that cannot be written is refused
+    # before the first run: test_sample.py)
     second = subprocess.run(
-        [ABW, *_sample(scenarios, out, "--report", unwritable)], capture_output=True, text=True,
+        [ABW, *_sample(scenarios, out, "--report", "/dev/full")], capture_output=True, text=True,
         env=ENV, timeout=120,
     )  # fmt: skip
     assert second.returncode == 3, second.stderr
-    assert "abw-sample-report.json: --report: cannot write" in one_line(second.stderr)
+    assert "/dev/full: --report: cannot write: no space left" in one_line(second.stderr)
 
 
 # ---------------------------------------------------------------- verify-report, edited reports

@@ -171,3 +171,30 @@ def test_a_failed_comment_write_says_this_look_is_not_recorded(tmp_path, fake):
     assert result.code == 3
     warning = next(line for line in result.stdout.splitlines() if "PR comment failed" in line)
     assert "this look is not recorded" in warning
+
+
+def test_a_signal_waits_for_a_step_that_must_finish(tmp_path):
+    """SIGTERM or Ctrl-C while an import moved its staged traces into --out (one rename each)
+    left some of them there and removed the rest with the staging folder: 1 to 96 of 3,000,
+    or 370 of 400. During that step a signal waits, then acts as it would have."""
+    import os
+    import signal
+    import time
+
+    from abw.faults import signals_held
+
+    events: list[str] = []
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: events.append("handled"))
+    try:
+        with signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            events.append("step done")
+        assert events == ["step done", "handled"]
+        with pytest.raises(KeyboardInterrupt), signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            events.append("second step done")
+        assert events[-1] == "second step done"
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -40,6 +40,7 @@ def _write_traces(
 
     Nothing is written until every input has imported, so a bad file leaves no half result.
     """
+    from abw.atomic import staging_folder
     from abw.traceio import write_trace
 
     if single_file:
@@ -51,7 +52,11 @@ def _write_traces(
         for source, traces in traces_by_input
         for target, trace in zip(_targets(source, len(traces), out, planned), traces, strict=True)
     ]
-    return [write_trace(trace, target) for target, trace in writes]
+    with staging_folder(out) as staging:  # (all of them appear, or none: a signal, a full disk)
+        for target, trace in writes:
+            write_trace(trace, staging / target.name)
+        _move_into(out, staging, planned)
+    return list(planned)
 
 
 class _Writer:
@@ -139,17 +144,21 @@ def _stream_on_workers(
 
 def _move_into(out: Path, staging: Path, planned: dict[Path, Path]) -> None:
     """Move the staged traces into ``out`` (created only when there is one to move), once
-    every target is known to take a file (a folder in one's place left the others moved)."""
+    every target is known to take a file (a folder in one's place left the others moved).
+    SIGINT and SIGTERM wait until every trace is moved (a rename each: milliseconds), so a
+    stop leaves all of them in ``out`` or none."""
     import os
 
     from abw.atomic import check_target
+    from abw.faults import signals_held
 
     for target in planned:
         check_target(target)
     if planned:
         out.mkdir(parents=True, exist_ok=True)
-    for target in planned:
-        os.replace(staging / target.name, target)
+    with signals_held():
+        for target in planned:
+            os.replace(staging / target.name, target)
 
 
 def _check_out(out: Path) -> None:
