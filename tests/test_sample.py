@@ -506,3 +506,32 @@ def test_an_out_folder_that_cannot_be_written_is_refused_before_any_run(tmp_path
         undo()
     assert code == 2 and "--out: cannot write" in err, err
     assert not ran.exists()  # no agent run paid for
+
+
+def test_a_second_ctrl_c_while_the_agents_are_stopped_leaves_none_running(tmp_path):
+    """Ctrl-C twice: the second came while abw waited for the agents to end (5 s), cut the
+    wait, and the SIGKILL for an agent that ignores SIGTERM was never sent — it ran on after
+    abw had exited. Once stopping, a further signal changes nothing."""
+    pid_file = tmp_path / "agent.pid"
+    command = f"{PY} -c {shlex.quote(_STUBBORN)} {shlex.quote(str(pid_file))}; echo done"
+    entry = f"  - id: refund-policy\n    run: {json.dumps(command)}\n    transcript: stdout\n"
+    scenarios = write_scenarios(tmp_path, entry + "    importer: claude\n")
+    abw = Path(sys.executable).with_name("abw")
+    proc = subprocess.Popen(
+        [str(abw), *sample_args(scenarios, tmp_path / "out", "-q")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "ABW_NO_PROGRESS": "1"},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)  # while abw waits for the agent to end
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "interrupted" in err, err
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid)

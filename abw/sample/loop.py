@@ -243,14 +243,16 @@ class Sampler:
                 for future in sorted(done, key=lambda f: in_flight[f][1]):
                     record(future)
         except KeyboardInterrupt:
+            _SIGNALS.stopping = True  # (already stopping: the agents are ended, to the end)
             self.table.stop_all()
             pool.shutdown(wait=True, cancel_futures=True)
             for future in sorted(in_flight, key=lambda f: in_flight[f][1]):
                 record(future)  # runs that finished before the stop are kept
             raise SampleInterrupted(recorded) from None
         finally:
-            _restore_handlers(previous)
             self.table.stop_all()
+            _restore_handlers(previous)
+            _SIGNALS.stopping = False
             pool.shutdown(wait=True, cancel_futures=True)
             shutil.rmtree(work_root, ignore_errors=True)
         stopped = {s.id: self.stop_reason(s) or "" for s in self.file.scenarios}
@@ -278,13 +280,18 @@ class Sampler:
 
 class _Signals:
     """SIGINT and SIGTERM as a KeyboardInterrupt in the main thread, held back while a finished
-    run is being written (:meth:`shield`) and raised right after it."""
+    run is being written (:meth:`shield`) and raised right after it; once ``abw sample`` is
+    stopping (``stopping``), a further signal changes nothing: a second Ctrl-C cut the wait
+    for the agents to end, and the SIGKILL for those that ignore SIGTERM was never sent."""
 
     def __init__(self) -> None:
         self.depth = 0
         self.pending = False
+        self.stopping = False
 
     def handle(self, signum: int, frame: object) -> None:
+        if self.stopping:
+            return
         if self.depth:
             self.pending = True
             return
