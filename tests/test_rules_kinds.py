@@ -33,6 +33,13 @@ ALLOW = {"kind": "tool_allowlist", "tools": ["crm.read", "payments.*"]}
         # only tool spans are governed by default; a failed call is still a call
         (ALLOW, [span("memo", type="memory"), span("shell.exec", "error")], ("violated", [1])),
         ({**ALLOW, "types": ["tool", "memory"]}, [span("memo", type="memory")], ("violated", [0])),
+        # a list that governs llm spans allows them by its plain globs too (none could be
+        # allowed: a plain glob reads no llm span elsewhere, and every run FAILed)
+        (
+            {**ALLOW, "tools": ["crm.read", "claude-*"], "types": ["tool", "llm"]},
+            [span("claude-sonnet-4-5", type="llm"), "crm.read", span("gpt-4o", type="llm")],
+            ("violated", [2]),
+        ),
         # allowed only when it failed (e.g. a refused shell call): unrecorded result -> unknown
         (
             {

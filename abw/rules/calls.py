@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from abw.models.rules import SpanMatch
 from abw.rules.arguments import extracted_arguments
 from abw.rules.jsonvalue import is_number
-from abw.rules.outcome import RuleOutcome, combine, label, span_matches
+from abw.rules.outcome import RuleOutcome, Tri, combine, label, span_matches
 
 Span = Any  # abw.models.trace.Span
 _ABSENT = object()
@@ -24,7 +25,7 @@ def tool_allowlist(path: Sequence[Span], tools: Sequence[Any], types: Sequence[s
     for span in path:
         if span.type not in types:
             continue
-        hits = [span_matches(p, span) for p in tools]
+        hits = [_allows(p, span) for p in tools]
         if True not in hits:
             (unknown if None in hits else violated).append(span.ordinal)
     names = sorted({s.name for s in path if s.ordinal in set(violated)})
@@ -36,6 +37,15 @@ def tool_allowlist(path: Sequence[Span], tools: Sequence[Any], types: Sequence[s
         f"{', '.join(names)} is not on the allowlist ({listed})",
         f"whether some calls are on the allowlist depends on unrecorded results ({listed})",
     )
+
+
+def _allows(pattern: Any, span: Span) -> Tri:
+    """Whether an allowlist entry allows ``span``: a plain glob names spans of every type the
+    list governs, ``llm`` too (elsewhere a plain glob never reads an llm span, so an
+    allowlist governing llm spans could allow none of them: every run FAILed)."""
+    if isinstance(pattern, str) and span.type == "llm":
+        return span_matches(SpanMatch(name=pattern, type=["llm"]), span)
+    return span_matches(pattern, span)
 
 
 def has_result(span: Span) -> bool:
