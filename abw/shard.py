@@ -241,18 +241,45 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
         return
     if workers is None or workers < 1:
         raise AbwInputError("--workers must be at least 1", field="--workers")
+    import logging
     import tempfile
+    from contextlib import ExitStack
 
     import dask
 
-    with (
-        tempfile.TemporaryDirectory(prefix="abw-dask-") as scratch,  # (the cluster's files)
-        _environment_kept(),
-        dask.config.set({"temporary-directory": scratch}),
-    ):
-        os.environ["DASK_TEMPORARY_DIRECTORY"] = scratch  # (the scheduler's process too)
-        with local_cluster(workers) as cluster, distributed.Client(cluster) as client:
-            yield client
+    from abw.faults import signals_held
+
+    # Ctrl-C or SIGTERM waits while the cluster starts and while it closes (seconds): cut
+    # short, either left a scheduler process running, or distributed's own log lines and an
+    # atexit traceback on stderr. Its log lines in this process are not abw's output.
+    stack = ExitStack()
+    try:
+        with signals_held():
+            scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="abw-dask-"))
+            stack.enter_context(_environment_kept())
+            stack.enter_context(_logger_quiet(logging.getLogger("distributed")))
+            stack.enter_context(dask.config.set({"temporary-directory": scratch}))
+            os.environ["DASK_TEMPORARY_DIRECTORY"] = scratch  # (the scheduler's process too)
+            cluster = stack.enter_context(local_cluster(workers))
+            client = stack.enter_context(distributed.Client(cluster))
+        yield client
+    finally:
+        with signals_held():
+            stack.close()
+
+
+@contextmanager
+def _logger_quiet(logger: Any) -> Iterator[None]:
+    """``logger`` (and what propagates to it) silent but for critical lines, as it was
+    afterwards."""
+    import logging
+
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 @contextmanager
@@ -282,7 +309,7 @@ def local_cluster(workers: int) -> Any:
     import sys
 
     distributed = _distributed()
-    quiet = logging.ERROR  # never a warning that a port is taken
+    quiet = logging.CRITICAL  # never a warning that a port is taken, nor a lost heartbeat
     if sys.platform == "win32":
         return distributed.LocalCluster(
             n_workers=workers,

@@ -390,3 +390,51 @@ def test_a_cluster_of_its_own_leaves_the_process_and_the_temporary_folder_as_the
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "PASS []", done.stdout
     assert list(temporary.iterdir()) == []
+
+
+def _marked(tag: str) -> list[int]:
+    """The processes whose environment carries ``ABW_TEST_MARK=tag``."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                if f"ABW_TEST_MARK={tag}".encode() in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_a_stop_while_the_cluster_starts_is_one_line_and_leaves_no_process(tmp_path, stop):
+    """Ctrl-C or SIGTERM while ``--workers 2`` started its cluster: half the time about 30
+    lines on stderr (distributed's log, an atexit traceback) or a scheduler process left
+    running after abw exited. The stop waits until the cluster has started, then ends it."""
+    import signal
+    import time
+
+    abw = Path(sys.executable).with_name("abw")
+    tag = f"cluster-{stop}-{os.getpid()}"
+    base, cand = EXAMPLE / "traces" / "baseline", EXAMPLE / "traces" / "regressed"
+    proc = subprocess.Popen(
+        [str(abw), "gate", "--baseline", str(base), "--candidate", str(cand),
+         "--spec", str(EXAMPLE / "behavior.yaml"), "--workers", "2", "-q"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env={**os.environ, "ABW_NO_PROGRESS": "1", "ABW_TEST_MARK": tag},
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while len(_marked(tag)) < 2 and time.monotonic() < deadline:  # the scheduler is starting
+        time.sleep(0.02)
+    proc.send_signal(getattr(signal, stop))
+    _, err = proc.communicate(timeout=120)
+    left: list[int] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = [pid for pid in _marked(tag) if pid != proc.pid]
+        if not left:
+            break
+        time.sleep(0.2)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert len([line for line in err.splitlines() if line.strip()]) == 1, err
+    assert proc.returncode in (2, 143) and not left, (proc.returncode, left)
