@@ -113,6 +113,20 @@ class SprtPlan:
     max_runs: int
     boundaries: Literal["wald", "ville"] = "wald"
 
+    def __post_init__(self) -> None:
+        """The plan a spec's ``thresholds.sprt`` would accept, else ValueError: swapped rates,
+        an error bound of 1 or more, or rates at 0 or 1 decided the test at once or divided
+        by zero."""
+        if not 0 < self.p1 < self.p0 < 1:
+            raise ValueError(f"need 0 < p1 < p0 < 1 (p0 {self.p0}, p1 {self.p1})")
+        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
+            raise ValueError(
+                f"need alpha and beta in (0, 1), alpha + beta < 1 (alpha {self.alpha}, "
+                f"beta {self.beta})"
+            )
+        if self.max_runs < 1 or self.boundaries not in ("wald", "ville"):
+            raise ValueError("need max_runs >= 1 and boundaries wald or ville")
+
     def _ratios(self) -> tuple[Fraction, Fraction, Fraction, Fraction]:
         p0, p1 = _exact(self.p0), _exact(self.p1)
         alpha, beta = _exact(self.alpha), _exact(self.beta)

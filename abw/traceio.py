@@ -76,15 +76,35 @@ def _lone_surrogate_error(trace: Any) -> AbwInputError:
     return AbwInputError(LONE_SURROGATE, field=held[0] if held else None)
 
 
+def repeated_ordinal(ordinals: list[int]) -> int | None:
+    """The index of the first span that repeats an earlier span's ordinal, or None."""
+    if len(set(ordinals)) == len(ordinals):
+        return None
+    seen: set[int] = set()
+    again = 0
+    while ordinals[again] not in seen:
+        seen.add(ordinals[again])
+        again += 1
+    return again
+
+
 def write_trace(trace: Any, path: str | Path) -> Path:
-    """Write a trace atomically in the one-span-per-line layout; a trace over MAX_TRACE_SPANS,
-    which no loader would read back, is refused here already."""
+    """Write a trace atomically in the one-span-per-line layout; one that no loader would read
+    back — over MAX_TRACE_SPANS spans, or repeating a span's ordinal — is refused here
+    already (a library caller builds traces by hand)."""
     if len(trace.spans) > MAX_TRACE_SPANS:
         raise AbwInputError(
             f"the run has {len(trace.spans):,} spans, over abw's limit of {MAX_TRACE_SPANS:,} "
             "spans per trace",
             file=path,
             field="spans",
+        )
+    again = repeated_ordinal([span.ordinal for span in trace.spans])
+    if again is not None:
+        raise AbwInputError(
+            f"span ordinals repeat (ordinal {trace.spans[again].ordinal} again)",
+            file=path,
+            field=f"spans.{again}.ordinal",
         )
     try:
         data = render_trace(trace).encode("utf-8")
@@ -250,12 +270,8 @@ def trace_from_document(document: Any, path: str, text: bytes | str | None = Non
     except ValidationError as exc:
         raise from_validation_error(exc, file=path, line_of=line_of, document=document) from None
     ordinals = [s.ordinal for s in trace.spans]
-    if len(set(ordinals)) != len(ordinals):
-        seen: set[int] = set()
-        again = 0  # the first span repeating an earlier span's ordinal
-        while ordinals[again] not in seen:
-            seen.add(ordinals[again])
-            again += 1
+    again = repeated_ordinal(ordinals)
+    if again is not None:
         raise AbwInputError(
             f"span ordinals repeat (ordinal {ordinals[again]} again)",
             file=path,

@@ -167,3 +167,38 @@ def test_dp_equals_enumeration_of_every_sequence():
     assert oc.accept_h1 == pytest.approx(totals["accept_h1"], abs=1e-12)
     assert oc.accept_h0 == pytest.approx(totals["accept_h0"], abs=1e-12)
     assert oc.undecided == pytest.approx(totals["truncated"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"p0": 0.8, "p1": 0.95},  # swapped: accept_h0 after 4 passes
+        {"alpha": 2},  # accept_h1 at once
+        {"p0": 1},  # ZeroDivisionError
+        {"alpha": 0.6, "beta": 0.5},
+        {"max_runs": 0},
+    ],
+)
+def test_an_sprt_plan_a_spec_would_refuse_is_refused(fields):
+    """``abw.stats.SprtPlan`` (docs/semantics.md) checked nothing: swapped rates decided for
+    H0 after 4 passes, ``alpha=2`` at once, ``p0=1`` divided by zero. It refuses what a spec's
+    ``thresholds.sprt`` refuses."""
+    from abw.stats import SprtPlan
+
+    plan = {"p0": 0.95, "p1": 0.8, "alpha": 0.05, "beta": 0.2, "max_runs": 50} | fields
+    with pytest.raises(ValueError):
+        SprtPlan(**plan)
+
+
+def test_write_trace_refuses_what_no_loader_reads(tmp_path):
+    """``write_trace`` wrote a trace repeating a span's ordinal, which ``load_trace`` then
+    refused; it refuses it before writing, naming the span."""
+    from abw.errors import AbwInputError
+    from abw.traceio import write_trace
+    from tests.rules_kit import trace
+
+    run = trace("a", "b")
+    run.spans[1].ordinal = run.spans[0].ordinal
+    with pytest.raises(AbwInputError) as refused:
+        write_trace(run, tmp_path / "run.json")
+    assert refused.value.field == "spans.1.ordinal" and not (tmp_path / "run.json").exists()
