@@ -180,3 +180,23 @@ def test_trace_checks_every_target_before_writing_any(run_cli, models, tmp_path)
     code, _, err = run_cli(*args, "--offline", "-q")
     assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == sorted(Path(n).stem + ".json" for n in SESSIONS)
+
+
+def test_a_hub_that_cannot_be_reached_is_one_line(tmp_path) -> None:
+    """Online, with no hub to reach, the hub's retry lines ("'[Errno 111] Connection refused'
+    thrown while requesting HEAD …", "Retrying in 8s [Retry 4/5]") came before abw's one line
+    (docs/latent.md says one line). Run as a user would: a process of its own."""
+    import os
+    import subprocess
+    import sys
+
+    abw = Path(sys.executable).with_name("abw")
+    env = {**os.environ, "HF_ENDPOINT": "http://127.0.0.1:9", "HF_HOME": str(tmp_path / "hf")}
+    env.pop("HF_HUB_OFFLINE", None)
+    done = subprocess.run(
+        [str(abw), "latent", "demo", "--model", "no-such-org/no-such-model", "--step", "x"],
+        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "the hub could not be reached" in done.stderr

@@ -84,12 +84,16 @@ def resolve_dtype(dtype: str, device: str) -> Any:
 
 
 def _quiet(transformers: Any) -> None:
+    """Transformers' and the hub's own lines off (progress bars, warnings, the hub's "Retrying
+    in 8s [Retry 4/5]" while it cannot be reached): an error is abw's one line."""
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()
     try:
         from huggingface_hub.utils import disable_progress_bars
+        from huggingface_hub.utils import logging as hub_logging
 
         disable_progress_bars()
+        hub_logging.set_verbosity_error()
     except ImportError:  # pragma: no cover - huggingface_hub always comes with transformers
         pass
 
