@@ -44,7 +44,8 @@ def walk_files(
     are resolved, else the first that leaks is refused (``contained=False``: a user's own export
     folder, whose file links may lead anywhere). ``skip_hidden``: no file or folder whose
     name starts with ``.`` below ``where``. A matching name that is a symlink to nothing, or a
-    folder below ``where`` that cannot be listed, is refused: either would drop a file unseen.
+    folder below ``where`` that cannot be listed, or that is no regular file (a FIFO, a
+    socket, a device), is refused: each would drop a file unseen.
 
     One directory walk (``os.scandir`` entries know their type): only a path that passes
     through a symlink is resolved (resolving and stat-ing every file took 5 % of a large gate).
@@ -77,6 +78,12 @@ def walk_files(
                         found.append(((*parts, name), entry.is_symlink()))
                     elif entry.is_symlink() and not os.path.exists(entry.path):
                         broken.append((*parts, name))
+                    else:  # a FIFO, a socket, a device: no file to read, yet one by its name
+                        raise AbwInputError(
+                            f"not a regular file (a FIFO, a socket or a device) in the {what}; "
+                            "refusing it",
+                            file=entry.path,
+                        )
             except OSError as error:
                 if not entry.is_symlink():
                     raise _unreadable(error, entry.path, what) from None

@@ -205,3 +205,18 @@ def test_an_import_folder_refuses_a_dangling_export_link(
     code, _, err = run_cli("import", importer, "--input", folder, "--out", tmp_path / "out")
     assert code == 2
     assert f"{folder / name}: a symlink in the import folder leads to no file" in err
+
+
+def test_a_fifo_named_as_a_trace_is_refused_not_skipped(tmp_path, run_cli):
+    """A FIFO (or a socket) named ``*.json`` in a trace folder was skipped without a word, as a
+    linked folder leading outside was: a gate over it PASSed the other runs. A dangling link
+    was already refused; so is anything by a trace's name that is no regular file."""
+    import shutil
+
+    from conftest import REPO, example_gate
+
+    folder = tmp_path / "cand"
+    shutil.copytree(REPO / "examples" / "refund-policy" / "traces" / "good", folder)
+    os.mkfifo(folder / "zz-run.json")
+    code, _, err = run_cli(*example_gate(folder))
+    assert code == 2 and "zz-run.json: not a regular file" in err, err
