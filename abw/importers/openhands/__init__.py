@@ -195,19 +195,12 @@ class OpenHandsImporter(Importer):
             return None
         if not files:
             raise AbwInputError("no OpenHands event files (event-NNNNN-<id>.json)", file=folder)
-        raws = [read_raw(path) for path in files]
-        events = []
-        for path, raw in zip(files, raws, strict=True):
-            event = load_json(raw, path)
-            if not isinstance(event, dict) or not is_v1(event):
-                raise AbwInputError(
-                    "not an OpenHands event: expected an object whose kind ends in Event",
-                    file=path,
-                    field="kind",
-                )
-            events.append(event)
-        source_hash = sha256_hex(b"\n".join(raws))
-        trace_id = f"openhands-{source_hash[:16]}"
+        events, source_hash, trace_id = _read_events(
+            files,
+            is_v1,
+            "not an OpenHands event: expected an object whose kind ends in Event",
+            "kind",
+        )
         names = [path.name for path in files]
         state = read_state(folder, options)
         return self._trace(
@@ -218,19 +211,12 @@ class OpenHandsImporter(Importer):
         """The trace of a V0 session persisted by its file store (``<id>/events/<n>.json``,
         one event a file); each span points at its event's file."""
         files = v0_event_files(folder)
-        raws = [read_raw(path) for path in files]
-        events = []
-        for path, raw in zip(files, raws, strict=True):
-            event = load_json(raw, path)
-            if not isinstance(event, dict) or not is_v0(event):
-                raise AbwInputError(
-                    "not an OpenHands V0 event: expected an object with an action or an "
-                    "observation, its source and id",
-                    file=path,
-                )
-            events.append(event)
-        source_hash = sha256_hex(b"\n".join(raws))
-        trace_id = f"openhands-{source_hash[:16]}"
+        events, source_hash, trace_id = _read_events(
+            files,
+            is_v0,
+            "not an OpenHands V0 event: expected an object with an action or an observation, "
+            "its source and id",
+        )
         names = [path.relative_to(folder).as_posix() for path in files]
         return self._trace(events, source_hash, trace_id, lambda _: 1, folder, options, names)
 
@@ -289,6 +275,26 @@ class OpenHandsImporter(Importer):
             final_text=final_text,
             removed_fields=removed,
         )
+
+
+def _read_events(
+    files: list[Path],
+    is_event: Callable[[dict[str, Any]], bool],
+    refusal: str,
+    field: str | None = None,
+) -> tuple[list[dict[str, Any]], str, str]:
+    """A conversation's event files, one event each (``refusal``, at ``field``, for a file
+    whose value is no such event), with its source hash (over the files' bytes in order) and
+    trace id."""
+    raws = [read_raw(path) for path in files]
+    events = []
+    for path, raw in zip(files, raws, strict=True):
+        event = load_json(raw, path)
+        if not isinstance(event, dict) or not is_event(event):
+            raise AbwInputError(refusal, file=path, field=field)
+        events.append(event)
+    source_hash = sha256_hex(b"\n".join(raws))
+    return events, source_hash, f"openhands-{source_hash[:16]}"
 
 
 def _v0_session_of(path: Path, root: Path) -> Path | None:

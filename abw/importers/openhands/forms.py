@@ -38,6 +38,13 @@ def is_v1(event: dict[str, Any]) -> bool:
     return isinstance(kind, str) and (kind.endswith("Event") or kind in _V1_KINDS)
 
 
+#: One event given alone: (which events, of what, whose files, the field named).
+_ONE_EVENT = (
+    (is_v1, "conversation", "event-*.json files", "kind"),
+    (is_v0, "V0 session", "events/<n>.json files", None),
+)
+
+
 def _pairs(document: Any) -> bool:
     """OpenDevin's history (0.x of mid-2024): ``[action, observation]`` pairs, not events."""
     return (
@@ -78,21 +85,14 @@ def trajectory_events(
                 file=path,
                 line=line_of(()),
             )
-        if is_v1(document):
-            raise AbwInputError(
-                "one event of an OpenHands conversation: import the folder that holds its "
-                "event-*.json files",
-                file=path,
-                line=line_of(()),
-                field="kind",
-            )
-        if is_v0(document):
-            raise AbwInputError(
-                "one event of an OpenHands V0 session: import the session's folder (the one "
-                "that holds its events/<n>.json files)",
-                file=path,
-                line=line_of(()),
-            )
+        for is_event, what, held, field in _ONE_EVENT:
+            if is_event(document):
+                raise AbwInputError(
+                    f"one event of an OpenHands {what}: import the folder that holds its {held}",
+                    file=path,
+                    line=line_of(()),
+                    field=field,
+                )
         if _failed_instance(document):  # no step recorded: a run that failed before any
             return [], ("history",), False, False
         for key in _HISTORY_KEYS:
