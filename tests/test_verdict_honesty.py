@@ -839,6 +839,10 @@ def test_dropping_the_failing_runs_and_gating_again_buys_no_pass():
     stats = four.statistics[0]
     assert (stats.n, stats.k, stats.sequence.continuity) == (60, 60, "extends")
     assert four.verdict == "PASS" and stats.sequence.restarts == 1  # fresh evidence decides
+    # one fresh run removed: one run is missing (the runs left out earlier are no missing runs)
+    five = gate_mem(BASE, kept + fresh[1:], spec, previous=previous_from_report(four))
+    message = five.statistics[0].sequence.continuity_message
+    assert "run(s): 1 earlier run(s) are missing" in message, message
 
 
 def test_a_restart_for_a_changed_spec_still_tests_the_earlier_runs():

@@ -171,8 +171,10 @@ def continuity(
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
-        seen = (Counter(current) & Counter(previous.digests)).total()
-        gone = (Counter(previous.digests) - Counter(current)).total()  # (copies counted)
+        left_out = set(previous.left_out)  # (not in ``current`` either: not missing)
+        earlier = Counter(d for d in previous.digests if d not in left_out)
+        seen = (Counter(current) & earlier).total()
+        gone = (earlier - Counter(current)).total()  # (copies counted)
         if gone:
             why = f"{gone} earlier run(s) are missing (removed or replaced)"
         elif _inserted(current, previous):  # (none removed: the earlier runs count on)
