@@ -85,3 +85,31 @@ def test_type_checkers_see_every_public_name_as_what_it_is():
         for alias in node.names
     }
     assert imported == abw._LAZY
+
+
+def test_gate_given_what_run_gate_takes_says_so():
+    """``gate(base, cand, load_spec(path))`` — the likeliest mistake, the (spec, sha256) pair —
+    ended in ``'tuple' object has no attribute 'output'``, and folders in
+    ``AttributeError`` from abw's insides; a generator baseline was used up by the duplicate
+    check ("no baseline traces were given"). Each says what gate takes."""
+    import pytest
+
+    from abw import gate, load_spec, load_traces
+    from tests.conftest import REPO
+
+    example = REPO / "examples" / "refund-policy"
+    spec_file = example / "behavior.yaml"
+    base, cand = (
+        load_traces(example / "traces" / "baseline"),
+        load_traces(example / "traces" / "good"),
+    )
+    pair = load_spec(spec_file)
+    kwargs = {"spec_file": str(spec_file), "spec_sha256": pair[1]}
+    with pytest.raises(TypeError, match=r"load_spec\(path\) returns \(spec, sha256\)"):
+        gate(base, cand, pair, **kwargs)
+    with pytest.raises(TypeError, match=r"abw\.run_gate takes a spec file"):
+        gate(base, cand, str(spec_file), **kwargs)
+    with pytest.raises(TypeError, match=r"abw\.run_gate takes folders"):
+        gate(str(example / "traces" / "baseline"), cand, pair[0], **kwargs)
+    report = gate((run for run in base), cand, pair[0], **kwargs)
+    assert report.verdict == "PASS"

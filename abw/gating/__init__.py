@@ -13,6 +13,7 @@ did (abw.shard).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
@@ -60,6 +61,35 @@ def _check_unique(traces: list[Any], role: str) -> None:
         seen.add(trace_file.path)
 
 
+def _loaded_runs(runs: Any, role: str) -> list[TraceFile]:
+    """``runs`` as a list (a generator is read once), or TypeError for folders given where
+    loaded runs go (``run_gate`` takes folders)."""
+    if isinstance(runs, str | os.PathLike):
+        raise TypeError(
+            f"gate's {role} is loaded runs (abw.load_traces(folder)); abw.run_gate takes "
+            "folders and a spec file"
+        )
+    return list(runs)
+
+
+def _check_spec(spec: Any) -> None:
+    """TypeError for what is no :class:`~abw.models.spec.Spec`: most often ``load_spec``'s
+    ``(spec, sha256)`` pair, or a spec file's path."""
+    from abw.models.spec import Spec
+
+    if isinstance(spec, Spec):
+        return
+    if isinstance(spec, tuple) and spec and isinstance(spec[0], Spec):
+        raise TypeError(
+            "gate's spec is the Spec: load_spec(path) returns (spec, sha256); pass "
+            "gate(baseline, candidate, spec, spec_file=path, spec_sha256=sha256)"
+        )
+    raise TypeError(
+        f"gate's spec is a Spec (abw.load_spec(path)[0]), not {type(spec).__name__}; "
+        "abw.run_gate takes a spec file"
+    )
+
+
 def gate(
     baseline: list[TraceFile],
     candidate: Iterable[TraceFile],
@@ -82,6 +112,8 @@ def gate(
     from abw.gating.summary import Context, summarize_all
     from abw.gcpause import gc_paused
 
+    baseline = _loaded_runs(baseline, "baseline")
+    _check_spec(spec)
     _check_unique(baseline, "baseline")
     context = Context(spec, baseline)
     with gc_paused():
