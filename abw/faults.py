@@ -101,6 +101,15 @@ def exit_code(exc: BaseException) -> int:
     return EXIT_INVALID if code is None else code
 
 
+def raise_each(failures: list[AbwInputError]) -> None:
+    """Each of ``failures`` (outputs that could not be written, each costing no other) as its
+    line: every one but the last printed here, the last raised for the command's own end."""
+    for failure in failures[:-1]:
+        report(failure)
+    if failures:
+        raise failures[-1]
+
+
 def report(exc: BaseException, prog_name: str = "abw", stream: TextIO | None = None) -> int:
     """Print ``exc`` as one line on stderr (nothing for a closed stdout pipe); its exit code."""
     if closed_pipe(exc):

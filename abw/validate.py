@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from abw.documents import Source, read_source
+from abw.documents import Source, is_yaml, read_source
 from abw.errors import AbwInputError
 from abw.limits import MAX_TRACE_BYTES, MAX_TRACE_OBJECTS
 from abw.models import CONTRACT_SCHEMA, REPORT_SCHEMA, SPEC_SCHEMA, TRACE_SCHEMA, TRAJECTORY_SCHEMA
@@ -211,7 +211,7 @@ def read_document(path: Path) -> Source:
     file only the spec reader reads: YAML named ``.json``, a byte order mark), by the gate's
     spec reader (:func:`abw.specio.read_spec_source`); a trace's JSON objects counted as the
     gate counts them."""
-    from abw.specio import read_spec_source
+    from abw.specio import MAX_SPEC_BYTES, read_spec_source
 
     try:
         source = read_source(path)
@@ -224,6 +224,8 @@ def read_document(path: Path) -> Source:
             raise
         return spec
     kind = _kind(source.document)
+    if kind == SPEC_SCHEMA and is_yaml(path) and len(source.raw) <= MAX_SPEC_BYTES:
+        return replace(source, yaml=True)  # (already what the gate's spec reader reads)
     if kind == SPEC_SCHEMA:
         return read_spec_source(path)
     if kind == TRACE_SCHEMA and source.raw.count(b"{") > MAX_TRACE_OBJECTS:

@@ -111,5 +111,7 @@ def test_gate_given_what_run_gate_takes_says_so():
         gate(base, cand, str(spec_file), **kwargs)
     with pytest.raises(TypeError, match=r"abw\.run_gate takes folders"):
         gate(str(example / "traces" / "baseline"), cand, pair[0], **kwargs)
+    with pytest.raises(TypeError, match=r"candidate is loaded runs"):
+        gate(base, example / "traces" / "good", pair[0], **kwargs)
     report = gate((run for run in base), cand, pair[0], **kwargs)
     assert report.verdict == "PASS"

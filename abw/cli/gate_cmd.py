@@ -74,8 +74,7 @@ def deliver(
     failure is its line. ``abw gate`` and ``abw sample`` end here."""
     from abw.atomic import write_atomic
     from abw.errors import AbwInputError, naming_field
-    from abw.faults import report as report_fault
-    from abw.faults import verdict_reached
+    from abw.faults import raise_each, verdict_reached
     from abw.gating import report_chunks
 
     verdict_reached(code)
@@ -95,11 +94,8 @@ def deliver(
             from abw.render import write_reports
 
             with naming_field("--report-dir"):
-                more: list[AbwInputError] = []
-                written.update(sorted(write_reports(report, report_dir, failures=more).items()))
-                for failure in more:
-                    failure.field = failure.field or "--report-dir"
-                failures += more
+                paths = write_reports(report, report_dir, failures=failures, field="--report-dir")
+                written.update(sorted(paths.items()))
         except AbwInputError as exc:
             failures.append(exc)
     if preface:
@@ -108,10 +104,7 @@ def deliver(
     if not quiet:
         for name, path in written.items():
             click.echo(f"{name}: {path}")
-    for failure in failures[:-1]:
-        report_fault(failure)
-    if failures:
-        raise failures[-1]
+    raise_each(failures)
     return code
 
 

@@ -120,7 +120,7 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
     """Refuse each output path (option, path, whether a folder goes there) of the wrong kind —
     a folder as a file, a file as a folder, a file on the way — before any work is done: a
     usage error, nothing written."""
-    from abw.atomic import check_target
+    from abw.atomic import check_target, special_file
     from abw.errors import AbwInputError, naming_field
 
     context = click.get_current_context(silent=True)
@@ -131,7 +131,7 @@ def check_outputs(*targets: tuple[str, Path | None, bool]) -> None:
             continue
         with naming_field(option):
             check_target(path, folder=folder)
-        same = None if folder or _a_stream(path) else files.setdefault(path.resolve(), path)
+        same = None if folder or special_file(path) else files.setdefault(path.resolve(), path)
         if same is not None and same is not path:  # (the last written would hold only its own)
             raise AbwInputError(
                 f"names the file {same} twice: each output needs a file of its own",
@@ -154,10 +154,11 @@ def check_writable(*targets: tuple[str, Path | None, bool]) -> None:
     import os
     import tempfile
 
+    from abw.atomic import special_file
     from abw.errors import os_input_error
 
     for option, path, folder in targets:
-        if path is None or _a_stream(path):
+        if path is None or special_file(path):
             continue
         place = path if folder else path.parent
         while not place.exists() and place != place.parent:
@@ -171,17 +172,6 @@ def check_writable(*targets: tuple[str, Path | None, bool]) -> None:
             error = os_input_error(exc, field=option)
             error.file = str(path)
             raise error from None
-
-
-def _a_stream(path: Path) -> bool:
-    """Whether ``path`` is a device, a FIFO or a socket (written into in turn, never replaced)."""
-    import stat
-
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def check_not_inputs(

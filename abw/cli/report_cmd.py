@@ -74,7 +74,7 @@ def report(
     from abw.cli.gate_cmd import check_report_dir, report_files
     from abw.cli.options import check_not_inputs, check_outputs
     from abw.errors import AbwInputError, naming_field
-    from abw.faults import report as report_fault
+    from abw.faults import raise_each
     from abw.render import (
         FORMATS,
         format_for_path,
@@ -139,19 +139,14 @@ def report(
             except AbwInputError as exc:
                 failures.append(exc)
         if out_dir is not None:
-            more: list[AbwInputError] = []
-            paths = write_reports(report_model, out_dir, FORMATS, failures=more, **options)
+            paths = write_reports(
+                report_model, out_dir, FORMATS, failures=failures, field="--out-dir", **options
+            )
             written += list(paths.items())
-            for failure in more:
-                failure.field = failure.field or "--out-dir"
-            failures += more
     except HeadingTooLong as exc:
         exc.field = "--max-chars"
         raise
     for fmt, path in written:
         click.echo(f"{fmt:8} {path}")
-    for failure in failures[:-1]:
-        report_fault(failure)
-    if failures:
-        raise failures[-1]
+    raise_each(failures)
     return 0

@@ -107,15 +107,17 @@ def _findings(path: Path, baseline: _Baseline) -> tuple[list[str], list[str]]:
     gate WARNs on them), one per part forbidding a name that looks misspelt."""
     from abw.gating.reach import spec_scope_findings
     from abw.gating.vacuity import spec_findings, spec_misspellings
-    from abw.validate import load_document
+    from abw.validate import read_document
 
-    document = load_document(path)
+    source = read_document(path)  # (read once: the spec's findings come from these bytes)
+    document = source.document
     kind = document.get("schema_version") if isinstance(document, dict) else None
     if kind == SPEC_SCHEMA:
-        from abw.specio import load_spec, read_spec_source
+        from abw.specio import spec_from_document
 
-        spec, _ = load_spec(path)
-        line_of = read_spec_source(path).line_of
+        text = source.raw.decode("utf-8")
+        spec = spec_from_document(document, path, text)
+        line_of = source.line_of
     elif kind == CONTRACT_SCHEMA:
         from abw.contract import load_contract_as_spec
 

@@ -61,15 +61,13 @@ def _check_unique(traces: list[Any], role: str) -> None:
         seen.add(trace_file.path)
 
 
-def _loaded_runs(runs: Any, role: str) -> list[TraceFile]:
-    """``runs`` as a list (a generator is read once), or TypeError for folders given where
-    loaded runs go (``run_gate`` takes folders)."""
+def _check_runs(runs: Any, role: str) -> None:
+    """TypeError for a folder given where loaded runs go (``run_gate`` takes folders)."""
     if isinstance(runs, str | os.PathLike):
         raise TypeError(
             f"gate's {role} is loaded runs (abw.load_traces(folder)); abw.run_gate takes "
             "folders and a spec file"
         )
-    return list(runs)
 
 
 def _check_spec(spec: Any) -> None:
@@ -112,7 +110,9 @@ def gate(
     from abw.gating.summary import Context, summarize_all
     from abw.gcpause import gc_paused
 
-    baseline = _loaded_runs(baseline, "baseline")
+    _check_runs(baseline, "baseline")
+    _check_runs(candidate, "candidate")
+    baseline = list(baseline)  # (a generator is read once; the candidate stays a stream)
     _check_spec(spec)
     _check_unique(baseline, "baseline")
     context = Context(spec, baseline)

@@ -27,6 +27,7 @@ from typing import Any
 
 from abw.diffing import Symbols, group_by_scenario, mean_distance, path_names, scenario_key
 from abw.gating.common import scenario_text
+from abw.gating.sequence import RECORDING
 from abw.gating.summary import RUN_ORDER
 from abw.models.report import DiffResult, InputWarning
 from abw.models.spec import Thresholds
@@ -248,7 +249,7 @@ def _duplicates(role: str, traces: list[Any]) -> list[InputWarning]:
         return []
     count = sum(len(paths) for paths in shared.values())
     worst = max(sorted(shared), key=lambda tid: len(shared[tid]))
-    distinct = len({(run.trace_id, run.source_hash) for run in traces})
+    distinct = len(set(map(RECORDING, traces)))  # (as the statistics count them)
     copies = len(traces) - distinct
     if role == "candidate" and copies:
         are = "is a copy" if copies == 1 else "are copies"

@@ -39,6 +39,8 @@ _HEAD = re.compile(r"[0-9a-f]{64}")
 #: The run order (abw.diffing.run_sort_key) of run summaries, as a sort key (one C call a
 #: run, no Python frame)
 RUN_ORDER = attrgetter("trace_id", "sha256", "path")
+#: What makes two run files one recording (:func:`once_each`): its trace id and source hash
+RECORDING = attrgetter("trace_id", "source_hash")
 
 
 def started_at(trace_file: TraceFile) -> datetime | None:
@@ -81,7 +83,7 @@ def once_each(runs: list[T], failing: Container[str] = ()) -> list[T]:
     reuse ids)."""
     chosen: dict[tuple[str, str], T] = {}
     for run in sorted(runs, key=RUN_ORDER):
-        key = (run.trace_id, run.source_hash)  # type: ignore[attr-defined]
+        key = RECORDING(run)
         kept = chosen.get(key)
         if kept is None or (kept.path not in failing and run.path in failing):  # type: ignore[attr-defined]
             chosen[key] = run

@@ -119,7 +119,7 @@ def _trace(
         platform=importer.platform,
         export_format=importer.export_format,
         raw=raw,
-        trace_id=run_id or path.name.removesuffix(path.suffix),
+        trace_id=run_id or path.stem,
         spans=finish(drafts, path),
         options=options,
         final_status=final_status,

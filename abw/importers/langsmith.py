@@ -554,7 +554,7 @@ def _graph_aborted(root: dict[str, Any], members: list[dict[str, Any]]) -> bool:
     return (
         isinstance(error, str)
         and error.startswith(_GRAPH_ABORT)
-        and not any("Timeout" in (_error_type(r.get("error")) or "") for r in members)
+        and not any(timed_out(_error_type(r.get("error"))) for r in members)
     )
 
 

@@ -198,14 +198,16 @@ def write_reports(
     formats: Iterable[str] = FORMATS,
     *,
     failures: list[AbwInputError] | None = None,
+    field: str | None = None,
     **options: Any,
 ) -> dict[str, Path]:
     """Write each format into ``out_dir`` under its standard file name; returns fmt -> path.
 
     A file that cannot be written (a full disk) costs no other: every format is tried, and
     the earlier file of a failed one is removed, so no report of an earlier gate is left
-    beside this gate's, reading as current. Each failure is appended to ``failures`` when a
-    list is given; else, after every format was tried, the first is raised."""
+    beside this gate's, reading as current. Each failure (naming ``field``, the option that
+    gave ``out_dir``, where it names none) is appended to ``failures`` when a list is given;
+    else, after every format was tried, the first is raised."""
     from abw.atomic import write_atomic
 
     if isinstance(formats, str):  # (one format, not its letters)
@@ -217,7 +219,9 @@ def write_reports(
         try:
             written[name] = write_atomic(path, payload(report, name, options))
         except (AbwInputError, OSError) as exc:
-            failed.append(exc if isinstance(exc, AbwInputError) else os_input_error(exc))
+            error = exc if isinstance(exc, AbwInputError) else os_input_error(exc)
+            error.field = error.field or field
+            failed.append(error)
             with contextlib.suppress(OSError):
                 if path.is_file() and not path.is_symlink():
                     path.unlink()  # (an earlier gate's, else read as this one's)

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abw.models.rules import SpanMatch
 from abw.rules.arguments import extracted_arguments
 from abw.rules.jsonvalue import is_number
-from abw.rules.outcome import RuleOutcome, Tri, combine, label, span_matches
+from abw.rules.outcome import RuleOutcome, Tri, combine, label, matches, span_matches
 
 Span = Any  # abw.models.trace.Span
 _ABSENT = object()
@@ -43,8 +42,8 @@ def _allows(pattern: Any, span: Span) -> Tri:
     """Whether an allowlist entry allows ``span``: a plain glob names spans of every type the
     list governs, ``llm`` too (elsewhere a plain glob never reads an llm span, so an
     allowlist governing llm spans could allow none of them: every run FAILed)."""
-    if isinstance(pattern, str) and span.type == "llm":
-        return span_matches(SpanMatch(name=pattern, type=["llm"]), span)
+    if isinstance(pattern, str) and span.type == "llm":  # (a plain glob: its name only)
+        return matches(pattern, span.name)
     return span_matches(pattern, span)
 
 

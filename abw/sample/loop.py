@@ -13,6 +13,7 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
@@ -103,6 +104,7 @@ class Sampler:
         self.candidate: list[TraceFile] = []
         if out.is_dir() and any(out.rglob("*.json")):
             self.candidate = load_traces(out)
+        self.files = Counter(t.trace.run.scenario_id for t in self.candidate)
         self.report: GateReport | None = None
         self.states = {s.id: undecided(s.id) for s in self.file.scenarios}
         self.new_runs = {s.id: 0 for s in self.file.scenarios}
@@ -137,7 +139,7 @@ class Sampler:
     def recorded(self, scenario_id: str) -> int:
         """The runs of a scenario recorded in ``--out``: every file, whatever the statistics
         count (copies of one run count once there, and would never reach ``--max-runs``)."""
-        return sum(1 for t in self.candidate if t.trace.run.scenario_id == scenario_id)
+        return self.files[scenario_id]
 
     def most_new_runs(self) -> int:
         """The most new runs this invocation can start (for a progress bar)."""
@@ -191,6 +193,7 @@ class Sampler:
         finally:
             shutil.rmtree(work, ignore_errors=True)
         self.candidate.append(load_trace(path))
+        self.files[scenario.id] += 1
         self._regate()
         assert self.report is not None
         status = next((r for r in self.report.runs if r.trace_file == str(path)), None)

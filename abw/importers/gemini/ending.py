@@ -44,8 +44,9 @@ def run_end(messages: list[Any]) -> tuple[str, str | None]:
             content, calls = message.get("content"), bool(message.get("toolCalls"))
             if history_copy(message):
                 content, calls = parts_text(content), parts_call(content)
-            answered = (isinstance(content, str) and content.strip()) or message.get("thoughts")
-            if isinstance(content, str) and content.strip():
+            has_text = isinstance(content, str) and bool(content.strip())
+            answered = has_text or message.get("thoughts")
+            if has_text:
                 final_text = content
             # a model message with no text, no thoughts and no calls stood for calls that never
             # finished: Gemini CLI records a turn's calls once they complete (killed before)

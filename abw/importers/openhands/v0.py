@@ -189,9 +189,10 @@ def read_v0(
             if draft is None or draft.outcome is not None:
                 continue
             observe(draft, event, observation, when)
-            if observation == "error" and not_executed(event) == "stopped":
+            unrun = not_executed(event) if observation == "error" else None
+            if unrun == "stopped":
                 draft.outcome = "interrupted"  # the id says the stop cut it short
-            elif observation == "error" and not_executed(event):
+            elif unrun:
                 cut.append(draft)
     if delegations:  # the run ended in a delegation: how its delegate stopped, never success
         status = STATE_STATUS.get(str(delegate_state))
