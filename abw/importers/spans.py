@@ -231,6 +231,7 @@ def make_trace(
     extra_run: dict[str, Any] | None = None,
     source_hash: str | None = None,
     recording_start: datetime | None = None,
+    cut_off: bool = False,
 ) -> Trace:
     """Assemble a redacted trace: source hash, run metadata, spans and the redaction record.
 
@@ -239,7 +240,9 @@ def make_trace(
     into ``final_output_hash``; ``final_text`` (the final answer as text) is where
     ``--output-fields`` are looked for. The argument fields the spans keep are recorded in
     ``redaction.kept_fields``. ``recording_start``: when the recording began, the run's start
-    when no span has a time (:func:`recorded_start`).
+    when no span has a time (:func:`recorded_start`). ``cut_off``: the recording's last line
+    was cut off mid-write (abw.importers.rawio.cut_off): what it held is lost, so a run that
+    read ``success`` is ``unknown``.
     """
     from abw.hashing import sha256_hex
     from abw.importers.common import (
@@ -253,6 +256,8 @@ def make_trace(
     for span in spans:
         if span.type == "llm":
             span.name = model_name(span.name)
+    if cut_off and final_status == "success":
+        final_status = "unknown"  # (the lost last line may have held calls, or more)
     if source_hash is None:
         if raw is None:
             raise TypeError("make_trace needs the export's raw bytes or their source_hash")

@@ -264,8 +264,6 @@ class CodexImporter(Importer):
             )
         fold.patch(state.drafts, spans)
         trace_id = _trace_id(state.trace_id, path)
-        if state.final_status == "success" and cut_off(raw):
-            state.final_status = "unknown"  # the lost last line may have held calls, or more
         extra = {k: v for k, v in state.meta.items() if v is not None}
         if state.aborts:
             extra["turns_aborted"] = len(state.aborts)
@@ -282,6 +280,7 @@ class CodexImporter(Importer):
             removed_fields=held_fields(held, REMOVED_FIELDS),
             extra_run=extra,
             recording_start=state.first_time,
+            cut_off=cut_off(raw),
         )
         if fold.files:
             trace.source.subagent_files = [  # type: ignore[attr-defined]

@@ -173,8 +173,6 @@ class GeminiImporter(Importer):
         if ended is None:
             ended = list(range(len(messages)))
         final_status, final_text = run_end(session_messages(messages, ended, owned))
-        if records is not None and final_status == "success" and cut_off(raw):
-            final_status = "unknown"  # the lost last line may have held calls, or more
         return [
             make_trace(
                 platform=self.platform,
@@ -188,6 +186,7 @@ class GeminiImporter(Importer):
                 final_text=final_text,
                 removed_fields=held_fields(document, REMOVED_FIELDS),
                 recording_start=parse_time(document.get("startTime")),
+                cut_off=records is not None and cut_off(raw),
             )
         ]
 

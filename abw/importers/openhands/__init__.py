@@ -156,10 +156,7 @@ class OpenHandsImporter(Importer):
             def line_of(location: tuple[str | int, ...]) -> int | None:
                 return lines[location[0]] if location and isinstance(location[0], int) else None
 
-            trace = self._trace(events, source_hash, trace_id, line_of, path, options)
-            if cut and trace.run.final_status == "success":  # (a lost last event: calls, more)
-                trace.run.final_status = "unknown"
-            return [trace]
+            return [self._trace(events, source_hash, trace_id, line_of, path, options, cut=cut)]
         if path.suffix == ".jsonl":  # an evaluation's output: one instance a line
             traces = [
                 self._trace(
@@ -185,8 +182,9 @@ class OpenHandsImporter(Importer):
         points at its event's file. A conversation just created (its ``base_state.json``, no
         event file yet) is no run yet: None, with a warning."""
         files = event_files(folder)
-        if not files and v0_event_files(folder):
-            return self._v0_session(folder, options)
+        v0_files = [] if files else v0_event_files(folder)
+        if v0_files:
+            return self._v0_session(folder, v0_files, options)
         if not files and any(holds_state(f) for f in (folder, folder / "event_service")):
             options.warn(
                 f"{folder.name}: an OpenHands conversation with no event yet (its "
@@ -207,10 +205,9 @@ class OpenHandsImporter(Importer):
             events, source_hash, trace_id, lambda _: 1, folder, options, names, state
         )
 
-    def _v0_session(self, folder: Path, options: ImportOptions) -> Trace:
+    def _v0_session(self, folder: Path, files: list[Path], options: ImportOptions) -> Trace:
         """The trace of a V0 session persisted by its file store (``<id>/events/<n>.json``,
         one event a file); each span points at its event's file."""
-        files = v0_event_files(folder)
         events, source_hash, trace_id = _read_events(
             files,
             is_v0,
@@ -230,10 +227,13 @@ class OpenHandsImporter(Importer):
         options: ImportOptions,
         files: list[str] | None = None,
         state: State | None = None,
+        *,
+        cut: bool = False,
     ) -> Trace:
         """The trace of one trajectory (``document``; ``line_of``: the line of a location in
         it; ``source_hash``: the file's; ``files``: each event's own file, if any; ``state``:
-        what its conversation's state records, if any: its final status is the last word)."""
+        what its conversation's state records, if any: its final status is the last word;
+        ``cut``: its last line was cut off mid-write)."""
         events, prefix, v1, paired = trajectory_events(document, path, line_of)
         if isinstance(document, dict):
             keys = TASK_KEYS + (OPENDEVIN_TASK_KEYS if "history" in document else ())
@@ -274,6 +274,7 @@ class OpenHandsImporter(Importer):
             final_output=final_text,
             final_text=final_text,
             removed_fields=removed,
+            cut_off=cut,
         )
 
 
