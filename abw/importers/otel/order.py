@@ -11,6 +11,7 @@ from abw.errors import AbwInputError
 from abw.importers.otel.classify import classify
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.rawio import as_dict, as_list, decode_json_string
+from abw.importers.spans import ABSENT
 
 #: Room for the rank of a call below one nanosecond of start time in :func:`sort_start`.
 _RANKS = 1 << 32
@@ -27,26 +28,34 @@ def call_order(spans: list[OSpan]) -> dict[str, int]:
         return order
     for span in sorted(spans, key=lambda s: (s.start_ns or 0, s.span_id)):
         if classify(span).type == "llm":
-            for call_id in _requested(span):
+            for call_id, _, _ in requested_calls(span):
                 order.setdefault(call_id, len(order))
     return order
 
 
-def _requested(span: OSpan) -> list[str]:
-    """The tool call ids a model request's recorded output asks for, in its order (none where
-    the output is no JSON this reads: it only orders, it does not judge the record)."""
+def requested_calls(span: OSpan) -> list[tuple[str, Any, Any]]:
+    """The tool calls a model request's recorded output asks for, in its order, as ``(call id,
+    tool name, input)``: the ``tool_call`` parts of ``gen_ai.output.messages``, the Vercel AI
+    SDK's ``ai.response.toolCalls`` (none where the output is no JSON this reads: it orders and
+    finds calls never run, it does not judge the record)."""
     a = span.attributes
-    ids: list[Any] = []
+    found: list[tuple[Any, Any, Any]] = []
     try:
         messages = decode_json_string(a.get("gen_ai.output.messages"))
         calls = decode_json_string(a.get("ai.response.toolCalls"))
     except AbwInputError:
         return []
     for message in as_list(messages):
-        parts = as_list(as_dict(message).get("parts"))
-        ids += [as_dict(p).get("id") for p in parts if as_dict(p).get("type") == "tool_call"]
-    ids += [as_dict(call).get("toolCallId") for call in as_list(calls)]
-    return [i for i in ids if nonblank(i)]
+        parts = [as_dict(p) for p in as_list(as_dict(message).get("parts"))]
+        found += [
+            (p.get("id"), p.get("name"), p.get("arguments", ABSENT))
+            for p in parts
+            if p.get("type") == "tool_call"
+        ]
+    for call in map(as_dict, as_list(calls)):
+        arguments = call.get("input", call.get("args", ABSENT))
+        found.append((call.get("toolCallId"), call.get("toolName"), arguments))
+    return [(i, n, v) for i, n, v in found if nonblank(i)]
 
 
 def sort_start(span: OSpan, order: dict[str, int]) -> int | None:

@@ -9,9 +9,10 @@ from typing import Any
 
 from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
+from abw.importers.otel.order import requested_calls
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.otel.teams import team_stopped
-from abw.importers.rawio import decode_json_string
+from abw.importers.rawio import as_list, decode_json_string
 from abw.importers.spans import ABSENT, timed_out
 from abw.importers.tree import Node
 
@@ -137,27 +138,11 @@ def waiting_calls(root: Node) -> list[tuple[str, str, Any]] | None:
     )
     if deferred is not None:
         found = deferred
-    elif a.get("ai.operationId") in VERCEL_CALLS:
-        if a.get(_VERCEL_FINISH) not in _TOOL_CALLS:
+    elif a.get("ai.operationId") in VERCEL_CALLS or a.get(_OP) == "invoke_agent":
+        reasons = a.get(_VERCEL_FINISH) or a.get("gen_ai.response.finish_reasons")
+        if not _TOOL_CALLS.intersection(map(str, as_list(reasons) or [reasons])):
             return None
-        calls = decode_json_string(a.get("ai.response.toolCalls"))
-        found = [
-            (c.get("toolCallId"), c.get("toolName"), c.get("input", c.get("args", ABSENT)))
-            for c in (calls if isinstance(calls, list) else [])
-            if isinstance(c, dict)
-        ]
-    elif a.get(_OP) == "invoke_agent":
-        reasons = a.get("gen_ai.response.finish_reasons")
-        if not isinstance(reasons, list) or not _TOOL_CALLS.intersection(map(str, reasons)):
-            return None
-        messages = decode_json_string(a.get("gen_ai.output.messages"))
-        found = [
-            (part.get("id"), part.get("name"), part.get("arguments", ABSENT))
-            for message in (messages if isinstance(messages, list) else [])
-            if isinstance(message, dict)
-            for part in message.get("parts") or ()
-            if isinstance(part, dict) and part.get("type") == "tool_call"
-        ]
+        found = requested_calls(span)  # (the legacy root's toolCalls, AI SDK 7's messages)
     else:
         return None
     return [(i, n, v) for i, n, v in found if isinstance(i, str) and nonblank(n)]
