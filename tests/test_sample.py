@@ -343,12 +343,13 @@ def test_transcript_from_stdout(tmp_path, run_cli):
 def test_a_signal_while_a_run_is_written_waits_until_it_is_written():
     import signal as signals
 
-    from abw.sample.loop import _SIGNALS, _install_handlers, _restore_handlers
+    from abw.faults import signals_held
+    from abw.sample.loop import _install_handlers, _restore_handlers
 
     previous = _install_handlers()
     written = []
     try:
-        with pytest.raises(KeyboardInterrupt), _SIGNALS.shield():
+        with pytest.raises(KeyboardInterrupt), signals_held():
             os.kill(os.getpid(), signals.SIGTERM)
             time.sleep(0.05)
             written.append("trace")  # the write goes on; the interrupt comes after it

@@ -14,13 +14,13 @@ import signal
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from abw.faults import signals_held
 from abw.sample.decision import ScenarioState, scenario_state, undecided
 from abw.sample.record import build_trace, recorded_sequences, write_run
 from abw.sample.runner import ProcessTable, RunResult, run_once
@@ -230,7 +230,7 @@ class Sampler:
             result = future.result() if not future.cancelled() else None
             if result is None or result.interrupted:
                 return  # stopped by this interruption: not a run of the agent
-            with _SIGNALS.shield():
+            with signals_held():
                 self._record(scenario, sequence, result, work_root / f"{scenario.id}-{sequence}")
             recorded += 1
 
@@ -282,33 +282,17 @@ class Sampler:
 
 
 class _Signals:
-    """SIGINT and SIGTERM as a KeyboardInterrupt in the main thread, held back while a finished
-    run is being written (:meth:`shield`) and raised right after it; once ``abw sample`` is
-    stopping (``stopping``), a further signal changes nothing: a second Ctrl-C cut the wait
-    for the agents to end, and the SIGKILL for those that ignore SIGTERM was never sent."""
+    """SIGINT and SIGTERM as a KeyboardInterrupt in the main thread (held back while a finished
+    run is being written: :func:`abw.faults.signals_held`, which hands a held signal to this
+    handler right after); once ``abw sample`` is stopping (``stopping``), a further signal
+    changes nothing: a second Ctrl-C cut the wait for the agents to end, and the SIGKILL for
+    those that ignore SIGTERM was never sent."""
 
     def __init__(self) -> None:
-        self.depth = 0
-        self.pending = False
         self.stopping = False
 
     def handle(self, signum: int, frame: object) -> None:
-        if self.stopping:
-            return
-        if self.depth:
-            self.pending = True
-            return
-        raise KeyboardInterrupt
-
-    @contextmanager
-    def shield(self) -> Iterator[None]:
-        self.depth += 1
-        try:
-            yield
-        finally:
-            self.depth -= 1
-        if self.pending and not self.depth:
-            self.pending = False
+        if not self.stopping:
             raise KeyboardInterrupt
 
 
