@@ -131,10 +131,11 @@ def stream_lean_traces(folder: str | Path) -> Iterator[TraceFile]:
 def _loading(folder: str | Path, *, held: bool) -> Iterator[TraceFile]:
     """The folder's runs, loaded as iterated (the folder is listed now: a missing one is
     refused before any run is read)."""
-    from abw.progress import track_map
+    from abw.progress import track
     from abw.traceio import PROGRESS_MIN_FILES
 
     paths = trace_files(folder)
     label = f"loading {Path(folder).name}"
     quiet = len(paths) < PROGRESS_MIN_FILES
-    return track_map(partial(load_lean_trace, held=held), paths, label, quiet=quiet)
+    loaded = map(partial(load_lean_trace, held=held), paths)
+    return track(loaded, label, total=len(paths), quiet=quiet)

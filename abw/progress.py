@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import IO, TypeVar
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 _WIDTH = 24
 _INTERVAL_S = 0.1
@@ -133,23 +132,11 @@ def track(
     stream: IO[str] | None = None,
 ) -> Iterator[T]:
     """Yield ``items`` while drawing a bar; ``total`` defaults to ``len(items)`` when it has one.
-    The bar is erased when the loop ends or its consumer closes it (:func:`track_map` also when
-    the work on an item fails)."""
+    The bar is erased when the loop ends or its consumer closes it, and when producing an item
+    fails (``track(map(load, paths), ..., total=len(paths))``: the error leaves the loop)."""
     if total is None:
         total = len(items) if hasattr(items, "__len__") else 0  # type: ignore[arg-type]
     with Progress(total, label, quiet=quiet, stream=stream) as bar:
         for item in items:
             yield item
-            bar.advance()
-
-
-def track_map(
-    function: Callable[[T], R], items: Sequence[T], label: str, *, quiet: bool = False
-) -> Iterator[R]:
-    """``function`` of each of ``items``, yielded in turn while a bar is drawn; a failure of
-    ``function`` erases the bar before it leaves (in :func:`track` it happens in the consumer,
-    which may keep the loop, and its bar, alive in the error's traceback)."""
-    with Progress(len(items), label, quiet=quiet) as bar:
-        for item in items:
-            yield function(item)
             bar.advance()

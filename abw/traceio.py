@@ -340,12 +340,13 @@ def load_traces(folder: str | Path) -> list[TraceFile]:
 
     Over many files, a progress bar is drawn on stderr when it is a terminal (abw.progress)."""
     from abw.gcpause import gc_paused
-    from abw.progress import track_map
+    from abw.progress import track
 
     paths = trace_paths(folder)
     label = f"loading {Path(folder).name}"
     with gc_paused():
-        return list(track_map(load_trace, paths, label, quiet=len(paths) < PROGRESS_MIN_FILES))
+        quiet = len(paths) < PROGRESS_MIN_FILES
+        return list(track(map(load_trace, paths), label, total=len(paths), quiet=quiet))
 
 
 PROGRESS_MIN_FILES = 200
