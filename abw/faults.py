@@ -52,7 +52,8 @@ class Terminated(BaseException):
 def signals_held() -> Iterator[None]:
     """SIGINT and SIGTERM wait until the block ends, then act as they would have (the first
     of them): for a short step that must finish once begun (moving an import's staged traces
-    into place, writing a run ``abw sample`` recorded). Outside the main thread, where no handler can be set, nothing is held."""
+    into place, writing a run ``abw sample`` recorded). Outside the main thread, where no
+    handler can be set, nothing is held."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -90,7 +90,9 @@ def test_a_file_in_another_key_order_renders_the_same_bytes(report_file, tmp_pat
     shuffled = tmp_path / "shuffled.json"
     shuffled.write_text(json.dumps(document, indent=1), encoding="utf-8")
     edited = load_report(shuffled)
-    assert canonical(edited) is not edited
+    copied = canonical(edited)
+    assert copied is not edited
+    assert canonical(copied) is copied  # the copy is canonical: rendering again copies no more
     for name, source in (("sorted", report_file), ("shuffled", shuffled)):
         args = ["-i", str(source), "--out-dir", str(tmp_path / name)]
         assert run(report_command, args) == 0

@@ -120,7 +120,7 @@ def _write_report_files(
     console: Console,
 ) -> dict[str, Path]:
     """Every report format into ``out_dir``; one format failing never loses the others."""
-    from abw.render import FORMATS, write_reports
+    from abw.render import FORMATS, canonical, write_reports
 
     if out_dir.exists() and not out_dir.is_dir():
         raise AbwInputError("is a file, not a folder", file=inputs.output_dir, field="output-dir")
@@ -133,6 +133,8 @@ def _write_report_files(
         "details_url": ctx.run_url,
     }
     written: dict[str, Path] = {}
+    with contextlib.suppress(Exception):  # (else each format's own failure is its warning)
+        report = canonical(report)  # once, not once a format
     for fmt in FORMATS:
         try:
             written.update(write_reports(report, out_dir, formats=(fmt,), **options))

@@ -63,9 +63,13 @@ def load_report(path: str | Path) -> GateReport:
     from abw.validate import read_report
 
     report = read_report(Path(path))
-    if _keys_sorted(report):
-        key = id(report)
-        _CANONICAL[key] = weakref.ref(report, lambda _ref: _CANONICAL.pop(key, None))
+    return _known_canonical(report) if _keys_sorted(report) else report
+
+
+def _known_canonical(report: GateReport) -> GateReport:
+    """Remember ``report`` as :func:`canonical` (for as long as it lives); returns it."""
+    key = id(report)
+    _CANONICAL[key] = weakref.ref(report, lambda _ref: _CANONICAL.pop(key, None))
     return report
 
 
@@ -154,7 +158,8 @@ def known_options() -> set[str]:
 def canonical(report: GateReport) -> GateReport:
     """The report exactly as ``abw report`` reads it back from ``gate-report.json``: every
     mapping in sorted-key order, whatever order the gate built it in. Rendering from it makes
-    ``abw gate --report-dir`` and ``abw report --out-dir`` write the same bytes."""
+    ``abw gate --report-dir`` and ``abw report --out-dir`` write the same bytes. The copy is
+    remembered as canonical: rendering it again (format by format) makes no further copy."""
     import json
 
     known = _CANONICAL.get(id(report))
@@ -162,7 +167,7 @@ def canonical(report: GateReport) -> GateReport:
         return report
     # json.loads, not model_validate_json: report text may hold lone surrogates (made visible
     # by every renderer), which pydantic's JSON parser refuses.
-    return GateReport.model_validate(json.loads(render_json(report)))
+    return _known_canonical(GateReport.model_validate(json.loads(render_json(report))))
 
 
 def _render_options_check(options: dict[str, Any]) -> None:
