@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import typing
 from fractions import Fraction
 
@@ -13,7 +14,13 @@ from conftest import REPO, example_gate
 from test_gate_factory import REFUND, REGRESSED, runs, write_runs
 
 from abw.gating import gate, run_gate
-from abw.gating.sequence import Previous, decode_marker, encode_marker, previous_from_report
+from abw.gating.sequence import (
+    Previous,
+    decode_marker,
+    encode_marker,
+    previous_from_report,
+    run_key,
+)
 from abw.models.rules import Rule
 from abw.models.spec import Spec
 from abw.stats import MixturePlan, _mixture_exact, mixture_evalue, wilson_decision
@@ -461,7 +468,7 @@ def test_adding_later_runs_appends_and_never_reshuffles():
 
     ordered, _ = recording_order(first + later)
     assert [t.sha256 for t in ordered[:10]] == [t.sha256 for t in recording_order(first)[0]]
-    assert chain([t.sha256 for t in ordered])[9] == s1.chain
+    assert chain([run_key(t.trace.run.trace_id) for t in ordered])[9] == s1.chain
 
 
 def test_previous_detects_a_removed_and_a_reordered_run(tmp_path, run_cli):
@@ -830,7 +837,7 @@ def test_dropping_the_failing_runs_and_gating_again_buys_no_pass():
     assert two.verdict == "INCONCLUSIVE" and (stats.n, stats.k) == (0, 0), two.summary
     assert stats.sequence.continuity == "restarted" and stats.sequence.restarts == 1
     assert "The 20 run(s) the earlier gate saw are left out" in stats.sequence.continuity_message
-    assert sorted(stats.sequence.left_out) == sorted(t.sha256 for t in first)
+    assert sorted(stats.sequence.left_out) == sorted(run_key(t.trace.run.trace_id) for t in first)
     fresh = uuid_runs(rng, 60, 1000)  # recorded since: they count, and extend from here on
     three = gate_mem(BASE, kept + fresh[:30], spec, previous=previous_from_report(two))
     stats = three.statistics[0]
@@ -874,3 +881,71 @@ def test_the_smallest_alpha_decides_at_every_restart(tmp_path, run_cli):
     bad.write_text("schema_version: behavior-spec/v0\nid: t\nthresholds:\n  alpha: 1.0e-300\n")
     code, _, err = run_cli("validate", bad)
     assert code == 2 and "thresholds.alpha" in err and "internal error" not in err, err
+
+
+EXAMPLE = REPO / "examples" / "refund-policy"
+LABELS = "classify,lookup_order,policy_check:guardrail,refund_commit"
+FIELDS = "decision,order_id,refund_amount,currency,fraud_check_passed"
+
+
+def _import(run_cli, transcripts, out, exported_at):
+    args = ["--bash-tool-labels", LABELS, "--output-fields", FIELDS, "--scenario-id", "refund"]
+    code, _, err = run_cli(
+        "import", "claude", "--input", transcripts, "--out", out, "--exported-at", exported_at,
+        *args, "-q",
+    )  # fmt: skip
+    assert code == 0, err
+
+
+def test_importing_the_kept_transcripts_again_buys_no_pass(tmp_path, run_cli):
+    """A run is known by its trace id, not its file's bytes. Deleting the failing transcripts
+    of the regressed example, adding passing ones and importing the folder again (as a CI job
+    does each time: another exported_at, so other file SHA-256s) made every earlier run look
+    removed, none was left out, and the restarted sequence re-tested the runs chosen for how
+    they came out: PASS. Now the earlier runs are matched by trace id and left out; a folder
+    imported again with nothing removed extends the earlier sequence."""
+    spec = tmp_path / "spec.yaml"
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    spec.write_text(text.replace("failing_runs: forbid", "failing_runs: tolerate"))
+    first, second = tmp_path / "tx1", tmp_path / "tx2"
+    shutil.copytree(EXAMPLE / "transcripts" / "regressed", first)
+    _import(run_cli, first, tmp_path / "look1", "2026-01-01T00:00:00Z")
+    baseline = EXAMPLE / "traces" / "baseline"
+    gate = ["gate", "--baseline", baseline, "--spec", spec, "-q"]
+    code, out, _ = run_cli(*gate, "--candidate", tmp_path / "look1", "--out", tmp_path / "one.json")
+    assert code == 3, out
+    one = json.loads((tmp_path / "one.json").read_text())
+    failing = {r["trace_id"] for r in one["runs"] if r["role"] == "candidate" and not r["passed"]}
+    assert len(failing) == 3
+    shutil.copytree(first, second)
+    for path in second.glob("*.jsonl"):
+        if any(trace_id in path.read_text() for trace_id in failing):
+            path.unlink()
+    for path in sorted((EXAMPLE / "transcripts" / "good").glob("*.jsonl"))[:12]:
+        shutil.copy(path, second)
+    _import(run_cli, second, tmp_path / "look2", "2026-02-01T00:00:00Z")
+    code, out, _ = run_cli(
+        *gate, "--candidate", tmp_path / "look2", "--previous", tmp_path / "one.json",
+        "--out", tmp_path / "two.json",
+    )  # fmt: skip
+    two = json.loads((tmp_path / "two.json").read_text())["statistics"][0]
+    assert code == 3, out
+    assert (two["n"], len(two["sequence"]["left_out"])) == (12, 20)
+    assert "3 earlier run(s) are missing" in two["sequence"]["continuity_message"]
+    # nothing removed, imported again with runs recorded since: the earlier sequence goes on
+    early, later = tmp_path / "early", tmp_path / "later"
+    regressed = sorted((EXAMPLE / "transcripts" / "regressed").glob("*.jsonl"))
+    early.mkdir()
+    for path in regressed[:15]:
+        shutil.copy(path, early)
+    _import(run_cli, early, tmp_path / "a", "2026-03-01T00:00:00Z")
+    run_cli(*gate, "--candidate", tmp_path / "a", "--out", tmp_path / "a.json")
+    shutil.copytree(EXAMPLE / "transcripts" / "regressed", later)
+    _import(run_cli, later, tmp_path / "b", "2026-04-01T00:00:00Z")
+    code, out, _ = run_cli(
+        *gate, "--candidate", tmp_path / "b", "--previous", tmp_path / "a.json",
+        "--out", tmp_path / "b.json",
+    )  # fmt: skip
+    three = json.loads((tmp_path / "b.json").read_text())["statistics"][0]
+    assert three["sequence"]["continuity"] == "extends", three["sequence"]["continuity_message"]
+    assert (three["n"], three["sequence"]["restarts"]) == (20, 0)

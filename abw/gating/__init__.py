@@ -209,17 +209,18 @@ def merged_report(
         )
         earlier = (previous or {}).get(sid) if previous else None
         left_out = set(earlier.left_out) if earlier is not None else set()
-        counted = [t for t in ordered if t.sha256 not in left_out]
+        keys = {t.path: sequence.run_key(t.trace_id) for t in ordered}
+        counted = [t for t in ordered if not {keys[t.path], t.sha256} & left_out]
         link = sequence.continuity(
-            [t.sha256 for t in counted],
+            [keys[t.path] for t in counted],
             earlier,
             spec_sha256=spec_sha256,
-            outcomes={t.sha256: t.path not in failing for t in counted},
+            outcomes={keys[t.path]: t.path not in failing for t in counted},
         )
         if link.seen:  # (runs removed or reordered: only runs recorded since count)
             left_out.update(link.seen)
-            counted = [t for t in counted if t.sha256 not in left_out]
-        heads = sequence.chain([t.sha256 for t in counted])
+            counted = [t for t in counted if keys[t.path] not in left_out]
+        heads = sequence.chain([keys[t.path] for t in counted])
         state = SequenceState(
             order=order,
             n=len(counted),

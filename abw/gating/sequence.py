@@ -7,9 +7,11 @@ Adding later runs appends to the sequence and never reshuffles it. A
 scenario where some run carries no time falls back to trace-id order, and its guarantee then
 holds only for a single look (a new run's random trace id may sort anywhere).
 
-The chain is H_0 = 64 zeros, H_i = sha256(H_{i-1} || digest_i) over the ordered runs' file
-SHA-256 (hex text), so (n, H_n) of an earlier report fixes that report's whole sequence: the
-current sequence extends it exactly when its own H at position n equals it.
+The chain is H_0 = 64 zeros, H_i = sha256(H_{i-1} || key_i) over the ordered runs' keys
+(:func:`run_key`: the SHA-256 of the trace id, hex text), so (n, H_n) of an earlier report
+fixes that report's whole sequence: the current sequence extends it exactly when its own H at
+position n equals it. A run is known by its trace id, not its file's bytes: a recording
+imported again (another ``exported_at``) is the run the earlier gate saw.
 """
 
 from __future__ import annotations
@@ -90,6 +92,11 @@ def once_each(runs: list[T], failing: Container[str] = ()) -> list[T]:
     return list(chosen.values())
 
 
+def run_key(trace_id: str) -> str:
+    """A run's key in the hash chain and in ``left_out``: the SHA-256 of its trace id (hex)."""
+    return hashlib.sha256(trace_id.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def chain(digests: list[str]) -> list[str]:
     """H_1 .. H_n (H_0 = GENESIS is not listed)."""
     out: list[str] = []
@@ -107,19 +114,20 @@ class Previous:
     n: int
     chain: str
     restarts: int = 0
-    digests: tuple[str, ...] | None = None  # the earlier run digests, when its report is at hand
+    digests: tuple[str, ...] | None = None  # the earlier runs' keys, when its report is at hand
     #: further (n, H_n) claimed for the same restart count (several sticky-comment markers,
     #: not all of them abw's): the sequence extends the earlier one only if it extends each
     claims: tuple[tuple[int, str], ...] = ()
     #: what judged the earlier runs, when its report is at hand: its spec's SHA-256, and per
-    #: run digest whether that run passed (the baseline and abw's version can change that)
+    #: run key whether that run passed (the baseline and abw's version can change that)
     spec_sha256: str | None = None
     outcomes: tuple[tuple[str, bool], ...] = ()
     #: the earlier record had no room for this scenario's chain (a marker's ``u``):
     #: ``restarts`` is then the count it may have spent, and the sequence restarts past it
     unlisted: bool = False
-    #: the file digests the earlier sequence left out (seen by a look before it restarted):
-    #: they never count in this scenario's sequence again
+    #: the run keys the earlier sequence left out (seen by a look before it restarted): they
+    #: never count in this scenario's sequence again (a report before the keys were trace ids
+    #: lists file SHA-256s: those are matched too)
     left_out: tuple[str, ...] = ()
 
 
@@ -141,11 +149,11 @@ def continuity(
     spec_sha256: str | None = None,
     outcomes: Mapping[str, bool] | None = None,
 ) -> Continuity:
-    """Whether ``current`` (ordered digests) extends ``previous``; a restart otherwise.
+    """Whether ``current`` (ordered run keys) extends ``previous``; a restart otherwise.
 
     A sequence judged anew is no extension either: a spec other than the earlier gate's
     (``spec_sha256``), or an earlier run that passes or fails differently now (``outcomes``:
-    per digest, whether the run passed here)."""
+    per run key, whether the run passed here)."""
     if previous is None:
         return Continuity("new", 0, "no earlier gate was given: this sequence starts here.")
     if previous.unlisted:
@@ -258,24 +266,20 @@ def _inserted(current: list[str], previous: Previous) -> bool:
 def previous_from_report(report: Any) -> dict[str | None, Previous]:
     """Per scenario, what an earlier gate report (a validated
     :class:`~abw.models.report.GateReport`) recorded."""
-    digests: dict[str | None, list[str]] = {}
-    file_digest: dict[str, str] = {}
+    keys: dict[str | None, list[str]] = {}
     for item in report.inputs.traces:
         if item.role == "candidate":
-            digests.setdefault(item.scenario_id, []).append(item.sha256)
-            file_digest[item.file] = item.sha256
+            keys.setdefault(item.scenario_id, []).append(run_key(item.trace_id))
     outcomes: dict[str | None, set[tuple[str, bool]]] = {}
     for run in report.runs:
-        if run.role == "candidate" and run.passed is not None and run.trace_file in file_digest:
-            outcomes.setdefault(run.scenario_id, set()).add(
-                (file_digest[run.trace_file], run.passed)
-            )
+        if run.role == "candidate" and run.passed is not None:
+            outcomes.setdefault(run.scenario_id, set()).add((run_key(run.trace_id), run.passed))
     return {
         stats.scenario_id: Previous(
             n=stats.sequence.n,
             chain=stats.sequence.chain,
             restarts=stats.sequence.restarts,
-            digests=tuple(dict.fromkeys(digests.get(stats.scenario_id, []))),  # (once each)
+            digests=tuple(dict.fromkeys(keys.get(stats.scenario_id, []))),  # (once each)
             spec_sha256=report.inputs.spec_sha256,
             outcomes=tuple(sorted(outcomes.get(stats.scenario_id, ()))),
             left_out=tuple(stats.sequence.left_out),

@@ -151,7 +151,9 @@ class SequenceState(_Model):
         "no start time, so the guarantee holds for a single look only."
     )
     n: int = Field(ge=0)
-    chain: str = Field(description="H_n, H_i = sha256(H_{i-1} || run file SHA-256), H_0 = 0^64.")
+    chain: str = Field(
+        description="H_n, H_i = sha256(H_{i-1} || SHA-256 of the run's trace id), H_0 = 0^64."
+    )
     restarts: int = Field(
         default=0, ge=0, description="Times the sequence restarted (spent levels)."
     )
@@ -159,8 +161,9 @@ class SequenceState(_Model):
     continuity_message: str = ""
     left_out: list[str] = Field(
         default_factory=list,
-        description="File SHA-256s of runs an earlier gate saw before the sequence restarted "
-        "for removed, replaced or reordered runs: they never count in it again (sorted).",
+        description="SHA-256s of the trace ids of runs an earlier gate saw before the sequence "
+        "restarted for removed, replaced or reordered runs: they never count in it again "
+        "(sorted).",
     )
 
 
