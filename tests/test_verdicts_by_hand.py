@@ -182,3 +182,28 @@ def test_pass_rate_decisions_over_four_scenarios(run_cli, tmp_path, sprt):
             expected = _confidence_sequence(outcomes, tau, pass_level, fail_level)
         assert (stats["decision"], stats["runs_used"]) == expected
         assert (stats["fail_level"], stats["pass_level"]) == (float(fail_level), float(pass_level))
+
+
+def test_a_tolerated_violation_leaves_the_undecided_runs_inconclusive(run_cli, tmp_path):
+    """Under ``failing_runs: tolerate`` a violated hard check WARNs; a check that also has runs
+    it cannot decide (here: a policy check whose outcome was not recorded) stays INCONCLUSIVE.
+    It WARNed (exit 0) while the same runs without the violating one were INCONCLUSIVE: one
+    more bad run made the verdict better."""
+    real = _import(run_cli, "claude", CLAUDE, tmp_path / "real.json")
+    baseline = [_run(real, i, "s", ["policy_check", "refund_commit"]) for i in range(3)]
+    candidate = [_run(real, 10 + i, "s", ["policy_check", "refund_commit"]) for i in range(39)]
+    for run in candidate[:3]:
+        next(s for s in run["spans"] if s["name"] == "policy_check")["status"] = "unknown"
+    spec = (
+        "rules:\n  - {id: policy-first, kind: precedence, before: policy_check, "
+        "after: refund_commit}\nthresholds: {failing_runs: tolerate, min_wilson_pass_rate: 0.7}\n"
+    )
+    verdicts = []
+    for extra in ([], [_run(real, 60, "s", ["refund_commit", "policy_check"])]):
+        folder = tmp_path / f"with-{len(extra)}"
+        folder.mkdir()
+        report = _gate(run_cli, folder, baseline, candidate + extra, spec)
+        check = next(c for c in report["checks"] if c["id"].endswith("policy-first"))
+        assert check["measured"]["unknown"] == 3
+        verdicts.append((report["verdict"], check["verdict"], check["measured"]["violated"]))
+    assert verdicts == [("INCONCLUSIVE", "INCONCLUSIVE", 0), ("INCONCLUSIVE", "INCONCLUSIVE", 1)]

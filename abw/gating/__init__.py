@@ -296,16 +296,20 @@ def merged_report(
 
 
 def _tolerated(check: Check) -> Check:
-    """Under ``failing_runs: tolerate`` a violated hard check is evidence, not proof: WARN."""
+    """Under ``failing_runs: tolerate`` a violated hard check is evidence, not proof: WARN;
+    INCONCLUSIVE while runs it could not decide remain (``measured.unknown`` of a rule or an
+    assertion): a run that breaks it never stands in for those that may."""
     from abw.gating.common import TOLERATED
+    from abw.text import plural
 
     if not (check.hard and check.verdict == "FAIL"):
         return check
+    undecided = check.measured.get("unknown") or 0
+    message = f"{check.message.rstrip()} {TOLERATED}"
+    if undecided:
+        message += f" {plural(undecided, 'candidate run')} cannot be decided: INCONCLUSIVE."
     return check.model_copy(
-        update={
-            "verdict": "WARN",
-            "message": f"{check.message.rstrip()} {TOLERATED}",
-        }
+        update={"verdict": "INCONCLUSIVE" if undecided else "WARN", "message": message}
     )
 
 
