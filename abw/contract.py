@@ -208,7 +208,12 @@ class _Compiler:
                     "count",
                     {"tool": _exact(params.pop("tool")), "max": 0, **params},
                 )
-        elif kind == "precedence" and hard and set(clause.params) == {"before", "after"}:
+        elif (
+            kind == "precedence"
+            and hard
+            and set(clause.params) == {"before", "after"}
+            and all(isinstance(name, str) for name in clause.params.values())  # (names only)
+        ):
             order = self.invariants["required_order"]
             self.came_from(("invariants", "required_order", len(order)), nested=True)
             order.append(dict(clause.params))

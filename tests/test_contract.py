@@ -316,3 +316,30 @@ def test_gate_with_contract_equals_gate_with_compiled_spec(tmp_path, run_cli):
     assert a["inputs"]["spec_file"] == str(source)
     code, _, err = run_cli("gate", "--baseline", base, "--candidate", cand)
     assert code == 2 and "exactly one of --spec and --contract" in err
+
+
+def test_a_hard_precedence_clause_with_a_matcher_compiles_to_the_rule():
+    """``required_order`` takes names only: a hard clause whose ``after`` is a matcher object
+    ({name, type}, as the precedence rule takes) was refused as "Input should be a valid
+    string" at a field the clause never wrote; it compiles to the hard rule, as it does soft."""
+    matcher = {"name": "refund_commit", "type": ["tool"]}
+    document = {
+        "schema_version": "agent-behavior-contract/v0",
+        "id": "m",
+        "satisfaction": {"p": 1},
+        "invariants": {
+            "hard": [
+                {
+                    "id": "a",
+                    "statement": "s",
+                    "rule": "precedence",
+                    "params": {"before": "policy_check", "after": matcher},
+                }
+            ]
+        },
+    }
+    spec = compile_contract(Contract.model_validate(document))
+    assert spec.invariants.required_order == []
+    (rule,) = spec.rules
+    assert (rule.kind, rule.enforcement, rule.subject) == ("precedence", "hard", "successes")
+    assert rule.model_dump(mode="json", exclude_none=True)["after"]["type"] == ["tool"]

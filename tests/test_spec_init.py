@@ -209,6 +209,8 @@ def test_a_span_named_with_spaces_only_is_no_required_tool(tmp_path, run_cli):
         ('invariants:\n  forbidden_tools: ["  "]\n', "'  ' is spaces only and names no tool"),
         ('invariants:\n  required_tools: [" "]\n', "' ' is spaces only and names no tool"),
         ('rules:\n  - {kind: count, tool: "  ", max: 0}\n', "is spaces only and names no tool"),
+        ('invariants:\n  required_order: [{before: "  ", after: x}]\n',
+         "required_order[0].before: '  ' is spaces only and names no tool"),
         ("invariants:\n  required_tools: [a, b]\n  forbidden_tools: [b]\n",
          "b is both required and forbidden: no run can pass"),
         ("rules:\n  - {kind: count, tool: {name: x, status: [error]}, count_status: success,"
@@ -217,7 +219,8 @@ def test_a_span_named_with_spaces_only_is_no_required_tool(tmp_path, run_cli):
     ],
 )  # fmt: skip
 def test_a_spec_that_can_only_pass_or_only_fail_is_refused(tmp_path, run_cli, body, said):
-    """A forbidden name of spaces only forbade nothing and PASSed (an empty one was refused);
+    """A forbidden name of spaces only forbade nothing and PASSed (an empty one was refused),
+    and one in ``required_order`` FAILed every run that called its ``after``;
     a tool both required and forbidden FAILed every run; ``count_status: success`` beside a
     matcher's ``status: [error]`` was silently ignored."""
     spec = tmp_path / "spec.yaml"

@@ -58,8 +58,8 @@ class OrderConstraint(_Closed):
     Both names may be shell-style globs (``refund_*``).
     """
 
-    before: str = Field(min_length=1)
-    after: str = Field(min_length=1)
+    before: SomeName
+    after: SomeName
 
 
 class Invariants(_Closed):
