@@ -57,7 +57,7 @@ def read_report(
         raise AbwInputError("not a gate-report/v0: a gate report is a JSON object", file=name)
     require_schema_version(document, REPORT_SCHEMA, file=name, line_of=source.line_of)
     try:
-        report = GateReport.model_validate(document)
+        report = GateReport.model_validate(document, strict=True)  # (exact, as the schema)
     except ValidationError as exc:
         error = from_validation_error(exc, file=name, line_of=source.line_of, document=document)
         error.message = f"not a gate-report/v0: {error.message}"
@@ -75,7 +75,7 @@ def self_contradiction(report: Any, file: str | Path) -> AbwInputError | None:
     agrees with itself."""
     from abw.verify_report import consistency_problems
 
-    parts = {"verdict", "summary", "checks", "inputs"}  # what it compares, nothing more
+    parts = {"verdict", "summary", "checks", "inputs", "statistics", "runs"}  # what it compares
     problems = consistency_problems(report.model_dump(mode="json", include=parts))
     if not problems:
         return None

@@ -4,14 +4,16 @@ A ``gate-report/v0`` lists the SHA-256 of its spec and of every trace it read, p
 digest over them. Verification recomputes those hashes from the files on disk and compares:
 the same spec, the same baseline traces, the same candidate traces (as multisets of hashes —
 file names may differ between machines), and a digest that matches both the listed hashes and
-the recomputed ones. It reads only bytes and the report's ``inputs`` block: it never runs the
-gate, so it is cheap enough to run in any pipeline that consumes a report.
+the recomputed ones. When they match, it gates the inputs again and compares what the report
+says with what the gate gives (:data:`_EVIDENCE`).
 
 :func:`consistency_problems` checks a report against itself: the top-level ``verdict`` must be
-the worst of its checks' verdicts, the ``summary`` must lead with that verdict, and a hard check
-that lists violating runs cannot PASS, and the inputs digest must be the one its listed hashes
-give (an edited report hides a file so). The Action refuses to publish a report that fails this,
-and ``abw verify-report`` reports it, each problem naming the field that disagrees.
+the worst of its checks' verdicts, the ``summary`` must lead with that verdict, a hard check
+that lists violating runs cannot PASS, the inputs digest must be the one its listed hashes
+give (an edited report hides a file so), each scenario's sequence counts its ``n`` runs, and
+each input file's run and scenario are the ones ``runs[]`` gives it. Every reader of an
+earlier report refuses one that fails this (the Action does not publish it), and ``abw
+verify-report`` reports it, each problem naming the field that disagrees.
 """
 
 from __future__ import annotations
@@ -89,11 +91,52 @@ def consistency_problems(document: dict[str, Any]) -> list[str]:
         problems.append(
             f"summary: it leads with {_shown(lead)!r}, but the verdict of the checks is {worst}"
         )
+    problems += _sequence_problems(document.get("statistics"))
+    problems += _listing_problems(document.get("inputs"), document.get("runs"))
     if not _digest_agrees(document.get("inputs")):
         problems.append(
             "inputs.digest: does not match the spec and trace hashes the report lists "
             "(edited report)"
         )
+    return problems
+
+
+def _sequence_problems(statistics: Any) -> list[str]:
+    """Where a scenario's sequence counts other runs than its pass-rate test (``n``): the
+    sequence is what a later gate's ``--previous`` continues."""
+    problems = []
+    for index, stats in enumerate(statistics if isinstance(statistics, list) else []):
+        state = stats.get("sequence") if isinstance(stats, dict) else None
+        if isinstance(state, dict) and state.get("n") != stats.get("n"):
+            problems.append(
+                f"statistics[{index}].sequence.n: {_shown(state.get('n'))}, but the scenario's "
+                f"test counted n = {_shown(stats.get('n'))} runs"
+            )
+    return problems
+
+
+def _listing_problems(inputs: Any, runs: Any) -> list[str]:
+    """Where an input file's run or scenario (what ``--previous`` reads of the earlier runs)
+    is not the one ``runs[]`` gives the same file."""
+    rows = {}
+    for run in runs if isinstance(runs, list) else []:
+        if isinstance(run, dict):
+            rows[(run.get("role"), run.get("trace_file"))] = run
+    traces = inputs.get("traces") if isinstance(inputs, dict) else None
+    problems = []
+    for index, item in enumerate(traces if isinstance(traces, list) else []):
+        if not isinstance(item, dict):
+            continue
+        run = rows.get((item.get("role"), item.get("file")))
+        if run is None:
+            problems.append(f"inputs.traces[{index}].file: runs[] lists no run of this file")
+            continue
+        for key in ("trace_id", "scenario_id"):
+            if item.get(key) != run.get(key):
+                problems.append(
+                    f"inputs.traces[{index}].{key}: {_shown(item.get(key))}, but runs[] gives "
+                    f"its file {_shown(run.get(key))}"
+                )
     return problems
 
 
@@ -309,29 +352,61 @@ def _runs_of(violations: Any) -> Counter[Any]:
     return Counter(v.get("trace_id") if isinstance(v, dict) else None for v in items)
 
 
-#: The evidence compared with the gate's, as (the report's list, the fields of each item that
-#: must agree, what differs): the runs that passed, each scenario's counts for the pass-rate
-#: test, the kinds of input warnings.
+#: What a scenario's sequence must agree on (not its message's wording)
+_SEQUENCE = ("order", "n", "chain", "restarts", "continuity", "left_out")
+#: The evidence compared with the gate's, as (where the report's list is, the fields of each
+#: item that must agree, what differs): the runs that passed, each scenario's counts for the
+#: pass-rate test and its sequence (what a later ``--previous`` continues: its chain, restarts
+#: and the runs left out), each input's run and scenario (what ``--previous`` reads of the
+#: earlier runs), the kinds of input warnings.
 _EVIDENCE = (
-    ("runs", ("role", "trace_id", "passed"), "which runs passed differs from the gate's"),
-    ("statistics", ("scenario_id", "n", "k"), "the runs counted (n, k) differ from the gate's"),
-    ("input_warnings", ("kind",), "the input warnings differ from the gate's"),
+    (("runs",), ("role", "trace_id", "passed"), "which runs passed differs from the gate's"),
+    (("statistics",), ("scenario_id", "n", "k"), "the runs counted (n, k) differ from the gate's"),
+    (
+        ("statistics",),
+        ("scenario_id", *(f"sequence.{key}" for key in _SEQUENCE)),
+        "a sequence (its n, chain, restarts, continuity or runs left out) differs from the "
+        "gate's with this --previous",
+    ),
+    (
+        ("inputs", "traces"),
+        ("role", "sha256", "trace_id", "scenario_id"),
+        "the runs and scenarios of the listed files differ from the gate's",
+    ),
+    (("input_warnings",), ("kind",), "the input warnings differ from the gate's"),
 )
 
 
 def _evidence_problems(document: dict[str, Any], again: Any) -> list[str]:
     """Where the report's evidence (:data:`_EVIDENCE`) differs from the gate's on the same
     inputs. (File names may be spelled otherwise than when the gate ran, so runs are compared
-    by trace id.)"""
+    by trace id, files by their SHA-256.)"""
+    from abw.gating import report_document
+    from abw.hashing import canonical_json
+
+    gated_document = report_document(again)
     problems = []
-    for key, fields, differs in _EVIDENCE:
-        items = document.get(key)
-        given = Counter(
-            tuple(item.get(f) for f in fields)
-            for item in (items if isinstance(items, list) else [])
-            if isinstance(item, dict)
-        )
-        gated = Counter(tuple(getattr(item, f) for f in fields) for item in getattr(again, key))
-        if given != gated:
-            problems.append(f"{key}: {differs}")
+    for where, fields, differs in _EVIDENCE:
+        lists = []
+        for source in (document, gated_document):
+            items: Any = source
+            for key in where:
+                items = items.get(key) if isinstance(items, dict) else None
+            lists.append(
+                Counter(
+                    canonical_json([_field(item, f) for f in fields])
+                    for item in (items if isinstance(items, list) else [])
+                    if isinstance(item, dict)
+                )
+            )
+        if lists[0] != lists[1]:
+            problems.append(f"{'.'.join(where)}: {differs}")
     return problems
+
+
+def _field(item: dict[str, Any], dotted: str) -> Any:
+    """``item``'s value at ``dotted`` (``sequence.n``); None where a level is missing."""
+    value: Any = item
+    for key in dotted.split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value

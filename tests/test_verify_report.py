@@ -285,3 +285,94 @@ def test_an_edit_that_keeps_the_verdicts_is_still_named(run_cli, failing, change
     _edit(failing[0], change)
     code, out, err = _verify(run_cli, *failing)
     assert code in (1, 2) and words in out + err, out + err
+
+
+def _edited(report, tmp_path, name, edit):
+    document = json.loads(report.read_text())
+    edit(document)
+    path = tmp_path / name
+    path.write_text(json.dumps(document, indent=1, sort_keys=True))
+    return path
+
+
+def _look(run_cli, base, cand, spec, out, *more):
+    args = ["gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--out", out, "-q"]
+    return run_cli(*args, *more)
+
+
+@pytest.fixture
+def looked(tmp_path, run_cli):
+    """Look 1 over the 20 regressed runs (3 fail) under a spec that tolerates failing runs:
+    INCONCLUSIVE; the report a later look's --previous reads."""
+    base = EXAMPLE / "traces" / "baseline"
+    cand = shutil.copytree(EXAMPLE / "traces" / "regressed", tmp_path / "look1")
+    spec = tmp_path / "spec.yaml"
+    text = (EXAMPLE / "behavior.yaml").read_text()
+    spec.write_text(text.replace("failing_runs: forbid", "failing_runs: tolerate"))
+    report = tmp_path / "one.json"
+    code, out, _ = _look(run_cli, base, cand, spec, report)
+    assert code == 3, out
+    return report, base, cand, spec
+
+
+@pytest.mark.parametrize(
+    ("name", "field"),
+    [("scenario", "inputs.traces[24].scenario_id"), ("sequence", "statistics[0].sequence.n")],
+)
+def test_edited_sequence_evidence_is_refused_and_never_verifies(
+    run_cli, looked, tmp_path, name, field
+):
+    """What ``--previous`` reads of an earlier gate — each input's scenario, the sequence's
+    n — could be edited (every candidate moved to another scenario, or n set to 0) and
+    ``verify-report`` said ok: a later look then left none of the earlier runs out and PASSed
+    after the failing runs were deleted. Such a report contradicts itself (``runs[]``, the
+    scenario's own n): refused as --previous, a mismatch for verify-report."""
+    report, base, cand, spec = looked
+
+    def edit(document):
+        if name == "scenario":
+            for item in document["inputs"]["traces"]:
+                if item["role"] == "candidate":
+                    item["scenario_id"] = "elsewhere"
+        else:
+            document["statistics"][0]["sequence"]["n"] = 0
+
+    forged = _edited(report, tmp_path, "forged.json", edit)
+    code, out, _ = _verify(run_cli, forged, base, cand, spec)
+    assert code == 1 and field in out, out
+    code, _, err = _look(run_cli, base, cand, spec, tmp_path / "two.json", "--previous", forged)
+    assert code == 2 and field in err and "contradicts itself" in err, err
+
+
+def test_a_report_given_as_its_own_previous_does_not_verify(run_cli, looked, tmp_path):
+    """Look 2 restarted (runs removed); verifying it with itself as --previous gated it as an
+    extension of itself and said ok: the sequence the gate gives now is compared too."""
+    report, base, cand, spec = looked
+    for path in sorted(cand.glob("*.json"))[:2]:
+        path.unlink()
+    two = tmp_path / "two.json"
+    _look(run_cli, base, cand, spec, two, "--previous", report)
+    args = ["--baseline", base, "--candidate", cand, "--spec", spec]
+    code, out, _ = run_cli("verify-report", two, *args, "--previous", report)
+    assert code == 0, out
+    code, out, _ = run_cli("verify-report", two, *args, "--previous", two)
+    assert code == 1 and "a sequence (its n, chain, restarts" in out, out
+
+
+def test_a_report_value_of_another_type_is_refused_by_every_reader(run_cli, looked, tmp_path):
+    """Types are exact, as the schema says: ``k: "17"`` was read as 17 by verify-report,
+    abw report and gate --previous while abw validate refused it."""
+    report, base, cand, spec = looked
+    typed = _edited(
+        report,
+        tmp_path,
+        "typed.json",
+        lambda d: d["statistics"][0].update(k=str(d["statistics"][0]["k"])),
+    )
+    for args in (
+        ["verify-report", typed, "--baseline", base, "--candidate", cand, "--spec", spec],
+        ["report", "-i", typed, "--format", "markdown", "-o", tmp_path / "r.md"],
+        ["gate", "--baseline", base, "--candidate", cand, "--spec", spec, "--previous", typed],
+    ):
+        code, _, err = run_cli(*args)
+        assert code == 2 and "statistics.0.k" in err and "valid integer" in err, (args[0], err)
