@@ -278,7 +278,8 @@ def _first_problem(
             key = json.loads(string)
             if key in top[0]:
                 field = ".".join(p for p in (top[2], _shown(key)) if p)
-                message = f"duplicate key {string} (lines {top[0][key]} and {line})"
+                name = f"{string} " if _PLAIN_KEY.fullmatch(key) else ""
+                message = f"duplicate key {name}(lines {top[0][key]} and {line})"
                 return message, line, field
             top[0][key] = line
             top[1][1] = _shown(key)
@@ -320,9 +321,17 @@ def _slot(frame: tuple[dict[str, int] | None, list[Any], str] | None) -> str:
     return ".".join(p for p in (path, name) if p)
 
 
+#: A key shown in a field path as it is: a name, not text (the keys of a tool's input or output
+#: are its content: a path, an e-mail address, a sentence)
+_PLAIN_KEY = re.compile(r"[A-Za-z_@$][A-Za-z0-9_.:$-]{0,63}|[0-9]{1,9}")
+#: What a field path shows for any other key
+HIDDEN_KEY = "…"
+
+
 def _shown(key: str) -> str:
-    """A key as a field name on one line: control characters written as JSON escapes."""
-    return json.dumps(key)[1:-1] if _CONTROL.search(key) else key
+    """A key as a field name: itself when it is a plain name, else :data:`HIDDEN_KEY` (an
+    error line goes to CI logs, and ``abw sample`` keeps it in the run's trace)."""
+    return key if _PLAIN_KEY.fullmatch(key) else HIDDEN_KEY
 
 
 def parse_json(

@@ -167,15 +167,29 @@ def check_strings(value: Any, where: str) -> None:
 def run_action(root: Path, report: GateReport) -> tuple[str, dict[str, str], str]:
     """The Action in-process, publishing ``report`` with no token: (log, outputs, summary).
 
-    The report's inputs digest is made the one its (hostile) listed hashes give: the Action
-    refuses a report whose digest does not (tests/test_action_trust.py)."""
+    The report is made to agree with itself as the gate writes it: each listed input's run and
+    scenario are its ``runs[]`` row's (an input with none is dropped), each sequence counts its
+    scenario's n, and the inputs digest is the one its (hostile) listed hashes give: the Action
+    refuses a report that contradicts itself (tests/test_action_trust.py)."""
     from abw.gating.ledger import inputs_digest
     from abw.github.commands import Console
     from abw.github.main import run
 
-    listed = report.inputs
-    digest = inputs_digest(listed.spec_sha256, [t.sha256 for t in listed.traces])
-    report = report.model_copy(update={"inputs": listed.model_copy(update={"digest": digest})})
+    rows = {(r.role, r.trace_file): r for r in report.runs}
+    traces = [
+        t.model_copy(update={"trace_id": row.trace_id, "scenario_id": row.scenario_id})
+        for t in report.inputs.traces
+        if (row := rows.get((t.role, t.file))) is not None
+    ]
+    statistics = [
+        s.model_copy(update={"sequence": s.sequence.model_copy(update={"n": s.n})})
+        if s.sequence is not None
+        else s
+        for s in report.statistics
+    ]
+    digest = inputs_digest(report.inputs.spec_sha256, [t.sha256 for t in traces])
+    listed = report.inputs.model_copy(update={"traces": traces, "digest": digest})
+    report = report.model_copy(update={"inputs": listed, "statistics": statistics})
 
     if root.exists():
         shutil.rmtree(root)

@@ -204,7 +204,8 @@ def test_claude_code_and_codex_lines_take_the_fast_path():
 
 
 def test_a_key_holding_an_escaped_line_break_is_named_on_one_line():
-    """The field of an error is the key path; a key "\\n" must not break the one line."""
+    """The field of an error is the key path; a key "\\n" must not break the one line (a key
+    that is no plain name is shown as ``…``: a tool's keys are its content)."""
     with pytest.raises(AbwInputError) as caught:
         reader.parse_json(b'{"\\\\n": 1, "\\n": {"x": NaN}}', "x.json")
-    assert caught.value.one_line() == "x.json:1: \\n.x: NaN is not a JSON number"
+    assert caught.value.one_line() == "x.json:1: \u2026.x: NaN is not a JSON number"

@@ -49,6 +49,12 @@ def identifier(value: Any) -> str | None:
     return value if isinstance(value, str) and IDENTIFIER.fullmatch(value) else None
 
 
+def shown_id(value: Any) -> str:
+    """An id read from an export as a warning shows it: :func:`identifier`, else ``?`` (an
+    id field may hold anything; a warning goes to CI logs)."""
+    return identifier(value) or "?"
+
+
 def task_id(document: dict[str, Any], keys: tuple[str, ...]) -> str | None:
     """The task an evaluation's record names: the value of the first of ``keys`` it holds
     (not null) when that is a plain identifier, or a whole number (OpenDevin's gorilla

@@ -247,6 +247,7 @@ class ClaudeImporter(Importer):
     def import_file(self, path: Path, options: ImportOptions) -> list[Trace]:
         from abw.importers.claude.assemble import build_trace, is_helper_agent
         from abw.importers.claude.parser import FileParser
+        from abw.importers.common import shown_id
 
         sidechain = self.is_subagent_file(path) and self._peek(path).sidechain
         earlier = [] if sidechain else self._resumed_sessions(path, options)
@@ -260,8 +261,8 @@ class ClaudeImporter(Importer):
         if sidechain:
             kind = "compaction" if is_helper_agent(main.agent_id) else "subagent"
             options.warn(
-                f"{path.name}: a {kind} transcript (agent {main.agent_id} of session "
-                f"{main.session_id}), imported on its own"
+                f"{path.name}: a {kind} transcript (agent {shown_id(main.agent_id)} of session "
+                f"{shown_id(main.session_id)}), imported on its own"
             )
             return [build_trace(main, [], options)]
         owners = [*main.session_ids, *(e.stem for e in earlier)]  # (a fork's subagents too)

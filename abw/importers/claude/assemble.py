@@ -18,6 +18,7 @@ from abw.importers.common import (
     extract_canonical_output,
     final_output_hash,
     record_kept_arguments,
+    shown_id,
 )
 from abw.importers.spans import iso, recorded_start, status_of
 
@@ -56,7 +57,9 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
         agent_id = sub.agent_id
         link = _handoff(agent_id, [main, *(other for other in subs if other is not sub)])
         if link is not None and agent_id in found:
-            options.warn(f"{sub.name}: a second transcript of subagent {agent_id}; left out")
+            options.warn(
+                f"{sub.name}: a second transcript of subagent {shown_id(agent_id)}; left out"
+            )
         elif link is not None:
             parents[id(sub)] = link
             found.add(agent_id)
@@ -64,7 +67,7 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
             continue
         elif sub.drafts.get(FILE):
             options.warn(
-                f"{sub.name}: subagent {agent_id} is not linked to any Task call of "
+                f"{sub.name}: subagent {shown_id(agent_id)} is not linked to any Task call of "
                 f"{main.name}; its spans are kept at the end of the trace"
             )
             unlinked.append(sub)
@@ -78,7 +81,7 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
             attached.append(sub)
         elif sub.drafts.get(FILE):
             options.warn(
-                f"{sub.name}: subagent {sub.agent_id} is started by no subagent of "
+                f"{sub.name}: subagent {shown_id(sub.agent_id)} is started by no subagent of "
                 f"{main.name}'s; its spans are kept at the end of the trace"
             )
             unlinked.append(sub)
@@ -92,7 +95,8 @@ def link_subagents(main: FileParser, subs: list[FileParser], options: ImportOpti
     ]
     for name, line, agent_id in sorted(missing):
         options.warn(
-            f"{name}:{line}: no transcript found for subagent {agent_id}; its spans are missing"
+            f"{name}:{line}: no transcript found for subagent {shown_id(agent_id)}; its spans "
+            "are missing"
         )
     if not unlinked:  # (an unlinked subagent file may be its transcript: warned about above)
         for line in _unclaimed_task_calls(main):

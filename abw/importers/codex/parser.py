@@ -26,7 +26,7 @@ from abw.importers.codex.tools import (
     tool_name,
 )
 from abw.importers.codex.values import as_int, duration_ms, nonempty_str, plain_name
-from abw.importers.common import extract_arguments, identifier
+from abw.importers.common import extract_arguments, identifier, shown_id
 from abw.importers.rawio import decode_json_string
 from abw.importers.spans import SHELL_TOOLS, Draft, parse_time
 
@@ -401,7 +401,9 @@ def _output(state: RolloutState, line: int, payload: dict[str, Any], when: datet
     else:
         call = state.calls.get(call_id)
         if call is None:
-            state.options.warn(f"{state.path.name}: an output has no matching call ({call_id})")
+            state.options.warn(
+                f"{state.path.name}: an output has no matching call ({shown_id(call_id)})"
+            )
             return
     if call.draft.name == "spawn_agent" and poll_target is None:
         _note_spawned(state, call_id, output, line)

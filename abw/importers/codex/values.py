@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from abw.importers.common import identifier
-
 
 def nonempty_str(value: Any) -> str | None:
     """``value`` when it is a non-empty string, else None."""
@@ -45,10 +43,16 @@ def duration_ms(value: Any) -> float | None:
     return None if secs is None else round(secs * 1000 + (nanos or 0) / 1e6, 3)
 
 
+#: A client's name (:func:`plain_name`)
+_CLIENT_NAME = re.compile(
+    r"(?=.{1,64}$)[A-Za-z0-9][A-Za-z0-9_.-]*(?: [A-Za-z0-9][A-Za-z0-9_.-]*){0,2}"
+)
+
+
 def plain_name(value: Any) -> str | None:
-    """``value`` when it is a plain identifier, single spaces between its words allowed (an
-    originator such as ``Codex Desktop``), else None: nothing else of a rollout is kept raw."""
+    """``value`` when it names a client: up to three words of letters, digits, ``_``, ``.``
+    and ``-``, each starting with a letter or digit, one space between them, at most 64
+    characters (``codex_exec``, ``Codex Desktop``), else None: nothing else of a rollout is
+    kept raw (a path, a command or a sentence is no name)."""
     text = nonempty_str(value)
-    if text is None or "  " in text or text != text.strip():
-        return None
-    return text if identifier(text.replace(" ", "_")) else None
+    return text if text is not None and _CLIENT_NAME.fullmatch(text) else None

@@ -3,6 +3,7 @@ retry attempt, error type, a propagated error and the OpenTelemetry status."""
 
 from __future__ import annotations
 
+from abw.importers.common import identifier
 from abw.importers.otel.classify import CLAUDE_CODE
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.spans import Draft
@@ -44,12 +45,14 @@ def has_tokens(span: OSpan) -> bool:
 
 
 def error_type(span: OSpan) -> str | None:
-    """The span's own error type: its ``error.type``, else its exception event's type."""
-    value = nonblank(span.attributes.get("error.type"))
+    """The span's own error type: its ``error.type``, else its exception event's type, when
+    it is a plain identifier (a class, a code: ``TimeoutError``, ``500``); a value of any other
+    shape is text, which no trace keeps."""
+    value = identifier(span.attributes.get("error.type"))
     if value:
         return value
     for name, attributes in span.events:
-        if name == "exception" and nonblank(attributes.get("exception.type")):
+        if name == "exception" and identifier(attributes.get("exception.type")):
             return attributes["exception.type"]
     return None
 

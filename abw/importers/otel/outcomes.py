@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from abw.importers.common import identifier
 from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.order import requested_calls
@@ -228,7 +229,7 @@ def claude_code_tool_outcome(node: Node) -> tuple[str, str | None] | None:
         if child_span.name == f"{CLAUDE_CODE}tool.execution" and (
             a.get("success") is False or child_span.status == "ERROR"
         ):
-            error_type = nonblank(a.get("error.type"))
+            error_type = identifier(a.get("error.type"))  # (as attributes.error_type reads it)
             return ("error", error_type) if error_type else ("interrupted", None)
     return None
 
