@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from abw.errors import AbwInputError
+from abw.pathtext import check_paths
 
 EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples" / "refund-policy"
 EXAMPLE_FILES = ("contract.json", "behavior.yaml", "README.md")
@@ -89,14 +90,6 @@ def _kind(value: Any) -> str:
     return f"{'an' if name[:1] in 'aeiou' else 'a'} {name}"
 
 
-def _no_nul(**paths: str | None) -> None:
-    """Refuse a path argument holding a NUL character (no file name can), naming the argument;
-    the operating system's ValueError would reach the client with no message."""
-    for name, value in paths.items():
-        if value is not None and "\x00" in value:
-            raise AbwInputError("a path cannot hold a NUL character", field=name)
-
-
 def _gate_report(
     baseline: str | None,
     candidate: str | None,
@@ -105,7 +98,7 @@ def _gate_report(
     report: str | None = None,
 ) -> Any:
     """A report read from ``report``, or gated from the given baseline/candidate/spec|contract."""
-    _no_nul(baseline=baseline, candidate=candidate, spec=spec, contract=contract, report=report)
+    check_paths(baseline=baseline, candidate=candidate, spec=spec, contract=contract, report=report)
     if report is not None:
         if any(v is not None for v in (baseline, candidate, spec, contract)):
             raise AbwInputError("give either report or baseline/candidate/spec", field="report")
@@ -143,7 +136,7 @@ def validate_paths(paths: list[str]) -> dict[str, Any]:
     results = []
     for path in paths:
         try:
-            _no_nul(paths=path)
+            check_paths(paths=path)
             if Path(path).is_dir():
                 raise AbwInputError("expected a file, found a folder", file=path)
             problems = [p.one_line() for p in validate_file(Path(path))]
@@ -263,7 +256,7 @@ def build_server() -> Any:
         from abw.traceio import load_trace
 
         with _tool_errors(trace=trace):
-            _no_nul(trace=trace)
+            check_paths(trace=trace)
             loaded = load_trace(trace)
         return {
             "file": trace,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,12 @@ from typing import Any
 import pytest
 
 _FAIL_ON = ("fail", "warn")
+
+
+class AbwInputWarning(UserWarning):
+    """An input to ``abw_gate`` that looks wrong (the report's ``input_warnings``: the
+    candidate is the baseline itself, a mix of agent versions...): it never changes the
+    verdict, and pytest lists it in its warnings summary."""
 
 
 class _Refused(Exception):
@@ -115,7 +122,10 @@ class AbwGate:
         value = config.getini(f"abw_{name}") if name in ("baseline", "spec") else ""
         return value or None
 
-    def _path(self, value: str | os.PathLike) -> Path:
+    def _path(self, value: str | os.PathLike, role: str) -> Path:
+        from abw.pathtext import check_paths
+
+        check_paths(**{role: value})  # (an empty one is the working folder)
         path = Path(value)
         if path.is_absolute():
             return path
@@ -134,7 +144,7 @@ class AbwGate:
         wanted = "Trace objects, TraceFiles or paths of trace JSON (a folder or a file)"
         if isinstance(value, str | os.PathLike):
             with _naming(role):
-                return load_traces(self._path(value))
+                return load_traces(self._path(value, role))
         if isinstance(value, Mapping | bytes | bytearray) or not (
             isinstance(value, Trace | TraceFile) or hasattr(value, "__iter__")
         ):
@@ -157,7 +167,7 @@ class AbwGate:
                 write_trace(item, path)
                 files.extend(load_traces(path))
             elif isinstance(item, str | os.PathLike):
-                files.extend(load_traces(self._path(item)))
+                files.extend(load_traces(self._path(item, f"{role}[{index}]")))
             else:
                 raise _Refused(f"{role}[{index}]: {_kind(item)} given; abw_gate takes {wanted}")
         return files
@@ -176,7 +186,7 @@ class AbwGate:
         if not isinstance(value, str | os.PathLike):
             raise _Refused(f"spec: {_kind(value)} given; abw_gate takes a Spec or a spec file")
         with _naming("spec"):
-            path = self._path(value)
+            path = self._path(value, "spec")
             spec, sha256 = load_spec(path)
         return spec, str(path), sha256
 
@@ -228,6 +238,10 @@ class AbwGate:
         if problem is not None:
             _fail(problem)
         result = self.report(candidate, baseline=baseline, spec=spec)
+        for warning in result.input_warnings:  # (shown in pytest's warnings summary)
+            from abw.text import log_line
+
+            warnings.warn(AbwInputWarning(log_line(warning.message)), stacklevel=2)
         if exit_code(result.verdict, fail_on_warn=fail_on == "warn", allow_inconclusive=allow):
             pytest.fail(explain_report(result), pytrace=False)
         return result
@@ -289,6 +303,7 @@ def explain_report(report: Any, max_violations: int = 10) -> str:
     from abw.text import plural
 
     lines = [f"abw gate verdict: {report.verdict}", f"  {report.summary}"]
+    lines += [f"  input warning: {warning.message}" for warning in report.input_warnings]
     for check in report.checks:
         if check.verdict == "PASS":
             continue

@@ -233,3 +233,28 @@ def test_serve_without_the_mcp_extra_says_how_to_install_it(tmp_path):
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and "internal error" not in done.stderr
     assert "pip install 'agent-behavior-workbench[mcp]'" in done.stderr
+
+
+def test_an_empty_path_is_refused_as_the_cli_refuses_it():
+    """``baseline: ""`` was the working folder: the server gated every trace under it (the
+    regressed runs read as baseline runs) and answered with a verdict; the CLI refuses an empty
+    path (an unset variable). One check of the given path, for every tool."""
+    regressed = "examples/refund-policy/traces/regressed"
+    spec = "examples/refund-policy/behavior.yaml"
+
+    async def steps(session):
+        return [
+            await session.call_tool(tool, arguments)
+            for tool, arguments in (
+                ("abw_gate", {"baseline": "", "candidate": regressed, "spec": spec}),
+                ("abw_gate", {"baseline": regressed, "candidate": "", "spec": spec}),
+                ("abw_explain", {"check_id": "x", "report": ""}),
+                ("abw_validate", {"paths": [""]}),
+                ("abw_fingerprint", {"trace": ""}),
+            )
+        ]
+
+    results = drive(steps)
+    for result in results[:3] + results[4:]:
+        assert result.is_error and "empty path (an unset variable?)" in text(result), text(result)
+    assert "empty path (an unset variable?)" in json.dumps(payload(results[3]))

@@ -205,3 +205,61 @@ def test_spec_key(abw_gate):
     assert "INJECTED" in out and "key" in out
     assert "\x1b" not in out
     assert not [line for line in out.splitlines() if line.lstrip().startswith("::")]
+
+
+def test_an_empty_or_nul_path_fails_in_one_line(pytester):
+    """``baseline=""`` walked the test's whole folder (``Path("")`` is the working folder) and
+    gave a verdict on the wrong runs; a NUL in the spec path was a traceback. Both are the
+    CLI's one line."""
+    _write_test(
+        pytester,
+        """
+GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
+
+@pytest.mark.abw(baseline="", spec=REFUND / "behavior.yaml")
+def test_empty_baseline(abw_gate):
+    abw_gate(REFUND / "traces" / "good")
+
+@pytest.mark.abw(**GATE)
+def test_empty_candidate(abw_gate):
+    abw_gate.report("")
+
+@pytest.mark.abw(baseline=REFUND / "traces" / "baseline")
+def test_nul_spec(abw_gate):
+    abw_gate(REFUND / "traces" / "good", spec="behavior\\x00.yaml")
+""",
+    )
+    result = _run(pytester, "-q")
+    result.assert_outcomes(failed=3)
+    out = result.stdout.str()
+    assert out.count("empty path (an unset variable?)") >= 2, out
+    assert "a path cannot hold a NUL character" in out and "Traceback" not in out
+
+
+def test_input_warnings_reach_pytest(pytester):
+    """The candidate given as the baseline itself PASSed without a word (``abw gate`` prints
+    "input warning: the candidate is the baseline itself ..."): each input warning is a pytest
+    warning, and the failure text lists them."""
+    _write_test(
+        pytester,
+        """
+GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
+
+@pytest.mark.abw(**GATE)
+def test_itself(abw_gate):
+    abw_gate(REFUND / "traces" / "baseline")
+""",
+    )
+    result = _run(pytester, "-q", "-W", "default")
+    result.assert_outcomes(passed=1, warnings=1)
+    assert "AbwInputWarning" in result.stdout.str() and "baseline itself" in result.stdout.str()
+
+
+def test_the_failure_text_lists_the_input_warnings():
+    from abw.gating import run_gate
+    from abw.pytest_plugin import explain_report
+
+    base = REFUND / "traces" / "baseline"
+    report = run_gate(base, base, REFUND / "behavior.yaml")
+    assert report.input_warnings
+    assert "input warning: " in explain_report(report)

@@ -34,13 +34,12 @@ class PathParam(click.Path):
         super().__init__(path_type=Path, **kwargs)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value:
-            self.fail("empty path (an unset variable?): give a file or folder", param, ctx)
-        if isinstance(value, str) and not value.isascii():
-            from abw.reader import lone_surrogate
+        if isinstance(value, str):
+            from abw.pathtext import path_problem
 
-            if lone_surrogate(value) is not None:
-                self.fail("the path is not UTF-8 text; rename it", param, ctx)
+            problem = path_problem(value)
+            if problem is not None:
+                self.fail(problem, param, ctx)
         path = super().convert(value, param, ctx)
         if ctx is not None and param is not None and not isinstance(self, OutputPath):
             ctx.meta.setdefault(INPUTS, {})[Path(path)] = option_name(param)
