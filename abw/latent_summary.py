@@ -57,17 +57,28 @@ def refuse_odd_vectors(
     line_of: Callable[[tuple[str | int, ...]], int | None] | None = None,
 ) -> None:
     """Refuse a kept hidden state (``vector``, ``vector_b64``) that is not
-    ``model.hidden_size`` numbers: no projection could stack it with the others. ``abw
-    validate`` says the same (abw.validate)."""
+    ``model.hidden_size`` finite numbers: no projection could stack it with the others (an
+    infinite one made the projection an internal error). ``abw validate`` says the same
+    (abw.validate)."""
     size = trajectory.model.hidden_size
     for index, step in enumerate(trajectory.steps):
         for field in ("vector", "vector_b64"):
             if getattr(step, field) is None:
                 continue
             try:
-                length = len(step.vector if field == "vector" else decode_f16(step.vector_b64))
+                values = np.asarray(
+                    step.vector if field == "vector" else decode_f16(step.vector_b64)
+                )
+                length = len(values)
             except ValueError:  # (binascii.Error: not base64; an odd byte count)
-                length = None
+                values, length = None, None
+            if values is not None and length == size and not np.isfinite(values).all():
+                raise AbwInputError(
+                    "a kept hidden state holds an infinite or NaN value (a float16 overflow?)",
+                    file=file,
+                    line=line_of(("steps", index, field)) if line_of else None,
+                    field=f"steps.{index}.{field}",
+                )
             if length != size:
                 problem = "not base64 float16" if length is None else plural(length, "number")
                 raise AbwInputError(

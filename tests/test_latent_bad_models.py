@@ -3,12 +3,15 @@ half-written. Each test was an internal error, a false message or a silent wrong
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from abw.errors import AbwInputError
+from abw.latent.geometry import decode_f16
 from abw.latent.tiny import make_tiny_model
 from abw.latent_summary import summarize_latent
 from tests.conftest import CORPUS, REPO
@@ -200,3 +203,123 @@ def test_a_hub_that_cannot_be_reached_is_one_line(tmp_path) -> None:
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1, done.stderr
     assert "the hub could not be reached" in done.stderr
+
+
+def _saved(model: Path, folder: Path, change) -> Path:
+    """A copy of ``model`` whose weights ``change`` edited (saved with its tokenizer)."""
+    import torch
+    import transformers
+
+    loaded = transformers.AutoModelForCausalLM.from_pretrained(model)
+    with torch.no_grad():
+        change(loaded)
+    loaded.save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(model).save_pretrained(folder)
+    return folder
+
+
+def test_a_model_that_gives_nan_is_one_line(run_cli, models, tmp_path) -> None:
+    """Weights gone NaN: "internal error: SVD did not converge" (three steps) or "Out of range
+    float values are not JSON compliant" (one)."""
+    nan = _saved(
+        models["small"], tmp_path / "nan", lambda m: m.model.embed_tokens.weight.fill_(float("nan"))
+    )
+    for steps in ([*STEPS, "a third step"], STEPS[:1]):
+        err = _one_line(*_demo(run_cli, nan, tmp_path / "o.json", steps=steps))
+        assert "hold NaN or infinite values" in err and "nan" in err
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_a_tokenizer_beyond_the_embeddings_is_one_line(run_cli, models, tmp_path) -> None:
+    """A tokenizer of another model (ids past the embedding rows): "internal error: index out
+    of range in self"."""
+    import transformers
+
+    folder = tmp_path / "small-vocab"
+    config = transformers.Qwen2Config(
+        vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2,
+    )  # fmt: skip
+    transformers.Qwen2ForCausalLM(config).save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(models["small"]).save_pretrained(folder)
+    err = _one_line(*_demo(run_cli, folder, tmp_path / "o.json"))
+    assert "embeddings hold 50 rows" in err and "different models" in err
+
+
+def test_a_model_of_images_is_one_line(run_cli, models, tmp_path) -> None:
+    """A ViT with a tokenizer beside it: "internal error: 'NoneType' object has no attribute
+    'dtype'"."""
+    import transformers
+
+    folder = tmp_path / "vit"
+    config = transformers.ViTConfig(
+        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        image_size=32, patch_size=8,
+    )  # fmt: skip
+    transformers.ViTModel(config).save_pretrained(folder)
+    transformers.AutoTokenizer.from_pretrained(models["small"]).save_pretrained(folder)
+    err = _one_line(*_demo(run_cli, folder, tmp_path / "o.json"))
+    assert "reads pixel_values, not text" in err
+
+
+def test_f16_vectors_beyond_its_range_are_refused_when_written_and_read(
+    run_cli, models, tmp_path
+) -> None:
+    """Hidden states past 65504 were kept as infinities under --keep-vectors f16 (exit 0), and
+    the gate then failed: "internal error: SVD did not converge", no report."""
+    big = _saved(models["small"], tmp_path / "big", lambda m: m.model.embed_tokens.weight.mul_(1e7))
+    steps = [*STEPS, "a third step"]
+    err = _one_line(
+        *_demo(
+            run_cli, big, tmp_path / "o.json", "--layer", "0", "--keep-vectors", "f16", steps=steps
+        )
+    )
+    assert "beyond float16's range" in err and "--keep-vectors full" in err
+    latent = tmp_path / "latent"
+    for role in ("baseline", "candidate"):
+        code, _, err = _demo(
+            run_cli, models["small"], latent / role / "a.json", "--keep-vectors", "f16"
+        )
+        assert code == 0, err
+    document = json.loads((latent / "baseline" / "a.json").read_text())
+    vector = decode_f16(document["steps"][0]["vector_b64"])
+    vector[0] = np.inf
+    document["steps"][0]["vector_b64"] = base64.b64encode(vector.astype("<f2").tobytes()).decode()
+    (latent / "baseline" / "a.json").write_text(json.dumps(document))
+    err = _one_line(*_gate(run_cli, latent, tmp_path))
+    assert "a.json" in err and "steps.0.vector_b64" in err and "infinite or NaN" in err
+
+
+def test_trajectories_are_never_written_over_traces_or_their_input(
+    run_cli, models, tmp_path
+) -> None:
+    """``abw latent trace --out`` a folder of the traces ``abw import claude`` wrote: every
+    trace was replaced (the names are the same on purpose); ``demo --out`` its own
+    ``--steps-file`` replaced it."""
+    traces = tmp_path / "traces"
+    session = CLAUDE / SESSIONS[0]
+    code, _, err = run_cli("import", "claude", "--input", session, "--out", traces / "t.json")
+    assert code == 0, err
+    before = (traces / "t.json").read_bytes()
+    args = ["latent", "trace", "--input", session, "--model", models["small"], "--offline"]
+    err = _one_line(*run_cli(*args, "--out", traces / "t.json"))
+    assert "is not a representation-trajectory/v0 file; refusing to overwrite it" in err
+    assert (traces / "t.json").read_bytes() == before
+    steps = tmp_path / "steps.txt"
+    steps.write_text("step one\nstep two\n")
+    err = _one_line(
+        *run_cli(
+            "latent",
+            "demo",
+            "--model",
+            models["small"],
+            "--offline",
+            "--steps-file",
+            steps,
+            "--out",
+            steps,
+        )
+    )
+    assert "it is the --steps-file file" in err and steps.read_text() == "step one\nstep two\n"
+    code, _, err = run_cli(*args, "--scenario-id", " s1 ", "--out", tmp_path / "x.json")
+    assert code == 2 and "empty or with spaces around it" in err

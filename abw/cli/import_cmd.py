@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from abw.cli.options import PathParam, dask_options, output_option
+from abw.cli.options import PathParam, dask_options, output_option, refuse_other_kind
 from abw.importers import importer_targets
+from abw.models import TRACE_SCHEMA
 
 
 def _targets(source: Path, count: int, out: Path, planned: dict[Path, Path]) -> list[Path]:
@@ -27,7 +28,7 @@ def _targets(source: Path, count: int, out: Path, planned: dict[Path, Path]) -> 
                 file=out,
                 field="--out",
             )
-        _refuse_non_trace(target)
+        refuse_other_kind(target, TRACE_SCHEMA, "--out")
         planned[target] = source
         targets.append(target)
     return targets
@@ -174,25 +175,7 @@ def _check_out(out: Path) -> None:
             file=out,
             field="--out",
         )
-    _refuse_non_trace(out)
-
-
-def _refuse_non_trace(target: Path) -> None:
-    """Refuse to overwrite ``target`` when it is a file but not a trace (a raw export in the
-    --out folder, a spec, a report): an input error before anything is written."""
-    from abw.errors import AbwInputError
-    from abw.models import TRACE_SCHEMA
-
-    if not target.is_file():
-        return
-    with open(target, "rb") as handle:
-        head = handle.read(4096)
-    if f'"{TRACE_SCHEMA}"'.encode() not in head:
-        raise AbwInputError(
-            f"exists and is not an {TRACE_SCHEMA} file; refusing to overwrite it",
-            file=target,
-            field="--out",
-        )
+    refuse_other_kind(out, TRACE_SCHEMA, "--out")
 
 
 def _report(options, written: list[Path], out: Path, quiet: bool) -> None:
@@ -299,6 +282,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
         from abw.importers import get_importer
         from abw.importers.base import ImportOptions
         from abw.importers.common import (
+            check_scenario_id,
             parse_argument_fields,
             parse_exported_at,
             parse_labels,
@@ -312,12 +296,7 @@ def make_import_command(name: str, help_text: str) -> click.Command:
             )
         if workers is not None and scheduler is not None:
             raise AbwInputError("give at most one of --workers and --scheduler", field="--workers")
-        if scenario_id is not None and (not scenario_id or scenario_id != scenario_id.strip()):
-            raise AbwInputError(
-                f"{scenario_id!r}: empty or with spaces around it (an unset shell variable?); "
-                "give the task's id, or leave --scenario-id out",
-                field="--scenario-id",
-            )
+        check_scenario_id(scenario_id)
         importer = get_importer(name)
         named_arguments = parse_argument_fields(argument_fields)
         if named_arguments and not getattr(importer, "supports_argument_fields", False):

@@ -16,7 +16,13 @@ from typing import Any
 import click
 
 from abw.cli import RootGroup
-from abw.cli.options import PathParam, check_outputs, output_option
+from abw.cli.options import (
+    PathParam,
+    check_not_inputs,
+    check_outputs,
+    output_option,
+    refuse_other_kind,
+)
 from abw.errors import AbwInputError, not_utf8
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-0.5B-Instruct"
@@ -143,6 +149,16 @@ def latent() -> None:
     """
 
 
+def _check_out(target: Path, given: tuple[str, Path | None]) -> None:
+    """Refuse, before the model loads, an ``--out`` that is the input file, or an existing
+    file that is no trajectory: a trace of ``abw import claude`` has the same name (the steps
+    carry its span ids), and writing the trajectories into its folder replaced every trace."""
+    from abw.models import TRAJECTORY_SCHEMA
+
+    check_not_inputs([("--out", target)], [given], what="trajectory")
+    refuse_other_kind(target, TRAJECTORY_SCHEMA, "--out")
+
+
 @latent.command(short_help="Trajectory of step texts given with --step / --steps-file.")
 @output_option(
     "--out",
@@ -169,6 +185,7 @@ def demo(out: Path, steps: tuple[str, ...], steps_file: Path | None, **options: 
         if not text.strip():
             raise AbwInputError(f"step {index} is empty", field="--step")
         refuse_undecodable(text, f"step {index}", "--step")
+    _check_out(out, ("--steps-file", steps_file))
     lm, extraction = _load(options)
     from abw.latent.build import StepRef, write_trajectory
     from abw.latent.run import TrajectoryInput, compute
@@ -213,8 +230,10 @@ def trace(
     Steps carry the span ids and ordinals of the trace `abw import claude` writes for the same
     file and options; the step texts (tool name and input) are never written.
     """
+    from abw.importers.common import check_scenario_id
     from abw.latent.transcript import transcript_inputs
 
+    check_scenario_id(scenario_id)  # (as abw import claude refuses it)
     warnings: list[str] = []
     inputs = transcript_inputs(
         input_path, scenario_id=scenario_id, labels=bash_tool_labels, warnings=warnings
@@ -230,6 +249,8 @@ def trace(
         *([] if single else [("--out", out, True)]),
         *(("--out", target, False) for target in targets),
     )
+    for target in targets:
+        _check_out(target, ("--input", input_path))
     lm, extraction = _load(options)
     from abw.latent.build import write_trajectory
     from abw.latent.run import compute

@@ -211,6 +211,25 @@ def check_not_inputs(
                 )
 
 
+def refuse_other_kind(target: Path, schema: str, option: str) -> None:
+    """Refuse to overwrite ``target`` when it is a file but not a ``schema`` document (a raw
+    export or a trace where a trajectory goes, a spec, a report): an input error before
+    anything is written. (abw's own files name their ``schema_version`` near the top.)"""
+    from abw.errors import AbwInputError
+
+    if not target.is_file():
+        return
+    with open(target, "rb") as handle:
+        head = handle.read(4096)
+    if f'"{schema}"'.encode() not in head:
+        article = "an" if schema[:1] in "aeiou" else "a"
+        raise AbwInputError(
+            f"exists and is not {article} {schema} file; refusing to overwrite it",
+            file=target,
+            field=option,
+        )
+
+
 def check_folders_apart(written: tuple[str, Path], read: tuple[str, Path]) -> None:
     """Refuse, before any work, a folder written to (``abw sample --out``) that is a trace
     folder read (``--baseline``), lies inside it or holds it: new runs would become baseline

@@ -49,6 +49,17 @@ def identifier(value: Any) -> str | None:
     return value if isinstance(value, str) and IDENTIFIER.fullmatch(value) else None
 
 
+def check_scenario_id(scenario_id: str | None) -> None:
+    """Refuse a ``--scenario-id`` that is empty or has spaces around it (an unset shell
+    variable): its runs would be a scenario of their own, apart from the baseline's."""
+    if scenario_id is not None and (not scenario_id or scenario_id != scenario_id.strip()):
+        raise AbwInputError(
+            f"{scenario_id!r}: empty or with spaces around it (an unset shell variable?); "
+            "give the task's id, or leave --scenario-id out",
+            field="--scenario-id",
+        )
+
+
 def shown_id(value: Any) -> str:
     """An id read from an export as a warning shows it: :func:`identifier`, else ``?`` (an
     id field may hold anything; a warning goes to CI logs)."""

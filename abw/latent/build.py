@@ -11,7 +11,7 @@ import numpy as np
 from abw.atomic import write_atomic
 from abw.errors import AbwInputError
 from abw.hashing import sha256_hex
-from abw.latent.geometry import curvatures, encode_f16, pca2, sig9, velocities
+from abw.latent.geometry import F16_MAX, curvatures, encode_f16, pca2, sig9, velocities
 from abw.models.trajectory import (
     ModelInfo,
     RepresentationTrajectory,
@@ -57,6 +57,12 @@ def build_trajectory(
     if keep_vectors not in KEEP_VECTORS:
         raise AbwInputError(
             f"--keep-vectors {keep_vectors!r} is not one of {', '.join(KEEP_VECTORS)}",
+            field="--keep-vectors",
+        )
+    if keep_vectors == "f16" and vectors.size and not np.abs(vectors).max() <= F16_MAX:
+        raise AbwInputError(
+            f"a hidden-state value ({float(np.abs(vectors).max()):.6g}) is beyond float16's "
+            "range (it would be kept as infinite): keep the vectors with --keep-vectors full",
             field="--keep-vectors",
         )
     vel = velocities(vectors)

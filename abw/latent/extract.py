@@ -23,13 +23,14 @@ starts a fresh context (velocity across the cut still compares the two vectors).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from abw.errors import AbwInputError
-from abw.latent.model import LoadedModel
+from abw.latent.model import LoadedModel, broken
 
 CONTEXTS = ("cumulative", "step")
 METHODS = ("batched", "naive")
@@ -223,6 +224,13 @@ def _run_batch(lm: LoadedModel, batch: list[_Sequence], layer: int, method: str)
     for row, seq in enumerate(batch):
         ids[row, : len(seq.ids)] = torch.tensor(seq.ids, dtype=torch.long)
         mask[row, : len(seq.ids)] = 1
+    rows = _embedding_rows(lm)
+    if rows is not None and int(ids.max()) >= rows:
+        raise broken(
+            lm,
+            f"its tokenizer gives token id {int(ids.max())}, but its embeddings hold {rows} "
+            "rows: the tokenizer and the weights are of different models",
+        )
     cuda = lm.device.type == "cuda"
     ids = ids.to(lm.device, non_blocking=cuda)
     mask = mask.to(lm.device, non_blocking=cuda)
@@ -244,6 +252,15 @@ def _run_batch(lm: LoadedModel, batch: list[_Sequence], layer: int, method: str)
         if not lm.lm_head_ok:
             logits = _full_logits(lm, batch)
     return vectors, _entropy(torch, logits)
+
+
+def _embedding_rows(lm: LoadedModel) -> int | None:
+    """How many token ids the model's input embeddings hold, when it says."""
+    embeddings = (
+        lm.model.get_input_embeddings() if hasattr(lm.model, "get_input_embeddings") else None
+    )
+    rows = getattr(embeddings, "num_embeddings", None)
+    return rows if isinstance(rows, int) else None
 
 
 def _check_head(lm: LoadedModel, seq: _Sequence, final: Any) -> None:
@@ -317,6 +334,13 @@ def extract(
             torch.cat(entropy_parts).cpu().tolist()
             if keys and lm.has_lm_head
             else [None] * len(keys)
+        )
+    finite = all_vectors is None or bool(np.isfinite(all_vectors).all())
+    if not finite or any(e is not None and not math.isfinite(e) for e in all_entropies):
+        raise broken(
+            lm,
+            "its hidden states hold NaN or infinite values (broken or overflowing weights, or "
+            "a --dtype too narrow for them: try --dtype float32)",
         )
     found = {key: (all_vectors[i], all_entropies[i]) for i, key in enumerate(keys)}
     results = []

@@ -98,9 +98,17 @@ def resample(values: list[float], length: int) -> np.ndarray:
     return np.interp(np.linspace(0.0, 1.0, length), np.linspace(0.0, 1.0, y.size), y)
 
 
+#: The largest float16
+F16_MAX = 65504.0
+
+
 def encode_f16(vector: np.ndarray) -> str:
-    """Base64 of the vector as little-endian float16."""
-    return base64.b64encode(np.asarray(vector, dtype="<f2").tobytes()).decode("ascii")
+    """Base64 of the vector as little-endian float16; a value beyond float16's range (it
+    would be kept as infinite) is a ValueError."""
+    values = np.asarray(vector, dtype=np.float64)
+    if values.size and not np.abs(values).max() <= F16_MAX:
+        raise ValueError(f"a value ({np.abs(values).max():.6g}) is beyond float16's range")
+    return base64.b64encode(values.astype("<f2").tobytes()).decode("ascii")
 
 
 def decode_f16(text: str) -> np.ndarray:

@@ -41,6 +41,7 @@ class LoadedModel:
     prefix_ids: list[int] = field(default_factory=list)  # special tokens before the text
     suffix_ids: list[int] = field(default_factory=list)  # special tokens after it
     config: Any = None
+    folder: str | None = None  # the model's folder, named by its errors
     lm_head_checked: bool = False
     lm_head_ok: bool = True
 
@@ -189,6 +190,12 @@ def _check_tokenizer(tokenizer: Any, name: str, folder: str | None) -> None:
         )
 
 
+def broken(lm: LoadedModel, problem: str) -> AbwInputError:
+    """The one-line error for a model that loaded but cannot give hidden states (``problem``),
+    naming it and its folder, as a folder that does not load is named."""
+    return AbwInputError(f"model {lm.name!r}: {problem}", file=lm.folder, field="--model")
+
+
 def load_model(
     spec: str, *, device: str = "auto", dtype: str = "auto", offline: bool = False
 ) -> LoadedModel:
@@ -246,6 +253,13 @@ def load_model(
     loader = transformers.AutoModelForCausalLM if causal else transformers.AutoModel
     with _loading(name, folder):
         model = _from_pretrained(loader, source, local_only, dtype=torch_dtype)
+    if getattr(model, "main_input_name", "input_ids") != "input_ids":
+        raise AbwInputError(
+            f"model {name!r} reads {model.main_input_name}, not text (input_ids); use a "
+            "decoder or an encoder of text",
+            file=folder,
+            field="--model",
+        )
     model.to(device_name)
     model.eval()
     prefix, suffix = _special_ids(tokenizer)
@@ -262,4 +276,5 @@ def load_model(
         prefix_ids=prefix,
         suffix_ids=suffix,
         config=text_config,
+        folder=folder,
     )

@@ -18,7 +18,10 @@ class _Model(BaseModel):
 
 class ModelInfo(_Model):
     name: str = Field(description="Hub id or the base name of a local folder.")
-    layer: int = Field(description="Hidden-state layer index used (negative counts from the end).")
+    layer: int = Field(
+        description="Hidden-state layer used: 0 the embeddings, num_layers the last layer (a "
+        "negative --layer counts from the end and is stored resolved)."
+    )
     num_layers: int
     hidden_size: int
     dtype: str
@@ -33,7 +36,10 @@ class Step(_Model):
     token_count: int = Field(ge=0)
     entropy: float | None = Field(description="Softmax entropy (nats) of the next-token logits.")
     velocity: float | None = Field(description="L2 distance to the previous step's vector.")
-    curvature: float | None = Field(description="Change of velocity; see docs/latent.md.")
+    curvature: float | None = Field(
+        description="Turning angle in radians [0, pi] between consecutive step displacements; "
+        "see docs/latent.md."
+    )
     projection: list[float] = Field(min_length=2, max_length=2, description="PCA(2) coordinates.")
     vector: list[float] | None = Field(default=None, description="Hidden state, when kept.")
     vector_b64: str | None = Field(
