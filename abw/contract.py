@@ -142,6 +142,18 @@ class _Compiler:
             raise self.error(glob_refusal(tool, how), "params", "tool")
         return params
 
+    def not_both(self, tool: Any, other: str) -> None:
+        """Refuse, at this clause's tool, a hard tool clause whose tool an earlier hard clause
+        puts in the ``other`` list: no run could pass (the compiled spec's error named no
+        clause and no line)."""
+        if tool in self.invariants[other]:
+            raise self.error(
+                f"{tool} is both required and forbidden: no run can pass; keep one of the two "
+                "clauses",
+                "params",
+                "tool",
+            )
+
     def came_from(self, spec_location: Location, *below: str | int, nested: bool = False) -> None:
         """Record that the spec value at ``spec_location`` is the current clause's ``below``."""
         self.origins[spec_location] = ((*self.where, *below), nested)
@@ -189,6 +201,7 @@ class _Compiler:
         if kind == "required_tool":
             params = self.exact_tool(clause, "min: 1, count_status: success")
             if hard and set(params) == {"tool"}:
+                self.not_both(params["tool"], "forbidden_tools")
                 tools = self.invariants["required_tools"]
                 self.came_from(("invariants", "required_tools", len(tools)), "params", "tool")
                 tools.append(params["tool"])
@@ -198,6 +211,7 @@ class _Compiler:
         elif kind == "forbidden_tool":
             params = self.exact_tool(clause, "max: 0")
             if hard and set(params) == {"tool"}:
+                self.not_both(params["tool"], "required_tools")
                 tools = self.invariants["forbidden_tools"]
                 self.came_from(("invariants", "forbidden_tools", len(tools)), "params", "tool")
                 tools.append(params["tool"])

@@ -80,6 +80,8 @@ def _label(node: Any, part: str | int, rest: tuple[str | int, ...], missing: boo
     holds, or the missing key of a missing-field error), not ``node[part]``'s."""
     if not rest or _holds(node[part], rest[0]):
         return False
+    if missing and len(rest) == 1 and isinstance(node[part], dict):
+        return False  # (the field missing is this mapping's own: a bind without its after)
     lacking = missing and len(rest) == 1 and not isinstance(node[part], (dict, list))
     return _holds(node, rest[0]) or lacking
 

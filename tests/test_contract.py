@@ -206,6 +206,34 @@ def test_cli_compile_round_trips_through_load_spec(tmp_path, run_cli):
             "preconditions[0]: clause x needs tool",
         ),
         ({"schema_version": "behavior-spec/v0"}, "schema_version: expected schema_version"),
+        # the missing key is the bind's own: it was named as the clause's after, which is there
+        (
+            {
+                "governance": {
+                    "hard": [
+                        {
+                            "id": "x",
+                            "statement": "s",
+                            "rule": "precedence",
+                            "params": {"before": "a", "after": "b", "bind": {"before": "id"}},
+                        }
+                    ]
+                }
+            },
+            "governance.hard[0].params.bind.after: Field required",
+        ),
+        # named at the second clause (the compiled spec's error named no clause and no line)
+        (
+            {
+                "governance": {
+                    "hard": [
+                        {"id": k, "statement": "s", "rule": rule, "params": {"tool": "lookup"}}
+                        for k, rule in (("r", "required_tool"), ("f", "forbidden_tool"))
+                    ]
+                }
+            },
+            "governance.hard[1].params.tool: lookup is both required and forbidden",
+        ),
         # a promise about p that the SPRT (p0 against p1) cannot keep: it FAILed 71 % of
         # candidates complying at 0.85 with p 0.6, and PASSed 99.5 % at 0.96 with p 0.99
         (

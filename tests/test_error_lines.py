@@ -158,6 +158,20 @@ def test_a_spec_field_is_named_at_its_own_item_not_the_first_key_of_that_name(tm
     assert code == 2 and _one_error(err).startswith(f"{spec}:8: "), err
 
 
+def test_a_field_missing_from_a_bind_is_named_in_the_bind(tmp_path, run_cli):
+    """``bind: {before: id}`` lacks its ``after``: the error named the rule's own ``after``
+    (which is there) because the rule holds that key too."""
+    spec = tmp_path / "behavior.yaml"
+    spec.write_text(
+        "schema_version: behavior-spec/v0\nid: x\nrules:\n"
+        "  - kind: precedence\n    before: a\n    after: b\n"
+        "    bind: {before: id}\n",  # line 7
+        encoding="utf-8",
+    )
+    code, _, err = run_cli("validate", spec)
+    assert code == 2 and f"{spec}:7: $.rules[0].bind.after: Field required" in err, err
+
+
 def test_a_contract_field_and_its_schema_version_are_named_with_their_lines(tmp_path, run_cli):
     contract = tmp_path / "contract.json"
     document = json.loads((EXAMPLE / "contract.json").read_text(encoding="utf-8"))
