@@ -294,9 +294,38 @@ RETRY = {"kind": "retry_limit", "tool": "fetch", "max_retries": 1}
             [span("fetch", "error", input=None), span("fetch", input="a")],
             ("unknown", [1]),
         ),
+        # ... but it has one signature: of two later calls with two signatures, at most one
+        # repeats it (unknown while the limit was counted over every later call)
         (
             RETRY,
             [span("fetch", "error", input=None), span("fetch", "error"), span("fetch")],
+            ("satisfied", []),
+        ),
+        (
+            RETRY,
+            [
+                span("fetch", "error", input=None),
+                span("fetch", input="x"),
+                span("fetch", input="y"),
+            ],
+            ("satisfied", []),
+        ),
+        (
+            RETRY,
+            [
+                span("fetch", "error", input=None),
+                span("fetch", input="x"),
+                span("fetch", input="x"),
+            ],
+            ("unknown", [1, 2]),
+        ),
+        (
+            RETRY,
+            [
+                span("fetch", "error", input=None),
+                span("fetch", input="x"),
+                span("fetch", input=None),
+            ],
             ("unknown", [1, 2]),
         ),
         (RETRY, [span("fetch", "error", input=None), span("fetch", input="a")], ("satisfied", [])),

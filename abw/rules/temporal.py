@@ -6,6 +6,7 @@ so a rule that it could decide either way is ``unknown``, never ``satisfied``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -306,13 +307,15 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
     maybe: dict[tuple[str, str | None], list[int]] = {}
     unsigned: dict[str, list[int]] = {}  # per name: spans that may repeat its failed calls
     # per name, after a call without an input hash failed (or may have): every later call of
-    # the name, which may repeat it (its signature is unknown, so any of them may be its own)
-    after_unsigned: dict[str, list[int]] = {}
+    # the name (ordinal, input hash), which may repeat it (its signature is unknown, so any of
+    # them may be its own; but it has one, so only the calls of one signature at most, and
+    # the later calls without a hash, can all be its retries)
+    after_unsigned: dict[str, list[tuple[int, str | None]]] = {}
     for span in path:
         if span_matches(tool, span) is not True:
             continue
         if span.name in after_unsigned:
-            after_unsigned[span.name].append(span.ordinal)
+            after_unsigned[span.name].append((span.ordinal, span.input_hash))
         if group_by == "call_signature" and span.input_hash is None:
             if span.name in troubled_names:  # may repeat a failed call; cannot tell
                 unsigned.setdefault(span.name, []).append(span.ordinal)
@@ -345,8 +348,10 @@ def _retries(path: Sequence[Span], tool: Any, max_retries: int, group_by: str) -
         elif high > max_retries:
             unknown.extend(maybe.get(key, []) + guessed)
     for later in after_unsigned.values():
-        if len(later) > max_retries:
-            unknown.extend(later)
+        signed = Counter(digest for _, digest in later if digest is not None)
+        most = max(signed.values(), default=0) + sum(1 for _, digest in later if digest is None)
+        if most > max_retries:
+            unknown.extend(ordinal for ordinal, _ in later)
     unknown = sorted(set(unknown))
     kind = "call signature" if group_by == "call_signature" else "tool"
     name = label(tool)
