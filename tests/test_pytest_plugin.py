@@ -61,6 +61,7 @@ def _write_test(pytester, body: str) -> None:
 import pytest
 from pathlib import Path
 REFUND = Path({str(REFUND)!r})
+GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
 {body}
 """
     )
@@ -89,8 +90,6 @@ def test_inconclusive_fails_unless_allowed(pytester):
     _write_test(
         pytester,
         """
-GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
-
 @pytest.mark.abw(**GATE)
 def test_small_sample(abw_gate):
     abw_gate(REFUND / "traces" / "small")
@@ -188,8 +187,6 @@ def test_bad_input_failures_are_safe_for_a_ci_log(pytester, tmp_path):
     _write_test(
         pytester,
         f"""
-GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
-
 @pytest.mark.abw(**GATE)
 def test_named(abw_gate):
     abw_gate(Path({str(candidate)!r}))
@@ -214,8 +211,6 @@ def test_an_empty_or_nul_path_fails_in_one_line(pytester):
     _write_test(
         pytester,
         """
-GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
-
 @pytest.mark.abw(baseline="", spec=REFUND / "behavior.yaml")
 def test_empty_baseline(abw_gate):
     abw_gate(REFUND / "traces" / "good")
@@ -243,8 +238,6 @@ def test_input_warnings_reach_pytest(pytester):
     _write_test(
         pytester,
         """
-GATE = dict(baseline=REFUND / "traces" / "baseline", spec=REFUND / "behavior.yaml")
-
 @pytest.mark.abw(**GATE)
 def test_itself(abw_gate):
     abw_gate(REFUND / "traces" / "baseline")
