@@ -119,8 +119,10 @@ LANGSMITH_BATCH = CORPUS / "langsmith" / "gen__langsmith__runs-batch_payload.jso
         "GeneratorExit()\n\nTraceback (most recent call last):\nGeneratorExit\n",
         # LangGraph 1.2 draining a graph on shutdown: stopped cooperatively, resumable
         "GraphDrained('Graph drained: shutdown')\n\nTraceback (most recent call last):\n",
+        # the OpenTelemetry SDK's spelling of the class (with its module)
+        "asyncio.exceptions.CancelledError: \n\nTraceback (most recent call last):\n",
     ],
-    ids=["cancelled", "generator-exit", "graph-drained"],
+    ids=["cancelled", "generator-exit", "graph-drained", "module-spelling"],
 )
 def test_langsmith_run_cancelled_while_it_ran_is_cancelled_not_an_error(run_cli, tmp_path, stopped):
     """langsmith-sdk ``run_helpers._format_error_with_exceptions_to_handle`` records
@@ -158,3 +160,25 @@ def test_langsmith_multipart_parts_with_attachments_and_feedback(run_cli, tmp_pa
         return [{k: v for k, v in s.items() if k != "source_ref"} for s in trace["spans"]]
 
     assert steps(read) == steps(plain) and read["run"] == plain["run"]
+
+
+OTEL_TOOL_RAISES = (
+    CORPUS
+    / "otel-live-fourth"
+    / "gen__otlp-json__semantic-kernel-1.45.0__parallel-tool-raises.jsonl"
+)
+
+
+@pytest.mark.parametrize("stopped", ["GeneratorExit", "GraphDrained", "RuntimeError"])
+def test_otel_call_stopped_while_it_ran_reads_as_langsmith_reads_it(run_cli, tmp_path, stopped):
+    """One list of the classes that say a call was stopped, not failed (abw.importers.spans.
+    stopped): OpenTelemetry read a stream its consumer left (``GeneratorExit``) or a drained
+    graph as a failed call, where LangSmith read them as stopped."""
+    text = OTEL_TOOL_RAISES.read_text()
+    source = tmp_path / "spans.jsonl"
+    source.write_text(text.replace('"stringValue":"RuntimeError"', f'"stringValue":"{stopped}"'))
+    trace = _imported(run_cli, "otel", source, tmp_path / "o.json")
+    outcomes = {
+        s["outcome"] for s in trace["spans"] if s["type"] == "tool" and s["status"] != "success"
+    }
+    assert outcomes == ({"error"} if stopped == "RuntimeError" else {"interrupted"}), outcomes

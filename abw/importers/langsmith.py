@@ -43,7 +43,7 @@ from abw.importers.rawio import (
     token_counts,
 )
 from abw.importers.siblings import Holdings, SplitExportImporter
-from abw.importers.spans import ABSENT, Draft, finish, make_trace, timed_out
+from abw.importers.spans import ABSENT, Draft, finish, make_trace, stopped, timed_out
 from abw.importers.tree import group_by_trace
 from abw.jsonlocate import value_line
 from abw.reader import MalformedJson, parse_json
@@ -466,30 +466,9 @@ def _js_error_type(error: str) -> str | None:
     return None
 
 
-#: The exception classes at the head of the error of a run stopped while it ran: its asyncio
-#: task cancelled (a client that stopped a streaming run), the process interrupted (^C), a
-#: stream its consumer left (``GeneratorExit``: LangGraph's ``stream`` and LangChain's model
-#: ``stream`` record every ``BaseException``), a graph drained on shutdown (LangGraph 1.2's
-#: ``GraphDrained``: stopped cooperatively, resumable), or (JavaScript) the run's
-#: ``AbortSignal`` aborted by its caller.
-_CANCELLED = frozenset(
-    {
-        "CancelledError",
-        "asyncio.CancelledError",
-        "KeyboardInterrupt",
-        "GeneratorExit",
-        "GraphDrained",
-        "AbortError",
-    }
-)
 #: The error LangGraph.js records on the graph's run when its signal aborted (``new
 #: Error("Abort")``): stopped by its caller, or by its own ``timeout``.
 _GRAPH_ABORT = "Abort\n\nError: Abort\n"
-
-
-def _cancelled(error_type: str | None) -> bool:
-    """Whether a run's error class says it was stopped while it ran, not that it failed."""
-    return error_type in _CANCELLED
 
 
 #: The exception classes LangGraph raises where ``interrupt()`` stops a graph to wait for a
@@ -511,7 +490,7 @@ def _outcome(run: dict[str, Any], span_type: str, error_type: str | None) -> str
         return "incomplete"  # no result yet: the call waits for a person's answer
     if timed_out(error_type):
         return "timeout"
-    if _cancelled(error_type):
+    if stopped(error_type):
         return "interrupted"
     if run.get("error"):
         return "error"
@@ -536,7 +515,7 @@ def _final_status(root: dict[str, Any], members: list[dict[str, Any]]) -> str:
     cancelled, ^C), ``unknown`` while a LangGraph ``interrupt()`` waits for a person's answer,
     error when the root failed, success when it ended."""
     root_error = _error_type(root.get("error"))
-    if _cancelled(root_error) or _graph_aborted(root, members):
+    if stopped(root_error) or _graph_aborted(root, members):
         return "cancelled"
     if any(_paused(_error_type(r.get("error"))) for r in members) and (
         not root.get("error") or _paused(root_error)

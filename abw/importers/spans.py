@@ -51,6 +51,26 @@ def exit_outcome(code: int) -> str:
     return "timeout" if code == 124 else "error"
 
 
+#: The error classes of a call or a run stopped while it ran, not failed: its asyncio task
+#: cancelled (a client that stopped a streaming run; OpenInference writes the class name, the
+#: OpenTelemetry SDK its module too), the process interrupted (^C), a stream its consumer left
+#: (``GeneratorExit``: LangGraph's ``stream`` and LangChain's model ``stream`` record every
+#: ``BaseException``), a graph drained on shutdown (LangGraph 1.2's ``GraphDrained``: stopped
+#: cooperatively, resumable), or (JavaScript) the ``AbortError`` of a call whose
+#: ``AbortSignal`` fired (the Vercel AI SDK's ``abortSignal``, a LangChain.js run's caller).
+STOPPED_ERRORS = frozenset(
+    {"CancelledError", "asyncio.CancelledError", "asyncio.exceptions.CancelledError"}
+    | {"KeyboardInterrupt", "GeneratorExit", "GraphDrained", "AbortError"}
+)
+
+
+def stopped(error_type: str | None) -> bool:
+    """Whether an error's class says the call or run was stopped while it ran
+    (:data:`STOPPED_ERRORS`), not that it failed. Every importer whose format records an
+    error's class reads it through this."""
+    return error_type in STOPPED_ERRORS
+
+
 def timed_out(error_type: str | None) -> bool:
     """Whether an error's class says the call timed out (``TimeoutError``,
     ``asyncio.TimeoutError``, ``httpx.ReadTimeout``, ``McpError``'s ``RequestTimeout``…).

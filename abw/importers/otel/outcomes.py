@@ -14,7 +14,7 @@ from abw.importers.otel.order import requested_calls
 from abw.importers.otel.span import OSpan, nonblank
 from abw.importers.otel.teams import team_stopped
 from abw.importers.rawio import as_list, decode_json_string
-from abw.importers.spans import ABSENT, timed_out
+from abw.importers.spans import ABSENT, stopped, timed_out
 from abw.importers.tree import Node
 
 #: A ``claude_code.tool.blocked_on_user`` that refused the call (``decision`` reject), by its
@@ -36,15 +36,6 @@ _AGENTS_CANCELLED = "Tool execution cancelled: {"
 #: guardrails (0.24: the ``turn``), over OpenInference ``Guardrail tripwire triggered:
 #: {'guardrail': '<name>', …}``; the guardrail's own span records nothing.
 _TRIPWIRE = re.compile(r"""Guardrail tripwire triggered: \{["']guardrail["']: ?["'](.*?)["'][,}]""")
-
-#: The error types of a span stopped while it ran, not failed: its asyncio task cancelled (a
-#: client that stopped a streaming run) or the process interrupted (^C). OpenInference writes
-#: a ``BaseException``'s class name, the OpenTelemetry SDK its module too. JavaScript: the
-#: ``AbortError`` of a call whose ``AbortSignal`` fired (the Vercel AI SDK's ``abortSignal``).
-_STOPPED = frozenset(
-    {"CancelledError", "asyncio.CancelledError", "asyncio.exceptions.CancelledError"}
-    | {"KeyboardInterrupt", "AbortError"}
-)
 
 #: The Vercel AI SDK's legacy root spans (:data:`.classify.VERCEL_CALLS`) record
 #: ``ai.response.finishReason`` when the call finishes; its OpenTelemetry integration (AI SDK
@@ -85,10 +76,10 @@ def span_outcome(
             failure = error_type(span)
             if timed_out(failure):
                 return "timeout", False
-            return ("interrupted" if failure in _STOPPED else "error"), False
-        stopped = _agents_stopped(span) if kind.type == "tool" else None
-        if stopped:
-            return stopped, False
+            return ("interrupted" if stopped(failure) else "error"), False
+        by_agents = _agents_stopped(span) if kind.type == "tool" else None
+        if by_agents:
+            return by_agents, False
         if span.status_message and span.status_message in failing_messages:
             return "ok", True  # leaked from the span that really failed
         if not span.status_message and failing_below.get(span.span_id):
@@ -244,12 +235,13 @@ def run_status(
     gave up (:func:`claude_code_gave_up`), a guardrail's tripwire ended it
     (:func:`_tripwire_ended`) or its agent failed (:func:`_agent_outcome`);
     ``cancelled`` where the root, that agent or its last call was stopped while it ran
-    (:data:`_STOPPED`, :data:`_STRANDS_CANCELLED`, :func:`vercel_aborted`, :func:`_last_call`)
+    (:func:`~abw.importers.spans.stopped`, :data:`_STRANDS_CANCELLED`, :func:`vercel_aborted`,
+    :func:`_last_call`)
     or an AutoGen team run never ended (:func:`.teams.team_stopped`);
     ``error`` where that last call is a failed model request; else ``success``."""
     root: OSpan = walk[0][0].payload
     if root.status == "ERROR":
-        return "cancelled" if own_failure(root) and error_type(root) in _STOPPED else "error"
+        return "cancelled" if own_failure(root) and stopped(error_type(root)) else "error"
     if nonblank(root.attributes.get(_STRANDS_CANCELLED)) or vercel_aborted(walk[0][0]):
         return "cancelled"
     if claude_code_gave_up(walk[0][0]) or _tripwire_ended(walk, kinds):
@@ -259,7 +251,7 @@ def run_status(
     outcome = _agent_outcome(walk, kinds, failing_messages, failing_below)
     last = _last_call(walk, kinds)
     if outcome is None and last is not None and last.status == "ERROR" and own_failure(last):
-        if error_type(last) in _STOPPED:
+        if stopped(error_type(last)):
             return "cancelled"
         if kinds[last.span_id].type == "llm":
             return "error"  # the run's last model request failed: it ended with no answer
@@ -309,10 +301,11 @@ def lost_root_status(
 
 def _last_call(walk: list[tuple[Node, list[Node]]], kinds: dict[str, Kind]) -> OSpan | None:
     """The run's own last call: the last started span that the root holds through agent and
-    infrastructure spans only. Where it was stopped while it ran (:data:`_STOPPED`), the run
-    was (pydantic-ai ends its agent span with no error when its task is cancelled); where it
-    is a model request that failed, the run ended with no answer (the Vercel AI SDK's
-    ``streamText`` ends its root with no error when the model's API fails)."""
+    infrastructure spans only. Where it was stopped while it ran
+    (:func:`~abw.importers.spans.stopped`), the run was (pydantic-ai ends its agent span with
+    no error when its task is cancelled); where it is a model request that failed, the run
+    ended with no answer (the Vercel AI SDK's ``streamText`` ends its root with no error when
+    the model's API fails)."""
     scope = {"agent", "container"}
     calls = [
         node.payload
