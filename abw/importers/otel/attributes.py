@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from abw.importers.common import identifier
 from abw.importers.otel.classify import CLAUDE_CODE
-from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.otel.span import OSpan, call_id
 from abw.importers.spans import Draft
 
 #: Where an llm span records its token counts (``gen_ai.usage.prompt_tokens``: OpenLLMetry
@@ -69,14 +69,9 @@ def record_attributes(draft: Draft, span: OSpan, agent: str | None, propagated: 
     out = draft.attributes
     if agent:
         out["agent"] = agent
-    call_id = (
-        nonblank(a.get("gen_ai.tool.call.id"))
-        or nonblank(a.get("tool.id"))
-        or nonblank(a.get("ai.toolCall.id"))
-        or nonblank(a.get("spring.ai.tool.call.id"))
-    )
-    if call_id and call_id != _ADK_NO_CALL_ID and draft.type == "tool":
-        out["tool_call_id"] = call_id
+    recorded = call_id(span)
+    if recorded and recorded != _ADK_NO_CALL_ID and draft.type == "tool":
+        out["tool_call_id"] = recorded
     tokens: tuple[tuple[str, str], ...] = ()
     if span.name == f"{CLAUDE_CODE}llm_request":  # Claude Code: plain key names
         tokens = (("input_tokens", "input_tokens"), ("output_tokens", "output_tokens"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from abw.errors import AbwInputError
 from abw.importers.otel.classify import classify
-from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.otel.span import OSpan, call_id, nonblank
 from abw.importers.rawio import as_dict, as_list, decode_json_string
 from abw.importers.spans import ABSENT
 
@@ -63,7 +63,6 @@ def sort_start(span: OSpan, order: dict[str, int]) -> int | None:
     :func:`call_order` (``-1``: a span that is no requested call comes first)."""
     if span.start_ns is None:
         return None
-    a = span.attributes
-    call_id = nonblank(a.get("gen_ai.tool.call.id")) or nonblank(a.get("ai.toolCall.id"))
-    rank = order.get(call_id, -1) if call_id else -1
+    recorded = call_id(span)
+    rank = order.get(recorded, -1) if recorded else -1
     return span.start_ns * _RANKS + min(rank + 1, _RANKS - 1)

@@ -11,7 +11,7 @@ from abw.importers.common import identifier
 from abw.importers.otel.attributes import error_type
 from abw.importers.otel.classify import CLAUDE_CODE, VERCEL_CALLS, Kind
 from abw.importers.otel.order import requested_calls
-from abw.importers.otel.span import OSpan, nonblank
+from abw.importers.otel.span import OSpan, call_id, nonblank
 from abw.importers.otel.teams import team_stopped
 from abw.importers.rawio import as_list, decode_json_string
 from abw.importers.spans import ABSENT, stopped, timed_out
@@ -158,14 +158,8 @@ def _deferred_requests(result: Any) -> list[tuple[Any, Any, Any]] | None:
 
 
 def called_ids(walk: list[tuple[Node, list[Node]]]) -> set[str]:
-    """The tool call ids the run's spans executed (``ai.toolCall.id``, ``gen_ai.tool.call.id``)."""
-    ids = set()
-    for node, _ in walk:
-        for key in ("ai.toolCall.id", "gen_ai.tool.call.id"):
-            value = node.payload.attributes.get(key)
-            if isinstance(value, str):
-                ids.add(value)
-    return ids
+    """The tool call ids the run's spans executed (:func:`.span.call_id`)."""
+    return {recorded for node, _ in walk if (recorded := call_id(node.payload))}
 
 
 def vercel_unfinished(node: Node, ancestors: list[Node]) -> bool:

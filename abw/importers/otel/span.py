@@ -29,3 +29,13 @@ class OSpan:
 def nonblank(value: Any) -> str | None:
     """``value`` when it is a string holding more than whitespace, else ``None``."""
     return value if isinstance(value, str) and value.strip() else None
+
+
+#: The attributes a tool call's span records its call id in: the GenAI conventions', OpenLLMetry's
+#: and OpenInference's ``tool.id``, the Vercel AI SDK's legacy spans', Spring AI's
+CALL_ID_KEYS = ("gen_ai.tool.call.id", "tool.id", "ai.toolCall.id", "spring.ai.tool.call.id")
+
+
+def call_id(span: OSpan) -> str | None:
+    """The tool call id ``span`` records (the first of :data:`CALL_ID_KEYS` it holds), if any."""
+    return next(filter(None, (nonblank(span.attributes.get(k)) for k in CALL_ID_KEYS)), None)
