@@ -98,6 +98,23 @@ def _exact(value: float | Fraction) -> Fraction:
     return value if isinstance(value, Fraction) else Fraction(repr(value))
 
 
+def sprt_problem(p0: float, p1: float, alpha: float, beta: float, prefix: str = "") -> str | None:
+    """Why the SPRT of these rates and error bounds could decide nothing sound (``prefix``:
+    how its fields are named, ``sprt.`` in a spec), or None: swapped rates, or error bounds
+    that a single run meets. (Each value's own range is its model's: a spec's fields.)"""
+    if not p1 < p0:
+        return (
+            f"{prefix}p1 ({p1}) must be lower than {prefix}p0 ({p0}): p0 is the acceptable "
+            "pass rate, p1 the degraded one"
+        )
+    if alpha + beta >= 1:
+        return (
+            f"{prefix}alpha + {prefix}beta ({alpha} + {beta}) must be below 1, or a single run "
+            "decides the test; use e.g. alpha: 0.05, beta: 0.2"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class SprtPlan:
     """Wald's SPRT for H0: p = p0 against H1: p = p1 < p0 on the pass indicator.
@@ -117,13 +134,14 @@ class SprtPlan:
         """The plan a spec's ``thresholds.sprt`` would accept, else ValueError: swapped rates,
         an error bound of 1 or more, or rates at 0 or 1 decided the test at once or divided
         by zero."""
-        if not 0 < self.p1 < self.p0 < 1:
-            raise ValueError(f"need 0 < p1 < p0 < 1 (p0 {self.p0}, p1 {self.p1})")
-        if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
+        if not (0 < self.p1 < 1 and 0 < self.p0 < 1 and 0 < self.alpha < 1 and 0 < self.beta < 1):
             raise ValueError(
-                f"need alpha and beta in (0, 1), alpha + beta < 1 (alpha {self.alpha}, "
-                f"beta {self.beta})"
+                f"need p0, p1, alpha and beta in (0, 1) (p0 {self.p0}, p1 {self.p1}, alpha "
+                f"{self.alpha}, beta {self.beta})"
             )
+        problem = sprt_problem(self.p0, self.p1, self.alpha, self.beta)
+        if problem is not None:
+            raise ValueError(problem)
         if self.max_runs < 1 or self.boundaries not in ("wald", "ville"):
             raise ValueError("need max_runs >= 1 and boundaries wald or ville")
 

@@ -110,16 +110,11 @@ class Sprt(_Closed):
 
     @model_validator(mode="after")
     def _consistent(self) -> Sprt:
-        if not self.p1 < self.p0:
-            raise ValueError(
-                f"sprt.p1 ({self.p1}) must be lower than sprt.p0 ({self.p0}): p0 is the "
-                "acceptable pass rate, p1 the degraded one"
-            )
-        if self.alpha + self.beta >= 1:
-            raise ValueError(
-                f"sprt.alpha + sprt.beta ({self.alpha} + {self.beta}) must be below 1, or a "
-                "single run decides the test; use e.g. alpha: 0.05, beta: 0.2"
-            )
+        from abw.stats import sprt_problem
+
+        problem = sprt_problem(self.p0, self.p1, self.alpha, self.beta, prefix="sprt.")
+        if problem is not None:
+            raise ValueError(problem)
         return self
 
 
