@@ -152,8 +152,10 @@ def _imported(importer: Importer, path: Path, sample: Path, what: str = "") -> l
     try:
         traces = importer.import_file(path, _options())
     except Exception as exc:
-        reason = " ".join(str(exc).split())
-        detail = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
+        from abw.text import exception_words
+
+        reason = exception_words(exc)
+        detail = reason if reason == type(exc).__name__ else f"{type(exc).__name__}: {reason}"
         return f"{sample.name}: {what or 'import'} failed: {detail}"
     why = not_traces(traces)
     if why is not None:

@@ -113,9 +113,13 @@ def _own_descriptor(chain: list[str]) -> int | None:
     return None
 
 
-def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
+def write_atomic(
+    path: str | Path, data: str | bytes | Iterable[bytes], *, make_folders: bool = True
+) -> Path:
     """Write ``data`` (text, bytes, or pieces of bytes written as they come) to ``path``
-    through a temporary file in the same folder and a rename.
+    through a temporary file in the same folder and a rename; the folders on the way are made
+    unless ``make_folders`` is False (a worker writing into a staging folder the driver may
+    have removed: FileNotFoundError, not a folder made again).
 
     A ``path`` that is a folder is refused before anything is written (IsADirectoryError)."""
     target = Path(path)
@@ -141,7 +145,8 @@ def write_atomic(path: str | Path, data: str | bytes | Iterable[bytes]) -> Path:
     # a link stays a link: the file it leads to is replaced
     replaced = Path(os.path.realpath(target)) if len(chain) > 1 else target
     try:
-        replaced.parent.mkdir(parents=True, exist_ok=True)
+        if make_folders:
+            replaced.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(
             prefix=f".{replaced.name}.", suffix=".tmp", dir=replaced.parent
         )
@@ -200,4 +205,16 @@ def staging_folder(out: Path) -> Iterator[Path]:
             raise
         raise type(exc)(exc.errno, exc.strerror, str(out / failed.relative_to(folder))) from None
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        _remove(folder)
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder`` so that no writer can fill it again: renamed away first (a worker of
+    another machine may still be writing into it; its next file is then refused, not written
+    into a folder made again), then deleted."""
+    gone = folder.with_name(f"{folder.name}-removed")
+    try:
+        folder.rename(gone)
+    except OSError:
+        gone = folder
+    shutil.rmtree(gone, ignore_errors=True)

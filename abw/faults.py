@@ -92,8 +92,9 @@ def one_line(exc: BaseException) -> str:
         return os_input_error(exc).one_line()
     if isinstance(exc, MemoryError):
         return "out of memory"
-    reason = " ".join(str(exc).split()) or type(exc).__name__
-    return f"internal error: {reason} (set ABW_DEBUG=1 for details)"
+    from abw.text import exception_words
+
+    return f"internal error: {exception_words(exc)} (set ABW_DEBUG=1 for details)"
 
 
 def exit_code(exc: BaseException) -> int:

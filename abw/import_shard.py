@@ -80,7 +80,9 @@ def _kind(value: Any) -> str:
 def plugin_failed(importer: Any, source: Path, exc: BaseException) -> AbwInputError:
     """The one-line error for a third-party importer that raised ``exc`` (not AbwInputError)
     on ``source``: names the importer, the file and the exception."""
-    reason = " ".join(str(exc).split()) or type(exc).__name__
+    from abw.text import exception_words
+
+    reason = exception_words(exc)
     return AbwInputError(
         f"the importer {importer_label(importer)} failed: {type(exc).__name__}: {reason} "
         "(a bug in that importer; ABW_DEBUG=1 shows its traceback)",
@@ -128,7 +130,7 @@ def import_batch(
     code's (then the files after it are not read), so the worker logs no failed task."""
     from abw.gcpause import gc_paused
     from abw.importers import get_importer
-    from abw.shard import in_driver_folder, same_code
+    from abw.shard import in_driver_folder, named_as_given, same_code
     from abw.traceio import write_trace
 
     other = same_code(code)
@@ -139,14 +141,19 @@ def import_batch(
     done: list[tuple[int, list[str], OutputFieldsSeen]] = []
     for source in sources:
         mine = replace(options, warnings=[], outputs=OutputFieldsSeen())
+        used = in_driver_folder(source, folder)
         try:
             with gc_paused():
-                traces = import_file(importer, Path(in_driver_folder(source, folder)), mine)
+                traces = import_file(importer, Path(used), mine)
                 names = staged_names(Path(source), len(traces))
                 for staged, trace in zip(names, traces, strict=True):
-                    write_trace(trace, staged_in / staged)
+                    write_trace(trace, staged_in / staged, make_folders=False)
         except AbwInputError as exc:
-            return done, exc
+            return done, named_as_given(exc, source, used)
+        except FileNotFoundError:
+            if not staged_in.is_dir():  # the driver gave up and removed it: nothing to write
+                return done, None
+            raise
         done.append((len(traces), mine.warnings, mine.outputs))
         del traces
     return done, None

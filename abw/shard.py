@@ -25,6 +25,7 @@ but ``abw import --workers``, which uses :func:`dask_client`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abw.errors import AbwInputError
+from abw.text import exception_words
 
 if TYPE_CHECKING:
     from abw.gating.sequence import Previous
@@ -43,8 +45,11 @@ if TYPE_CHECKING:
 #: Files per task: large enough that scheduling costs nothing next to parsing, small enough
 #: that every worker gets many tasks.
 BATCH_FILES = 100
-#: How long a scheduler given by --scheduler may take to show a first worker.
+#: How long a scheduler given by --scheduler may take to show a first worker, and how long a
+#: cluster may be left with none before abw stops waiting for its tasks.
 WORKER_WAIT_S = 30
+#: How often a wait for a task's result looks whether the cluster still has workers.
+_POLL_S = 2.0
 
 
 def _distributed() -> Any:
@@ -98,12 +103,25 @@ def in_driver_folder(path: str, folder: str) -> str:
     return os.path.join(folder, path)
 
 
+def named_as_given(exc: AbwInputError, given: str, used: str) -> AbwInputError:
+    """``exc`` (raised reading ``used``, :func:`in_driver_folder`'s path of ``given``) naming
+    the path as the driver was given it: the same line as without workers."""
+    file = str(exc.file) if exc.file is not None else None
+    if used != given and file is not None and (file == used or file.startswith(used + os.sep)):
+        exc.file = given + file[len(used) :]
+    return exc
+
+
 def _load(path: str, folder: str) -> TraceFile:
     """One file as the single-process gate loads it (abw.leanrun.load_lean_traces), read from
     the driver's working ``folder`` and named as the driver names it."""
     from abw.leanrun import load_lean_trace
 
-    trace_file = load_lean_trace(in_driver_folder(path, folder), held=False)
+    used = in_driver_folder(path, folder)
+    try:
+        trace_file = load_lean_trace(used, held=False)
+    except AbwInputError as exc:
+        raise named_as_given(exc, path, used) from None
     trace_file.path = path
     return trace_file
 
@@ -155,17 +173,38 @@ def task_result(future: Any) -> Any:
     from distributed.scheduler import KilledWorker
 
     try:
-        return future.result()
+        return _waited(future)
     except KilledWorker as exc:
         raise AbwInputError(
             f"the Dask workers died running abw's task {exc.task} (each worker that tried it: "
             "out of memory or killed); their logs say why"
         ) from None
-    except (CancelledError, CommClosedError) as exc:
+    except (CancelledError, CommClosedError, OSError) as exc:
         raise AbwInputError(
             f"the Dask scheduler dropped abw's task {future.key} ({type(exc).__name__}: the "
             "scheduler restarted or went away)"
         ) from None
+
+
+def _waited(future: Any) -> Any:
+    """``future.result()``, but not forever on a cluster left with no worker (each one died
+    or left, and none came back): after :data:`WORKER_WAIT_S` without one, a one-line error."""
+    import time
+
+    alone_since: float | None = None
+    while True:
+        try:
+            return future.result(timeout=_POLL_S)
+        except TimeoutError:
+            if future.client.nthreads():
+                alone_since = None
+                continue
+            alone_since = alone_since if alone_since is not None else time.monotonic()
+            if time.monotonic() - alone_since >= WORKER_WAIT_S:
+                raise AbwInputError(
+                    f"the Dask cluster has had no worker for {WORKER_WAIT_S} s (each one died "
+                    f"or left): abw's task {future.key} cannot run; start workers and run again"
+                ) from None
 
 
 def _results(client: Any, futures: list[Any]) -> Iterator[Any]:
@@ -197,8 +236,7 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     from abw.sharedfields import ValuePool
 
     prefix, batches = _batches(folder)
-    [shared] = client.scatter([context], broadcast=True, hash=False)  # a key of its own: an
-    # equal context scattered again on this client is never the one an earlier gate released
+    shared = _held(client, context)
     futures = client.map(
         summarize_batch,
         [prefix] * len(batches),
@@ -214,6 +252,23 @@ def summaries_on(client: Any, folder: str | Path, context: Context) -> Partial:
     return merged
 
 
+def _held(client: Any, value: Any) -> Any:
+    """A future of ``value`` on the cluster that the scheduler can make again: the result of a
+    task that holds it, not scattered data (which is lost with the last worker holding it: one
+    worker's death then failed every batch). Its own key (``pure=False``): an equal value held
+    again on this client is never the one an earlier gate released. The task holds the value
+    once, as a task graph: distributed's warning that a graph is large is expected here."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Sending large graph")
+        return client.submit(_itself, value, pure=False)
+
+
+def _itself(value: Any) -> Any:
+    return value
+
+
 @contextmanager
 def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> Iterator[Any]:
     """A client of the scheduler at ``scheduler``, or of a fresh :func:`local_cluster` of
@@ -222,13 +277,16 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
     if (workers is None) == (scheduler is None):
         raise AbwInputError("give one of --workers and --scheduler", field="--workers")
     if scheduler is not None:
+        import logging
+
         try:
             client = distributed.Client(scheduler, timeout="30s")
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise AbwInputError(
-                f"cannot reach the Dask scheduler: {exc}", field="--scheduler"
+        except (OSError, TimeoutError, ValueError, TypeError) as exc:  # (TypeError: tls://
+            raise AbwInputError(  # without a security configuration)
+                f"cannot reach the Dask scheduler: {exception_words(exc)}", field="--scheduler"
             ) from None
-        with client:
+        # its log lines are not abw's output (a scheduler gone mid-run logged tracebacks)
+        with _logger_quiet(logging.getLogger("distributed")), client:
             try:  # (else the first task waits, and then fails as if a write had)
                 client.wait_for_workers(1, timeout=WORKER_WAIT_S)
             except TimeoutError:
@@ -260,12 +318,17 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
             stack.enter_context(_logger_quiet(logging.getLogger("distributed")))
             stack.enter_context(dask.config.set({"temporary-directory": scratch}))
             os.environ["DASK_TEMPORARY_DIRECTORY"] = scratch  # (the scheduler's process too)
-            cluster = stack.enter_context(local_cluster(workers))
-            client = stack.enter_context(distributed.Client(cluster))
+            try:
+                cluster = stack.enter_context(local_cluster(workers))
+                client = stack.enter_context(distributed.Client(cluster))
+            except (RuntimeError, OSError) as exc:  # ("Nanny failed to start", a full disk)
+                raise AbwInputError(
+                    f"the Dask cluster did not start: {exception_words(exc)}", field="--workers"
+                ) from None
         yield client
     finally:
-        with signals_held():
-            stack.close()
+        with signals_held(), contextlib.suppress(Exception):  # (a scheduler that died took the
+            stack.close()  # cluster with it: closing it fails, and must not hide what happened)
 
 
 @contextmanager

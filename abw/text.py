@@ -118,6 +118,12 @@ def log_yaml(text: str) -> str | None:
         return None
 
 
+def exception_words(exc: BaseException) -> str:
+    """An exception as words on one line: its message, whitespace folded, else its class's
+    name (a library's exception may say nothing)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def noun(count: int, singular: str) -> str:
     """The English form of ``singular`` for ``count`` things: 1 retry, 2 retries, 0 checks.
 

@@ -88,10 +88,11 @@ def repeated_ordinal(ordinals: list[int]) -> int | None:
     return again
 
 
-def write_trace(trace: Any, path: str | Path) -> Path:
-    """Write a trace atomically in the one-span-per-line layout; one that no loader would read
-    back — over MAX_TRACE_SPANS spans, or repeating a span's ordinal — is refused here
-    already (a library caller builds traces by hand)."""
+def write_trace(trace: Any, path: str | Path, *, make_folders: bool = True) -> Path:
+    """Write a trace atomically in the one-span-per-line layout (``make_folders``: as
+    :func:`abw.atomic.write_atomic`); one that no loader would read back — over
+    MAX_TRACE_SPANS spans, or repeating a span's ordinal — is refused here already (a library
+    caller builds traces by hand)."""
     if len(trace.spans) > MAX_TRACE_SPANS:
         raise AbwInputError(
             f"the run has {len(trace.spans):,} spans, over abw's limit of {MAX_TRACE_SPANS:,} "
@@ -110,7 +111,7 @@ def write_trace(trace: Any, path: str | Path) -> Path:
         data = render_trace(trace).encode("utf-8")
     except UnicodeEncodeError:  # text no file can hold: say where it came from
         raise _lone_surrogate_error(trace) from None
-    return write_atomic(path, data)
+    return write_atomic(path, data, make_folders=make_folders)
 
 
 @dataclass

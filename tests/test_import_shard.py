@@ -104,3 +104,49 @@ def test_workers_and_scheduler_together_are_refused(run_cli, tmp_path):
         "--workers", "2", "--scheduler", "tcp://127.0.0.1:1",
     )  # fmt: skip
     assert code == 2 and "give at most one of --workers and --scheduler" in err
+
+
+def test_a_bad_file_named_relatively_is_the_same_line_on_a_worker_elsewhere(
+    run_cli, tmp_path, remote_cluster, monkeypatch
+):
+    """A worker running in another folder read the driver's relative path as an absolute one,
+    and its error named that (``/…/sessions/x.jsonl:2``), not the path the user gave."""
+    source = tmp_path / "sessions"
+    source.mkdir()
+    good = CORPUS / "claude-code" / "spotter__short.jsonl"
+    lines = good.read_bytes().splitlines(keepends=True)
+    (source / "x.jsonl").write_bytes(lines[0] + b'{"type": "user", "message": {oops\n')
+    monkeypatch.chdir(tmp_path)
+    errors = []
+    for tag, extra in (("serial", ()), ("w", ("--scheduler", remote_cluster.scheduler_address))):
+        code, _, err = run_cli(
+            "import", "claude", "--input", "sessions", "--out", tag, *PINNED, *extra
+        )
+        errors.append((code, err))
+    assert errors[0] == errors[1] and errors[0][0] == 2
+    assert "sessions/x.jsonl:2: invalid JSON" in errors[1][1] and str(tmp_path) not in errors[1][1]
+
+
+def test_a_worker_writes_nothing_once_the_driver_removed_its_staging_folder(tmp_path):
+    """A worker of another machine goes on with its batch after the driver gave up (a bad file,
+    SIGTERM) and removed the staging folder: it made the folder again and filled it with
+    traces, left hidden in the output folder. Now its next file finds the folder gone and the
+    batch ends, writing nothing."""
+    import os
+    from dataclasses import replace
+
+    from abw.atomic import staging_folder
+    from abw.import_shard import import_batch
+    from abw.importers.base import ImportOptions
+    from abw.shard import code_digest
+
+    out = tmp_path / "out"
+    with staging_folder(out) as staging:
+        pass  # the driver gave up: the folder is removed
+    source = str(CORPUS / "claude-code" / "spotter__short.jsonl")
+    options = replace(ImportOptions(), exported_at="2026-01-01T00:00:00Z")
+    done, error = import_batch(
+        "claude", [source], options, str(staging), os.getcwd(), code_digest()
+    )
+    assert (done, error) == ([], None)
+    assert not staging.exists() and list(tmp_path.iterdir()) == []

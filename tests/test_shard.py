@@ -438,3 +438,99 @@ def test_a_stop_while_the_cluster_starts_is_one_line_and_leaves_no_process(tmp_p
         os.kill(pid, signal.SIGKILL)
     assert len([line for line in err.splitlines() if line.strip()]) == 1, err
     assert proc.returncode in (2, 143) and not left, (proc.returncode, left)
+
+
+def _example_args():
+    return (
+        EXAMPLE / "traces" / "baseline",
+        EXAMPLE / "traces" / "regressed",
+        EXAMPLE / "behavior.yaml",
+    )
+
+
+def test_the_worker_holding_the_gates_context_may_die(tmp_path):
+    """The spec and baseline went to the workers as scattered data, which Dask cannot make again:
+    the one worker holding it died (killed, out of memory), and every batch failed ("the Dask
+    scheduler dropped abw's task ... went away"). It is a task's result now, made again where it
+    is lost: the gate goes on and writes the single process's report."""
+    import logging
+
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    marker = tmp_path / "died"
+
+    class DiesOnce(WorkerPlugin):  # the first batch kills its worker; the nanny starts another
+        def setup(self, worker) -> None:
+            import os
+
+            import abw.shard
+
+            original = abw.shard.summarize_batch
+
+            def once(*args, **kwargs):
+                if not os.path.exists(marker):
+                    open(marker, "w").close()
+                    os._exit(1)
+                return original(*args, **kwargs)
+
+            abw.shard.summarize_batch = once
+
+    with (
+        distributed.LocalCluster(
+            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as flaky,
+        distributed.Client(flaky) as client,
+    ):
+        client.register_plugin(DiesOnce())
+        spread = run_gate_distributed(*_example_args(), scheduler=flaky.scheduler_address)
+    assert marker.exists()
+    assert report_json(spread) == report_json(run_gate(*_example_args()))
+
+
+def test_a_cluster_left_without_workers_is_one_line_not_a_wait(run_cli, tmp_path, monkeypatch):
+    """Every worker lost while the gate waits for its tasks (killed, none started again): the
+    wait went on for ever, with nothing printed. After WORKER_WAIT_S without a worker it is
+    one line, exit code 2."""
+    import logging
+    import threading
+
+    import abw.shard
+
+    monkeypatch.setattr(abw.shard, "WORKER_WAIT_S", 1)
+    monkeypatch.setattr(abw.shard, "_POLL_S", 0.2, raising=False)
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class Slow(WorkerPlugin):
+        def setup(self, worker) -> None:
+            import time
+
+            import abw.shard
+
+            abw.shard.summarize_batch = lambda *args, **kwargs: time.sleep(60)
+
+    out = tmp_path / "report.json"
+    with (
+        distributed.LocalCluster(
+            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as leaving,
+        distributed.Client(leaving) as client,
+    ):
+        client.register_plugin(Slow())
+        threading.Timer(3, lambda: leaving.scale(0)).start()
+        gate = [*example_gate("regressed"), "--out", out, "--scheduler", leaving.scheduler_address]
+        result = []
+        waiting = threading.Thread(target=lambda: result.append(run_cli(*gate)), daemon=True)
+        waiting.start()
+        waiting.join(40)
+        assert not waiting.is_alive(), "still waiting for a cluster without workers"
+    code, _, err = result[0]
+    assert code == 2 and not out.exists()
+    assert err.count("\n") == 1 and "has had no worker for 1 s" in err, err
+
+
+def test_a_scheduler_address_of_another_scheme_is_one_line(run_cli, tmp_path):
+    """``tls://`` without a security configuration was an internal error (a TypeError)."""
+    gate = example_gate("regressed")
+    code, _, err = run_cli(*gate, "--out", tmp_path / "r.json", "--scheduler", "tls://127.0.0.1:1")
+    assert code == 2 and "cannot reach the Dask scheduler" in err and "internal error" not in err
+    assert err.count("\n") == 1, err

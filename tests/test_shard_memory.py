@@ -81,7 +81,7 @@ class _Future:
     def __init__(self, left: list[weakref.ref[_Cycle]]) -> None:
         self.left = left
 
-    def result(self) -> str:
+    def result(self, timeout: float | None = None) -> str:
         self.left.append(weakref.ref(_Cycle()))
         return "partial"
 

@@ -635,7 +635,9 @@ def run(env: Mapping[str, str], console: Console) -> int:
     except Exception as exc:  # publishing is a view: it never changes the exit code
         if env.get("ABW_DEBUG"):
             raise
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        from abw.text import exception_words
+
+        reason = exception_words(exc)
         console.warning(f"publishing failed: {reason}. The verdict is unaffected.", title="abw")
     console.info(f"abw: exit code {code} (verdict {report.verdict}, fail-on {inputs.fail_on})")
     return code

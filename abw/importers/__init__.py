@@ -70,8 +70,10 @@ def get_importer(name: str) -> Importer:
         importer = getattr(importlib.import_module(module_name.strip()), class_name.strip())()
         str(importer.help)
     except Exception as exc:  # a broken third-party plugin: one line, never a traceback
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        from abw.text import exception_words
+
         raise AbwInputError(
-            f"the importer {name!r} ({target}) cannot be loaded: {type(exc).__name__}: {reason}"
+            f"the importer {name!r} ({target}) cannot be loaded: {type(exc).__name__}: "
+            f"{exception_words(exc)}"
         ) from None
     return importer

@@ -126,13 +126,15 @@ def _locate(spec: str, offline: bool) -> tuple[str, str, bool]:
 
 def _reason(exc: BaseException) -> str:
     """What went wrong loading a model, on one line (at most 200 characters)."""
-    text = " ".join(str(exc).split())
+    from abw.text import exception_words
+
+    text = exception_words(exc)
     if "ignore_mismatched_sizes" in text or "size mismatch" in text:
         return (
             "its weights do not have the sizes its config.json gives (hidden_size, layers, "
             "vocabulary): the config and the weights are of different models"
         )
-    return (text or type(exc).__name__)[:200]
+    return text[:200]
 
 
 @contextlib.contextmanager
