@@ -105,20 +105,23 @@ def test_a_scenario_gone_from_both_sides_keeps_its_spent_level(tmp_path, run_cli
     )
     checks = {c["id"]: c for c in second["checks"]}
     assert checks["sample_sufficiency.min_runs@extra"]["verdict"] == "INCONCLUSIVE"
-    assert (
-        "Neither set has runs for scenario extra"
+    assert (  # (the runs it saw are left out: should they come back, they count no more)
+        "none was recorded since its sequence restarted"
         in checks["sample_sufficiency.min_runs@extra"]["message"]
     )
+    assert len(extra["sequence"]["left_out"]) == 6
     assert "neither set has a run" in checks["execution.incomplete_runs@extra"]["message"]
     assert _by_scenario(second, "diff")["extra"]["path_edit_distance_mean"] is None
 
-    # Its runs back: the sequence goes on from the restart count, at the spent-down level.
+    # Its runs back: left out (the earlier gate saw them), the sequence goes on from the
+    # restart count, at the spent-down level.
     _copy("good", cand, 6, scenario="extra")
     code, third, err = _gate(
         run_cli, base, cand, tmp_path / "r3.json", "--previous", tmp_path / "r2.json"
     )
     extra = _by_scenario(third, "statistics")["extra"]
     assert extra["sequence"]["restarts"] == 1 and extra["sequence"]["continuity"] == "extends"
+    assert extra["n"] == 0
     assert extra["pass_level"] == 0.05 / 4  # restart 1: alpha * 2^-2, not the first alpha / 2
 
 
@@ -176,17 +179,19 @@ def test_an_earlier_run_judged_otherwise_now_restarts_the_sequence(tmp_path, run
     _, first, _ = _gate_with(run_cli, base, cand, spec, tmp_path / "r1.json")
     assert (_statistic(first)["k"], _statistic(first)["n"]) == (20, 21)
     # The same violation enters the baseline: under baseline_violations: warn the earlier
-    # failing run passes now, so the earlier look's outcomes are not this one's.
+    # failing run passes now, so the earlier look's outcomes are not this one's; a failing run
+    # that passes now must not turn the restart into a re-test of the runs seen (a PASS bought
+    # by another baseline): they are left out, as if the failing one had been removed.
     shutil.copyfile(regressed / "regressed-17-3d30f67b.json", base / "regressed-17.json")
     _, second, _ = _gate_with(
         run_cli, base, cand, spec, tmp_path / "r2.json", "--previous", tmp_path / "r1.json"
     )
     stats = _statistic(second)
-    assert (stats["k"], stats["n"]) == (21, 21)
+    assert (stats["k"], stats["n"]) == (0, 0)
     assert stats["sequence"]["continuity"] == "restarted"
-    assert (
-        "1 earlier run(s) pass or fail differently now" in stats["sequence"]["continuity_message"]
-    )
+    message = stats["sequence"]["continuity_message"]
+    assert "1 earlier run(s) pass or fail differently now" in message
+    assert "1 of them failed and pass now" in message
 
 
 def _gate_with(run_cli, base: Path, cand: Path, spec: Path, out: Path, *more: object):

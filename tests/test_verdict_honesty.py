@@ -949,3 +949,85 @@ def test_importing_the_kept_transcripts_again_buys_no_pass(tmp_path, run_cli):
     three = json.loads((tmp_path / "b.json").read_text())["statistics"][0]
     assert three["sequence"]["continuity"] == "extends", three["sequence"]["continuity_message"]
     assert (three["n"], three["sequence"]["restarts"]) == (20, 0)
+
+
+def _import_of(run, passed: bool, folder: str):
+    """Another import of ``run``'s recording (its trace id and source hash, another
+    exported_at and path) that passes or fails as ``passed`` says: other import options."""
+    from test_gate_factory import make_trace, trace_file
+
+    trace = run.trace
+    again = make_trace(
+        trace.run.trace_id, REFUND if passed else REGRESSED, started_at=trace.spans[0].started_at
+    )
+    source = trace.source.model_copy(update={"exported_at": "2026-07-01T00:00:00Z"})
+    return trace_file(again.model_copy(update={"source": source}), folder)
+
+
+TAU_07 = {"failing_runs": "tolerate", "min_wilson_pass_rate": 0.7}
+BITS = "101101101110110101101110110101"  # 20 of 30 pass
+
+
+def trace_file_of(run, *, source_hash: str):
+    """``run`` read from another recording (its source hash)."""
+    from test_gate_factory import trace_file
+
+    source = run.trace.source.model_copy(update={"source_hash": source_hash})
+    return trace_file(run.trace.model_copy(update={"source": source}), "other")
+
+
+def _thirty(seed: int):
+    rng = random.Random(seed)
+    first = uuid_runs(rng, 30, 0, [REFUND if b == "1" else REGRESSED for b in BITS])
+    return rng, first, [t for t, b in zip(first, BITS, strict=True) if b == "1"]
+
+
+def test_runs_the_earlier_gate_saw_cannot_come_back_after_a_look_without_them():
+    """Deleting the failing runs left out the passing ones it had seen; but a look with none of
+    them (one fresh run) left nothing out, and the next look brought the 20 passing runs back
+    as new runs sorting before the last: PASS (100 % of simulated candidates below tau)."""
+    spec = make_spec(invariants=order(), thresholds=TAU_07)
+    rng, first, kept = _thirty(11)
+    one = gate_mem(BASE, first, spec)
+    fresh = uuid_runs(rng, 1, 1000)
+    two = gate_mem(BASE, fresh, spec, previous=previous_from_report(one))
+    stats = two.statistics[0].sequence
+    assert len(stats.left_out) == 30 and "None of the runs the earlier gate saw" in (
+        stats.continuity_message
+    )
+    three = gate_mem(BASE, kept + fresh, spec, previous=previous_from_report(two))
+    assert three.statistics[0].n == 1 and three.verdict == "INCONCLUSIVE", three.summary
+
+
+def test_keeping_only_the_passing_import_of_each_failing_run_buys_no_pass():
+    """Each failing run also had an import that passes (the same recording, other options);
+    deleting the failing imports made the earlier runs "pass or fail differently now", a
+    restart over the same 30 runs, 30 of 30: PASS. The runs the earlier gate saw are left out
+    as if the failing ones had been removed."""
+    spec = make_spec(invariants=order(), thresholds=TAU_07)
+    _, first, kept = _thirty(12)
+    failing = [t for t, b in zip(first, BITS, strict=True) if b == "0"]
+    lenient = [_import_of(t, True, "imp2") for t in failing]
+    one = gate_mem(BASE, first + lenient, spec)
+    assert (one.statistics[0].n, one.statistics[0].k) == (30, 20)
+    two = gate_mem(BASE, kept + lenient, spec, previous=previous_from_report(one))
+    stats = two.statistics[0]
+    assert (stats.n, stats.sequence.continuity) == (0, "restarted"), stats.sequence
+    assert "10 of them failed and pass now" in stats.sequence.continuity_message
+    assert two.verdict == "INCONCLUSIVE"
+
+
+def test_runs_sharing_a_trace_id_do_not_restart_every_look():
+    """An exporter that reuses a trace id for a passing and a failing run: the earlier report
+    held both outcomes for one key, the gate one of them, so every look "passed or failed
+    differently" and restarted, on the same files."""
+    spec = make_spec(invariants=order(), thresholds=TAU_07)
+    _, first, _ = _thirty(13)
+    assert BITS[0] == "1"
+    twin = _import_of(first[0], False, "other")  # the passing run's id, another recording: fails
+    twin = trace_file_of(twin, source_hash="f" * 64)
+    report = gate_mem(BASE, [*first, twin], spec)
+    for _ in range(3):
+        report = gate_mem(BASE, [*first, twin], spec, previous=previous_from_report(report))
+        sequence = report.statistics[0].sequence
+        assert (sequence.continuity, sequence.restarts) == ("extends", 0), sequence

@@ -211,11 +211,11 @@ def merged_report(
         left_out = set(earlier.left_out) if earlier is not None else set()
         keys = {t.path: sequence.run_key(t.trace_id) for t in ordered}
         counted = [t for t in ordered if not {keys[t.path], t.sha256} & left_out]
+        passed: dict[str, bool] = {}  # per run key: whether each of its runs passed
+        for t in counted:
+            passed[keys[t.path]] = passed.get(keys[t.path], True) and t.path not in failing
         link = sequence.continuity(
-            [keys[t.path] for t in counted],
-            earlier,
-            spec_sha256=spec_sha256,
-            outcomes={keys[t.path]: t.path not in failing for t in counted},
+            [keys[t.path] for t in counted], earlier, spec_sha256=spec_sha256, outcomes=passed
         )
         if link.seen:  # (runs removed or reordered: only runs recorded since count)
             left_out.update(link.seen)

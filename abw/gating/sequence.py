@@ -177,7 +177,17 @@ def continuity(
                 min(max(previous.restarts, 0), MAX_RESTARTS),
                 f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
             )
-        return _restarted(previous, _not_extended(previous, why))
+        restart = _restarted(previous, _not_extended(previous, why))
+        passing_now = _passing_now(previous, spec_sha256, outcomes or {})
+        if not passing_now or previous.digests is None:
+            return restart
+        message = (
+            f"{restart.message} {len(passing_now)} of them failed and pass now, so the runs the "
+            "earlier gate saw are left out of the restarted sequence, as if the failing ones "
+            "had been removed: keeping only the passing import of a failing run must not turn "
+            "its failure into a pass; only runs recorded since count."
+        )
+        return replace(restart, message=message, seen=tuple(previous.digests))
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
@@ -196,12 +206,13 @@ def continuity(
         elif len(current) >= previous.n:
             why = "the earlier runs are all present but in a different order (reordered)"
         restart = _restarted(previous, _not_extended(previous, why))
-        if not seen:
+        if why.endswith("do not append to it"):  # (inserted: the earlier runs count on)
             return restart
+        here = f"The {seen} run(s)" if seen else "None of the runs"
         message = (
-            f"{restart.message} The {seen} run(s) the earlier gate saw are left out of the "
-            "restarted sequence: their outcomes were known when runs were removed, replaced or "
-            "reordered, and only runs recorded since count."
+            f"{restart.message} {here} the earlier gate saw are left out of the restarted "
+            "sequence, now and should they come back: their outcomes were known when runs "
+            "were removed, replaced or reordered, and only runs recorded since count."
         )
         return replace(restart, message=message, seen=tuple(previous.digests))
     elif len(current) < previous.n:
@@ -224,6 +235,17 @@ def _restarted(previous: Previous, reason: str) -> Continuity:
     )
 
 
+def _passing_now(
+    previous: Previous, spec_sha256: str | None, outcomes: Mapping[str, bool]
+) -> tuple[str, ...]:
+    """The earlier runs that failed and pass now under the same spec (a failing import of
+    each removed, the baseline changed): a restart that re-tested the earlier runs would buy a
+    PASS."""
+    if previous.n and spec_sha256 and previous.spec_sha256 not in (None, spec_sha256):
+        return ()
+    return tuple(sorted(d for d, passed in previous.outcomes if not passed and outcomes.get(d)))
+
+
 def _judged_anew(
     previous: Previous, spec_sha256: str | None, outcomes: Mapping[str, bool]
 ) -> str | None:
@@ -235,7 +257,7 @@ def _judged_anew(
     if changed:
         return (
             f"{len(changed)} earlier run(s) pass or fail differently now (the baseline, "
-            "--strict or abw's version changed)"
+            "--strict or abw's version changed, or an import of them was removed or added)"
         )
     return None
 
@@ -270,10 +292,12 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
     for item in report.inputs.traces:
         if item.role == "candidate":
             keys.setdefault(item.scenario_id, []).append(run_key(item.trace_id))
-    outcomes: dict[str | None, set[tuple[str, bool]]] = {}
+    outcomes: dict[str | None, dict[str, bool]] = {}
     for run in report.runs:
         if run.role == "candidate" and run.passed is not None:
-            outcomes.setdefault(run.scenario_id, set()).add((run_key(run.trace_id), run.passed))
+            held = outcomes.setdefault(run.scenario_id, {})
+            key = run_key(run.trace_id)  # (a key passes when each run of it passes)
+            held[key] = held.get(key, True) and run.passed
     return {
         stats.scenario_id: Previous(
             n=stats.sequence.n,
@@ -281,7 +305,7 @@ def previous_from_report(report: Any) -> dict[str | None, Previous]:
             restarts=stats.sequence.restarts,
             digests=tuple(dict.fromkeys(keys.get(stats.scenario_id, []))),  # (once each)
             spec_sha256=report.inputs.spec_sha256,
-            outcomes=tuple(sorted(outcomes.get(stats.scenario_id, ()))),
+            outcomes=tuple(sorted(outcomes.get(stats.scenario_id, {}).items())),
             left_out=tuple(stats.sequence.left_out),
         )
         for stats in report.statistics
