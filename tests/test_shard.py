@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import distributed
@@ -440,6 +441,22 @@ def test_a_stop_while_the_cluster_starts_is_one_line_and_leaves_no_process(tmp_p
     assert proc.returncode in (2, 143) and not left, (proc.returncode, left)
 
 
+@contextmanager
+def _one_worker_running(plugin):
+    """A LocalCluster of one worker process (its nanny starts it again if it dies) that runs
+    ``plugin`` (a WorkerPlugin: what the worker's abw does instead)."""
+    import logging
+
+    with (
+        distributed.LocalCluster(
+            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        client.register_plugin(plugin)
+        yield cluster
+
+
 def _example_args():
     return (
         EXAMPLE / "traces" / "baseline",
@@ -453,7 +470,6 @@ def test_the_worker_holding_the_gates_context_may_die(tmp_path):
     the one worker holding it died (killed, out of memory), and every batch failed ("the Dask
     scheduler dropped abw's task ... went away"). It is a task's result now, made again where it
     is lost: the gate goes on and writes the single process's report."""
-    import logging
 
     from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -475,13 +491,7 @@ def test_the_worker_holding_the_gates_context_may_die(tmp_path):
 
             abw.shard.summarize_batch = once
 
-    with (
-        distributed.LocalCluster(
-            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
-        ) as flaky,
-        distributed.Client(flaky) as client,
-    ):
-        client.register_plugin(DiesOnce())
+    with _one_worker_running(DiesOnce()) as flaky:
         spread = run_gate_distributed(*_example_args(), scheduler=flaky.scheduler_address)
     assert marker.exists()
     assert report_json(spread) == report_json(run_gate(*_example_args()))
@@ -491,7 +501,6 @@ def test_a_cluster_left_without_workers_is_one_line_not_a_wait(run_cli, tmp_path
     """Every worker lost while the gate waits for its tasks (killed, none started again): the
     wait went on for ever, with nothing printed. After WORKER_WAIT_S without a worker it is
     one line, exit code 2."""
-    import logging
     import threading
 
     import abw.shard
@@ -509,13 +518,7 @@ def test_a_cluster_left_without_workers_is_one_line_not_a_wait(run_cli, tmp_path
             abw.shard.summarize_batch = lambda *args, **kwargs: time.sleep(60)
 
     out = tmp_path / "report.json"
-    with (
-        distributed.LocalCluster(
-            n_workers=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
-        ) as leaving,
-        distributed.Client(leaving) as client,
-    ):
-        client.register_plugin(Slow())
+    with _one_worker_running(Slow()) as leaving:
         threading.Timer(3, lambda: leaving.scale(0)).start()
         gate = [*example_gate("regressed"), "--out", out, "--scheduler", leaving.scheduler_address]
         result = []
