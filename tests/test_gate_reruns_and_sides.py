@@ -191,7 +191,7 @@ def test_an_earlier_run_judged_otherwise_now_restarts_the_sequence(tmp_path, run
     assert stats["sequence"]["continuity"] == "restarted"
     message = stats["sequence"]["continuity_message"]
     assert "1 earlier run(s) pass or fail differently now" in message
-    assert "1 of them failed and pass now" in message
+    assert "1 earlier run(s) that failed pass now" in message
 
 
 def _gate_with(run_cli, base: Path, cand: Path, spec: Path, out: Path, *more: object):

@@ -999,21 +999,30 @@ def test_runs_the_earlier_gate_saw_cannot_come_back_after_a_look_without_them():
     assert three.statistics[0].n == 1 and three.verdict == "INCONCLUSIVE", three.summary
 
 
-def test_keeping_only_the_passing_import_of_each_failing_run_buys_no_pass():
+@pytest.mark.parametrize("also", ["nothing", "a run inserted", "the spec touched"])
+def test_keeping_only_the_passing_import_of_each_failing_run_buys_no_pass(also):
     """Each failing run also had an import that passes (the same recording, other options);
     deleting the failing imports made the earlier runs "pass or fail differently now", a
-    restart over the same 30 runs, 30 of 30: PASS. The runs the earlier gate saw are left out
-    as if the failing ones had been removed."""
+    restart over the same 30 runs, 30 of 30: PASS. So did the same with one new run that
+    sorts before the earlier ones (an insertion re-tests them), or with a comment edited in
+    the spec (another spec re-tests them). The runs the earlier gate saw are left out as if
+    the failing ones had been removed."""
     spec = make_spec(invariants=order(), thresholds=TAU_07)
-    _, first, kept = _thirty(12)
+    rng, first, kept = _thirty(12)
     failing = [t for t, b in zip(first, BITS, strict=True) if b == "0"]
     lenient = [_import_of(t, True, "imp2") for t in failing]
     one = gate_mem(BASE, first + lenient, spec)
     assert (one.statistics[0].n, one.statistics[0].k) == (30, 20)
-    two = gate_mem(BASE, kept + lenient, spec, previous=previous_from_report(one))
+    inserted = uuid_runs(rng, 1, 0) if also == "a run inserted" else []  # (minute 0: first)
+    later = kept + lenient + inserted
+    sha = "1" * 64 if also == "the spec touched" else "0" * 64
+    two = gate(
+        BASE, later, spec, spec_file="spec.yaml", spec_sha256=sha,
+        previous=previous_from_report(one),
+    )  # fmt: skip
     stats = two.statistics[0]
-    assert (stats.n, stats.sequence.continuity) == (0, "restarted"), stats.sequence
-    assert "10 of them failed and pass now" in stats.sequence.continuity_message
+    assert (stats.n, stats.sequence.continuity) == (len(inserted), "restarted"), stats.sequence
+    assert "10 earlier run(s) that failed pass now" in stats.sequence.continuity_message
     assert two.verdict == "INCONCLUSIVE"
 
 

@@ -177,17 +177,9 @@ def continuity(
                 min(max(previous.restarts, 0), MAX_RESTARTS),
                 f"extends the earlier gate's {previous.n} run(s) with {added} new run(s).",
             )
-        restart = _restarted(previous, _not_extended(previous, why))
-        passing_now = _passing_now(previous, spec_sha256, outcomes or {})
-        if not passing_now or previous.digests is None:
-            return restart
-        message = (
-            f"{restart.message} {len(passing_now)} of them failed and pass now, so the runs the "
-            "earlier gate saw are left out of the restarted sequence, as if the failing ones "
-            "had been removed: keeping only the passing import of a failing run must not turn "
-            "its failure into a pass; only runs recorded since count."
+        return _unless_passing_now(
+            _restarted(previous, _not_extended(previous, why)), previous, outcomes or {}
         )
-        return replace(restart, message=message, seen=tuple(previous.digests))
     if previous.claims and extended(previous.n, previous.chain):
         why = "earlier gates disagree on its runs (another comment carries this gate's marker)"
     elif previous.digests is not None:
@@ -207,7 +199,7 @@ def continuity(
             why = "the earlier runs are all present but in a different order (reordered)"
         restart = _restarted(previous, _not_extended(previous, why))
         if why.endswith("do not append to it"):  # (inserted: the earlier runs count on)
-            return restart
+            return _unless_passing_now(restart, previous, outcomes or {})
         here = f"The {seen} run(s)" if seen else "None of the runs"
         message = (
             f"{restart.message} {here} the earlier gate saw are left out of the restarted "
@@ -235,15 +227,24 @@ def _restarted(previous: Previous, reason: str) -> Continuity:
     )
 
 
-def _passing_now(
-    previous: Previous, spec_sha256: str | None, outcomes: Mapping[str, bool]
-) -> tuple[str, ...]:
-    """The earlier runs that failed and pass now under the same spec (a failing import of
-    each removed, the baseline changed): a restart that re-tested the earlier runs would buy a
+def _unless_passing_now(
+    restart: Continuity, previous: Previous, outcomes: Mapping[str, bool]
+) -> Continuity:
+    """``restart``, which re-tests the earlier runs (judged anew, or new runs inserted among
+    them), unless one that failed passes now (its failing import deleted, another baseline or
+    a spec edited with its outcomes known): then the runs the earlier gate saw are left out,
+    as if the failing ones had been removed, for a restart that re-tested them would buy a
     PASS."""
-    if previous.n and spec_sha256 and previous.spec_sha256 not in (None, spec_sha256):
-        return ()
-    return tuple(sorted(d for d, passed in previous.outcomes if not passed and outcomes.get(d)))
+    passing_now = [d for d, passed in previous.outcomes if not passed and outcomes.get(d)]
+    if not passing_now or previous.digests is None:
+        return restart
+    message = (
+        f"{restart.message} {len(passing_now)} earlier run(s) that failed pass now, so the runs "
+        "the earlier gate saw are left out of the restarted sequence, as if the failing ones "
+        "had been removed: a run's failure never turns into a pass by another import of it, "
+        "another baseline or another spec; only runs recorded since count."
+    )
+    return replace(restart, message=message, seen=tuple(previous.digests))
 
 
 def _judged_anew(
