@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import json.encoder as _json_encoder
+import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,7 +112,25 @@ def write_trace(trace: Any, path: str | Path, *, make_folders: bool = True) -> P
         data = render_trace(trace).encode("utf-8")
     except UnicodeEncodeError:  # text no file can hold: say where it came from
         raise _lone_surrogate_error(trace) from None
+    except ValueError:  # a NaN or an infinity: no JSON number (it was written as null)
+        raise _non_finite_error(trace, path) from None
     return write_atomic(path, data, make_folders=make_folders)
+
+
+def _non_finite_error(trace: Any, path: str | Path) -> AbwInputError:
+    """The error for a trace holding a NaN or an infinity, naming its first field so."""
+
+    def where(value: Any, at: str) -> str | None:
+        if isinstance(value, float) and not math.isfinite(value):
+            return at
+        if not isinstance(value, dict | list):
+            return None
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        return next((hit for key, item in items if (hit := where(item, f"{at}.{key}"))), None)
+
+    found = where(trace.model_dump(mode="python", exclude_none=True), "")
+    field = found.lstrip(".") if found else None
+    return AbwInputError("a NaN or an infinity is no JSON number", file=path, field=field)
 
 
 @dataclass

@@ -202,3 +202,21 @@ def test_write_trace_refuses_what_no_loader_reads(tmp_path):
     with pytest.raises(AbwInputError) as refused:
         write_trace(run, tmp_path / "run.json")
     assert refused.value.field == "spans.1.ordinal" and not (tmp_path / "run.json").exists()
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf")])
+def test_write_trace_refuses_a_number_json_has_not(tmp_path, value):
+    """An attribute a library caller set to NaN or infinity was written as null, and read back
+    as null: the value changed without a word. It is refused before writing, naming it."""
+    from abw.errors import AbwInputError
+    from abw.models.trace import Trace
+    from abw.traceio import write_trace
+    from tests.rules_kit import trace
+
+    document = trace("a", "b").model_dump(mode="python")
+    document["spans"][1]["attributes"]["score"] = value
+    with pytest.raises(AbwInputError) as refused:
+        write_trace(Trace.model_validate(document), tmp_path / "run.json")
+    assert (
+        refused.value.field == "spans.1.attributes.score" and not (tmp_path / "run.json").exists()
+    )

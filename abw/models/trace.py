@@ -23,9 +23,11 @@ SpanOutcome = Literal[
 
 
 class _Open(BaseModel):
-    """Unknown keys are kept: a trace written by a newer adapter still loads."""
+    """Unknown keys are kept: a trace written by a newer adapter still loads. A NaN or an
+    infinity (no JSON number) is dumped as itself, not as null, so that writing the trace
+    refuses it (abw.traceio.write_trace) instead of changing the value."""
 
-    model_config = ConfigDict(extra="allow", strict=True)
+    model_config = ConfigDict(extra="allow", strict=True, ser_json_inf_nan="constants")
 
 
 class Source(_Open):
