@@ -230,44 +230,38 @@ def test_a_model_that_gives_nan_is_one_line(run_cli, models, tmp_path) -> None:
     assert not (tmp_path / "o.json").exists()
 
 
-def _small_vocabulary():
-    import transformers
-
-    config = transformers.Qwen2Config(
-        vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-        num_attention_heads=4, num_key_value_heads=2,
-    )  # fmt: skip
-    return transformers.Qwen2ForCausalLM(config)
-
-
-def _images():
-    import transformers
-
-    config = transformers.ViTConfig(
-        hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
-        image_size=32, patch_size=8,
-    )  # fmt: skip
-    return transformers.ViTModel(config)
+#: The sizes of a tiny model (transformers' config fields)
+_TINY = {
+    "hidden_size": 32,
+    "intermediate_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+}
 
 
 @pytest.mark.parametrize(
-    ("build", "said"),
+    ("model", "sizes", "said"),
     [
         # a tokenizer of another model, its ids past the embedding rows ("internal error:
         # index out of range in self")
-        (_small_vocabulary, "embeddings hold 50 rows: the tokenizer and the weights are of"),
+        (
+            "Qwen2ForCausalLM",
+            {"vocab_size": 50, "num_key_value_heads": 2},
+            "embeddings hold 50 rows: the tokenizer and the weights are of",
+        ),
         # a ViT with a tokenizer beside it ("internal error: 'NoneType' object has no
         # attribute 'dtype'")
-        (_images, "reads pixel_values, not text"),
+        ("ViTModel", {"image_size": 32, "patch_size": 8}, "reads pixel_values, not text"),
     ],
 )
 def test_a_model_that_loads_but_reads_no_such_text_is_one_line(
-    run_cli, models, tmp_path, build, said
+    run_cli, models, tmp_path, model, sizes, said
 ) -> None:
     import transformers
 
     folder = tmp_path / "model"
-    build().save_pretrained(folder)
+    loader = getattr(transformers, model)
+    loader(loader.config_class(**_TINY, **sizes)).save_pretrained(folder)
     transformers.AutoTokenizer.from_pretrained(models["small"]).save_pretrained(folder)
     err = _one_line(*_demo(run_cli, folder, tmp_path / "o.json"))
     assert said in err

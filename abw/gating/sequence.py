@@ -187,19 +187,18 @@ def continuity(
         earlier = Counter(d for d in previous.digests if d not in left_out)
         seen = (Counter(current) & earlier).total()
         gone = (earlier - Counter(current)).total()  # (copies counted)
-        if gone:
-            why = f"{gone} earlier run(s) are missing (removed or replaced)"
-        elif _inserted(current, previous):  # (none removed: the earlier runs count on)
-            why = (
+        if not gone and _inserted(current, previous):  # (none removed: the earlier runs
+            why = (  # count on, unless one that failed passes now)
                 f"{len(current) - previous.n} new run(s) sort before its last run (by start "
                 "time, or trace id where a run has none), so they do not append to it"
             )
-            seen = 0
+            restart = _restarted(previous, _not_extended(previous, why))
+            return _unless_passing_now(restart, previous, outcomes or {})
+        if gone:
+            why = f"{gone} earlier run(s) are missing (removed or replaced)"
         elif len(current) >= previous.n:
             why = "the earlier runs are all present but in a different order (reordered)"
         restart = _restarted(previous, _not_extended(previous, why))
-        if why.endswith("do not append to it"):  # (inserted: the earlier runs count on)
-            return _unless_passing_now(restart, previous, outcomes or {})
         here = f"The {seen} run(s)" if seen else "None of the runs"
         message = (
             f"{restart.message} {here} the earlier gate saw are left out of the restarted "
